@@ -1,0 +1,48 @@
+/**
+ * The sync worker: consumes the BullMQ sync queue, one job per client org, running the sync
+ * service. A worker that dies mid-sync stops renewing both BullMQ's job lock and hrx's sync lock;
+ * BullMQ's stalled-job check hands the job to another worker and the sync lock expires on its
+ * own (HRX_SYNC_LOCK_TTL_SEC ≤ 60 s).
+ */
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../src/logger';
+import { bullPrefix, SYNC_QUEUE, type SyncJobData } from '../src/sync/queue';
+import { SyncLockedError, type SyncService } from '../src/sync/service';
+
+export interface SyncWorkerDeps {
+  connection: Redis;
+  prefix: string;
+  sync: SyncService;
+  log: Logger;
+  concurrency?: number;
+}
+
+/** Starts a worker; `close()` waits for the running jobs to finish. */
+export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
+  const worker = new Worker<SyncJobData>(
+    SYNC_QUEUE,
+    async (job) => {
+      const { orgId, trigger } = job.data;
+      if (!Number.isInteger(orgId)) throw new UnrecoverableError('bad job payload');
+      try {
+        const outcome = await deps.sync.run(orgId, trigger, String(job.id));
+        return outcome;
+      } catch (err) {
+        if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');
+        throw err;
+      }
+    },
+    {
+      connection: deps.connection,
+      prefix: bullPrefix(deps.prefix),
+      concurrency: deps.concurrency ?? 2,
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 3,
+    },
+  );
+  worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, orgId: job?.data.orgId, attempts: job?.attemptsMade, err: err.message }, 'sync job failed'));
+  worker.on('error', (err) => deps.log.error({ err: err.message }, 'sync worker error'));
+  return worker;
+}

@@ -1,0 +1,101 @@
+/**
+ * Resolves request credentials to a principal (decisions §2): missing → 401 `Authentication
+ * credentials were not provided.`; wrong, unknown or revoked → 401 `Invalid token.`.
+ * Successful API-key lookups are cached for `cacheTtlMs` (default 5 s) per process, so a revoked
+ * key stops working within that time on every process.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { hashApiKey } from '../crypto/secrets';
+import { AppError } from '../errors';
+import type { Authenticator, CredentialKind, Principal } from '../http/router';
+import type { OrgStore } from '../orgs/store';
+
+export interface AuthenticatorDeps {
+  orgs: OrgStore;
+  /** Peppers of the API-key hash, current first (derived from the current and retired master keys). */
+  apiKeyPeppers: Buffer[];
+  adminToken?: string | undefined;
+  cacheTtlMs?: number;
+  /** Checks a V2 Basic credential (issue 3); absent: every Basic credential is refused. */
+  verifyVendorBasic?: (username: string, password: string) => Promise<Principal | null>;
+  verifyClientBasic?: (appKey: string, appSecret: string) => Promise<Principal | null>;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s === undefined || s.trim() === '' ? undefined : s.trim();
+}
+
+/** Splits `Basic base64(user:pass)`; null when malformed. */
+export function parseBasic(value: string): { user: string; pass: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(value);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i <= 0) return null;
+  return { user: decoded.slice(0, i), pass: decoded.slice(i + 1) };
+}
+
+/** Builds the authenticator used by the router. */
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  const ttl = deps.cacheTtlMs ?? 5000;
+  const cache = new Map<string, { principal: Principal; until: number }>();
+
+  async function byApiKey(raw: string): Promise<Principal> {
+    const key = raw.replace(/^(Bearer|Token|Api-Key)\s+/i, '');
+    const hash = hashApiKey(key, deps.apiKeyPeppers[0]!);
+    const now = Date.now();
+    const hit = cache.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    let found = await deps.orgs.findByApiKeyHash(hash);
+    // Keys issued before a master-key rotation were hashed with a retired key's pepper.
+    for (const pepper of deps.apiKeyPeppers.slice(1)) found ??= await deps.orgs.findByApiKeyHash(hashApiKey(key, pepper));
+    if (!found) throw new AppError('AUTH_INVALID');
+    const principal: Principal = {
+      orgId: found.org.id, orgUuid: found.org.uuid, isVendor: found.org.isVendor,
+      isClient: found.org.isClient, credentialId: found.keyId,
+    };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, { principal, until: now + ttl });
+    return principal;
+  }
+
+  return async (kind: CredentialKind, headers: IncomingHttpHeaders) => {
+    switch (kind) {
+      case 'none':
+        return null;
+      case 'apiKeyUsername': {
+        const v = header(headers, 'username');
+        if (!v) throw new AppError('AUTH_MISSING');
+        return byApiKey(v);
+      }
+      case 'apiKey': {
+        const v = header(headers, 'authorization');
+        if (!v) throw new AppError('AUTH_MISSING');
+        return byApiKey(v);
+      }
+      case 'clientBasic':
+      case 'vendorBasic': {
+        const v = header(headers, 'authorization');
+        if (!v) throw new AppError('AUTH_MISSING');
+        const basic = parseBasic(v);
+        const verify = kind === 'clientBasic' ? deps.verifyClientBasic : deps.verifyVendorBasic;
+        const p = basic && verify ? await verify(basic.user, basic.pass) : null;
+        if (!p) throw new AppError('AUTH_INVALID');
+        return p;
+      }
+      case 'admin': {
+        const v = header(headers, 'authorization');
+        if (!v) throw new AppError('AUTH_MISSING');
+        const token = v.replace(/^Bearer\s+/i, '');
+        const expected = deps.adminToken;
+        if (!expected || token.length !== expected.length || !timingSafeEqual(Buffer.from(token), Buffer.from(expected))) {
+          throw new AppError('AUTH_INVALID');
+        }
+        return null;
+      }
+    }
+  };
+}

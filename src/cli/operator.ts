@@ -1,0 +1,80 @@
+/**
+ * Operator commands (decisions §12): orgs, API keys, connections, migrations.
+ */
+import type { Config } from '../config';
+import { openContext, type Context } from '../context';
+import { SYNC_FREQUENCIES, type SyncFrequency } from '../connections/service';
+import { migrate } from '../db/orm';
+import type { Logger } from '../logger';
+import { output, parse, required, UsageError } from './args';
+
+async function withContext<T>(config: Config, log: Logger, fn: (ctx: Context) => Promise<T>): Promise<T> {
+  const ctx = await openContext(config, log, { poolMax: 2 });
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** `hrx migrate [--json]`: applies pending migrations. */
+export async function migrateCommand(argv: string[], config: Config, log: Logger): Promise<void> {
+  const { values } = parse(argv, {});
+  await withContext(config, log, async (ctx) => output({ applied: await migrate(ctx.db) }, values.json));
+}
+
+/** `hrx org create --name N (--vendor | --client) [--domain D] [--json]`. */
+export async function orgCommand(argv: string[], config: Config, log: Logger): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    name: { type: 'string' }, vendor: { type: 'boolean' }, client: { type: 'boolean' }, domain: { type: 'string' },
+  });
+  if (positionals[0] !== 'create') throw new UsageError('usage: hrx org create --name N (--vendor | --client) [--domain D] [--json]');
+  const name = required(values, 'name');
+  if (!values.vendor === !values.client) throw new UsageError('exactly one of --vendor or --client is required');
+  await withContext(config, log, async (ctx) => {
+    const { org, appSecret } = await ctx.services.orgs.create({
+      name, vendor: !!values.vendor, client: !!values.client, ...(values.domain ? { domain: values.domain } : {}),
+    });
+    output({ id: org.id, uuid: org.uuid, org_name: org.orgName, app_key: org.appKey, app_secret: appSecret }, values.json);
+  });
+}
+
+/** `hrx apikey create --org UUID [--json]`. */
+export async function apiKeyCommand(argv: string[], config: Config, log: Logger): Promise<void> {
+  const { values, positionals } = parse(argv, { org: { type: 'string' } });
+  if (positionals[0] !== 'create') throw new UsageError('usage: hrx apikey create --org UUID [--json]');
+  const org = required(values, 'org');
+  await withContext(config, log, async (ctx) => output({ api_key: await ctx.services.orgs.createApiKey(org) }, values.json));
+}
+
+/** `hrx connection create|approve|reject …` (decisions §12). */
+export async function connectionCommand(argv: string[], config: Config, log: Logger): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    vendor: { type: 'string' }, client: { type: 'string' }, status: { type: 'string' }, shared: { type: 'string' },
+    'sync-frequency': { type: 'string' }, 'live-source': { type: 'boolean' }, 'no-consent-required': { type: 'boolean' },
+  });
+  const [sub, id] = positionals;
+  await withContext(config, log, async (ctx) => {
+    if (sub === 'create') {
+      const status = values.status ?? 'approved';
+      if (!['pending', 'approved', 'rejected'].includes(status)) throw new UsageError('--status must be pending, approved or rejected');
+      const freq = values['sync-frequency'] ?? 'daily';
+      if (!(SYNC_FREQUENCIES as readonly string[]).includes(freq)) throw new UsageError(`--sync-frequency must be one of ${SYNC_FREQUENCIES.join(', ')}`);
+      const c = await ctx.services.connections.create({
+        vendorUuid: required(values, 'vendor'),
+        clientUuid: required(values, 'client'),
+        status: status as 'pending' | 'approved' | 'rejected',
+        ...(values.shared ? { shared: values.shared.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+        syncFrequency: freq as SyncFrequency,
+        liveSource: !!values['live-source'],
+        consentRequired: !values['no-consent-required'],
+      });
+      output({ id: c.id, status: c.status }, values.json);
+    } else if ((sub === 'approve' || sub === 'reject') && id) {
+      const c = await ctx.services.connections.decide(id, sub === 'approve' ? 'approved' : 'rejected');
+      output({ id: c.id, status: c.status }, values.json);
+    } else {
+      throw new UsageError('usage: hrx connection create --vendor UUID --client UUID [...] | hrx connection approve|reject ID');
+    }
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Long-running commands: `hrx serve` (API), `hrx worker` (sync worker), `hrx start` (both in one
+ * process), `hrx hrms-sim` (the reference HRMS simulator).
+ */
+import { startSyncWorker } from '../../jobs/sync.worker';
+import { buildApp } from '../app';
+import type { Config } from '../config';
+import { openContext, type Context } from '../context';
+import { migrate } from '../db/orm';
+import { startHrmsSimulator } from '../hrms/sim/server';
+import type { Logger } from '../logger';
+import { listen, onShutdown } from '../server';
+import { parse, required, UsageError } from './args';
+
+/** What a started process runs; `stop()` ends it gracefully. */
+export interface Running {
+  ctx: Context;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the API and/or the worker over one context. `migrateFirst` applies pending migrations
+ * (used by `start` and the demo, so one command brings everything up).
+ */
+export async function startProcess(config: Config, log: Logger, what: { api: boolean; worker: boolean; migrateFirst?: boolean }): Promise<Running> {
+  const ctx = await openContext(config, log, { poolMax: what.api ? 20 : 5 });
+  if (what.migrateFirst) await migrate(ctx.db);
+  const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
+  const worker = what.worker ? startSyncWorker({ connection: ctx.redis, prefix: config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log }) : undefined;
+  if (worker) log.info('sync worker started');
+  return {
+    ctx,
+    ...(server ? { url: server.url } : {}),
+    async stop() {
+      await server?.stop();
+      await worker?.close();
+      await ctx.close();
+    },
+  };
+}
+
+/** `hrx serve`, `hrx worker`, `hrx start`: run until SIGTERM/SIGINT. */
+export async function runCommand(kind: 'serve' | 'worker' | 'start', argv: string[], config: Config, log: Logger): Promise<void> {
+  parse(argv, {});
+  const running = await startProcess(config, log, {
+    api: kind !== 'worker', worker: kind !== 'serve', migrateFirst: kind === 'start',
+  });
+  onShutdown(() => running.stop(), log);
+}
+
+/** `hrx hrms-sim --port P --employees N --seed S --client-id ID --client-secret SECRET [...]`. */
+export async function hrmsSimCommand(argv: string[], log: Logger): Promise<void> {
+  const { values } = parse(argv, {
+    port: { type: 'string' }, host: { type: 'string' }, employees: { type: 'string' }, seed: { type: 'string' },
+    'client-id': { type: 'string' }, 'client-secret': { type: 'string' }, 'latency-ms': { type: 'string' },
+    'rate-429': { type: 'string' }, 'rate-5xx': { type: 'string' },
+  });
+  const num = (name: string, dflt: number): number => {
+    const v = values[name as keyof typeof values];
+    if (v === undefined) return dflt;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a non-negative number`);
+    return n;
+  };
+  const sim = await startHrmsSimulator({
+    port: num('port', 9100),
+    host: values.host ?? '127.0.0.1',
+    employees: num('employees', 100),
+    seed: values.seed ?? '1',
+    clientId: required(values, 'client-id'),
+    clientSecret: required(values, 'client-secret'),
+    latencyMs: num('latency-ms', 0),
+    rate429: num('rate-429', 0),
+    rate5xx: num('rate-5xx', 0),
+  });
+  log.info({ url: sim.url }, 'reference HRMS simulator listening');
+  process.stdout.write(JSON.stringify({ url: sim.url, port: sim.port }) + '\n');
+  onShutdown(() => sim.close(), log);
+}

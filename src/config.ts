@@ -1,0 +1,71 @@
+/**
+ * Configuration, read from the environment and validated once at start (decisions.md §13).
+ * Throws `ConfigError` naming the first bad variable; never echoes secret values.
+ */
+import { z } from 'zod';
+
+const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
+  message: 'must be 32 bytes, base64-encoded',
+});
+
+const schema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  /** Schema to use inside the database (tests use one per file). */
+  HRX_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('public'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key and BullMQ queue (tests use one per file). */
+  HRX_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('hrx'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  HRX_DATA_DIR: z.string().default('./.hrx'),
+  HRX_MASTER_KEY: base64Key.optional(),
+  /** Retired master keys, comma-separated base64, still used to decrypt (rotation). */
+  HRX_MASTER_KEYS_RETIRED: z.string().default(''),
+  HRX_ADMIN_TOKEN: z.string().min(16).optional(),
+  HRX_BASE_PATH: z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/).default(''),
+  HRX_PUBLIC_URL: z.string().url().optional(),
+  HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata'),
+  HRX_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Seconds a sync lock lives without renewal; a dead worker's lock is gone after it. */
+  HRX_SYNC_LOCK_TTL_SEC: z.coerce.number().int().min(5).max(60).default(30),
+  /** Employees per upsert batch. */
+  HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  /** HRMS retries per request and their base delay (ms). */
+  HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
+  HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** The validated configuration. */
+export type Config = z.infer<typeof schema> & { masterKeys: { current: Buffer; retired: Buffer[] } | null };
+
+/** A bad environment variable; the message names it but never shows its value. */
+export class ConfigError extends Error {}
+
+/**
+ * Parses `env` (default `process.env`). `masterKeys` is null when `HRX_MASTER_KEY` is unset,
+ * which is allowed only without `DATABASE_URL` (the embedded mode generates one, see db/embedded).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: ${issue.path.join('.')} ${issue.message}`);
+  }
+  const c = parsed.data;
+  if (c.DATABASE_URL && !c.HRX_MASTER_KEY) {
+    throw new ConfigError('Invalid configuration: HRX_MASTER_KEY is required when DATABASE_URL is set');
+  }
+  const retired = c.HRX_MASTER_KEYS_RETIRED.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const k of retired) {
+    if (Buffer.from(k, 'base64').length !== 32) throw new ConfigError('Invalid configuration: HRX_MASTER_KEYS_RETIRED entries must be 32 bytes, base64');
+  }
+  return {
+    ...c,
+    masterKeys: c.HRX_MASTER_KEY
+      ? { current: Buffer.from(c.HRX_MASTER_KEY, 'base64'), retired: retired.map((k) => Buffer.from(k, 'base64')) }
+      : null,
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * Vendor connections: listing (interface.md "Get vendor connections"; decisions §4), creation and
+ * approval by the operator, and termination under the sync lock (decisions §4).
+ */
+import { ALL_DATA_POINTS, isDataPoint } from '../employees/data-points';
+import type { Connection, ConnectionStatus } from '../db/entities';
+import { AppError } from '../errors';
+import type { OrgStore } from '../orgs/store';
+import type { SyncLock } from '../sync/lock';
+import { displayDate } from './display-date';
+import type { ConnectionStore, VendorConnectionRow } from './store';
+
+/** `sync_frequency` values (decisions §4). */
+export const SYNC_FREQUENCIES = ['hourly', 'every_6_hours', 'every_12_hours', 'daily', 'weekly'] as const;
+export type SyncFrequency = (typeof SYNC_FREQUENCIES)[number];
+
+/** One entry of the vendor listing, field for field as interface.md shows it. */
+export interface VendorConnectionEntry {
+  org_name: string;
+  org_id: string;
+  shared_data_points: string[];
+  not_shared_data_points: string[];
+  not_requested_data_points: string[];
+  last_successful_sync: string;
+  sync_frequency: string;
+  hrms_code: string;
+  csm_user: string;
+  created_by_user: string;
+  phone: string;
+  application_status_timestamp: string;
+  int_type: string;
+  email: string;
+  is_international: boolean;
+  salary_details_flag: boolean;
+  application_connection_status: string;
+}
+
+export interface PageInfo {
+  totalPages: number;
+  totalItems: number;
+  items: number;
+  next: boolean;
+  previous: boolean;
+}
+
+export interface ConnectionServiceDeps {
+  connections: ConnectionStore;
+  orgs: OrgStore;
+  lock: SyncLock;
+  displayTimeZone: string;
+  /** Called after a change that can alter a client org's sync schedule. */
+  onScheduleChange: (clientOrgId: number) => Promise<void>;
+}
+
+/** Data points a connection requested, from its `data_model_flags` (decisions §8). */
+export function requestedDataPoints(flags: Connection['dataModelFlags']): string[] {
+  if (!flags) return [...ALL_DATA_POINTS];
+  const named = new Set<string>();
+  for (const group of Object.values(flags)) {
+    for (const [field, flag] of Object.entries(group)) if (flag !== 0) named.add(field);
+  }
+  return ALL_DATA_POINTS.filter((p) => named.has(p));
+}
+
+/** The data points a connection shares now (`[]` unless approved). */
+export function sharedDataPoints(c: Connection): string[] {
+  if (c.status !== 'approved') return [];
+  return c.sharedDataPoints ?? [...ALL_DATA_POINTS];
+}
+
+const STATUS_LABEL: Record<ConnectionStatus, string> = {
+  approved: 'Active', pending: 'Inactive', rejected: 'Inactive', terminated: 'Terminated',
+};
+
+function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
+  const c = row.connection;
+  let shared: string[];
+  let notShared: string[];
+  let notRequested: string[];
+  if (c.status === 'approved') {
+    shared = sharedDataPoints(c);
+    notShared = c.notSharedDataPoints;
+    notRequested = c.sharedDataPoints === null ? [] : c.notRequestedDataPoints;
+  } else {
+    const requested = requestedDataPoints(c.dataModelFlags);
+    const req = new Set(requested);
+    shared = [];
+    notShared = requested;
+    notRequested = ALL_DATA_POINTS.filter((p) => !req.has(p));
+  }
+  return {
+    org_name: row.clientOrgName,
+    org_id: row.clientOrgUuid,
+    shared_data_points: shared,
+    not_shared_data_points: notShared,
+    not_requested_data_points: notRequested,
+    last_successful_sync: displayDate(row.lastSuccessfulSync, tz),
+    sync_frequency: c.syncFrequency,
+    hrms_code: row.hrmsId ?? 'NOT AVAILABLE',
+    csm_user: c.csmUser,
+    created_by_user: c.createdByUser,
+    phone: c.phone,
+    application_status_timestamp: displayDate(c.statusChangedAt, tz),
+    int_type: c.intType,
+    email: c.email,
+    is_international: c.isInternational,
+    salary_details_flag: shared.some((p) => p.startsWith('ctc_') || p.startsWith('monthly_')),
+    application_connection_status: STATUS_LABEL[c.status],
+  };
+}
+
+/** Options of operator-created connections (decisions §12). */
+export interface CreateConnectionInput {
+  vendorUuid: string;
+  clientUuid: string;
+  status?: 'pending' | 'approved' | 'rejected';
+  shared?: string[];
+  syncFrequency?: SyncFrequency;
+  liveSource?: boolean;
+  consentRequired?: boolean;
+}
+
+export type ConnectionService = ReturnType<typeof createConnectionService>;
+
+/** Builds the connection service. */
+export function createConnectionService(deps: ConnectionServiceDeps) {
+  const { connections, orgs, lock } = deps;
+  return {
+    /**
+     * A page of the vendor's connections (decisions §4): `status` filters (absent: all but
+     * terminated); `page` 1-based; a page past the end throws 404 `Invalid page.` (except page 1).
+     */
+    async listForVendor(vendorOrgId: number, q: { status?: 'pending' | 'approved' | 'rejected'; page: number; pageSize: number }) {
+      const statuses: ConnectionStatus[] = q.status ? [q.status] : ['pending', 'approved', 'rejected'];
+      const { rows, total } = await connections.listForVendor(vendorOrgId, statuses, (q.page - 1) * q.pageSize, q.pageSize);
+      const totalPages = Math.ceil(total / q.pageSize);
+      if (q.page > 1 && q.page > totalPages) throw new AppError('INVALID_PAGE');
+      const pageInfo: PageInfo = {
+        totalPages, totalItems: total, items: rows.length, next: q.page < totalPages, previous: q.page > 1,
+      };
+      return { pageInfo, data: rows.map((r) => entryOf(r, deps.displayTimeZone)) };
+    },
+
+    /**
+     * Terminates the vendor's live connection with `clientOrgUuid` (interface.md "Terminate
+     * connection"). Throws 404 CLIENT_ORG_NOT_FOUND (unknown org, or no connection of this vendor,
+     * so other vendors' connections look absent), 409 when already terminated, 423 while a sync
+     * of the client org runs. The sync lock is held for the state change itself.
+     */
+    async terminate(vendorOrgId: number, clientOrgUuid: string, requestId: string): Promise<Connection> {
+      const client = await orgs.findByUuid(clientOrgUuid);
+      if (!client) throw new AppError('CLIENT_ORG_NOT_FOUND');
+      const live = await connections.findLive(vendorOrgId, client.id);
+      if (!live) {
+        if (await connections.existsAny(vendorOrgId, client.id)) throw new AppError('CONNECTION_ALREADY_TERMINATED');
+        throw new AppError('CLIENT_ORG_NOT_FOUND');
+      }
+      const held = await lock.acquire(client.id, `terminate:${requestId}`);
+      if (!held) throw new AppError('SYNC_IN_PROGRESS');
+      try {
+        const done = await connections.transition(live.id, ['pending', 'approved', 'rejected'], 'terminated');
+        if (!done) throw new AppError('CONNECTION_ALREADY_TERMINATED');
+      } finally {
+        await held.release();
+      }
+      await deps.onScheduleChange(client.id);
+      return (await connections.findById(live.id))!;
+    },
+
+    /** Creates a connection as the operator (decisions §12). Throws VALIDATION on bad input. */
+    async create(input: CreateConnectionInput): Promise<Connection> {
+      const vendor = await orgs.findByUuid(input.vendorUuid);
+      const client = await orgs.findByUuid(input.clientUuid);
+      if (!vendor?.isVendor) throw AppError.validation([{ field: 'vendor', message: 'no vendor org with this uuid' }]);
+      if (!client?.isClient) throw AppError.validation([{ field: 'client', message: 'no client org with this uuid' }]);
+      if (await connections.findLive(vendor.id, client.id)) {
+        throw AppError.validation([{ field: 'client', message: 'a live connection with this client exists' }]);
+      }
+      const bad = (input.shared ?? []).find((p) => !isDataPoint(p));
+      if (bad) throw AppError.validation([{ field: 'shared', message: `unknown data point ${bad}` }]);
+      const shared = input.shared ?? null;
+      const sharedSet = new Set(shared ?? []);
+      const c = await connections.create({
+        vendorOrgId: vendor.id,
+        clientOrgId: client.id,
+        status: input.status ?? 'approved',
+        sharedDataPoints: shared,
+        notSharedDataPoints: [],
+        notRequestedDataPoints: shared ? ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)) : [],
+        syncFrequency: input.syncFrequency ?? 'daily',
+        liveSource: input.liveSource ?? false,
+        consentRequired: input.consentRequired ?? true,
+      });
+      await deps.onScheduleChange(client.id);
+      return c;
+    },
+
+    /** Approves or rejects a pending (or rejected/approved) connection; throws NOT_FOUND. */
+    async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {
+      const c = await connections.findById(connectionId);
+      if (!c || c.status === 'terminated') throw new AppError('NOT_FOUND');
+      if (to === 'approved' && c.status !== 'approved' && c.dataModelFlags) {
+        // Operator approval shares what was requested, required and optional alike.
+        const requested = requestedDataPoints(c.dataModelFlags);
+        const req = new Set(requested);
+        await connections.update(c.id, {
+          sharedDataPoints: requested, notSharedDataPoints: [], notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
+        });
+        await connections.transition(c.id, [c.status], to);
+      } else {
+        await connections.transition(c.id, [c.status], to);
+      }
+      await deps.onScheduleChange(c.clientOrgId);
+      return (await connections.findById(c.id))!;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Persistence of vendor ↔ client connections (MikroORM; the vendor listing is one SQL query).
+ */
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Connection, type ConnectionStatus } from '../db/entities';
+
+/** A row of the vendor listing: the connection plus what the entry shows of its client org. */
+export interface VendorConnectionRow {
+  connection: Connection;
+  clientOrgName: string;
+  clientOrgUuid: string;
+  hrmsId: string | null;
+  lastSuccessfulSync: Date | null;
+}
+
+export type NewConnection = Partial<Omit<Connection, 'id'>> & { vendorOrgId: number; clientOrgId: number };
+
+export interface ConnectionStore {
+  create(input: NewConnection): Promise<Connection>;
+  findById(id: string): Promise<Connection | null>;
+  /** The live (not terminated) connection of a vendor/client pair. */
+  findLive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
+  /** Whether any connection (terminated included) ever joined the pair. */
+  existsAny(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
+  /** Updates sharing lists or settings of a connection. */
+  update(id: string, patch: Partial<Pick<Connection, 'sharedDataPoints' | 'notSharedDataPoints' | 'notRequestedDataPoints'>>): Promise<void>;
+  /** Sets the status and its timestamp; returns false when the row was not in `from`. */
+  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus): Promise<boolean>;
+  /** One page of a vendor's connections, newest first, and the total. */
+  listForVendor(vendorOrgId: number, statuses: ConnectionStatus[], offset: number, limit: number): Promise<{ rows: VendorConnectionRow[]; total: number }>;
+  /** `sync_frequency` of the approved connections of a client org. */
+  approvedFrequencies(clientOrgId: number): Promise<string[]>;
+  /** Whether two orgs share a live connection, either way round. */
+  areConnected(orgA: number, orgB: number): Promise<boolean>;
+}
+
+/** Builds the connection store over `orm`. */
+export function createConnectionStore(orm: MikroORM): ConnectionStore {
+  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  return {
+    async create(input) {
+      const em = orm.em.fork();
+      const now = new Date();
+      const c = em.create(Connection, { ...new Connection(), ...input, id: randomUUID(), createdAt: now, statusChangedAt: now } as Connection);
+      await em.persistAndFlush(c);
+      return c;
+    },
+    findById: (id) => orm.em.fork().findOne(Connection, { id }),
+    findLive: (vendorOrgId, clientOrgId) =>
+      orm.em.fork().findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
+    async existsAny(vendorOrgId, clientOrgId) {
+      return (await orm.em.fork().count(Connection, { vendorOrgId, clientOrgId })) > 0;
+    },
+    async update(id, patch) {
+      await orm.em.fork().nativeUpdate(Connection, { id }, patch);
+    },
+    async transition(id, from, to) {
+      const now = new Date();
+      const n = await orm.em.fork().nativeUpdate(
+        Connection,
+        { id, status: { $in: from } },
+        { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
+      );
+      return n > 0;
+    },
+    async listForVendor(vendorOrgId, statuses, offset, limit) {
+      const [{ total }] = (await sql(
+        `select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`,
+        [vendorOrgId, statuses],
+      )) as [{ total: number }];
+      const ids = (await sql(
+        `select c.id, o.org_name, o.uuid as org_uuid, h.hrms_id,
+                (select max(finished_at) from sync_runs s where s.org_id = c.client_org_id and s.status = 'succeeded') as last_sync
+           from connections c join orgs o on o.id = c.client_org_id
+           left join hrms_configs h on h.org_id = c.client_org_id
+          where c.vendor_org_id = ? and c.status in (?)
+          order by c.created_at desc, c.id desc offset ? limit ?`,
+        [vendorOrgId, statuses, offset, limit],
+      )) as { id: string; org_name: string; org_uuid: string; hrms_id: string | null; last_sync: string | null }[];
+      const em = orm.em.fork();
+      const conns = await em.find(Connection, { id: { $in: ids.map((r) => r.id) } });
+      const byId = new Map(conns.map((c) => [c.id, c]));
+      return {
+        total,
+        rows: ids.map((r) => ({
+          connection: byId.get(r.id)!,
+          clientOrgName: r.org_name,
+          clientOrgUuid: r.org_uuid,
+          hrmsId: r.hrms_id,
+          lastSuccessfulSync: r.last_sync ? new Date(r.last_sync) : null,
+        })),
+      };
+    },
+    async approvedFrequencies(clientOrgId) {
+      const rows = await orm.em.fork().find(Connection, { clientOrgId, status: 'approved' }, { fields: ['syncFrequency'] });
+      return rows.map((r) => r.syncFrequency);
+    },
+    async areConnected(a, b) {
+      const [row] = (await sql(
+        `select 1 from connections where status <> 'terminated' and ((vendor_org_id = ? and client_org_id = ?) or (vendor_org_id = ? and client_org_id = ?)) limit 1`,
+        [a, b, b, a],
+      )) as unknown[];
+      return row !== undefined;
+    },
+  };
+}

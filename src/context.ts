@@ -1,0 +1,99 @@
+/**
+ * Opens what every hrx process needs (database, Redis, ciphers) and builds the services over it,
+ * each from its module's factory. Used by the API (`app.ts`), the worker and the CLI.
+ */
+import { hkdfSync, randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createConnectionService } from './connections/service';
+import { createConnectionStore } from './connections/store';
+import type { Config } from './config';
+import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
+import { readOrCreateSecret } from './db/embedded';
+import { openDatabase, type Database } from './db/orm';
+import { createEmployeeService } from './employees/service';
+import { createEmployeeStore } from './employees/store';
+import { connectorFor } from './hrms/registry';
+import type { Logger } from './logger';
+import { createOrgService } from './orgs/service';
+import { createOrgStore } from './orgs/store';
+import { createHrmsSource } from './setup/live-source';
+import { createSetupService } from './setup/service';
+import { createHrmsConfigStore } from './setup/store';
+import { createSyncLock } from './sync/lock';
+import { createSyncQueue } from './sync/queue';
+import { createSyncService } from './sync/service';
+import { createSyncRunStore } from './sync/store';
+
+/** Derives a purpose-bound 32-byte key from a master key (HKDF-SHA256, RFC 5869). */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `hrx:${purpose}`, 32));
+}
+
+/** Resolves the master keys: configured, or (embedded mode only) generated and kept in the data dir. */
+export function resolveMasterKeys(config: Config): { current: Buffer; retired: Buffer[] } {
+  if (config.masterKeys) return config.masterKeys;
+  const b64 = readOrCreateSecret(config.HRX_DATA_DIR, 'master.key', () => randomBytes(32).toString('base64'));
+  return { current: Buffer.from(b64, 'base64'), retired: [] };
+}
+
+/** Opens the database, Redis and a pg pool, and builds every service. */
+export async function openContext(config: Config, log: Logger, opts: { poolMax?: number } = {}) {
+  const keys = resolveMasterKeys(config);
+  const cipher: FieldCipher = createFieldCipher(deriveKey(keys.current, 'field-cipher'), keys.retired.map((k) => deriveKey(k, 'field-cipher')));
+  const apiKeyPeppers = [keys.current, ...keys.retired].map((k) => deriveKey(k, 'api-key-pepper'));
+  const db: Database = await openDatabase(config, log, opts);
+  const pool = new pg.Pool({
+    connectionString: db.url, max: opts.poolMax ?? 10, options: `-c search_path="${db.schema}"`,
+  });
+  pool.on('error', (err) => log.warn({ err: err.message }, 'pg pool error'));
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const prefix = config.HRX_REDIS_PREFIX;
+
+  const orgStore = createOrgStore(db.orm);
+  const connectionStore = createConnectionStore(db.orm);
+  const employeeStore = createEmployeeStore(db.orm, pool, cipher);
+  const configStore = createHrmsConfigStore(db.orm, cipher);
+  const runStore = createSyncRunStore(db.orm);
+  const lock = createSyncLock(redis, prefix, config.HRX_SYNC_LOCK_TTL_SEC * 1000);
+  const syncQueue = createSyncQueue(redis, prefix);
+
+  const sync = createSyncService({
+    lock, runs: runStore, employees: employeeStore, configs: configStore, connectorFor, log,
+    connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
+    approvedFrequencies: (orgId) => connectionStore.approvedFrequencies(orgId),
+    setSchedule: (orgId, every) => syncQueue.setSchedule(orgId, every),
+  });
+  const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
+  const services = {
+    orgs: createOrgService({
+      orgs: orgStore, apiKeyPepper: apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
+      areConnected: (a, b) => connectionStore.areConnected(a, b),
+    }),
+    connections: createConnectionService({
+      connections: connectionStore, orgs: orgStore, lock, displayTimeZone: config.HRX_DISPLAY_TIMEZONE,
+      onScheduleChange: (orgId) => sync.refreshSchedule(orgId),
+    }),
+    employees: createEmployeeService({ employees: employeeStore, cipher, hrms: createHrmsSource(configStore, connectorFor) }),
+    setup: createSetupService({
+      orgs: orgStore, configs: configStore, connectorFor,
+      syncNow: (orgId, trigger) => syncQueue.syncNow(orgId, trigger),
+      refreshSchedule: (orgId) => sync.refreshSchedule(orgId),
+    }),
+    sync,
+  };
+  return {
+    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, services,
+    stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore },
+    async close() {
+      await syncQueue.close().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+      redis.disconnect();
+      await db.close();
+    },
+  };
+}
+
+/** Everything a process has open. */
+export type Context = Awaited<ReturnType<typeof openContext>>;

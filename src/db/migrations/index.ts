@@ -1,0 +1,9 @@
+/**
+ * The committed migrations, in order. Listed explicitly (not discovered by glob) so the same list
+ * runs under tsx, vitest and any bundling, on embedded and external PostgreSQL alike.
+ */
+import { Migration20261121000000 } from './Migration20261121000000';
+
+export const MIGRATIONS = [
+  { name: 'Migration20261121000000', class: Migration20261121000000 },
+];

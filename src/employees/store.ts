@@ -1,0 +1,141 @@
+/**
+ * Employee persistence. Bulk writes of the sync go through MikroORM's connection as one
+ * `INSERT … ON CONFLICT` per batch; the vendor read path is one prepared statement on a small
+ * `pg` pool (it is the hottest path of the service, see bench/), which also writes the audit entry
+ * in the same statement so a served read is never left unaudited.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { FieldCipher } from '../crypto/field-cipher';
+import { encodeEmployee } from './codec';
+import type { EmployeeRecord } from './record';
+
+/** What the read path learns in its one query. */
+export interface VendorReadRow {
+  clientOrgId: number;
+  connectionId: string;
+  sharedDataPoints: string[] | null;
+  consentRequired: boolean;
+  liveSource: boolean;
+  /** null when the employee does not exist (or was removed). */
+  employee: { id: string; employeeId: string; record: Record<string, unknown>; sensitiveEnc: string } | null;
+  consentOk: boolean;
+}
+
+export interface EmployeeStore {
+  /** Inserts or updates `records` of `orgId` (deduplicated by employeeId), marking them seen by `runId`. */
+  upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[]): Promise<number>;
+  /** Marks employees of `orgId` not seen by `runId` as removed; returns how many. */
+  removeUnseen(orgId: number, runId: string): Promise<number>;
+  /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
+  idsFor(orgId: number, employeeIds: string[]): Promise<Map<string, string>>;
+  /**
+   * The vendor read of decisions §7 in one statement: the approved connection of
+   * `vendorOrgId` with client org `clientOrgUuid`, the employee by employeeId (or id), whether a
+   * consent is in force, and, when the read will be served (employee found, consent not needed
+   * or in force), the audit entry. null when there is no approved connection.
+   */
+  readForVendor(q: { vendorOrgId: number; clientOrgUuid: string; employeeRef: string; requestId: string; audit: boolean }): Promise<VendorReadRow | null>;
+  /** Writes an audit entry for a read served outside `readForVendor` (live HRMS reads). */
+  audit(entry: { requestId: string; actorOrgId: number; action: string; clientOrgId: number; connectionId: string; employeeId: string; dataPoints: string[] | null }): Promise<void>;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function readSql(byId: boolean): string {
+  const match = byId ? '(e.employee_id = $3 or e.id = $3::uuid)' : 'e.employee_id = $3';
+  return `with hit as (
+      select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source,
+             e.id as emp_id, e.employee_id, e.record, e.sensitive_enc,
+             (not c.consent_required or exists (
+                select 1 from consents k
+                 where k.vendor_org_id = $1 and k.client_org_id = co.id and k.employee_id = e.employee_id
+                   and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
+        from orgs co
+        join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
+        left join employees e on e.org_id = co.id and ${match} and e.removed_at is null
+       where co.uuid = $2
+       limit 1
+    ), audited as (
+      insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points)
+      select $4, $1, 'employee.read', client_org_id, connection_id, employee_id, coalesce(shared_data_points, array['*'])
+        from hit where $5 and emp_id is not null and consent_ok
+      returning 1
+    )
+    select hit.*, (select count(*) from audited) as audited from hit`;
+}
+
+/** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
+export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
+  const execute = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  return {
+    async upsertBatch(orgId, runId, records) {
+      const byEmployee = new Map<string, EmployeeRecord>();
+      for (const r of records) byEmployee.set(r.employeeId, r);
+      if (byEmployee.size === 0) return 0;
+      const rows = [...byEmployee.values()].map((r) => {
+        const stored = encodeEmployee(r, orgId, cipher);
+        return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc };
+      });
+      await execute(
+        `insert into employees (id, org_id, employee_id, record, sensitive_enc, last_sync_run_id, removed_at, updated_at)
+         select r.id, ?, r.employee_id, r.record, r.sensitive_enc, ?::uuid, null, now()
+           from jsonb_to_recordset(?::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text)
+         on conflict (org_id, employee_id) do update
+           set record = excluded.record, sensitive_enc = excluded.sensitive_enc,
+               last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
+               removed_at = null, updated_at = now()`,
+        [orgId, runId, JSON.stringify(rows)],
+      );
+      return rows.length;
+    },
+    async removeUnseen(orgId, runId) {
+      const res = (await execute(
+        `update employees set removed_at = now(), updated_at = now()
+          where org_id = ? and removed_at is null and last_sync_run_id is distinct from ?::uuid`,
+        [orgId, runId],
+        // MikroORM returns { affectedRows } for updates.
+      )) as unknown as { affectedRows: number };
+      return res.affectedRows;
+    },
+    async idsFor(orgId, employeeIds) {
+      if (employeeIds.length === 0) return new Map();
+      const rows = (await execute(
+        `select employee_id, id from employees where org_id = ? and employee_id in (?)`,
+        [orgId, employeeIds],
+      )) as { employee_id: string; id: string }[];
+      return new Map(rows.map((r) => [r.employee_id, r.id]));
+    },
+    async readForVendor(q) {
+      const byId = UUID_RE.test(q.employeeRef);
+      const res = await pool.query({
+        name: byId ? 'hrx_read_employee_by_id' : 'hrx_read_employee',
+        text: readSql(byId),
+        values: [q.vendorOrgId, q.clientOrgUuid, q.employeeRef, q.requestId, q.audit],
+      });
+      const r = res.rows[0] as Record<string, unknown> | undefined;
+      if (!r) return null;
+      return {
+        clientOrgId: r.client_org_id as number,
+        connectionId: r.connection_id as string,
+        sharedDataPoints: r.shared_data_points as string[] | null,
+        consentRequired: r.consent_required as boolean,
+        liveSource: r.live_source as boolean,
+        consentOk: r.consent_ok === true,
+        employee: r.emp_id
+          ? { id: r.emp_id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown>, sensitiveEnc: r.sensitive_enc as string }
+          : null,
+      };
+    },
+    async audit(e) {
+      await execute(
+        `insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points) values (?, ?, ?, ?, ?, ?, ?::text[])`,
+        [e.requestId, e.actorOrgId, e.action, e.clientOrgId, e.connectionId, e.employeeId, `{${(e.dataPoints ?? ['*']).map((p) => `"${p}"`).join(',')}}`],
+      );
+    },
+  };
+}
+
+/** A new store id for an employee seen for the first time. */
+export const newEmployeeId = (): string => randomUUID();

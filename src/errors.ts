@@ -1,0 +1,119 @@
+/**
+ * The one error type of hrx and its closed set of codes, each mapped to HTTP status, message and
+ * body shape in one table (decisions.md §1). Services throw `AppError`; only the HTTP layer turns
+ * it into a response. Nothing below the routes knows HTTP statuses except through this table.
+ */
+
+/** Body shape variants of decisions §1. */
+type Shape =
+  | 'envelope' // requestId, message, data null
+  | 'code' // requestId?, code, message, data null
+  | 'status' // requestId, status, message, data null
+  | 'noRequestId'; // message, data (no requestId)
+
+interface ErrorSpec {
+  status: number;
+  message: string;
+  shape: Shape;
+  /** The `data` value of the body. */
+  data?: null | Record<string, never>;
+}
+
+/** Every error hrx answers with. Adding a code means adding a row here, nowhere else. */
+export const ERRORS = {
+  AUTH_MISSING: { status: 401, message: 'Authentication credentials were not provided.', shape: 'envelope' },
+  AUTH_INVALID: { status: 401, message: 'Invalid token.', shape: 'envelope' },
+  CLIENT_CREDENTIALS_INVALID: { status: 401, message: 'Invalid client credentials.', shape: 'envelope' },
+  SOURCE_PERMISSION_DENIED: { status: 403, message: 'Source Permission denied', shape: 'noRequestId', data: {} },
+  CONSENT_MISSING: { status: 403, message: 'Consent not found or expired', shape: 'envelope' },
+  INVALID_CONNECTION: { status: 404, message: 'Invalid Connection ID', shape: 'envelope' },
+  INVALID_ORGANISATION: { status: 404, message: 'Invalid Organisation ID', shape: 'envelope' },
+  EMPLOYEE_NOT_FOUND: { status: 404, message: 'Employee not found', shape: 'envelope' },
+  NOT_FOUND: { status: 404, message: 'Not found.', shape: 'envelope' },
+  INVALID_PAGE: { status: 404, message: 'Invalid page.', shape: 'envelope' },
+  CLIENT_ORG_NOT_FOUND: { status: 404, message: 'No organisation found with the given client_org', shape: 'code' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method "{method}" not allowed.', shape: 'envelope' },
+  CONNECTION_ALREADY_TERMINATED: { status: 409, message: 'Conflict! Connection already terminated', shape: 'status' },
+  SYNC_IN_PROGRESS: { status: 423, message: 'Connection cannot be terminated while sync is in progress', shape: 'envelope' },
+  INVALID_EMAIL: { status: 400, message: 'Invalid Email Passed!', shape: 'code' },
+  VALIDATION: { status: 400, message: 'Invalid request', shape: 'code' },
+  MALFORMED_JSON: { status: 400, message: 'Malformed JSON body', shape: 'code' },
+  HRMS_CREDENTIALS_REJECTED: { status: 400, message: 'HRMS credentials rejected: {reason}', shape: 'code' },
+  INVALID_ENCRYPTED_PAYLOAD: { status: 400, message: 'Invalid encrypted payload', shape: 'envelope' },
+  BODY_TOO_LARGE: { status: 413, message: 'Request body too large', shape: 'envelope' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type', shape: 'envelope' },
+  THROTTLED: { status: 429, message: 'Request was throttled. Expected available in {seconds} seconds.', shape: 'envelope' },
+  INTERNAL: { status: 500, message: 'Internal Server Error', shape: 'envelope' },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** The closed set of error codes. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One field-level validation problem (decisions §1, validation failure body). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * The error every layer throws. `params` fill `{placeholders}` of the table's message;
+ * `fieldErrors` (VALIDATION only) become `data.errors`; `headers` are added to the response
+ * (e.g. `Retry-After`). `cause` is for logs only and never reaches a client.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly params: Record<string, string | number>;
+  readonly fieldErrors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    opts: { params?: Record<string, string | number>; fieldErrors?: FieldError[]; headers?: Record<string, string>; message?: string; cause?: unknown } = {},
+  ) {
+    super(opts.message ?? code, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.params = opts.params ?? {};
+    this.fieldErrors = opts.fieldErrors;
+    this.headers = opts.headers;
+  }
+
+  /** A validation failure naming the first bad field (decisions §1). */
+  static validation(fieldErrors: FieldError[]): AppError {
+    const first = fieldErrors[0];
+    return new AppError('VALIDATION', {
+      fieldErrors,
+      message: first ? `${first.field}: ${first.message}` : 'Invalid request',
+    });
+  }
+}
+
+/** The HTTP rendering of an error: status, JSON body and extra headers. */
+export interface RenderedError {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * Renders `err` for the wire (decisions §1). Unknown errors become a plain 500 with no detail.
+ * `requestId` is included where the table's shape carries it.
+ */
+export function renderError(err: unknown, requestId: string): RenderedError {
+  const appErr = err instanceof AppError ? err : new AppError('INTERNAL');
+  const spec: ErrorSpec = ERRORS[appErr.code];
+  let message: string = spec.message.replace(/\{(\w+)\}/g, (_, k: string) => String(appErr.params[k] ?? ''));
+  let data: unknown = spec.data === undefined ? null : spec.data;
+  if (appErr.code === 'VALIDATION') {
+    message = appErr.message;
+    data = { errors: appErr.fieldErrors ?? [] };
+  }
+  const body: Record<string, unknown> = {};
+  // decisions §1: every JSON body carries requestId except `Source Permission denied`.
+  if (spec.shape !== 'noRequestId') body.requestId = requestId;
+  if (spec.shape === 'code') body.code = spec.status;
+  if (spec.shape === 'status') body.status = spec.status;
+  body.message = message;
+  body.data = data;
+  return { status: spec.status, body, headers: appErr.headers ?? {} };
+}

@@ -1,0 +1,194 @@
+/**
+ * The declarative route table and its dispatcher on `node:http` with find-my-way.
+ * Order of checks (decisions §1): routing (404 / 405) → credential → media type and body →
+ * params / query / body schemas → handler → response schema (when enabled).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import findMyWay, { type HTTPMethod } from 'find-my-way';
+import type { z } from 'zod';
+import { AppError, renderError, type FieldError } from '../errors';
+import type { Logger } from '../logger';
+import { readForm, readJson } from './body';
+
+/** Credential kinds of decisions §2. */
+export type CredentialKind =
+  | 'none'
+  | 'apiKeyUsername' // header `username: <api-key>`
+  | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
+  | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
+  | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
+  | 'admin'; // HRX_ADMIN_TOKEN
+
+/** Who is calling, as resolved from the credential. */
+export interface Principal {
+  orgId: number;
+  orgUuid: string;
+  isVendor: boolean;
+  isClient: boolean;
+  /** Id of the API key or Basic credential used (for rate limits and audit). */
+  credentialId: string;
+}
+
+/** Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID. */
+export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders) => Promise<Principal | null>;
+
+/** What a handler sees. */
+export interface RequestContext<P, Q, B> {
+  requestId: string;
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal | null;
+  headers: IncomingHttpHeaders;
+  log: Logger;
+}
+
+/**
+ * A handler's answer: `data` is wrapped in the envelope `{requestId, message, data}` (message
+ * `success` unless given)
+ * plus `extra` top-level fields; `raw` bodies are sent as they are (org details is top-level).
+ */
+export type Reply = { data: unknown; extra?: Record<string, unknown>; message?: string } | { raw: unknown };
+
+/** One row of the route table. */
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path below `HRX_BASE_PATH`, find-my-way syntax (`/api/employee_details/:id`). */
+  path: string;
+  credential: CredentialKind;
+  /** How the body is read: JSON (415 for other media types), a form, or not at all. */
+  bodyType?: 'json' | 'form' | 'none';
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Schema of `data` (or of the raw body); checked when response validation is on. */
+  response?: z.ZodType;
+  handler: (ctx: RequestContext<P, Q, B>) => Promise<Reply>;
+}
+
+/** Builds a typed route (keeps the table declarative while inferring handler types). */
+export function route<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef<unknown, unknown, unknown> {
+  return def as unknown as RouteDef<unknown, unknown, unknown>;
+}
+
+export interface RouterOptions {
+  basePath: string;
+  maxBodyBytes: number;
+  authenticate: Authenticator;
+  log: Logger;
+  /** Check every response against its schema (on in tests; costs CPU in production). */
+  validateResponses: boolean;
+  /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
+  mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
+}
+
+function zodFieldErrors(error: z.ZodError, prefix: string): FieldError[] {
+  return error.issues.map((i) => {
+    const path = i.path.map(String).join('.');
+    // Unknown keys are reported on the key itself so the message names the bad field.
+    const keys = (i as { keys?: string[] }).keys;
+    const field = keys?.length ? [path, keys[0]].filter(Boolean).join('.') : path || prefix;
+    const message = i.code === 'unrecognized_keys' ? 'unknown field' : i.message;
+    return { field: field || prefix, message };
+  });
+}
+
+function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return value as T;
+  const r = schema.safeParse(value);
+  if (!r.success) throw AppError.validation(zodFieldErrors(r.error, where));
+  return r.data;
+}
+
+/** Sends a JSON body with the request id header. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    'x-request-id': requestId,
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/**
+ * Compiles the route table into a `node:http` request listener. Unknown paths answer
+ * `404 Not found.`, known paths with another method `405 Method "X" not allowed.`.
+ */
+export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const router = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const r of routes) {
+    const full = opts.basePath + r.path;
+    router.on(r.method as HTTPMethod, full, () => undefined, r);
+    const set = methodsByPath.get(full) ?? new Set();
+    set.add(r.method);
+    methodsByPath.set(full, set);
+  }
+  // A catch-all per known path answers 405 for the methods it does not serve.
+  const allMethods: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
+  for (const [path, methods] of methodsByPath) {
+    for (const m of allMethods) if (!methods.has(m)) router.on(m, path, () => undefined, { notAllowed: true });
+  }
+  const mounts = (opts.mounts ?? []).map((m) => ({ ...m, prefix: opts.basePath + m.prefix }));
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const url = req.url ?? '/';
+    for (const m of mounts) {
+      if (url === m.prefix || url.startsWith(m.prefix + '/') || url.startsWith(m.prefix + '?')) {
+        res.setHeader('x-request-id', requestId);
+        m.handler(req, res);
+        return;
+      }
+    }
+    const found = router.find(req.method as HTTPMethod, url.split('?')[0]!);
+    if (!found) throw new AppError('NOT_FOUND');
+    const store = found.store as RouteDef | { notAllowed: true };
+    if ('notAllowed' in store) throw new AppError('METHOD_NOT_ALLOWED', { params: { method: req.method ?? '' } });
+    const def = store;
+    const principal = await opts.authenticate(def.credential, req.headers);
+    let rawBody: unknown;
+    if (def.bodyType === 'json') rawBody = await readJson(req, opts.maxBodyBytes);
+    else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
+    else req.resume();
+    const q = url.indexOf('?');
+    const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+    const ctx: RequestContext<unknown, unknown, unknown> = {
+      requestId,
+      params: parseWith(def.params, { ...found.params }, 'params'),
+      query: parseWith(def.query, query, 'query'),
+      body: parseWith(def.body, rawBody, 'body'),
+      principal,
+      headers: req.headers,
+      log: opts.log,
+    };
+    const reply = await def.handler(ctx);
+    if ('raw' in reply) {
+      if (opts.validateResponses && def.response) parseWith(def.response, reply.raw, 'response');
+      sendJson(res, 200, reply.raw, requestId);
+      return;
+    }
+    if (opts.validateResponses && def.response) {
+      const r = def.response.safeParse(reply.data);
+      if (!r.success) throw new Error(`response schema mismatch on ${def.method} ${def.path}: ${r.error.message}`);
+    }
+    sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId);
+  }
+
+  return (req, res) => {
+    const requestId = randomUUID();
+    dispatch(req, res, requestId).catch((err: unknown) => {
+      if (!(err instanceof AppError) || err.code === 'INTERNAL') {
+        opts.log.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?')[0] }, 'request failed');
+      }
+      const r = renderError(err, requestId);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, r.status, r.body, requestId, r.headers);
+    });
+  };
+}

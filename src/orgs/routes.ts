@@ -1,0 +1,34 @@
+/**
+ * Routes of organizations (interface.md "Get organization details").
+ */
+import { z } from 'zod';
+import { route, type RouteDef } from '../http/router';
+import type { OrgService } from './service';
+
+const orgRecordSchema = z.strictObject({
+  id: z.number().int(),
+  application: z.strictObject({ app_name: z.string(), app_key: z.string(), app_secret: z.string().regex(/^\*+.{4}$/) }),
+  uuid: z.string().uuid(), org_name: z.string(), org_cin: z.string().nullable(), website_url: z.string(),
+  logo_url: z.string().url(), email_domain: z.string().nullable(), invite_status: z.string(),
+  created_on: z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+  modified_on: z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+  is_client: z.boolean(), is_vendor: z.boolean(), brand_name: z.string().nullable(), remote_org_id: z.string().nullable(),
+  hrms: z.string().nullable(), invited_by: z.number().int(), created_by: z.number().int(),
+});
+
+/** Builds the org routes over the service. */
+export function orgRoutes(orgs: OrgService): RouteDef[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/org_details/:org/',
+      credential: 'apiKey',
+      params: z.object({ org: z.string().min(1).max(64) }),
+      response: orgRecordSchema,
+      async handler({ params, principal }) {
+        // Top-level record, not wrapped in the envelope (interface.md).
+        return { raw: await orgs.detailsFor(principal!.orgId, params.org) };
+      },
+    }),
+  ];
+}

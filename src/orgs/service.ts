@@ -1,0 +1,111 @@
+/**
+ * Organizations: creation by the operator (decisions §12), API keys, and the org record of
+ * interface.md "Organization record" (decisions §2, §4).
+ */
+import { randomUUID } from 'node:crypto';
+import { hashApiKey, hashSecret, maskSecret, newSecret } from '../crypto/secrets';
+import type { Org } from '../db/entities';
+import { AppError } from '../errors';
+import type { OrgStore } from './store';
+
+/** The org record, field for field as interface.md shows it. */
+export interface OrgRecord {
+  id: number;
+  application: { app_name: string; app_key: string; app_secret: string };
+  uuid: string;
+  org_name: string;
+  org_cin: string | null;
+  website_url: string;
+  logo_url: string;
+  email_domain: string | null;
+  invite_status: string;
+  created_on: string;
+  modified_on: string;
+  is_client: boolean;
+  is_vendor: boolean;
+  brand_name: string | null;
+  remote_org_id: string | null;
+  hrms: string | null;
+  invited_by: number;
+  created_by: number;
+}
+
+export interface OrgServiceDeps {
+  orgs: OrgStore;
+  apiKeyPepper: Buffer;
+  /** URL of the default logo (decisions §4: always a URL). */
+  defaultLogoUrl: string;
+  /** Whether two orgs share a live connection. */
+  areConnected: (a: number, b: number) => Promise<boolean>;
+}
+
+/** Renders an org as its public record; `app_secret` masked (decisions §2). */
+export function orgRecord(org: Org, defaultLogoUrl: string): OrgRecord {
+  return {
+    id: org.id,
+    application: { app_name: org.appName, app_key: org.appKey, app_secret: maskSecret(org.appSecretLast4) },
+    uuid: org.uuid,
+    org_name: org.orgName,
+    org_cin: org.orgCin,
+    website_url: org.websiteUrl,
+    logo_url: org.logoUrl ?? defaultLogoUrl,
+    email_domain: org.emailDomain,
+    invite_status: org.inviteStatus,
+    created_on: org.createdOn.toISOString(),
+    modified_on: org.modifiedOn.toISOString(),
+    is_client: org.isClient,
+    is_vendor: org.isVendor,
+    brand_name: org.brandName,
+    remote_org_id: org.remoteOrgId,
+    hrms: org.hrms,
+    invited_by: org.invitedBy,
+    created_by: org.createdBy,
+  };
+}
+
+export type OrgService = ReturnType<typeof createOrgService>;
+
+/** Builds the org service. */
+export function createOrgService(deps: OrgServiceDeps) {
+  return {
+    /** Creates an org; returns it with its `app_secret` in clear (shown this once). */
+    async create(input: { name: string; vendor: boolean; client: boolean; domain?: string }) {
+      const name = input.name.trim();
+      if (!name) throw AppError.validation([{ field: 'name', message: 'required' }]);
+      const appSecret = newSecret();
+      const org = await deps.orgs.create({
+        uuid: randomUUID(),
+        orgName: name,
+        appName: name,
+        appKey: newSecret('app_').slice(0, 36),
+        appSecretHash: await hashSecret(appSecret),
+        appSecretLast4: appSecret.slice(-4),
+        isVendor: input.vendor,
+        isClient: input.client,
+        emailDomain: input.domain?.toLowerCase() ?? null,
+      });
+      return { org, appSecret };
+    },
+
+    /** Issues an API key for the org `uuid`; the key is returned once and stored only hashed. */
+    async createApiKey(uuid: string): Promise<string> {
+      const org = await deps.orgs.findByUuid(uuid);
+      if (!org) throw new AppError('NOT_FOUND');
+      const key = newSecret('hrx_');
+      await deps.orgs.addApiKey(org.id, hashApiKey(key, deps.apiKeyPepper), key.slice(0, 8));
+      return key;
+    },
+
+    /**
+     * The org record of `uuid` for the caller `callerOrgId`: only its own org and orgs it shares
+     * a live connection with; anything else is 404 `Not found.` (decisions §2).
+     */
+    async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
+      if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw new AppError('NOT_FOUND');
+      const org = await deps.orgs.findByUuid(uuid.toLowerCase());
+      if (!org) throw new AppError('NOT_FOUND');
+      if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');
+      return orgRecord(org, deps.defaultLogoUrl);
+    },
+  };
+}

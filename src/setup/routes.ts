@@ -1,0 +1,39 @@
+/**
+ * Routes of HRMS setup (interface.md "Setup config"; decisions §5).
+ */
+import { z } from 'zod';
+import { route, type RouteDef } from '../http/router';
+import type { SetupService } from './service';
+
+const accessCredentials = z.strictObject({
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+  api_key: z.string().optional(),
+  grant_type: z.string().min(1, 'required'),
+  hrms_host: z.string().url().refine((u) => /^https?:/.test(u), 'must be an http(s) URL'),
+});
+
+const setupBody = z.strictObject({
+  client_id: z.string().min(1, 'required'),
+  client_secret: z.string().min(1, 'required'),
+  hrms_id: z.string().min(1, 'required'),
+  access_credentials: accessCredentials,
+  api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentials })).max(20).optional(),
+});
+
+/** Builds the setup routes over the service. */
+export function setupRoutes(setup: SetupService): RouteDef[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/webhook/v1/setup-config/',
+      credential: 'none',
+      bodyType: 'json',
+      body: setupBody,
+      response: z.strictObject({
+        org_id: z.string().uuid(), hrms_id: z.string(), configured_apis: z.array(z.string()), next_sync_at: z.string(),
+      }),
+      handler: async ({ body }) => ({ data: await setup.configure(body) }),
+    }),
+  ];
+}

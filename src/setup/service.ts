@@ -1,0 +1,94 @@
+/**
+ * Setup config (interface.md "Setup config"; decisions §2, §5): authenticates the client org by
+ * its application credentials, checks the HRMS credentials with one call, stores them encrypted,
+ * and queues a full sync at once.
+ */
+import { verifySecret } from '../crypto/secrets';
+import { AppError } from '../errors';
+import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/connector';
+import type { OrgStore } from '../orgs/store';
+import type { HrmsConfigStore } from './store';
+
+/** The validated request body. */
+export interface SetupConfigInput {
+  client_id: string;
+  client_secret: string;
+  hrms_id: string;
+  access_credentials: HrmsCredentials;
+  api_configs?: { api_id: string; access_credentials: HrmsCredentials }[] | undefined;
+}
+
+/** The `data` of the response (decisions §5). */
+export interface SetupConfigResult {
+  org_id: string;
+  hrms_id: string;
+  configured_apis: string[];
+  next_sync_at: string;
+}
+
+export interface SetupServiceDeps {
+  orgs: OrgStore;
+  configs: HrmsConfigStore;
+  connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
+  /** Queues a full sync now and refreshes the org's schedule. */
+  syncNow: (orgId: number, trigger: string) => Promise<void>;
+  refreshSchedule: (orgId: number) => Promise<void>;
+  /** Timeout of the credential check, ms (decisions §5: 10 s). */
+  verifyTimeoutMs?: number;
+}
+
+/** Checks the grant-specific fields of decisions §5; returns the first problem or null. */
+export function missingGrantField(c: HrmsCredentials, path: string): { field: string; message: string } | null {
+  if (c.grant_type === 'client_credentials') {
+    if (!c.client_id) return { field: `${path}.client_id`, message: 'required for grant_type client_credentials' };
+    if (!c.client_secret) return { field: `${path}.client_secret`, message: 'required for grant_type client_credentials' };
+  } else if (c.grant_type === 'api_key') {
+    if (!c.api_key) return { field: `${path}.api_key`, message: 'required for grant_type api_key' };
+  } else {
+    return { field: `${path}.grant_type`, message: 'must be client_credentials or api_key' };
+  }
+  return null;
+}
+
+export type SetupService = ReturnType<typeof createSetupService>;
+
+/** Builds the setup service. */
+export function createSetupService(deps: SetupServiceDeps) {
+  return {
+    /**
+     * Stores a configuration. Throws 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown
+     * `hrms_id`, missing grant fields), 400 HRMS_CREDENTIALS_REJECTED (the HRMS said no or could
+     * not be reached within the timeout).
+     */
+    async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
+      const org = await deps.orgs.findByAppKey(input.client_id);
+      if (!org || !(await verifySecret(input.client_secret, org.appSecretHash))) {
+        throw new AppError('CLIENT_CREDENTIALS_INVALID');
+      }
+      const factory = deps.connectorFor(input.hrms_id);
+      if (!factory) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}"` }]);
+      const problem = missingGrantField(input.access_credentials, 'access_credentials')
+        ?? (input.api_configs ?? []).map((a, i) => missingGrantField(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean)
+        ?? null;
+      if (problem) throw AppError.validation([problem]);
+      try {
+        await factory(input.access_credentials, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
+      } catch (err) {
+        const reason = err instanceof HrmsError
+          ? (err.kind === 'auth' ? 'the HRMS refused the credentials' : `the HRMS could not be reached (${err.kind})`)
+          : 'the HRMS could not be reached';
+        throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
+      }
+      const apiConfigs = input.api_configs ?? [];
+      await deps.configs.save({ orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs });
+      await deps.refreshSchedule(org.id);
+      await deps.syncNow(org.id, 'setup');
+      return {
+        org_id: org.uuid,
+        hrms_id: input.hrms_id,
+        configured_apis: apiConfigs.length ? apiConfigs.map((a) => a.api_id) : ['employees'],
+        next_sync_at: new Date().toISOString(),
+      };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The sync of a client org (decisions §4, §5): under the org's sync lock, stream the HRMS pages
+ * through the connector, normalize each employee into the record, upsert page by page, then mark
+ * employees the full sync did not see as removed. Also computes the org's schedule.
+ */
+import type { Logger } from '../logger';
+import { normalizeRecord } from '../employees/record';
+import { newEmployeeId, type EmployeeStore } from '../employees/store';
+import { HrmsError, type ConnectorFactory, type ConnectorOptions } from '../hrms/connector';
+import type { HrmsConfigStore } from '../setup/store';
+import type { SyncLock } from './lock';
+import type { SyncRunStore } from './store';
+
+/** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
+export const FREQUENCY_MS: Record<string, number> = {
+  hourly: 3_600_000,
+  every_6_hours: 6 * 3_600_000,
+  every_12_hours: 12 * 3_600_000,
+  daily: 24 * 3_600_000,
+  weekly: 7 * 24 * 3_600_000,
+};
+
+/** Why a sync did not run or how it ended. */
+export type SyncOutcome =
+  | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
+  | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_live_connection' | 'already_running' }
+  | { status: 'failed'; runId: string; reason: 'auth'; message: string };
+
+/** Thrown when another holder has the org's lock; the job should be retried later. */
+export class SyncLockedError extends Error {}
+
+export interface SyncServiceDeps {
+  lock: SyncLock;
+  runs: SyncRunStore;
+  employees: EmployeeStore;
+  configs: HrmsConfigStore;
+  connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
+  connectorOptions?: ConnectorOptions;
+  log: Logger;
+  /** Approved connections' frequencies of a client org. */
+  approvedFrequencies: (orgId: number) => Promise<string[]>;
+  /** Installs (`everyMs`) or removes (null) the org's job scheduler. */
+  setSchedule: (orgId: number, everyMs: number | null) => Promise<void>;
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;
+
+/** Builds the sync service. */
+export function createSyncService(deps: SyncServiceDeps) {
+  return {
+    /**
+     * Runs one full sync of `orgId` as `owner` (the job id). When another sync job holds the lock,
+     * that sync covers this one and it is skipped. Throws `SyncLockedError` when a termination or
+     * this job's own earlier, dead attempt holds the lock (retried once it expires), and the
+     * connector's `HrmsError` (other than `auth`) once its retries are spent, so the job retries;
+     * `auth` marks the configuration invalid and ends as `failed` without retry.
+     */
+    async run(orgId: number, trigger: string, owner: string): Promise<SyncOutcome> {
+      const held = await deps.lock.acquire(orgId, `sync:${owner}`);
+      if (!held) {
+        const holder = await deps.lock.holder(orgId);
+        if (holder?.startsWith('sync:') && holder !== `sync:${owner}`) return { status: 'skipped', reason: 'already_running' };
+        throw new SyncLockedError(`sync lock of org ${orgId} is held`);
+      }
+      try {
+        // Checked under the lock: termination takes the same lock, so no sync starts on a
+        // connection terminated a moment ago (decisions §4).
+        if ((await deps.runs.liveConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_live_connection' };
+        const cfg = await deps.configs.load(orgId);
+        if (!cfg) return { status: 'skipped', reason: 'no_config' };
+        if (!cfg.valid) return { status: 'skipped', reason: 'config_invalid' };
+        const factory = deps.connectorFor(cfg.hrmsId);
+        if (!factory) return { status: 'skipped', reason: 'no_config' };
+        const connector = factory(cfg.credentials, {
+          ...deps.connectorOptions,
+          onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
+        });
+        const run = await deps.runs.start(orgId, trigger);
+        let pages = 0;
+        let seen = 0;
+        try {
+          for await (const page of connector.listEmployees()) {
+            if (held.lost) throw new Error('sync lock lost');
+            const ids = await deps.employees.idsFor(orgId, page.employees.map((e) => e.employeeId));
+            const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeId()));
+            seen += await deps.employees.upsertBatch(orgId, run.id, records);
+            pages += 1;
+            await deps.runs.progress(run.id, pages, seen);
+          }
+          const removed = await deps.employees.removeUnseen(orgId, run.id);
+          await deps.runs.finish(run.id, { status: 'succeeded', employeesRemoved: removed });
+          deps.log.info({ orgId, runId: run.id, pages, employees: seen, removed }, 'sync succeeded');
+          return { status: 'succeeded', runId: run.id, employees: seen, removed, pages };
+        } catch (err) {
+          const message = err instanceof HrmsError ? `${err.kind}: ${err.message}` : 'internal error';
+          await deps.runs.finish(run.id, { status: 'failed', error: message });
+          deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
+          if (err instanceof HrmsError && err.kind === 'auth') {
+            await deps.configs.markInvalid(orgId, 'the HRMS refused the credentials');
+            return { status: 'failed', runId: run.id, reason: 'auth', message };
+          }
+          throw err;
+        }
+      } finally {
+        await held.release();
+      }
+    },
+
+    /** Installs the org's job scheduler on its approved connections' most frequent `sync_frequency`. */
+    async refreshSchedule(orgId: number): Promise<void> {
+      const freqs = await deps.approvedFrequencies(orgId);
+      const cfg = await deps.configs.load(orgId).catch(() => null);
+      const every = freqs.length && cfg?.valid ? Math.min(...freqs.map((f) => FREQUENCY_MS[f] ?? FREQUENCY_MS.daily!)) : null;
+      await deps.setSchedule(orgId, every);
+    },
+  };
+}
