@@ -68,7 +68,7 @@ function readSql(byId: boolean): string {
 
 /** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
 export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
-  const execute = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const execute = (q: string, params: unknown[] = [], method: 'all' | 'run' = 'all') => orm.em.getConnection().execute(q, params, method);
   return {
     async upsertBatch(orgId, runId, records) {
       const byEmployee = new Map<string, EmployeeRecord>();
@@ -95,7 +95,7 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
         `update employees set removed_at = now(), updated_at = now()
           where org_id = ? and removed_at is null and last_sync_run_id is distinct from ?::uuid`,
         [orgId, runId],
-        // MikroORM returns { affectedRows } for updates.
+        'run',
       )) as unknown as { affectedRows: number };
       return res.affectedRows;
     },

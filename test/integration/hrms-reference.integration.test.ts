@@ -20,7 +20,7 @@ let sim: Awaited<ReturnType<typeof startHrmsSimulator>>;
 const creds = (over: Partial<HrmsCredentials> = {}): HrmsCredentials => ({
   hrms_host: sim.url, grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: SECRET, ...over,
 });
-const fast: ConnectorOptions = { pageSize: 100, retries: 12, minRetryDelayMs: 2, maxRetryDelayMs: 40, timeoutMs: 5_000 };
+const fast: ConnectorOptions = { pageSize: 100, retries: 20, minRetryDelayMs: 2, maxRetryDelayMs: 40, timeoutMs: 5_000 };
 
 async function listAll(options: ConnectorOptions, c: HrmsCredentials = creds()): Promise<{ ids: string[]; pages: number[]; totals: (number | undefined)[] }> {
   const out = { ids: [] as string[], pages: [] as number[], totals: [] as (number | undefined)[] };
@@ -132,7 +132,9 @@ describe('reference connector', () => {
   it('returns every employee exactly once through 429s and 5xx', async () => {
     sim.control.set({ rate429: 0.3, rate5xx: 0.2 });
     const retries: { attempt: number; delayMs: number; reason: string }[] = [];
-    const { ids } = await listAll({ ...fast, onRetry: (r) => retries.push(r) });
+    // 25 pages (~50 attempts) make "no 429 / no 5xx at all" vanishingly unlikely (0.8^50).
+    const { ids, pages } = await listAll({ ...fast, pageSize: 50, onRetry: (r) => retries.push(r) });
+    expect(pages).toHaveLength(25);
     expect(ids).toEqual(codes(COUNT));
     const stats = sim.control.stats();
     expect(stats.served429).toBeGreaterThan(0);

@@ -97,13 +97,13 @@ export function startSim(opts: Partial<SimOptions> = {}) {
 }
 
 /** Polls `fn` every `everyMs` until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 30_000, everyMs = 100): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as NonNullable<T>;
     } catch (err) {
       last = err;
     }

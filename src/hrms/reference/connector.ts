@@ -211,6 +211,7 @@ class ReferenceConnector implements HrmsConnector {
     });
   }
 
+  /** One attempt, no retries (decisions §5: "token or one call"): a token request, or one 1-item page with an API key. */
   async verifyCredentials(): Promise<void> {
     if (this.checkGrant() === 'client_credentials') {
       this.token = undefined;
@@ -221,6 +222,7 @@ class ReferenceConnector implements HrmsConnector {
     if (res.statusCode !== 200) throw statusError(res.statusCode, 'credential check', res.headers['retry-after']);
   }
 
+  /** Pages 1..total_pages, each fetched (and retried) only when the consumer asks for it. */
   async *listEmployees(): AsyncGenerator<EmployeePage> {
     let previousFirst: string | undefined;
     for (let page = 1; ; page++) {
@@ -246,6 +248,7 @@ class ReferenceConnector implements HrmsConnector {
     }
   }
 
+  /** `GET /api/v1/employees/{id}` with retries; 404 (or a blank id) gives `null`. */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
     if (id === '') return null;
