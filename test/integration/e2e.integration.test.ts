@@ -18,7 +18,7 @@ describe('end to end: CLI, setup-config, sync, read', () => {
   let sim: Awaited<ReturnType<typeof startSim>>;
   const simCreds = { clientId: 'e2e-client', clientSecret: 'e2e-secret-value' };
   let vendor: { uuid: string; api_key: string };
-  let client: { uuid: string; app_key: string; app_secret: string };
+  let client: { id: number; uuid: string; app_key: string; app_secret: string };
   let native: NativeEmployee[];
 
   beforeAll(async () => {
@@ -68,6 +68,15 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
     expect(res.body.data).toMatchObject({ org_id: client.uuid, hrms_id: 'reference', configured_apis: ['employees'] });
     expect(JSON.stringify(res.body)).not.toContain(simCreds.clientSecret);
+    // Stored encrypted, bound to the org.
+    const [cfg] = (await app.ctx.db.orm.em.getConnection().execute(
+      `select credentials_enc from hrms_configs where org_id = ?`, [client.id],
+    )) as { credentials_enc: string }[];
+    expect(cfg!.credentials_enc).toMatch(/^v1\./);
+    expect(cfg!.credentials_enc).not.toContain(simCreds.clientSecret);
+    // The org's job scheduler runs on its connections' most frequent sync_frequency (hourly).
+    const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${client.id}`);
+    expect(scheduler?.every).toBe(3_600_000);
   });
 
   it('syncs every employee and serves each one masked, field for field', async () => {
