@@ -6,8 +6,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bullBoardHandler } from './admin/bull-board';
 import { createAuthenticator } from './auth/authenticator';
 import { connectionRoutes } from './connections/routes';
+import { consentRoutes } from './consent/routes';
 import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
+import { externalRoutes } from './external/routes';
 import { createRouter, route, type RouteDef } from './http/router';
 import { orgRoutes } from './orgs/routes';
 import { setupRoutes } from './setup/routes';
@@ -28,10 +30,13 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
     ...setupRoutes(services.setup),
+    ...consentRoutes(services.consents),
+    ...externalRoutes(services.external),
     route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
   ];
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
+    verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
   });
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,

@@ -7,12 +7,16 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
+import { createConsentService } from './consent/service';
+import { createConsentStore } from './consent/store';
 import type { Config } from './config';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
 import { openDatabase, type Database } from './db/orm';
-import { createEmployeeService } from './employees/service';
+import { createEmployeeService, type ReadQuery } from './employees/service';
+import type { EmployeeRecord } from './employees/record';
 import { createEmployeeStore } from './employees/store';
+import { createExternalService } from './external/service';
 import { connectorFor } from './hrms/registry';
 import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
@@ -66,6 +70,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     setSchedule: (orgId, every) => syncQueue.setSchedule(orgId, every),
   });
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
+  const employees = createEmployeeService({ employees: employeeStore, cipher, hrms: createHrmsSource(configStore, connectorFor) });
   const services = {
     orgs: createOrgService({
       orgs: orgStore, apiKeyPepper: apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
@@ -75,18 +80,25 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       connections: connectionStore, orgs: orgStore, lock, displayTimeZone: config.HRX_DISPLAY_TIMEZONE,
       onScheduleChange: (orgId) => sync.refreshSchedule(orgId),
     }),
-    employees: createEmployeeService({ employees: employeeStore, cipher, hrms: createHrmsSource(configStore, connectorFor) }),
+    employees,
     setup: createSetupService({
       orgs: orgStore, configs: configStore, connectorFor,
       syncNow: (orgId, trigger) => syncQueue.syncNow(orgId, trigger),
       refreshSchedule: (orgId) => sync.refreshSchedule(orgId),
     }),
     sync,
+    consents: createConsentService({ consents: createConsentStore(db.orm), employees }),
+    external: createExternalService({
+      orm: db.orm, cipher, redis, prefix, orgs: orgStore, log,
+      readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
+    }),
   };
   return {
     config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, services,
     stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore },
     async close() {
+      // A queue still connecting would report its late error to a listener close() removed.
+      await syncQueue.queue.waitUntilReady().catch(() => undefined);
       await syncQueue.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
       redis.disconnect();

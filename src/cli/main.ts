@@ -7,6 +7,7 @@ import { AppError, renderError } from '../errors';
 import { createLogger } from '../logger';
 import { UsageError } from './args';
 import { demoCommand } from './demo';
+import { basicCommand, clientCommand, keysCommand, serviceKeysCommand } from './keys';
 import { apiKeyCommand, connectionCommand, migrateCommand, orgCommand } from './operator';
 import { hrmsSimCommand, runCommand } from './run';
 
@@ -19,6 +20,11 @@ const USAGE = `hrx: the HR data exchange service
   hrx connection create --vendor UUID --client UUID [--status S] [--shared a,b] [--sync-frequency F]
                         [--live-source] [--no-consent-required] [--json]
   hrx connection approve|reject ID [--json]
+  hrx keys add --org UUID --jwk FILE [--json] | keys list --org UUID | keys revoke --org UUID --kid K
+  hrx basic create --org UUID [--json] | basic revoke --org UUID --username U
+  hrx service-keys rotate [--grace-hours H] [--json]
+  hrx client employee --base-url URL --username U --password P --key PRIVATE_JWK_FILE [--kid K]
+                      --connection ID --employee EMP [--source db|hrms] [--jwks FILE] [--json]
   hrx hrms-sim --port P --employees N --seed S --client-id ID --client-secret SECRET
                [--latency-ms MS] [--rate-429 F] [--rate-5xx F]`;
 
@@ -37,6 +43,10 @@ export async function main(argv: string[]): Promise<void> {
       case 'org': await orgCommand(rest, config, log); break;
       case 'apikey': await apiKeyCommand(rest, config, log); break;
       case 'connection': await connectionCommand(rest, config, log); break;
+      case 'keys': await keysCommand(rest, config, log); break;
+      case 'basic': await basicCommand(rest, config, log); break;
+      case 'service-keys': await serviceKeysCommand(rest, config, log); break;
+      case 'client': await clientCommand(rest); break;
       case undefined: case 'help': case '--help': case '-h':
         process.stdout.write(USAGE + '\n');
         break;

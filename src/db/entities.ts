@@ -4,6 +4,7 @@
  * Sensitive columns (`*_enc`) hold AES-256-GCM envelopes from `crypto/field-cipher`.
  */
 import { EntitySchema } from '@mikro-orm/core';
+import { EXTERNAL_ENTITIES } from '../external/entities';
 
 /** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
 export class Org {
@@ -296,4 +297,5 @@ export const AuditEntrySchema = new EntitySchema<AuditEntry>({
 export const ALL_ENTITIES = [
   OrgSchema, ApiKeySchema, ConnectionSchema, HrmsConfigSchema, EmployeeSchema, SyncRunSchema,
   ConsentSchema, AuditEntrySchema,
+  ...EXTERNAL_ENTITIES,
 ];

@@ -118,7 +118,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
  * `404 Not found.`, known paths with another method `405 Method "X" not allowed.`.
  */
 export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const router = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  const router = findMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 512 });
   const methodsByPath = new Map<string, Set<string>>();
   for (const r of routes) {
     const full = opts.basePath + r.path;

@@ -62,7 +62,8 @@ export function createSetupService(deps: SetupServiceDeps) {
      */
     async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
       const org = await deps.orgs.findByAppKey(input.client_id);
-      if (!org || !(await verifySecret(input.client_secret, org.appSecretHash))) {
+      // decisions §2: the credentials are a client org's; a vendor-only org has no HRMS to set up.
+      if (!org || !(await verifySecret(input.client_secret, org.appSecretHash)) || !org.isClient) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const factory = deps.connectorFor(input.hrms_id);

@@ -1,7 +1,9 @@
 /**
  * Seed-data factories for integration tests, through the real services.
  */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Context } from '../../src/context';
+import { normalizeRecord } from '../../src/employees/record';
 import type { CreateConnectionInput } from '../../src/connections/service';
 
 let n = 0;
@@ -33,4 +35,28 @@ export function setupBody(c: { org: { appKey: string }; appSecret: string }, sim
     access_credentials: { client_id: simCreds.clientId, client_secret: simCreds.clientSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
     api_configs: [],
   };
+}
+
+/** Employees of a client org stored directly (as a sync would), `{employeeId, name}` each; returns the stored records. */
+export async function employees(ctx: Context, clientOrgId: number, people: { employeeId: string; name?: string }[]) {
+  const records = people.map((p) => normalizeRecord(p, randomUUID()));
+  await ctx.stores.employees.upsertBatch(clientOrgId, null, records);
+  return records;
+}
+
+/**
+ * A V2 vendor (decisions §9): a vendor org with an RSA-2048 key pair registered under `kid`
+ * (public JWK without use/alg, so it serves for signatures and response encryption) and a Basic
+ * credential. `authorization` is the ready `Basic ...` header value.
+ */
+export async function v2Vendor(ctx: Context, opts: { name?: string; kid?: string } = {}) {
+  const base = await vendor(ctx, opts.name);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const kid = opts.kid ?? `vk-${randomUUID().slice(0, 8)}`;
+  const publicJwk = { ...publicKey.export({ format: 'jwk' }), kid };
+  const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid };
+  await ctx.services.external.addVendorKey(base.org.uuid, publicJwk);
+  const { username, password } = await ctx.services.external.basic.create(base.org.uuid);
+  const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  return { ...base, privateKey, publicKey, publicJwk, privateJwk, kid, username, password, authorization };
 }

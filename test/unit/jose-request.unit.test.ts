@@ -2,7 +2,7 @@
  * V2 request path: forged and malformed requests are refused with InvalidEncryptedPayload for the
  * intended reason; well-formed ones (built by the client helper) are accepted; responses round-trip.
  */
-import { KeyObject, constants, createCipheriv, createHmac, generateKeyPairSync, publicEncrypt, randomBytes, sign as nodeSign } from 'node:crypto';
+import { KeyObject, createHmac, generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CompactEncrypt, CompactSign, FlattenedEncrypt, GeneralEncrypt, decodeProtectedHeader } from 'jose';
 import type { JWK } from 'jose';
@@ -15,13 +15,11 @@ import {
   importServicePrivateJwk, importVendorPublicJwk,
 } from '../../src/crypto/jose/keys';
 import type { ServiceKeyPair } from '../../src/crypto/jose/keys';
+import { b64, clean, flip, json64, mutate, rawJws, rs256, rawJwe as forgeRawJwe, type RawJweOptions } from '../support/jose-forge';
 
 const NOW = 1_750_000_000;
 const CONN = '3f2b8c1e-9a4d-4e6f-8b1a-2c3d4e5f6a7b';
 const enc = new TextEncoder();
-const b64 = (x: string | Uint8Array): string => Buffer.from(x).toString('base64url');
-const json64 = (o: unknown): string => b64(JSON.stringify(o));
-const clean = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 let svc: { enc: ServiceKeyPair; sig: ServiceKeyPair };
 let retired: ServiceKeyPair;
@@ -51,43 +49,18 @@ function claims(over: Record<string, unknown> = {}, drop: string[] = []): Record
   for (const d of drop) delete c[d];
   return c;
 }
-/** JWS signed by hand (node:crypto), any header; `signer` gets the ASCII signing input. */
-function rawJws(header: unknown, payload: string | Uint8Array, signer: (input: Buffer) => Buffer): string {
-  const input = `${json64(header)}.${b64(payload)}`;
-  return `${input}.${b64(signer(Buffer.from(input, 'ascii')))}`;
-}
-const rs256 = (k: KeyObject) => (i: Buffer) => nodeSign('sha256', i, k);
 /** JWS RS256 signed with jose by the vendor key (header overrides; undefined removes). */
 async function jws(c: unknown = claims(), h: Record<string, unknown> = {}, key: KeyObject = vendor.privateKey): Promise<string> {
   const header = clean({ alg: 'RS256', typ: 'JWT', kid: 'vendor-1', ...h });
   return new CompactSign(enc.encode(typeof c === 'string' ? c : JSON.stringify(c))).setProtectedHeader(header as { alg: string }).sign(key);
 }
-/** JWE by hand (node:crypto): RSA key wrap of a random CEK, AES-GCM, AAD = encoded header. */
-function rawJwe(header: unknown, pt: string | Uint8Array, o: { pad?: 'oaep256' | 'oaep1' | 'pkcs1'; cekBytes?: 16 | 32; pub?: KeyObject } = {}): string {
-  const cek = randomBytes(o.cekBytes ?? 32);
-  const iv = randomBytes(12);
-  const pub = o.pub ?? svcEncPub;
-  const ek = o.pad === 'pkcs1'
-    ? publicEncrypt({ key: pub, padding: constants.RSA_PKCS1_PADDING }, cek)
-    : publicEncrypt({ key: pub, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: o.pad === 'oaep1' ? 'sha1' : 'sha256' }, cek);
-  const h = json64(header);
-  const c = createCipheriv(`aes-${cek.length * 8}-gcm` as 'aes-256-gcm', cek, iv);
-  c.setAAD(Buffer.from(h, 'ascii'));
-  const ct = Buffer.concat([c.update(pt), c.final()]);
-  return [h, b64(ek), b64(iv), b64(ct), b64(c.getAuthTag())].join('.');
-}
+/** JWE by hand (test/support/jose-forge), to the current service key unless told otherwise. */
+const rawJwe = (header: unknown, pt: string | Uint8Array, o: Partial<RawJweOptions> = {}): string => forgeRawJwe(header, pt, { pub: svcEncPub, ...o });
 const H = (over: Record<string, unknown> = {}) => clean({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: svc.enc.kid, ...over });
 /** JWE with jose (header overrides; undefined removes). */
 async function jwe(pt: string, over: Record<string, unknown> = {}, key: unknown = svcEncPub): Promise<string> {
   return new CompactEncrypt(enc.encode(pt)).setProtectedHeader(H(over) as { alg: string; enc: string }).encrypt(key as KeyObject);
 }
-/** Replaces compact part `i` by `f(decoded bytes)`. */
-function mutate(token: string, i: number, f: (b: Buffer) => Buffer): string {
-  const parts = token.split('.');
-  parts[i] = b64(f(Buffer.from(parts[i] ?? '', 'base64url')));
-  return parts.join('.');
-}
-const flip = (at: number) => (b: Buffer) => { const c = Buffer.from(b); const j = at < 0 ? c.length + at : at; c[j] = (c[j] as number) ^ 0x01; return c; };
 const good = async () => jwe(await jws());
 const withClaims = async (over: Record<string, unknown>, drop: string[] = []) => jwe(await jws(claims(over, drop)));
 

@@ -11,18 +11,13 @@ import type { VendorVerifyKey } from '../../src/crypto/jose/request';
 import { sealResponse } from '../../src/crypto/jose/response';
 import { exportJwks, exportPublicJwk, generateServiceKeys, importVendorPublicJwk } from '../../src/crypto/jose/keys';
 import type { ServiceKeyPair } from '../../src/crypto/jose/keys';
+import { RSA_PARAMS, ascii, unb64, wb64, webcryptoJwe as sharedJwe, webcryptoJws as sharedJws } from '../support/webcrypto-jose';
 
 const subtle = globalThis.crypto.subtle;
 const NOW = 1_760_000_000;
 const CONN = '0b6f4c2a-1d3e-4f50-9a6b-7c8d9e0f1a2b';
-const te = new TextEncoder();
 const td = new TextDecoder();
-const b64 = (x: ArrayBuffer | Uint8Array | string): string =>
-  Buffer.from(typeof x === 'string' ? te.encode(x) : x instanceof Uint8Array ? x : new Uint8Array(x)).toString('base64url');
-const unb64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64url'));
-const ascii = (s: string): Uint8Array => te.encode(s); // base64url output is ASCII
-
-const RSA_PARAMS = { modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+const b64 = wb64;
 let svc: { enc: ServiceKeyPair; sig: ServiceKeyPair };
 type CryptoKey = webcrypto.CryptoKey;
 let vendorSign: webcrypto.CryptoKeyPair;
@@ -44,31 +39,12 @@ beforeAll(async () => {
   serviceOaepPublic = await subtle.importKey('jwk', { kty: 'RSA', n: svcJwk.n, e: svcJwk.e }, { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt']);
 });
 
-/** RFC 7515 §5.1 with RSASSA-PKCS1-v1_5 / SHA-256. */
-async function webcryptoJws(header: object, payload: object): Promise<string> {
-  const input = `${b64(JSON.stringify(header))}.${b64(JSON.stringify(payload))}`;
-  const sig = await subtle.sign('RSASSA-PKCS1-v1_5', vendorSign.privateKey, ascii(input));
-  return `${input}.${b64(sig)}`;
-}
+/** RFC 7515 §5.1 with RSASSA-PKCS1-v1_5 / SHA-256, by the vendor key (test/support/webcrypto-jose). */
+const webcryptoJws = (header: object, payload: object): Promise<string> => sharedJws(vendorSign.privateKey, header, payload);
 
-/** RFC 7516 §5.1 compact JWE; `aad: false` omits the header from the AAD (a broken encoder). */
-async function webcryptoJwe(header: object, plaintext: string, o: { aad?: boolean; oaepKey?: CryptoKey } = {}): Promise<string> {
-  const h = b64(JSON.stringify(header));
-  const cek = globalThis.crypto.getRandomValues(new Uint8Array(32)); // 256-bit CEK
-  const iv = globalThis.crypto.getRandomValues(new Uint8Array(12)); // 96-bit IV
-  const encryptedKey = await subtle.encrypt({ name: 'RSA-OAEP' }, o.oaepKey ?? serviceOaepPublic, cek);
-  const aesKey = await subtle.importKey('raw', cek, 'AES-GCM', false, ['encrypt']);
-  const sealed = new Uint8Array(
-    await subtle.encrypt(
-      { name: 'AES-GCM', iv, tagLength: 128, ...(o.aad === false ? {} : { additionalData: ascii(h) }) },
-      aesKey,
-      te.encode(plaintext),
-    ),
-  );
-  const ciphertext = sealed.subarray(0, sealed.length - 16);
-  const tag = sealed.subarray(sealed.length - 16);
-  return [h, b64(encryptedKey), b64(iv), b64(ciphertext), b64(tag)].join('.');
-}
+/** RFC 7516 §5.1 compact JWE to the service key unless told; `aad: false` omits the header from the AAD. */
+const webcryptoJwe = (header: object, plaintext: string, o: { aad?: boolean; oaepKey?: CryptoKey } = {}): Promise<string> =>
+  sharedJwe(o.oaepKey ?? serviceOaepPublic, header, plaintext, o.aad === undefined ? {} : { aad: o.aad });
 
 const CLAIMS = { connection_id: CONN, employee_id: 'EMP-42', source: 'db', iat: NOW - 1, exp: NOW + 59, jti: 'wc-1' };
 const JWE_HEADER = () => ({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: svc.enc.kid });

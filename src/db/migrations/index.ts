@@ -3,7 +3,9 @@
  * runs under tsx, vitest and any bundling, on embedded and external PostgreSQL alike.
  */
 import { Migration20261121000000 } from './Migration20261121000000';
+import { Migration20261121010000 } from './Migration20261121010000';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
+  { name: 'Migration20261121010000', class: Migration20261121010000 },
 ];

@@ -1,0 +1,79 @@
+/**
+ * V2 Basic credentials of vendor orgs (decisions §2): `Authorization: Basic base64(username:password)`.
+ * The password (256 random bits) is shown once and stored only as a scrypt hash (RFC 7914).
+ *
+ * Successful checks are cached per process for `cacheTtlMs` (default 30 s), keyed by a SHA-256 of
+ * username and password, and concurrent checks of the same pair share one scrypt run, so load is
+ * not dominated by scrypt. A revoked credential therefore stops working within that TTL on other
+ * processes (at once on the process that revoked it).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { hashSecret, newSecret, verifySecret } from '../crypto/secrets';
+import { AppError } from '../errors';
+import type { Principal } from '../http/router';
+import type { OrgStore } from '../orgs/store';
+import type { ExternalStore } from './store';
+
+/** Basic credential management and checks. */
+export interface BasicCredentials {
+  /** Issues a credential for vendor org `orgUuid`: `{username, password}` (password shown once). Throws 404 NOT_FOUND / 400 VALIDATION (not a vendor). */
+  create(orgUuid: string): Promise<{ username: string; password: string }>;
+  /** Revokes `username` of org `orgUuid`. Throws 404 NOT_FOUND when the org has no such live credential. */
+  revoke(orgUuid: string, username: string): Promise<void>;
+  /** The vendor principal of a live credential, or null (unknown, revoked, wrong password, not a vendor). */
+  verify(username: string, password: string): Promise<Principal | null>;
+}
+
+/** Builds the Basic credential service. */
+export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgStore; cacheTtlMs?: number }): BasicCredentials {
+  const ttl = deps.cacheTtlMs ?? 30_000;
+  const cache = new Map<string, { principal: Principal; until: number; username: string }>();
+  const inflight = new Map<string, Promise<Principal | null>>();
+
+  async function vendorOrg(orgUuid: string) {
+    const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
+    if (!org) throw new AppError('NOT_FOUND');
+    if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
+    return org;
+  }
+
+  async function check(username: string, password: string): Promise<Principal | null> {
+    const hit = await deps.store.findBasicCredential(username);
+    if (!hit || !hit.isVendor) return null;
+    if (!(await verifySecret(password, hit.passwordHash))) return null;
+    return { orgId: hit.orgId, orgUuid: hit.orgUuid, isVendor: true, isClient: hit.isClient, credentialId: hit.credentialId };
+  }
+
+  return {
+    async create(orgUuid) {
+      const org = await vendorOrg(orgUuid);
+      const username = `hrxv2_${randomBytes(12).toString('hex')}`;
+      const password = newSecret();
+      await deps.store.addBasicCredential({ orgId: org.id, username, passwordHash: await hashSecret(password) });
+      return { username, password };
+    },
+    async revoke(orgUuid, username) {
+      const org = await vendorOrg(orgUuid);
+      if (!(await deps.store.revokeBasicCredential(org.id, username))) throw new AppError('NOT_FOUND');
+      for (const [k, v] of cache) if (v.username === username) cache.delete(k);
+    },
+    async verify(username, password) {
+      if (username.length > 200 || password.length > 1024) return null;
+      const key = createHash('sha256').update(username).update('\0').update(password).digest('hex');
+      const now = Date.now();
+      const hit = cache.get(key);
+      if (hit && hit.until > now) return hit.principal;
+      let p = inflight.get(key);
+      if (!p) {
+        p = check(username, password).finally(() => inflight.delete(key));
+        inflight.set(key, p);
+      }
+      const principal = await p;
+      if (principal) {
+        if (cache.size > 10_000) cache.clear();
+        cache.set(key, { principal, until: Date.now() + ttl, username });
+      }
+      return principal;
+    },
+  };
+}

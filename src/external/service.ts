@@ -1,0 +1,195 @@
+/**
+ * Encrypted employee details (V2): interface.md "Get employee details, encrypted (V2)",
+ * decisions §2, §7, §9. Also the key and credential management behind `hrx keys`, `hrx basic`
+ * and `hrx service-keys`.
+ *
+ * Request flow of {@link ExternalService.employee}:
+ * 1. decrypt the JWE with the current or an in-grace service `enc` key and verify the inner JWS
+ *    with one of the caller's non-revoked keys that can verify (RS256), then validate the claims
+ *    (clock tolerance 30 s, `exp - iat ≤ 300`): any failure → 400 INVALID_ENCRYPTED_PAYLOAD;
+ * 2. refuse a replayed `jti`: `SET <prefix>:jti:<vendorOrgId>:<jti> 1 NX EXAT <exp + 30>` in the
+ *    Redis every API process shares; an existing key → 400 INVALID_ENCRYPTED_PAYLOAD;
+ * 3. `connection_id` must be an approved connection of the caller, else 404 INVALID_CONNECTION
+ *    (another vendor's connection is indistinguishable from a nonexistent one);
+ * 4. read the employee unmasked and filtered (consent, source and audit as the plain endpoint:
+ *    404 EMPLOYEE_NOT_FOUND, 403 CONSENT_MISSING, 403 SOURCE_PERMISSION_DENIED);
+ * 5. seal `{employee, iat, jti: requestId}`: JWS RS256 by the current service `sig` key inside a
+ *    JWE RSA-OAEP-256/A256GCM to the vendor's most recently registered active key that can
+ *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
+ */
+import type { Redis } from 'ioredis';
+import type { FieldCipher } from '../crypto/field-cipher';
+import { InvalidKeyError, importVendorPublicJwk, type PublicRsaJwk } from '../crypto/jose/keys';
+import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
+import { sealResponse } from '../crypto/jose/response';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EmployeeRecord } from '../employees/record';
+import type { ReadQuery } from '../employees/service';
+import { AppError } from '../errors';
+import type { Principal } from '../http/router';
+import type { Logger } from '../logger';
+import type { OrgStore } from '../orgs/store';
+import { createBasicCredentials } from './credentials';
+import { createServiceKeyring, createVendorKeyCache, type RotationResult } from './keyring';
+import { createExternalStore, KidConflictError } from './store';
+
+/** Clock tolerance of the V2 claims, seconds (decisions §9, at most 30). */
+export const V2_CLOCK_TOLERANCE_SEC = MAX_CLOCK_TOLERANCE_SEC;
+
+/** Dependencies of {@link createExternalService}. */
+export interface ExternalServiceDeps {
+  orm: MikroORM;
+  cipher: FieldCipher;
+  redis: Redis;
+  /** Redis key prefix (`HRX_REDIS_PREFIX`). */
+  prefix: string;
+  orgs: OrgStore;
+  log: Logger;
+  /** The employee read of decisions §7 (`mask: false` here). */
+  readEmployee: (q: ReadQuery) => Promise<EmployeeRecord>;
+}
+
+/** One row of `hrx keys list`. */
+export interface VendorKeyInfo {
+  kid: string;
+  bits: number;
+  use: string | null;
+  alg: string | null;
+  status: 'active' | 'revoked';
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type ExternalService = ReturnType<typeof createExternalService>;
+
+/** The JWE protected header's kid, if it is readable; never throws (the real checks come later). */
+function jweKid(token: string): string | undefined {
+  try {
+    const h = JSON.parse(Buffer.from(token.slice(0, Math.min(token.indexOf('.'), 2048)), 'base64url').toString('utf8')) as { kid?: unknown };
+    return typeof h.kid === 'string' ? h.kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds the V2 service. */
+export function createExternalService(deps: ExternalServiceDeps) {
+  const store = createExternalStore(deps.orm);
+  const keyring = createServiceKeyring({ store, cipher: deps.cipher, log: deps.log });
+  const vendorKeys = createVendorKeyCache({ store, log: deps.log });
+  const basic = createBasicCredentials({ store, orgs: deps.orgs });
+
+  const invalid = (log: Logger, reason: string, extra: Record<string, unknown> = {}): never => {
+    log.info({ reason, ...extra }, 'encrypted payload refused');
+    throw new AppError('INVALID_ENCRYPTED_PAYLOAD');
+  };
+
+  async function vendorOrg(orgUuid: string) {
+    const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
+    if (!org) throw new AppError('NOT_FOUND');
+    if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
+    return org;
+  }
+
+  return {
+    store,
+    keyring,
+    basic,
+
+    /** Checks a V2 Basic credential (the authenticator's `verifyVendorBasic`). */
+    verifyBasic: (username: string, password: string): Promise<Principal | null> => basic.verify(username, password),
+
+    /** The service JWKS (`GET /.well-known/jwks.json`): current then in-grace keys. */
+    jwks: (): Promise<{ keys: Required<PublicRsaJwk>[] }> => keyring.jwks(),
+
+    /**
+     * Serves one V2 request (see the module doc). Returns the response JWE compact string.
+     * Throws AppError INVALID_ENCRYPTED_PAYLOAD, INVALID_CONNECTION, EMPLOYEE_NOT_FOUND,
+     * CONSENT_MISSING, SOURCE_PERMISSION_DENIED.
+     */
+    async employee(input: { principal: Principal; encryptedPayload: string; requestId: string; log: Logger }): Promise<string> {
+      const { principal, requestId } = input;
+      const log = input.log.child({ requestId, vendorOrgId: principal.orgId });
+      const decryptKeys = await keyring.decryptKeys(jweKid(input.encryptedPayload));
+      const open = async () => {
+        const keys = await vendorKeys.forOrg(principal.orgId);
+        const verifyKeys = keys.filter((k) => k.verifyKey).map((k) => ({ kid: k.kid, publicKey: k.verifyKey!, bits: k.bits }));
+        return { keys, claims: await openEncryptedRequest(input.encryptedPayload, decryptKeys, verifyKeys, { clockToleranceSec: V2_CLOCK_TOLERANCE_SEC }) };
+      };
+      let opened: Awaited<ReturnType<typeof open>>;
+      try {
+        try {
+          opened = await open();
+        } catch (err) {
+          // A kid registered by another process moments ago: reload the vendor's keys once.
+          if (!(err instanceof InvalidEncryptedPayload && err.reason === 'jws: unknown kid' && vendorKeys.expireIfOlder(principal.orgId))) throw err;
+          opened = await open();
+        }
+      } catch (err) {
+        if (err instanceof InvalidEncryptedPayload) return invalid(log, err.reason);
+        throw err;
+      }
+      const { keys, claims } = opened;
+      const replayKey = `${deps.prefix}:jti:${principal.orgId}:${claims.jti}`;
+      const fresh = await deps.redis.set(replayKey, '1', 'EXAT', claims.exp + V2_CLOCK_TOLERANCE_SEC, 'NX');
+      if (fresh !== 'OK') return invalid(log, 'jti: replayed');
+      const clientOrgUuid = await store.approvedConnectionClient(principal.orgId, claims.connection_id);
+      if (!clientOrgUuid) throw new AppError('INVALID_CONNECTION');
+      const recipient = keys.find((k) => k.encryptKey);
+      // Checked before the read, so nothing is read (or audited) that cannot be delivered.
+      if (!recipient) return invalid(log, 'no vendor key usable for response encryption');
+      let employee: EmployeeRecord;
+      try {
+        employee = await deps.readEmployee({
+          vendorOrgId: principal.orgId, clientOrgUuid, employeeRef: claims.employee_id, source: claims.source, requestId, mask: false,
+        });
+      } catch (err) {
+        // The connection was terminated between the two reads: same answer as no connection.
+        if (err instanceof AppError && err.code === 'INVALID_ORGANISATION') throw new AppError('INVALID_CONNECTION');
+        throw err;
+      }
+      return sealResponse({ employee, jti: requestId, signingKey: await keyring.signingKey(), vendorKey: { kid: recipient.kid, publicKey: recipient.encryptKey! } });
+    },
+
+    /** Creates the service keys when missing (at start; also done lazily on first use). */
+    ensureServiceKeys: (): Promise<void> => keyring.ensure(),
+
+    /** New current service keys; the previous ones stay usable for `graceHours` (default 24). */
+    rotateServiceKeys: (graceHours = 24): Promise<RotationResult> => keyring.rotate(graceHours * 3_600_000),
+
+    /**
+     * Registers a vendor public RSA JWK (≥ 2048 bits) for org `orgUuid`; returns its kid (the
+     * JWK's `kid`, else its RFC 7638 thumbprint). Throws InvalidKeyError, KidConflictError,
+     * AppError NOT_FOUND (unknown org) / VALIDATION (not a vendor).
+     */
+    async addVendorKey(orgUuid: string, jwk: unknown): Promise<{ kid: string }> {
+      const org = await vendorOrg(orgUuid);
+      const key = await importVendorPublicJwk(jwk);
+      await store.addVendorKey({ orgId: org.id, kid: key.kid, publicJwk: { ...key.jwk }, bits: key.bits });
+      vendorKeys.invalidate(org.id);
+      return { kid: key.kid };
+    },
+
+    /** Every key of the vendor org, newest first. */
+    async listVendorKeys(orgUuid: string): Promise<VendorKeyInfo[]> {
+      const org = await vendorOrg(orgUuid);
+      return (await store.listVendorKeys(org.id)).map((k) => ({
+        kid: k.kid, bits: k.bits,
+        use: typeof k.publicJwk.use === 'string' ? k.publicJwk.use : null,
+        alg: typeof k.publicJwk.alg === 'string' ? k.publicJwk.alg : null,
+        status: k.revokedAt ? 'revoked' : 'active',
+        created_at: k.createdAt.toISOString(),
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      }));
+    },
+
+    /** Revokes a vendor key. Throws AppError NOT_FOUND when the org has no such live key. */
+    async revokeVendorKey(orgUuid: string, kid: string): Promise<void> {
+      const org = await vendorOrg(orgUuid);
+      if (!(await store.revokeVendorKey(org.id, kid))) throw new AppError('NOT_FOUND');
+      vendorKeys.invalidate(org.id);
+    },
+  };
+}
+
+export { InvalidKeyError, KidConflictError };

@@ -1,0 +1,152 @@
+/**
+ * Persistence of the V2 flow (decisions §2, §9): service keys (created and rotated under a
+ * PostgreSQL advisory lock, so concurrent processes never create two current keys), vendor
+ * public keys, vendor Basic credentials, and the one connection lookup the endpoint needs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { BasicCredential, ServiceKey, VendorKey } from './entities';
+
+/** A service key to insert (the private JWK already encrypted). */
+export interface NewServiceKey {
+  kid: string;
+  use: 'enc' | 'sig';
+  alg: 'RSA-OAEP-256' | 'RS256';
+  privateJwkEnc: string;
+  publicJwk: Record<string, unknown>;
+}
+
+/** Raised when a vendor registers a `kid` it already used (revoked keys included). */
+export class KidConflictError extends Error {
+  constructor() {
+    super('a key with this kid is already registered for this org');
+    this.name = 'KidConflictError';
+  }
+}
+
+/** A live Basic credential with the org it belongs to. */
+export interface BasicCredentialHit {
+  credentialId: string;
+  passwordHash: string;
+  orgId: number;
+  orgUuid: string;
+  isVendor: boolean;
+  isClient: boolean;
+}
+
+export interface ExternalStore {
+  /** Service keys that are current or still in grace (`expires_at > now()`), current first, newest first. */
+  usableServiceKeys(): Promise<ServiceKey[]>;
+  /**
+   * Under the advisory lock: asks `make` for keys of the uses that have no current key and
+   * inserts them. Returns how many were inserted (0 when another process got there first).
+   */
+  createMissingServiceKeys(make: (missing: ('enc' | 'sig')[]) => Promise<NewServiceKey[]>): Promise<number>;
+  /**
+   * Under the advisory lock: retires every current key (`retired_at = now()`, `expires_at =
+   * now() + graceMs`) and inserts `keys` as the new current ones. Returns the retired kids.
+   */
+  rotateServiceKeys(keys: NewServiceKey[], graceMs: number): Promise<string[]>;
+  /** Registers a vendor public key; throws KidConflictError when the org already has `kid`. */
+  addVendorKey(input: { orgId: number; kid: string; publicJwk: Record<string, unknown>; bits: number }): Promise<VendorKey>;
+  /** Every key of the org (revoked included), newest first. */
+  listVendorKeys(orgId: number): Promise<VendorKey[]>;
+  /** The org's non-revoked keys, most recently registered first. */
+  activeVendorKeys(orgId: number): Promise<VendorKey[]>;
+  /** Revokes a key; false when the org has no such live key. */
+  revokeVendorKey(orgId: number, kid: string): Promise<boolean>;
+  addBasicCredential(input: { orgId: number; username: string; passwordHash: string }): Promise<BasicCredential>;
+  /** The live credential of `username` with its org; null when unknown or revoked. */
+  findBasicCredential(username: string): Promise<BasicCredentialHit | null>;
+  /** Revokes a credential; false when the org has no such live credential. */
+  revokeBasicCredential(orgId: number, username: string): Promise<boolean>;
+  /** The client org uuid of `connectionId` when it is an approved connection of `vendorOrgId`. */
+  approvedConnectionClient(vendorOrgId: number, connectionId: string): Promise<string | null>;
+}
+
+const LOCK_SQL = `select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:service_keys'))`;
+
+/** Builds the V2 store over `orm`. */
+export function createExternalStore(orm: MikroORM): ExternalStore {
+  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const insertKeys = (em: ReturnType<MikroORM['em']['fork']>, keys: NewServiceKey[]) => {
+    const now = new Date();
+    for (const k of keys) em.create(ServiceKey, { ...k, createdAt: now, retiredAt: null, expiresAt: null });
+  };
+  return {
+    async usableServiceKeys() {
+      return orm.em.fork().find(
+        ServiceKey,
+        { $or: [{ retiredAt: null }, { expiresAt: { $gt: new Date() } }] },
+        { orderBy: { retiredAt: 'desc nulls first', createdAt: 'desc' } },
+      );
+    },
+    async createMissingServiceKeys(make) {
+      return orm.em.fork().transactional(async (em) => {
+        await em.execute(LOCK_SQL);
+        const current = await em.find(ServiceKey, { retiredAt: null });
+        const missing = (['enc', 'sig'] as const).filter((u) => !current.some((k) => k.use === u));
+        if (missing.length === 0) return 0;
+        const keys = await make([...missing]);
+        insertKeys(em, keys);
+        return keys.length;
+      });
+    },
+    async rotateServiceKeys(keys, graceMs) {
+      return orm.em.fork().transactional(async (em) => {
+        await em.execute(LOCK_SQL);
+        const current = await em.find(ServiceKey, { retiredAt: null });
+        const now = new Date();
+        await em.nativeUpdate(ServiceKey, { retiredAt: null }, { retiredAt: now, expiresAt: new Date(now.getTime() + graceMs) });
+        insertKeys(em, keys);
+        return current.map((k) => k.kid);
+      });
+    },
+    async addVendorKey(input) {
+      const em = orm.em.fork();
+      const key = em.create(VendorKey, { id: randomUUID(), ...input, createdAt: new Date(), revokedAt: null });
+      try {
+        await em.persistAndFlush(key);
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505' || /unique/i.test((err as Error).message)) throw new KidConflictError();
+        throw err;
+      }
+      return key;
+    },
+    listVendorKeys: (orgId) => orm.em.fork().find(VendorKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
+    activeVendorKeys: (orgId) => orm.em.fork().find(VendorKey, { orgId, revokedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
+    async revokeVendorKey(orgId, kid) {
+      return (await orm.em.fork().nativeUpdate(VendorKey, { orgId, kid, revokedAt: null }, { revokedAt: new Date() })) > 0;
+    },
+    async addBasicCredential(input) {
+      const em = orm.em.fork();
+      const cred = em.create(BasicCredential, { id: randomUUID(), ...input, createdAt: new Date(), revokedAt: null });
+      await em.persistAndFlush(cred);
+      return cred;
+    },
+    async findBasicCredential(username) {
+      const [row] = (await sql(
+        `select b.id, b.password_hash, o.id as org_id, o.uuid as org_uuid, o.is_vendor, o.is_client
+           from basic_credentials b join orgs o on o.id = b.org_id
+          where b.username = ? and b.revoked_at is null`,
+        [username],
+      )) as { id: string; password_hash: string; org_id: number; org_uuid: string; is_vendor: boolean; is_client: boolean }[];
+      if (!row) return null;
+      return {
+        credentialId: row.id, passwordHash: row.password_hash, orgId: row.org_id, orgUuid: row.org_uuid,
+        isVendor: row.is_vendor, isClient: row.is_client,
+      };
+    },
+    async revokeBasicCredential(orgId, username) {
+      return (await orm.em.fork().nativeUpdate(BasicCredential, { orgId, username, revokedAt: null }, { revokedAt: new Date() })) > 0;
+    },
+    async approvedConnectionClient(vendorOrgId, connectionId) {
+      const [row] = (await sql(
+        `select o.uuid from connections c join orgs o on o.id = c.client_org_id
+          where c.id = ? and c.vendor_org_id = ? and c.status = 'approved'`,
+        [connectionId, vendorOrgId],
+      )) as { uuid: string }[];
+      return row?.uuid ?? null;
+    },
+  };
+}
