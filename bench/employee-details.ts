@@ -1,0 +1,138 @@
+/**
+ * Benchmark 1, employee_details under load: `GET /api/employee_details/{id}` of hrx (`hrx serve`
+ * in a child process) against two ceilings measured the same way, each in its own child process:
+ * a bare node:http hello-world and a bare node:http handler reading the same employees row with
+ * `pg`. The load generator (autocannon) runs in this process.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startHrmsSimulator } from '../src/hrms/sim/server';
+import {
+  benchEnv, configureHrms, freePort, onCleanup, openBenchContext, ROOT, round, seedOrgs, spawnNode, waitForHttp, type Child,
+} from './lib';
+import { measureLoad, type LoadFigures } from './load';
+import { summariseProfile, type ProfileSummary } from './profile';
+
+export interface EmployeeDetailsOptions {
+  employees: number;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  /** When set, the hrx child runs with `--cpu-prof` into this directory. */
+  profileDir?: string | undefined;
+}
+
+export interface EmployeeDetailsResult {
+  employees: number;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  poolSize: number;
+  seedSyncMs: number;
+  responseBytes: { hrx: number; pgRow: number; hello: number };
+  hrx: LoadFigures;
+  hello: LoadFigures;
+  pgRow: LoadFigures;
+  ratios: { hrxToHelloRps: number; hrxToPgRowRps: number; pgRowToHrxP99: number; hrxToPgRowTarget: number; targetMet: boolean };
+  auditRowsWritten: number;
+  profile?: ProfileSummary | null;
+}
+
+/** The pg pool size of `hrx serve` (src/cli/run.ts: `poolMax: what.api ? N : M`). */
+export function apiPoolSize(): number {
+  const src = readFileSync(path.join(ROOT, 'src/cli/run.ts'), 'utf8');
+  const m = /poolMax:\s*what\.api\s*\?\s*(\d+)/.exec(src);
+  return m ? Number(m[1]) : 20;
+}
+
+async function sizeOf(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; body: string }> {
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  return { status: res.status, bytes: Buffer.byteLength(body), body };
+}
+
+export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: string) => void): Promise<EmployeeDetailsResult> {
+  const env = benchEnv();
+  const ctx = await openBenchContext(env);
+  const { vendor, apiKey, client } = await seedOrgs(ctx);
+
+  // N employees through the real sync service, from the reference simulator.
+  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
+  const sim = await startHrmsSimulator({ employees: o.employees, seed: 'hrx-bench', ...simCreds });
+  const closeSim = onCleanup('simulator', () => sim.close());
+  await configureHrms(ctx, client.id, sim, simCreds);
+  const t0 = performance.now();
+  const outcome = await ctx.services.sync.run(client.id, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
+  const seedSyncMs = round(performance.now() - t0, 0);
+  if (outcome.status !== 'succeeded' || outcome.employees !== o.employees) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
+  closeSim();
+  await sim.close();
+  log(`  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms`);
+
+  const ids = (await ctx.pool.query<{ employee_id: string }>(
+    'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [client.id],
+  )).rows.map((r) => r.employee_id);
+  if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
+  const paths = ids.map((id) => `/api/employee_details/${encodeURIComponent(id)}?org=${client.uuid}&vendor_org=${vendor.uuid}`);
+  const poolSize = apiPoolSize();
+  const load = { paths, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec };
+
+  /** Spawns a server child, waits for it, checks one response, measures, stops it. */
+  async function target(name: string, args: string[], childEnv: Record<string, string>, readyPath: string, headers: Record<string, string>) {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const child: Child = spawnNode(name, args, { ...process.env, ...childEnv, PORT: String(port), HOST: '127.0.0.1' });
+    try {
+      await waitForHttp(origin + readyPath, child, 90_000);
+      const probe = await sizeOf(origin + paths[0]!, headers);
+      if (probe.status !== 200) throw new Error(`${name} answered ${probe.status} to ${paths[0]}: ${probe.body.slice(0, 300)}`);
+      log(`  ${name}: warming up ${o.warmupSec} s, measuring ${o.durationSec} s with ${o.connections} connections...`);
+      const figures = await measureLoad({ ...load, origin, headers }, child);
+      log(`  ${name}: ${figures.rps} req/s, p99 ${figures.latencyMs.p99} ms, non-2xx ${figures.non2xx}, errors ${figures.errors}`);
+      return { figures, bytes: probe.bytes, child };
+    } finally {
+      await child.stop(15_000);
+    }
+  }
+
+  const hello = await target('hello', ['bench/servers/hello.mjs'], {}, '/', {});
+  const pgRow = await target('pg-row', ['bench/servers/pg-row.mjs'], {
+    DATABASE_URL: env.DATABASE_URL!, HRX_DB_SCHEMA: env.HRX_DB_SCHEMA!, POOL_MAX: String(poolSize), ORG_ID: String(client.id),
+  }, '/', {});
+
+  const profArgs: string[] = [];
+  if (o.profileDir) {
+    mkdirSync(o.profileDir, { recursive: true });
+    profArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
+  }
+  const auditBefore = await countAudit(ctx.pool);
+  const hrx = await target('hrx', [...profArgs, 'bin/hrx.js', 'serve'], env, '/healthz', { username: apiKey });
+  const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
+
+  const h = hrx.figures;
+  const result: EmployeeDetailsResult = {
+    employees: o.employees, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec, poolSize, seedSyncMs,
+    responseBytes: { hrx: hrx.bytes, pgRow: pgRow.bytes, hello: hello.bytes },
+    hrx: h, hello: hello.figures, pgRow: pgRow.figures,
+    ratios: {
+      hrxToHelloRps: round(h.rps / hello.figures.rps, 3),
+      hrxToPgRowRps: round(h.rps / pgRow.figures.rps, 3),
+      pgRowToHrxP99: round(pgRow.figures.latencyMs.p99 / h.latencyMs.p99, 3),
+      hrxToPgRowTarget: 0.9,
+      targetMet: h.rps / pgRow.figures.rps >= 0.9,
+    },
+    auditRowsWritten,
+  };
+  if (o.profileDir) result.profile = summariseProfile(o.profileDir);
+  const bad = h.non2xx + h.errors + h.timeouts;
+  if (bad > 0 || h.responses2xx === 0) {
+    throw Object.assign(new Error(`hrx employee_details: ${h.non2xx} non-2xx responses, ${h.errors} errors, ${h.timeouts} timeouts `
+      + `(status codes ${JSON.stringify(h.statusCodes)}) out of ${h.requests} — every response must be 200`), { partial: result });
+  }
+  return result;
+}
+
+async function countAudit(pool: { query(q: string): Promise<{ rows: { n: number }[] }> }): Promise<number> {
+  return (await pool.query('select count(*)::int as n from audit_log')).rows[0]!.n;
+}

@@ -1,0 +1,110 @@
+/**
+ * Benchmark 2, full sync: the reference simulator (in this process) serves N employees; `hrx
+ * worker` runs in a child process; one full sync is queued (`syncQueue.syncNow`, what setup-config
+ * does) and timed until its `sync_runs` row says succeeded. The worker's RSS is sampled every
+ * 100 ms from /proc. Run for a large and a small org to compare peak memory.
+ */
+import { randomBytes } from 'node:crypto';
+import { startHrmsSimulator } from '../src/hrms/sim/server';
+import {
+  benchEnv, configureHrms, cpuSeconds, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB,
+} from './lib';
+
+export interface FullSyncRun {
+  employees: number;
+  /** Queueing the job → its sync_runs row succeeded, as seen by polling every 100 ms. */
+  wallMs: number;
+  employeesPerSec: number;
+  /** started_at → finished_at of the sync_runs row (excludes the worker picking the job up). */
+  runMs: number;
+  pages: number;
+  /** Spawning `hrx worker` → the worker registered on the queue. */
+  workerBootMs: number;
+  /** Worker RSS just before the sync was queued. */
+  idleRssMiB: number;
+  /** Highest sampled RSS between queueing and success. */
+  peakRssDuringSyncMiB: number;
+  /** VmHWM of the worker at the end: peak RSS over its whole life (boot included). */
+  vmHwmMiB: number;
+  rssSamples: number;
+  workerCpuSec: number;
+}
+
+export interface FullSyncResult {
+  runs: FullSyncRun[];
+  /** Peak RSS of the largest org over that of the smallest (1.0 = memory does not grow with org size). */
+  peakRssRatioLargeToSmall: number;
+  vmHwmRatioLargeToSmall: number;
+}
+
+async function oneSync(employees: number, timeoutMs: number, log: (s: string) => void): Promise<FullSyncRun> {
+  const env = benchEnv();
+  const ctx = await openBenchContext(env);
+  const { client } = await seedOrgs(ctx);
+  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
+  const sim = await startHrmsSimulator({ employees, seed: 'hrx-bench', ...simCreds });
+  const closeSim = onCleanup('simulator', () => sim.close());
+  await configureHrms(ctx, client.id, sim, simCreds);
+
+  const tSpawn = performance.now();
+  const worker = spawnNode(`worker-${employees}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
+  const rss = rssSampler(worker.pid, 100);
+  try {
+    await poll('the worker to register on the queue', async () => {
+      if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
+      return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
+    }, 90_000);
+    const workerBootMs = round(performance.now() - tSpawn, 0);
+    const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
+    const cpu0 = cpuSeconds(worker.pid) ?? 0;
+    rss.window();
+
+    const t0 = performance.now();
+    await ctx.syncQueue.syncNow(client.id, 'bench');
+    const row = await poll(`the ${employees}-employee sync to succeed`, async () => {
+      if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
+      const r = (await ctx.pool.query<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(
+        `select status, error, pages, employees_seen,
+                extract(epoch from (finished_at - started_at)) * 1000 as run_ms
+           from sync_runs where org_id = $1 order by started_at desc limit 1`, [client.id],
+      )).rows[0];
+      if (r?.status === 'failed') throw new Error(`sync failed: ${r.error}`);
+      return r?.status === 'succeeded' ? r : undefined;
+    }, timeoutMs, 100);
+    const wallMs = round(performance.now() - t0, 0);
+    const mem = rss.read();
+    const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
+    const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
+
+    const stored = (await ctx.pool.query<{ n: number }>(
+      'select count(*)::int as n from employees where org_id = $1 and removed_at is null', [client.id],
+    )).rows[0]!.n;
+    if (stored !== employees || row.employees_seen !== employees) {
+      throw new Error(`sync stored ${stored} employees (run saw ${row.employees_seen}), expected ${employees}`);
+    }
+    const run: FullSyncRun = {
+      employees, wallMs, employeesPerSec: round(employees / (wallMs / 1000), 0), runMs: round(Number(row.run_ms), 0), pages: row.pages,
+      workerBootMs, idleRssMiB, peakRssDuringSyncMiB: round(mem.windowPeakMiB, 1), vmHwmMiB, rssSamples: mem.samples, workerCpuSec,
+    };
+    log(`  ${employees} employees: ${wallMs} ms (${run.employeesPerSec}/s), worker peak RSS ${run.peakRssDuringSyncMiB} MiB (idle ${idleRssMiB}, VmHWM ${vmHwmMiB})`);
+    return run;
+  } finally {
+    rss.stop();
+    await worker.stop(15_000);
+    closeSim();
+    await sim.close();
+  }
+}
+
+export async function fullSyncBench(o: { sizes: number[] }, log: (s: string) => void): Promise<FullSyncResult> {
+  const runs: FullSyncRun[] = [];
+  for (const n of o.sizes) runs.push(await oneSync(n, Math.max(120_000, n * 30), log));
+  const bySize = [...runs].sort((a, b) => a.employees - b.employees);
+  const small = bySize[0]!;
+  const large = bySize.at(-1)!;
+  return {
+    runs,
+    peakRssRatioLargeToSmall: round(large.peakRssDuringSyncMiB / small.peakRssDuringSyncMiB, 2),
+    vmHwmRatioLargeToSmall: round(large.vmHwmMiB / small.vmHwmMiB, 2),
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * Shared plumbing of the benchmarks: a fresh schema / Redis prefix per benchmark, seeding through
+ * the real services, child processes (with their RSS and CPU read from /proc), free ports and a
+ * cleanup registry that also runs on Ctrl-C and on failure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { loadConfig } from '../src/config';
+import { openContext, type Context } from '../src/context';
+import { migrate } from '../src/db/orm';
+import { createLogger } from '../src/logger';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/* ------------------------------------------------------------------ cleanup */
+
+const cleanups: { name: string; fn: () => Promise<unknown> }[] = [];
+
+/** Registers `fn` to run at the end (last registered runs first); returns an unregister function. */
+export function onCleanup(name: string, fn: () => Promise<unknown>): () => void {
+  const entry = { name, fn };
+  cleanups.push(entry);
+  return () => {
+    const i = cleanups.indexOf(entry);
+    if (i >= 0) cleanups.splice(i, 1);
+  };
+}
+
+let draining: Promise<void> = Promise.resolve();
+let aborting = false;
+
+/** Runs every registered cleanup (each bounded to 20 s), newest first; concurrent calls queue up. */
+export function runCleanups(): Promise<void> {
+  draining = draining.then(async () => {
+    while (cleanups.length) {
+      const { name, fn } = cleanups.pop()!;
+      const timeout = sleep(20_000).then(() => { throw new Error('timed out'); });
+      await Promise.race([fn(), timeout]).catch((err: unknown) => {
+        process.stderr.write(`bench: cleanup "${name}" failed: ${(err as Error).message}\n`);
+      });
+    }
+  });
+  return draining;
+}
+
+/** Ctrl-C: no new child processes from now on; then clean up. */
+export function abortAndCleanUp(): Promise<void> {
+  aborting = true;
+  return runCleanups();
+}
+
+/* ----------------------------------------------------------- environments */
+
+/** Environment of one benchmark's hrx: its own schema, Redis prefix and master key. */
+export function benchEnv(): Record<string, string> {
+  const id = randomBytes(5).toString('hex');
+  return {
+    DATABASE_URL,
+    REDIS_URL,
+    HRX_DB_SCHEMA: `bench_${id}`,
+    HRX_REDIS_PREFIX: `hrxbench:${id}`,
+    HRX_MASTER_KEY: randomBytes(32).toString('base64'),
+    // Per-key rate limiting (if enabled) would turn a load test into a 429 test.
+    HRX_RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** Opens a context on `env` (in this process), migrated, and registers dropping its schema and keys. */
+export async function openBenchContext(env: Record<string, string>): Promise<Context> {
+  if (aborting) throw new Error('interrupted');
+  const config = loadConfig(env);
+  const ctx = await openContext(config, createLogger('warn', 'bench'), { poolMax: 5 });
+  onCleanup(`schema ${env.HRX_DB_SCHEMA}`, () => dropSchema(env.HRX_DB_SCHEMA!));
+  onCleanup(`redis ${env.HRX_REDIS_PREFIX}`, () => deleteRedisPrefix(env.HRX_REDIS_PREFIX!));
+  onCleanup(`context ${env.HRX_DB_SCHEMA}`, async () => {
+    await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
+    await ctx.close();
+  });
+  await migrate(ctx.db);
+  return ctx;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Deletes every Redis key under `prefix:` (SCAN, bounded). */
+export async function deleteRedisPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  try {
+    let cursor = '0';
+    const deadline = Date.now() + 15_000;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0' && Date.now() < deadline);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A vendor with an API key, a client, and an approved connection without consent requirement. */
+export async function seedOrgs(ctx: Context) {
+  const vendor = await ctx.services.orgs.create({ name: 'Bench Vendor', vendor: true, client: false });
+  const apiKey = await ctx.services.orgs.createApiKey(vendor.org.uuid);
+  const client = await ctx.services.orgs.create({ name: 'Bench Client', vendor: false, client: true });
+  await ctx.services.connections.create({
+    vendorUuid: vendor.org.uuid, clientUuid: client.org.uuid, status: 'approved', consentRequired: false,
+  });
+  return { vendor: vendor.org, apiKey, client: client.org };
+}
+
+/** Stores the client org's HRMS configuration pointing at a simulator (what setup-config saves). */
+export async function configureHrms(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }): Promise<void> {
+  await ctx.stores.configs.save({
+    orgId, hrmsId: 'reference', apiConfigs: [],
+    credentials: { hrms_host: sim.url, grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
+  });
+}
+
+/* --------------------------------------------------------------- children */
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  hasExited(): boolean;
+  stdout(): string;
+  stderrTail(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Spawns `node <args>` (this Node.js) in the project root; killed at cleanup if still running. */
+export function spawnNode(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  if (aborting) throw new Error('interrupted');
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (proc.pid === undefined) throw new Error(`could not spawn ${name}`);
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.length > 1_000_000) out = out.slice(-500_000); });
+  proc.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
+  let done = false;
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => { done = true; resolve(code); }));
+  const stop = async (graceMs = 10_000): Promise<void> => {
+    if (done) return;
+    proc.kill('SIGTERM');
+    const t = setTimeout(() => { if (!done) proc.kill('SIGKILL'); }, graceMs);
+    await exited;
+    clearTimeout(t);
+  };
+  const unregister = onCleanup(`child ${name}`, () => stop(5_000));
+  void exited.then(unregister);
+  return { name, proc, pid: proc.pid, exited, hasExited: () => done, stdout: () => out, stderrTail: () => err.trim(), stop };
+}
+
+/** Polls `url` until it answers any HTTP status (throws if `child` exits or `timeoutMs` passes). */
+export async function waitForHttp(url: string, child: Child, timeoutMs = 60_000, headers: Record<string, string> = {}): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.hasExited()) throw new Error(`${child.name} exited before it listened:\n${child.stderrTail()}`);
+    try {
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      return res.status;
+    } catch { /* not yet */ }
+    if (Date.now() > deadline) throw new Error(`${child.name} did not answer at ${url} within ${timeoutMs} ms:\n${child.stderrTail()}`);
+    await sleep(100);
+  }
+}
+
+/** A TCP port free right now on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/* ------------------------------------------------------------------- /proc */
+
+/** A `kB` line of /proc/<pid>/status (VmRSS, VmHWM) in MiB, or null when the process is gone. */
+export function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system) used so far by `pid`, or null when it is gone. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds used so far by every process named `postgres` (the server and its backends), by pid. */
+export function postgresCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(d), (Number(f[11]) + Number(f[12])) / 100);
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** CPU seconds PostgreSQL processes used between two `postgresCpu()` snapshots (new processes counted whole). */
+export function postgresCpuDelta(a: Map<number, number>, b: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, s] of b) sum += s - (a.get(pid) ?? 0);
+  return sum;
+}
+
+/** Whole-machine CPU counters; `busyFraction(a, b)` is the share of all cores busy between two snapshots. */
+export function machineCpu(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = line.reduce((a, b) => a + b, 0);
+  const idle = (line[3] ?? 0) + (line[4] ?? 0);
+  return { busy: total - idle, total };
+}
+export const busyFraction = (a: { busy: number; total: number }, b: { busy: number; total: number }): number =>
+  b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
+
+/** Samples a process's VmRSS every `everyMs`; `window()` starts a new window of peak tracking. */
+export function rssSampler(pid: number, everyMs = 100) {
+  let peak = 0;
+  let windowPeak = 0;
+  let samples = 0;
+  const tick = () => {
+    const v = statusMiB(pid, 'VmRSS');
+    if (v === null) return;
+    samples++;
+    peak = Math.max(peak, v);
+    windowPeak = Math.max(windowPeak, v);
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  const stopTimer = onCleanup(`rss sampler ${pid}`, async () => clearInterval(timer));
+  return {
+    window() { tick(); windowPeak = statusMiB(pid, 'VmRSS') ?? 0; },
+    read() { tick(); return { peakMiB: peak, windowPeakMiB: windowPeak, samples }; },
+    stop() { tick(); clearInterval(timer); stopTimer(); return { peakMiB: peak, windowPeakMiB: windowPeak, samples }; },
+  };
+}
+
+/* ------------------------------------------------------------------ misc */
+
+export const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Polls `fn` every `everyMs` until it returns a non-undefined value; throws after `timeoutMs`. */
+export async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
