@@ -5,6 +5,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { createAuditWriter } from './audit/writer';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
 import { createConsentService } from './consent/service';
@@ -70,7 +71,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     setSchedule: (orgId, every) => syncQueue.setSchedule(orgId, every),
   });
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
-  const employees = createEmployeeService({ employees: employeeStore, cipher, hrms: createHrmsSource(configStore, connectorFor) });
+  const employees = createEmployeeService({
+    employees: employeeStore, audit: createAuditWriter(pool), cipher, hrms: createHrmsSource(configStore, connectorFor),
+  });
   const services = {
     orgs: createOrgService({
       orgs: orgStore, apiKeyPepper: apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,

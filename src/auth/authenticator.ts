@@ -4,7 +4,7 @@
  * Successful API-key lookups are cached for `cacheTtlMs` (default 5 s) per process, so a revoked
  * key stops working within that time on every process.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
@@ -41,24 +41,26 @@ export function parseBasic(value: string): { user: string; pass: string } | null
 /** Builds the authenticator used by the router. */
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const ttl = deps.cacheTtlMs ?? 5000;
+  const peppers = deps.apiKeyPeppers.map((p) => createSecretKey(p));
+  // Keyed by the presented key itself, so a cache hit costs no HMAC; it lives only in this
+  // process's memory, like the request that carried it, and never in logs.
   const cache = new Map<string, { principal: Principal; until: number }>();
 
   async function byApiKey(raw: string): Promise<Principal> {
     const key = raw.replace(/^(Bearer|Token|Api-Key)\s+/i, '');
-    const hash = hashApiKey(key, deps.apiKeyPeppers[0]!);
     const now = Date.now();
-    const hit = cache.get(hash);
+    const hit = cache.get(key);
     if (hit && hit.until > now) return hit.principal;
-    let found = await deps.orgs.findByApiKeyHash(hash);
+    let found = await deps.orgs.findByApiKeyHash(hashApiKey(key, peppers[0]!));
     // Keys issued before a master-key rotation were hashed with a retired key's pepper.
-    for (const pepper of deps.apiKeyPeppers.slice(1)) found ??= await deps.orgs.findByApiKeyHash(hashApiKey(key, pepper));
+    for (const pepper of peppers.slice(1)) found ??= await deps.orgs.findByApiKeyHash(hashApiKey(key, pepper));
     if (!found) throw new AppError('AUTH_INVALID');
     const principal: Principal = {
       orgId: found.org.id, orgUuid: found.org.uuid, isVendor: found.org.isVendor,
       isClient: found.org.isClient, credentialId: found.keyId,
     };
     if (cache.size > 10_000) cache.clear();
-    cache.set(hash, { principal, until: now + ttl });
+    cache.set(key, { principal, until: now + ttl });
     return principal;
   }
 

@@ -7,7 +7,7 @@
  * rotation. `aad` binds a ciphertext to its row (e.g. `employee:<org>:<employeeId>`), so a value
  * copied onto another row fails to decrypt instead of leaking.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /** Thrown when an envelope is malformed, its key unknown, or authentication fails. */
 export class DecryptionError extends Error {}
@@ -35,15 +35,17 @@ export function keyId(key: Buffer): string {
  */
 export function createFieldCipher(current: Buffer, retired: Buffer[] = []): FieldCipher {
   for (const k of [current, ...retired]) if (k.length !== 32) throw new Error('field cipher keys must be 32 bytes');
-  const keys = new Map<string, Buffer>();
-  for (const k of retired) keys.set(keyId(k), k);
+  // KeyObjects, made once: Node validates a raw Buffer key on every cipher it creates.
+  const keys = new Map<string, KeyObject>();
+  for (const k of retired) keys.set(keyId(k), createSecretKey(k));
   const currentKid = keyId(current);
-  keys.set(currentKid, current);
+  const currentKey = createSecretKey(current);
+  keys.set(currentKid, currentKey);
   return {
     currentKid,
     encrypt(plaintext, aad) {
       const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', current, iv);
+      const cipher = createCipheriv('aes-256-gcm', currentKey, iv);
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
       return `v1.${currentKid}.${iv.toString('base64url')}.${ct.toString('base64url')}`;

@@ -2,7 +2,7 @@
  * Credential secrets (decisions §2): API keys `hrx_<random>` (256 bits) stored as an HMAC-SHA256
  * keyed hash; `app_secret`s and Basic passwords stored as scrypt hashes (RFC 7914).
  */
-import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
@@ -16,8 +16,11 @@ export function newSecret(prefix = ''): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-/** Keyed hash of an API key (hex), with `pepper` derived from the master key. Fast, constant-time to compare. */
-export function hashApiKey(apiKey: string, pepper: Buffer): string {
+/**
+ * Keyed hash of an API key (hex), with `pepper` derived from the master key. Pass the pepper as a
+ * `KeyObject` (crypto.createSecretKey) on hot paths: Node checks a raw Buffer key on every call.
+ */
+export function hashApiKey(apiKey: string, pepper: Buffer | KeyObject): string {
   return createHmac('sha256', pepper).update(apiKey, 'utf8').digest('hex');
 }
 

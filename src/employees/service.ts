@@ -2,6 +2,7 @@
  * Employee reads for vendors (interface.md "Get employee details"; decisions §3, §7): the
  * approved-connection check, consent, data-point filtering, masking and audit.
  */
+import type { AuditWriter } from '../audit/writer';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
@@ -15,6 +16,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 export interface EmployeeServiceDeps {
   employees: EmployeeStore;
+  audit: AuditWriter;
   cipher: FieldCipher;
   /** Live HRMS reads for `source=hrms`. */
   hrms: HrmsSource;
@@ -46,7 +48,6 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
       const live = q.source === 'hrms';
       const row = await deps.employees.readForVendor({
         vendorOrgId: q.vendorOrgId, clientOrgUuid: q.clientOrgUuid, employeeRef: q.employeeRef,
-        requestId: q.requestId, audit: !live,
       });
       if (!row) throw new AppError('INVALID_ORGANISATION');
       const shared = row.sharedDataPoints ? new Set(row.sharedDataPoints) : 'all';
@@ -58,17 +59,20 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
         if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
         if (row.consentRequired && !(row.employee && row.consentOk)) throw new AppError('CONSENT_MISSING');
         record = normalizeRecord(fetched, row.employee?.id ?? 'NOT AVAILABLE');
-        await deps.employees.audit({
-          requestId: q.requestId, actorOrgId: q.vendorOrgId, action: 'employee.read.live', clientOrgId: row.clientOrgId,
-          connectionId: row.connectionId, employeeId: record.employeeId, dataPoints: row.sharedDataPoints,
-        });
       } else {
         if (!row.employee) throw new AppError('EMPLOYEE_NOT_FOUND');
         if (!row.consentOk) throw new AppError('CONSENT_MISSING');
         record = decodeEmployee(row.employee, row.clientOrgId, deps.cipher);
       }
-      const filtered = filterRecord(record, shared);
-      return q.mask ? maskRecord(filtered) : filtered;
+      // `record` is this request's own object, so filtering needs no copy when all is shared.
+      const filtered = shared === 'all' ? record : filterRecord(record, shared);
+      const out = q.mask ? maskRecord(filtered) : filtered;
+      // Answered only once the audit entry is committed (group commit, see audit/writer).
+      await deps.audit.write({
+        requestId: q.requestId, actorOrgId: q.vendorOrgId, action: live ? 'employee.read.live' : 'employee.read',
+        clientOrgId: row.clientOrgId, connectionId: row.connectionId, employeeId: record.employeeId, dataPoints: row.sharedDataPoints,
+      });
+      return out;
     },
   };
 }

@@ -1,8 +1,7 @@
 /**
  * Employee persistence. Bulk writes of the sync go through MikroORM's connection as one
  * `INSERT … ON CONFLICT` per batch; the vendor read path is one prepared statement on a small
- * `pg` pool (it is the hottest path of the service, see bench/), which also writes the audit entry
- * in the same statement so a served read is never left unaudited.
+ * `pg` pool (it is the hottest path of the service, see bench/).
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -32,38 +31,27 @@ export interface EmployeeStore {
   idsFor(orgId: number, employeeIds: string[]): Promise<Map<string, string>>;
   /**
    * The vendor read of decisions §7 in one statement: the approved connection of
-   * `vendorOrgId` with client org `clientOrgUuid`, the employee by employeeId (or id), whether a
-   * consent is in force, and, when the read will be served (employee found, consent not needed
-   * or in force), the audit entry. null when there is no approved connection.
+   * `vendorOrgId` with client org `clientOrgUuid`, the employee by employeeId (or id), and
+   * whether a consent is in force. null when there is no approved connection.
    */
-  readForVendor(q: { vendorOrgId: number; clientOrgUuid: string; employeeRef: string; requestId: string; audit: boolean }): Promise<VendorReadRow | null>;
-  /** Writes an audit entry for a read served outside `readForVendor` (live HRMS reads). */
-  audit(entry: { requestId: string; actorOrgId: number; action: string; clientOrgId: number; connectionId: string; employeeId: string; dataPoints: string[] | null }): Promise<void>;
+  readForVendor(q: { vendorOrgId: number; clientOrgUuid: string; employeeRef: string }): Promise<VendorReadRow | null>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function readSql(byId: boolean): string {
   const match = byId ? '(e.employee_id = $3 or e.id = $3::uuid)' : 'e.employee_id = $3';
-  return `with hit as (
-      select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source,
-             e.id as emp_id, e.employee_id, e.record, e.sensitive_enc,
-             (not c.consent_required or exists (
-                select 1 from consents k
-                 where k.vendor_org_id = $1 and k.client_org_id = co.id and k.employee_id = e.employee_id
-                   and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
-        from orgs co
-        join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
-        left join employees e on e.org_id = co.id and ${match} and e.removed_at is null
-       where co.uuid = $2
-       limit 1
-    ), audited as (
-      insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points)
-      select $4, $1, 'employee.read', client_org_id, connection_id, employee_id, coalesce(shared_data_points, array['*'])
-        from hit where $5 and emp_id is not null and consent_ok
-      returning 1
-    )
-    select hit.*, (select count(*) from audited) as audited from hit`;
+  return `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source,
+                 e.id as emp_id, e.employee_id, e.record, e.sensitive_enc,
+                 (not c.consent_required or exists (
+                    select 1 from consents k
+                     where k.vendor_org_id = $1 and k.client_org_id = co.id and k.employee_id = e.employee_id
+                       and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
+            from orgs co
+            join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
+            left join employees e on e.org_id = co.id and ${match} and e.removed_at is null
+           where co.uuid = $2
+           limit 1`;
 }
 
 /** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
@@ -112,7 +100,7 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       const res = await pool.query({
         name: byId ? 'hrx_read_employee_by_id' : 'hrx_read_employee',
         text: readSql(byId),
-        values: [q.vendorOrgId, q.clientOrgUuid, q.employeeRef, q.requestId, q.audit],
+        values: [q.vendorOrgId, q.clientOrgUuid, q.employeeRef],
       });
       const r = res.rows[0] as Record<string, unknown> | undefined;
       if (!r) return null;
@@ -127,12 +115,6 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
           ? { id: r.emp_id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown>, sensitiveEnc: r.sensitive_enc as string }
           : null,
       };
-    },
-    async audit(e) {
-      await execute(
-        `insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points) values (?, ?, ?, ?, ?, ?, ?::text[])`,
-        [e.requestId, e.actorOrgId, e.action, e.clientOrgId, e.connectionId, e.employeeId, `{${(e.dataPoints ?? ['*']).map((p) => `"${p}"`).join(',')}}`],
-      );
     },
   };
 }
