@@ -1,0 +1,494 @@
+/**
+ * Benchmark v2, the encrypted employee details under load: `POST /api/external/employee/` of hrx
+ * (`hrx serve` in a child process) with a pool of distinct, pre-built request JWEs (every request
+ * carries a fresh `jti`: replays are refused), next to a crypto ceiling measured in the same run:
+ * one sequential loop in this process (while it is otherwise idle, so on one core at a time) doing
+ * with `jose` what the endpoint's crypto does per request — decrypt the request JWE
+ * (RSA-OAEP-256/A256GCM), verify the inner RS256 JWS, sign the response JWS (RS256), encrypt the
+ * response JWE to the vendor key. The loop runs twice, before the load (with the API child idle)
+ * and after it (API child stopped); the faster run is the ceiling (the other one was slowed by
+ * other work on the machine). The load generator (autocannon) runs in this process.
+ */
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { cpus } from 'node:os';
+import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
+import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
+import { buildEncryptedRequest, openEncryptedResponse } from '../src/crypto/jose/client';
+import { startHrmsSimulator } from '../src/hrms/sim/server';
+import {
+  benchEnv, busyFraction, configureHrms, cpuSeconds, freePort, machineCpu, onCleanup, openBenchContext, postgresCpu, postgresCpuDelta,
+  round, spawnNode, waitForHttp, type Child,
+} from './lib';
+import type { LoadFigures } from './load';
+
+const ENDPOINT = '/api/external/employee/';
+/** exp − iat of the pre-built requests (the most the endpoint accepts). */
+const TTL_SEC = 300;
+/** Upper bound on pre-built requests (warm-up + measured). */
+const MAX_POOL = 60_000;
+/** Responses kept (reservoir sample) to decrypt and verify after the measured run. */
+const SAMPLE = 100;
+
+export interface V2Options {
+  employees: number;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  /** Seconds each of the two crypto ceiling loops runs (after 1 s of its own warm-up). */
+  ceilingSec: number;
+}
+
+export interface V2Ceiling {
+  /** Iterations (decrypt + verify + sign + encrypt) per second of one sequential loop. */
+  opsPerSec: number;
+  ops: number;
+  seconds: number;
+  /** CPU of this process during the loop, in cores (≤ 1: one operation at a time). */
+  cpuCores: number;
+  cpuMsPerOp: number;
+  /** Mean wall time of each step, ms. */
+  stepMs: { decryptRequest: number; verifyRequest: number; signResponse: number; encryptResponse: number };
+  /** Busy cores not used by this process during the loop: other work on the machine. */
+  otherCpuCores: number;
+  /** `before` the load (API child idle) or `after` it (API child stopped). */
+  when: 'before' | 'after';
+}
+
+export interface V2Result {
+  employees: number;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  seedSyncMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  pool: {
+    /** Distinct requests built for the warm-up and for the measured run. */
+    warmup: number;
+    measured: number;
+    buildMs: number;
+    builtPerSec: number;
+    ttlSec: number;
+    /** Rate the pool was sized for: ceiling ops/s × cores × 1.5. */
+    sizedForRps: number;
+    /** Seconds left before the first-built request expired, when the measured run ended. */
+    secondsToExpiryAtEnd: number;
+    /** True when the measured run used up its pool and stopped early (the figures cover the shorter run). */
+    exhausted: boolean;
+  };
+  endpoint: LoadFigures;
+  /** Responses of the measured run decrypted with the vendor key and verified against the JWKS. */
+  verifiedResponses: { sampled: number; ok: number };
+  /** The faster of the two ceiling runs. */
+  ceiling: V2Ceiling;
+  ceilingRuns: V2Ceiling[];
+  ratios: {
+    /** endpoint req/s ÷ ceiling ops/s (one core). Above 1 is possible: the API's RSA work runs on libuv's thread pool, over every core. */
+    endpointToCeilingRps: number;
+    /** ceiling CPU ms/op ÷ endpoint server CPU ms/request: share of the API child's CPU that the four RSA operations account for. */
+    cryptoShareOfServerCpu: number | null;
+  };
+  auditRowsWritten: number;
+}
+
+/* ------------------------------------------------------------ autocannon */
+
+type Ctx = Record<string, unknown>;
+interface CannonRequest {
+  method?: string;
+  path?: string;
+  body?: string | Buffer;
+  setupRequest?: (req: CannonRequest, context: Ctx) => CannonRequest;
+  onResponse?: (status: number, body: string, context: Ctx) => void;
+}
+interface Histogram { average: number; p50: number; p90: number; p99: number; max: number; total: number }
+interface CannonResult {
+  requests: Histogram & { sent: number };
+  latency: Histogram;
+  throughput: Histogram;
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+type Autocannon = (opts: {
+  url: string; connections: number; duration: number; timeout: number; headers: Record<string, string>;
+  maxOverallRequests: number; requests: CannonRequest[];
+}) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+interface PoolItem { body: Buffer; employeeId: string; exp: number }
+interface Sample { body: string; employeeId: string }
+
+/**
+ * One autocannon run over `pool`: request i carries pool[i] (never one twice: each connection stops
+ * after its share of the pool, `maxOverallRequests`). Keeps a uniform sample (reservoir, SAMPLE of them) of the 200 responses with the employee each one asked for.
+ */
+function fire(origin: string, headers: Record<string, string>, pool: PoolItem[], connections: number, durationSec: number) {
+  let next = 0;
+  let seen = 0;
+  const samples: Sample[] = [];
+  const run = autocannon({
+    url: origin, connections, duration: durationSec, timeout: 10, headers, maxOverallRequests: pool.length,
+    requests: [{
+      setupRequest: (req, context) => {
+        // Past the end (cannot happen with maxOverallRequests) the last body is resent: a replay, refused, counted non-2xx.
+        const item = pool[Math.min(next++, pool.length - 1)]!;
+        context.employeeId = item.employeeId;
+        req.method = 'POST';
+        req.path = ENDPOINT;
+        req.body = item.body;
+        return req;
+      },
+      onResponse: (status, body, context) => {
+        if (status !== 200) return;
+        seen++;
+        const s = { body, employeeId: String(context.employeeId) };
+        if (samples.length < SAMPLE) samples.push(s);
+        else {
+          const j = Math.floor(Math.random() * seen);
+          if (j < SAMPLE) samples[j] = s;
+        }
+      },
+    }],
+  });
+  return run.then((r) => ({ r, samples, used: Math.min(next, pool.length) }));
+}
+
+/* ------------------------------------------------------------ the bench */
+
+export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V2Result> {
+  const env = benchEnv();
+  const ctx = await openBenchContext(env);
+  const ext = ctx.services.external;
+
+  // Orgs: a vendor with an RSA-2048 key (no use/alg: signs requests, receives responses) and a
+  // Basic credential; a client; an approved connection without consent requirement.
+  const vendorOrg = (await ctx.services.orgs.create({ name: 'Bench V2 Vendor', vendor: true, client: false })).org;
+  const clientOrg = (await ctx.services.orgs.create({ name: 'Bench V2 Client', vendor: false, client: true })).org;
+  const kp = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const vendorKid = `bench-${randomBytes(4).toString('hex')}`;
+  const vendorPublicJwk = { ...kp.publicKey.export({ format: 'jwk' }), kid: vendorKid } as JWK;
+  const vendorPrivateJwk = kp.privateKey.export({ format: 'jwk' }) as JWK;
+  await ext.addVendorKey(vendorOrg.uuid, vendorPublicJwk);
+  const basic = await ext.basic.create(vendorOrg.uuid);
+  const authorization = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  const connection = await ctx.services.connections.create({
+    vendorUuid: vendorOrg.uuid, clientUuid: clientOrg.uuid, status: 'approved', consentRequired: false,
+  });
+  const vendorSignKey = (await importJWK(vendorPrivateJwk, 'RS256')) as CryptoKey;
+  const vendorDecryptKey = (await importJWK(vendorPrivateJwk, 'RSA-OAEP-256')) as CryptoKey;
+
+  // N employees through the real sync service, from the reference simulator (as employee_details).
+  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
+  const sim = await startHrmsSimulator({ employees: o.employees, seed: 'hrx-bench', ...simCreds });
+  const closeSim = onCleanup('simulator', () => sim.close());
+  await configureHrms(ctx, clientOrg.id, sim, simCreds);
+  const t0 = performance.now();
+  const outcome = await ctx.services.sync.run(clientOrg.id, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
+  const seedSyncMs = round(performance.now() - t0, 0);
+  if (outcome.status !== 'succeeded' || outcome.employees !== o.employees) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
+  closeSim();
+  await sim.close();
+  const ids = (await ctx.pool.query<{ employee_id: string }>(
+    'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [clientOrg.id],
+  )).rows.map((r) => r.employee_id);
+  if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
+  log(`  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms; vendor key ${vendorKid} (RSA-2048), Basic credential, connection ${connection.id}`);
+
+  // hrx API child (`serve` creates the service keys at start).
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const child: Child = spawnNode('hrx-v2', ['bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
+  try {
+    await waitForHttp(`${origin}/healthz`, child, 90_000);
+    const jwksRes = await fetch(`${origin}/.well-known/jwks.json`);
+    if (jwksRes.status !== 200) throw new Error(`JWKS answered ${jwksRes.status}`);
+    const jwks = (await jwksRes.json()) as JSONWebKeySet;
+    const encJwk = jwks.keys.find((k) => k.use === 'enc');
+    if (!encJwk || !jwks.keys.some((k) => k.use === 'sig')) throw new Error(`JWKS lacks an enc or sig key: ${JSON.stringify(jwks).slice(0, 300)}`);
+    const headers = { 'content-type': 'application/json', authorization };
+
+    let built = 0;
+    const buildOne = async (): Promise<PoolItem> => {
+      const employeeId = ids[built++ % ids.length]!;
+      const now = Math.floor(Date.now() / 1000);
+      const jwe = await buildEncryptedRequest({
+        connectionId: connection.id, employeeId, vendorPrivateKey: vendorSignKey, vendorKid, servicePublicJwk: encJwk, now, ttlSec: TTL_SEC, jti: randomUUID(),
+      });
+      return { body: Buffer.from(JSON.stringify({ encrypted_payload: jwe })), employeeId, exp: now + TTL_SEC };
+    };
+
+    // One request end to end: status, envelope, and a response that decrypts and verifies.
+    const probeReq = await buildOne();
+    const probe = await fetch(origin + ENDPOINT, { method: 'POST', headers, body: probeReq.body });
+    const probeText = await probe.text();
+    if (probe.status !== 200) throw new Error(`hrx answered ${probe.status} to the probe request: ${probeText.slice(0, 300)}`);
+    const probeOpened = await openV2(probeText, probeReq.employeeId, vendorDecryptKey, jwks);
+    if (typeof probeOpened === 'string') throw new Error(`probe response: ${probeOpened}`);
+    const employee = probeOpened.employee;
+    const responseBytes = Buffer.byteLength(probeText);
+
+    // Ceiling first (the API child is idle): it also bounds the rate the request pool must cover.
+    const ceilingLoop = await prepareCeiling(vendorPrivateJwk, vendorPublicJwk, employee);
+    const runCeiling = async (when: 'before' | 'after') => {
+      log(`  ceiling (${when} the load): one sequential jose loop in the bench process (decrypt + verify + sign + encrypt, RSA-2048), ${o.ceilingSec} s...`);
+      const c = await ceilingLoop(o.ceilingSec, when);
+      log(`  ceiling (${when}): ${c.opsPerSec} ops/s (${c.cpuMsPerOp} CPU ms/op, other work on the machine ${c.otherCpuCores} cores; steps ms: ${JSON.stringify(c.stepMs)})`);
+      return c;
+    };
+    const ceilingBefore = await runCeiling('before');
+
+    const cores = cpus().length;
+    const sizedForRps = Math.ceil(ceilingBefore.opsPerSec * cores * 1.5);
+    let warmupN = o.warmupSec > 0 ? Math.ceil(sizedForRps * o.warmupSec) + o.connections : 0;
+    let measuredN = Math.ceil(sizedForRps * o.durationSec) + o.connections;
+    if (warmupN + measuredN > MAX_POOL) {
+      const f = MAX_POOL / (warmupN + measuredN);
+      warmupN = warmupN ? Math.max(o.connections, Math.floor(warmupN * f)) : 0;
+      measuredN = MAX_POOL - warmupN;
+    }
+    log(`  building ${warmupN} + ${measuredN} distinct requests (fresh jti each, ttl ${TTL_SEC} s; sized for ${sizedForRps} req/s)...`);
+    const tb = performance.now();
+    const pool = await buildPool(warmupN + measuredN, buildOne);
+    const buildMs = round(performance.now() - tb, 0);
+    const firstExp = Math.min(...pool.map((p) => p.exp));
+    const needUntil = Date.now() / 1000 + o.warmupSec + o.durationSec + 15;
+    if (firstExp <= needUntil) {
+      throw new Error(`building ${pool.length} requests took ${buildMs} ms: the first ones would expire during the run (use a shorter --duration)`);
+    }
+    log(`  built in ${buildMs} ms (${Math.round((pool.length * 1000) / buildMs)}/s)`);
+    const warmPool = pool.slice(0, warmupN);
+    const measPool = pool.slice(warmupN);
+
+    if (warmPool.length) {
+      log(`  hrx: warming up ${o.warmupSec} s with ${warmPool.length} requests of its own...`);
+      const w = await fire(origin, headers, warmPool, o.connections, o.warmupSec);
+      if (w.r.non2xx + w.r.errors > 0) {
+        throw new Error(`warm-up: ${w.r.non2xx} non-2xx, ${w.r.errors} errors (status codes ${JSON.stringify(codes(w.r))})`);
+      }
+    }
+    const auditBefore = await countAudit(ctx.pool);
+    log(`  hrx: measuring ${o.durationSec} s with ${o.connections} connections...`);
+    const cpu0 = cpuSeconds(child.pid);
+    const m0 = machineCpu();
+    const own0 = process.cpuUsage();
+    const pg0 = postgresCpu();
+    const tm = process.hrtime.bigint();
+    const { r, samples, used } = await fire(origin, headers, measPool, o.connections, o.durationSec);
+    const wallSec = Number(process.hrtime.bigint() - tm) / 1e9;
+    const cpu1 = cpuSeconds(child.pid);
+    const m1 = machineCpu();
+    const own = process.cpuUsage(own0);
+    const pgSec = postgresCpuDelta(pg0, postgresCpu());
+    const secondsToExpiryAtEnd = round(firstExp - Date.now() / 1000, 0);
+    const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
+
+    const endpoint = figures(r, { wallSec, cpu0, cpu1, m0, m1, own, pgSec, cores });
+    log(`  hrx: ${endpoint.rps} req/s, p99 ${endpoint.latencyMs.p99} ms, non-2xx ${endpoint.non2xx}, errors ${endpoint.errors}`);
+
+    // Decrypt and verify a sample of the measured responses.
+    let ok = 0;
+    const problems: string[] = [];
+    for (const s of samples) {
+      const res = await openV2(s.body, s.employeeId, vendorDecryptKey, jwks);
+      if (typeof res === 'string') problems.push(res);
+      else ok++;
+    }
+    const exhausted = used >= measPool.length;
+    await child.stop(15_000);
+    const ceilingRuns = [ceilingBefore, await runCeiling('after')];
+    const ceiling = ceilingRuns.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
+    const result: V2Result = {
+      employees: o.employees, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec, seedSyncMs,
+      requestBytes: probeReq.body.length, responseBytes,
+      pool: {
+        warmup: warmPool.length, measured: measPool.length, buildMs, builtPerSec: Math.round((pool.length * 1000) / buildMs),
+        ttlSec: TTL_SEC, sizedForRps, secondsToExpiryAtEnd, exhausted,
+      },
+      endpoint,
+      verifiedResponses: { sampled: samples.length, ok },
+      ceiling,
+      ceilingRuns,
+      ratios: {
+        endpointToCeilingRps: round(endpoint.rps / ceiling.opsPerSec, 3),
+        cryptoShareOfServerCpu: endpoint.serverCpuMsPerRequest ? round(ceiling.cpuMsPerOp / endpoint.serverCpuMsPerRequest, 3) : null,
+      },
+      auditRowsWritten,
+    };
+    if (exhausted) log(`  WARNING: the measured run used its whole pool of ${measPool.length} requests and stopped after ${r.duration} s`);
+    const bad = endpoint.non2xx + endpoint.errors + endpoint.timeouts;
+    if (bad > 0 || endpoint.responses2xx === 0) {
+      throw Object.assign(new Error(`hrx v2: ${endpoint.non2xx} non-2xx responses, ${endpoint.errors} errors, ${endpoint.timeouts} timeouts `
+        + `(status codes ${JSON.stringify(endpoint.statusCodes)}) out of ${endpoint.requests} — every response must be 200`), { partial: result });
+    }
+    if (problems.length > 0 || samples.length === 0) {
+      throw Object.assign(new Error(`hrx v2: ${problems.length} of ${samples.length} sampled responses did not decrypt and verify: ${[...new Set(problems)].slice(0, 3).join('; ')}`), { partial: result });
+    }
+    return result;
+  } finally {
+    await child.stop(15_000);
+  }
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/** Builds `n` requests, 8 at a time (WebCrypto's RSA work runs on libuv's pool, over every core). */
+async function buildPool(n: number, buildOne: () => Promise<PoolItem>): Promise<PoolItem[]> {
+  const out: PoolItem[] = new Array<PoolItem>(n);
+  let i = 0;
+  const worker = async () => {
+    while (i < n) {
+      const k = i++;
+      out[k] = await buildOne();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, n) }, worker));
+  return out;
+}
+
+/**
+ * Opens one V2 response envelope: 200 envelope, `data` decrypts with the vendor key and verifies
+ * against the JWKS, `jti` = the envelope's requestId, the employee is the one asked for.
+ * Returns the opened payload, or a reason string.
+ */
+async function openV2(text: string, employeeId: string, vendorKey: CryptoKey, jwks: JSONWebKeySet) {
+  let env: { requestId?: unknown; status?: unknown; message?: unknown; data?: unknown };
+  try {
+    env = JSON.parse(text) as typeof env;
+  } catch {
+    return 'envelope is not JSON';
+  }
+  if (env.status !== 200 || env.message !== 'success' || typeof env.data !== 'string') return 'envelope is not a success';
+  try {
+    const opened = await openEncryptedResponse({ data: env.data, vendorPrivateKey: vendorKey, serviceSigningJwks: jwks });
+    if (opened.jti !== env.requestId) return 'jti differs from the requestId';
+    const got = (opened.employee as { employeeId?: unknown } | null)?.employeeId;
+    if (got !== employeeId) return `employee ${String(got)} instead of ${employeeId}`;
+    return opened;
+  } catch (err) {
+    return `response did not open: ${(err as Error).message}${(err as { reason?: string }).reason ? ` (${(err as { reason?: string }).reason})` : ''}`;
+  }
+}
+
+/**
+ * The crypto ceiling: what the endpoint's crypto costs per request, with the same algorithms and
+ * key sizes through jose (WebCrypto CryptoKeys, as the service uses), one operation at a time.
+ * Service keys are fresh RSA-2048 pairs (like those `serve` creates); the vendor key is the bench
+ * vendor's; the response payload is the employee record the probe returned.
+ */
+async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, employee: unknown): Promise<(seconds: number, when: 'before' | 'after') => Promise<V2Ceiling>> {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const svcEnc = await generateKeyPair('RSA-OAEP-256', { modulusLength: 2048 });
+  const svcSig = await generateKeyPair('RS256', { modulusLength: 2048 });
+  const svcEncJwk = { ...(await exportJWK(svcEnc.publicKey)), kid: 'ceiling-enc' };
+  const { kid: vendorKid, ...vendorMaterial } = vendorPublicJwk;
+  const vendorVerify = (await importJWK(vendorMaterial, 'RS256')) as CryptoKey;
+  const vendorEncrypt = (await importJWK(vendorMaterial, 'RSA-OAEP-256')) as CryptoKey;
+  const vendorSign = (await importJWK(vendorPrivateJwk, 'RS256')) as CryptoKey;
+  const jwes = await Promise.all(Array.from({ length: 16 }, (_, i) => buildEncryptedRequest({
+    connectionId: randomUUID(), employeeId: `EMP${String(i + 1).padStart(5, '0')}`, vendorPrivateKey: vendorSign, vendorKid, servicePublicJwk: svcEncJwk, ttlSec: TTL_SEC,
+  })));
+  let step = [0, 0, 0, 0];
+  const once = async (jwe: string, timed: boolean) => {
+    const a = performance.now();
+    const { plaintext } = await compactDecrypt(jwe, svcEnc.privateKey, { keyManagementAlgorithms: ['RSA-OAEP-256'], contentEncryptionAlgorithms: ['A256GCM'] });
+    const b = performance.now();
+    const { payload } = await compactVerify(dec.decode(plaintext), vendorVerify, { algorithms: ['RS256'] });
+    const claims = JSON.parse(dec.decode(payload)) as { jti: string };
+    const c = performance.now();
+    const jws = await new CompactSign(enc.encode(JSON.stringify({ employee, iat: Math.floor(Date.now() / 1000), jti: claims.jti })))
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'ceiling-sig' })
+      .sign(svcSig.privateKey);
+    const d = performance.now();
+    await new CompactEncrypt(enc.encode(jws)).setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: vendorKid }).encrypt(vendorEncrypt);
+    const e = performance.now();
+    if (timed) {
+      step[0]! += b - a; step[1]! += c - b; step[2]! += d - c; step[3]! += e - d;
+    }
+  };
+  return async (seconds, when) => {
+    // 1 s warm-up of the loop (JIT), then the measured loop.
+    for (let end = performance.now() + 1000, i = 0; performance.now() < end; i++) await once(jwes[i % jwes.length]!, false);
+    step = [0, 0, 0, 0];
+    let ops = 0;
+    const m0 = machineCpu();
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const end = t0 + seconds * 1000;
+    while (performance.now() < end) await once(jwes[ops++ % jwes.length]!, true);
+    const wall = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const busy = busyFraction(m0, machineCpu());
+    const cpuSec = (cpu.user + cpu.system) / 1e6;
+    const per = (x: number) => round(x / ops, 3);
+    return {
+      opsPerSec: round(ops / wall, 0), ops, seconds: round(wall, 2), cpuCores: round(cpuSec / wall, 2), cpuMsPerOp: round((cpuSec * 1000) / ops, 3),
+      stepMs: { decryptRequest: per(step[0]!), verifyRequest: per(step[1]!), signResponse: per(step[2]!), encryptResponse: per(step[3]!) },
+      otherCpuCores: round(Math.max(0, busy * cpus().length - cpuSec / wall), 2),
+      when,
+    };
+  };
+}
+
+const codes = (r: CannonResult) => Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
+
+/** The measured run's figures, in the shape load.ts gives employee_details. */
+function figures(r: CannonResult, m: {
+  wallSec: number; cpu0: number | null; cpu1: number | null; m0: ReturnType<typeof machineCpu>; m1: ReturnType<typeof machineCpu>;
+  own: NodeJS.CpuUsage; pgSec: number; cores: number;
+}): LoadFigures {
+  const { wallSec, cpu0, cpu1, pgSec } = m;
+  const postgresCpuCores = round(pgSec / wallSec, 2);
+  const loadgenCpuCores = round((m.own.user + m.own.system) / 1e6 / wallSec, 2);
+  const serverCpuCores = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallSec, 2) : null;
+  const busy = busyFraction(m.m0, m.m1);
+  return {
+    rps: round(r.requests.total / r.duration, 0),
+    requests: r.requests.total,
+    latencyMs: { avg: round(r.latency.average, 2), p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    responses2xx: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: codes(r),
+    serverCpuCores,
+    serverCpuMsPerRequest: cpu0 !== null && cpu1 !== null && r.requests.total ? round(((cpu1 - cpu0) * 1000) / r.requests.total, 3) : null,
+    loadgenCpuCores,
+    machineBusy: round(busy, 2),
+    postgresCpuCores,
+    postgresCpuMsPerRequest: r.requests.total ? round((pgSec * 1000) / r.requests.total, 3) : 0,
+    otherCpuCores: round(Math.max(0, busy * m.cores - (serverCpuCores ?? 0) - loadgenCpuCores - postgresCpuCores), 2),
+    throughputMiBps: round(r.throughput.average / 1024 / 1024, 2),
+  };
+}
+
+async function countAudit(pool: { query(q: string): Promise<{ rows: { n: number }[] }> }): Promise<number> {
+  return (await pool.query('select count(*)::int as n from audit_log')).rows[0]!.n;
+}
+
+/** The summary lines of a v2 result. */
+export function printV2(r: V2Result, log: (s: string) => void): void {
+  const f = r.endpoint;
+  const c = r.ceiling;
+  log(`\nv2 (POST ${ENDPOINT}, ${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, `
+    + `${r.pool.measured} + ${r.pool.warmup} distinct pre-built requests):`);
+  log(`  hrx     ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   `
+    + `${r.requestBytes} B/request, ${r.responseBytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors; `
+    + `${r.verifiedResponses.ok}/${r.verifiedResponses.sampled} sampled responses decrypted and verified`);
+  log(`          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, `
+    + `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`);
+  log(`  ceiling ${String(c.opsPerSec).padStart(7)} ops/s  (jose, one core, run ${c.when} the load: decrypt ${c.stepMs.decryptRequest} + verify ${c.stepMs.verifyRequest} `
+    + `+ sign ${c.stepMs.signResponse} + encrypt ${c.stepMs.encryptResponse} ms; ${c.cpuMsPerOp} CPU ms/op; `
+    + `runs: ${r.ceilingRuns.map((x) => `${x.when} ${x.opsPerSec} ops/s with ${x.otherCpuCores} other cores busy`).join(', ')})`);
+  log(`  hrx/ceiling rps ${r.ratios.endpointToCeilingRps}   crypto share of hrx CPU/request ${r.ratios.cryptoShareOfServerCpu ?? '?'}`
+    + `   (the API's RSA work runs on libuv's thread pool, over all ${cpus().length} cores: hrx/ceiling can exceed 1)`);
+  if (r.pool.exhausted) log(`  WARNING: the measured run used up its ${r.pool.measured} requests and ended early; raise the pool sizing`);
+  if (c.otherCpuCores > 0.25) log(`  WARNING: other work on the machine used ${c.otherCpuCores} cores during the best ceiling run; the ceiling is depressed.`);
+  if (f.otherCpuCores > 0.25) log(`  WARNING: other work on the machine used ${f.otherCpuCores} cores during the measurement; req/s are depressed (CPU ms/req are steadier).`);
+  log(`  audit rows written during the measured run: ${r.auditRowsWritten} (warm-up requests still in flight when it ended included)`);
+}
