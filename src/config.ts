@@ -27,6 +27,8 @@ const schema = z.object({
   HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata'),
   HRX_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
+  HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /** Seconds a sync lock lives without renewal; a dead worker's lock is gone after it. */
   HRX_SYNC_LOCK_TTL_SEC: z.coerce.number().int().min(5).max(60).default(30),
   /** Employees per upsert batch. */

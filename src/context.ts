@@ -6,6 +6,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createAuditWriter } from './audit/writer';
+import { createConnectionAccessCache } from './connections/access-cache';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
 import { createConsentService } from './consent/service';
@@ -71,8 +72,13 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     setSchedule: (orgId, every) => syncQueue.setSchedule(orgId, every),
   });
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
+  const access = createConnectionAccessCache({
+    load: (vendorOrgId, clientOrgUuid) => employeeStore.connectionAccess(vendorOrgId, clientOrgUuid),
+    publisher: redis, subscriber: redis.duplicate(), channel: `${prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
+  });
   const employees = createEmployeeService({
-    employees: employeeStore, audit: createAuditWriter(pool), cipher, hrms: createHrmsSource(configStore, connectorFor),
+    employees: employeeStore, connectionAccess: (v, c) => access.get(v, c), audit: createAuditWriter(pool), cipher,
+    hrms: createHrmsSource(configStore, connectorFor),
   });
   const services = {
     orgs: createOrgService({
@@ -82,6 +88,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     connections: createConnectionService({
       connections: connectionStore, orgs: orgStore, lock, displayTimeZone: config.HRX_DISPLAY_TIMEZONE,
       onScheduleChange: (orgId) => sync.refreshSchedule(orgId),
+      onAccessChange: () => access.changed(),
     }),
     employees,
     setup: createSetupService({
@@ -103,6 +110,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       // A queue still connecting would report its late error to a listener close() removed.
       await syncQueue.queue.waitUntilReady().catch(() => undefined);
       await syncQueue.close().catch(() => undefined);
+      await access.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
       redis.disconnect();
       await db.close();

@@ -50,6 +50,8 @@ export interface ConnectionServiceDeps {
   displayTimeZone: string;
   /** Called after a change that can alter a client org's sync schedule. */
   onScheduleChange: (clientOrgId: number) => Promise<void>;
+  /** Called after any change of a connection's state or sharing, before the change is answered. */
+  onAccessChange: () => Promise<void>;
 }
 
 /** Data points a connection requested, from its `data_model_flags` (decisions §8). */
@@ -163,6 +165,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       } finally {
         await held.release();
       }
+      await deps.onAccessChange();
       await deps.onScheduleChange(client.id);
       return (await connections.findById(live.id))!;
     },
@@ -191,6 +194,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         liveSource: input.liveSource ?? false,
         consentRequired: input.consentRequired ?? true,
       });
+      await deps.onAccessChange();
       await deps.onScheduleChange(client.id);
       return c;
     },
@@ -210,6 +214,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       } else {
         await connections.transition(c.id, [c.status], to);
       }
+      await deps.onAccessChange();
       await deps.onScheduleChange(c.clientOrgId);
       return (await connections.findById(c.id))!;
     },

@@ -3,6 +3,7 @@
  * approved-connection check, consent, data-point filtering, masking and audit.
  */
 import type { AuditWriter } from '../audit/writer';
+import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
@@ -16,6 +17,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 export interface EmployeeServiceDeps {
   employees: EmployeeStore;
+  /** The approved connection of a vendor with a client org (cached, see connections/access-cache). */
+  connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
   audit: AuditWriter;
   cipher: FieldCipher;
   /** Live HRMS reads for `source=hrms`. */
@@ -46,23 +49,23 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     async read(q: ReadQuery): Promise<EmployeeRecord> {
       if (!UUID_RE.test(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
       const live = q.source === 'hrms';
-      const row = await deps.employees.readForVendor({
-        vendorOrgId: q.vendorOrgId, clientOrgUuid: q.clientOrgUuid, employeeRef: q.employeeRef,
-      });
-      if (!row) throw new AppError('INVALID_ORGANISATION');
-      const shared = row.sharedDataPoints ? new Set(row.sharedDataPoints) : 'all';
+      const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
+      if (!access) throw new AppError('INVALID_ORGANISATION');
+      if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
+      const shared = access.sharedDataPoints ? new Set(access.sharedDataPoints) : 'all';
+      const row = await deps.employees.findEmployee(access.clientOrgId, q.employeeRef, access.consentRequired ? q.vendorOrgId : null);
       let record: EmployeeRecord;
       if (live) {
-        if (!row.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
-        const employeeId = row.employee?.employeeId ?? q.employeeRef;
-        const fetched = await deps.hrms.fetchEmployee(row.clientOrgId, employeeId);
+        const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
         if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
-        if (row.consentRequired && !(row.employee && row.consentOk)) throw new AppError('CONSENT_MISSING');
-        record = normalizeRecord(fetched, row.employee?.id ?? 'NOT AVAILABLE');
+        if (!row?.consentOk) {
+          if (access.consentRequired) throw new AppError('CONSENT_MISSING');
+        }
+        record = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
       } else {
-        if (!row.employee) throw new AppError('EMPLOYEE_NOT_FOUND');
+        if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');
         if (!row.consentOk) throw new AppError('CONSENT_MISSING');
-        record = decodeEmployee(row.employee, row.clientOrgId, deps.cipher);
+        record = decodeEmployee(row, access.clientOrgId, deps.cipher);
       }
       // `record` is this request's own object, so filtering needs no copy when all is shared.
       const filtered = shared === 'all' ? record : filterRecord(record, shared);
@@ -70,7 +73,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
       // Answered only once the audit entry is committed (group commit, see audit/writer).
       await deps.audit.write({
         requestId: q.requestId, actorOrgId: q.vendorOrgId, action: live ? 'employee.read.live' : 'employee.read',
-        clientOrgId: row.clientOrgId, connectionId: row.connectionId, employeeId: record.employeeId, dataPoints: row.sharedDataPoints,
+        clientOrgId: access.clientOrgId, connectionId: access.connectionId, employeeId: record.employeeId, dataPoints: access.sharedDataPoints,
       });
       return out;
     },

@@ -6,19 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { encodeEmployee } from './codec';
 import type { EmployeeRecord } from './record';
 
-/** What the read path learns in its one query. */
-export interface VendorReadRow {
-  clientOrgId: number;
-  connectionId: string;
-  sharedDataPoints: string[] | null;
-  consentRequired: boolean;
-  liveSource: boolean;
-  /** null when the employee does not exist (or was removed). */
-  employee: { id: string; employeeId: string; record: Record<string, unknown>; sensitiveEnc: string } | null;
+/** An employee row as the read path gets it. */
+export interface StoredEmployeeRow {
+  id: string;
+  employeeId: string;
+  record: Record<string, unknown>;
+  sensitiveEnc: string;
+  /** Whether a consent is in force (true when none was asked about). */
   consentOk: boolean;
 }
 
@@ -29,29 +28,30 @@ export interface EmployeeStore {
   removeUnseen(orgId: number, runId: string): Promise<number>;
   /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
   idsFor(orgId: number, employeeIds: string[]): Promise<Map<string, string>>;
+  /** The approved connection of `vendorOrgId` with client org `clientOrgUuid` (a UUID), or null. */
+  connectionAccess(vendorOrgId: number, clientOrgUuid: string): Promise<ConnectionAccess | null>;
   /**
-   * The vendor read of decisions §7 in one statement: the approved connection of
-   * `vendorOrgId` with client org `clientOrgUuid`, the employee by employeeId (or id), and
-   * whether a consent is in force. null when there is no approved connection.
+   * The (not removed) employee `employeeRef` (employeeId, or store id) of `clientOrgId`, and,
+   * when `consentFor` names a vendor org, whether a consent of it is in force. One indexed
+   * statement: this is the hottest query of the service (see bench/).
    */
-  readForVendor(q: { vendorOrgId: number; clientOrgUuid: string; employeeRef: string }): Promise<VendorReadRow | null>;
+  findEmployee(clientOrgId: number, employeeRef: string, consentFor: number | null): Promise<StoredEmployeeRow | null>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function readSql(byId: boolean): string {
-  const match = byId ? '(e.employee_id = $3 or e.id = $3::uuid)' : 'e.employee_id = $3';
-  return `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source,
-                 e.id as emp_id, e.employee_id, e.record, e.sensitive_enc,
-                 (not c.consent_required or exists (
-                    select 1 from consents k
-                     where k.vendor_org_id = $1 and k.client_org_id = co.id and k.employee_id = e.employee_id
-                       and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
-            from orgs co
-            join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
-            left join employees e on e.org_id = co.id and ${match} and e.removed_at is null
-           where co.uuid = $2
-           limit 1`;
+const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source
+    from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
+   where co.uuid = $2 limit 1`;
+
+function employeeSql(byId: boolean, consent: boolean): string {
+  const match = byId ? '(e.employee_id = $2 or e.id = $2::uuid)' : 'e.employee_id = $2';
+  const consentOk = consent
+    ? `exists (select 1 from consents k where k.vendor_org_id = $3 and k.client_org_id = e.org_id and k.employee_id = e.employee_id
+                 and k.revoked_at is null and k.consent_expiry > now())`
+    : 'true';
+  return `select e.id, e.employee_id, e.record, e.sensitive_enc, ${consentOk} as consent_ok
+            from employees e where e.org_id = $1 and ${match} and e.removed_at is null limit 1`;
 }
 
 /** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
@@ -95,25 +95,29 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       )) as { employee_id: string; id: string }[];
       return new Map(rows.map((r) => [r.employee_id, r.id]));
     },
-    async readForVendor(q) {
-      const byId = UUID_RE.test(q.employeeRef);
+    async connectionAccess(vendorOrgId, clientOrgUuid) {
+      const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
+      const r = res.rows[0] as Record<string, unknown> | undefined;
+      if (!r) return null;
+      return {
+        clientOrgId: r.client_org_id as number, connectionId: r.connection_id as string,
+        sharedDataPoints: r.shared_data_points as string[] | null, consentRequired: r.consent_required as boolean,
+        liveSource: r.live_source as boolean,
+      };
+    },
+    async findEmployee(clientOrgId, employeeRef, consentFor) {
+      const byId = UUID_RE.test(employeeRef);
+      const consent = consentFor !== null;
       const res = await pool.query({
-        name: byId ? 'hrx_read_employee_by_id' : 'hrx_read_employee',
-        text: readSql(byId),
-        values: [q.vendorOrgId, q.clientOrgUuid, q.employeeRef],
+        name: `hrx_employee${byId ? '_by_id' : ''}${consent ? '_consent' : ''}`,
+        text: employeeSql(byId, consent),
+        values: consent ? [clientOrgId, employeeRef, consentFor] : [clientOrgId, employeeRef],
       });
       const r = res.rows[0] as Record<string, unknown> | undefined;
       if (!r) return null;
       return {
-        clientOrgId: r.client_org_id as number,
-        connectionId: r.connection_id as string,
-        sharedDataPoints: r.shared_data_points as string[] | null,
-        consentRequired: r.consent_required as boolean,
-        liveSource: r.live_source as boolean,
-        consentOk: r.consent_ok === true,
-        employee: r.emp_id
-          ? { id: r.emp_id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown>, sensitiveEnc: r.sensitive_enc as string }
-          : null,
+        id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown>,
+        sensitiveEnc: r.sensitive_enc as string, consentOk: r.consent_ok === true,
       };
     },
   };
