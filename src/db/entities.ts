@@ -182,6 +182,8 @@ export class Employee {
   employeeId!: string;
   record!: Record<string, unknown>;
   sensitiveEnc!: string;
+  /** Encrypted, serialized plain-endpoint form (masked, every data point); see employees/codec. */
+  maskedEnc: string | null = null;
   lastSyncRunId: string | null = null;
   removedAt: Date | null = null;
   updatedAt: Date = new Date();
@@ -196,6 +198,7 @@ export const EmployeeSchema = new EntitySchema<Employee>({
     employeeId: { type: 'text' },
     record: { type: 'json' },
     sensitiveEnc: { type: 'text' },
+    maskedEnc: { type: 'text', nullable: true },
     lastSyncRunId: { type: 'uuid', nullable: true },
     removedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },

@@ -2,8 +2,14 @@
  * How an employee record is kept at rest (decisions §3): the sensitive part (PAN, Aadhaar, UAN,
  * mobile numbers, bank details, dependents, salary) as one AES-256-GCM envelope bound to
  * `employee:<orgId>:<employeeId>`, the rest as plain JSONB. `id` and `employeeId` live in columns.
+ *
+ * Beside it, the whole record as the plain endpoint serves it (masked, every data point) is kept
+ * serialized in its own envelope (`employee-masked:<orgId>:<employeeId>`): it still carries
+ * salary, so it is encrypted too. Reads of connections that share every data point send it as it
+ * is, with no parse and no re-serialization (the hottest path of the service, see bench/).
  */
 import type { FieldCipher } from '../crypto/field-cipher';
+import { maskRecord } from './masking';
 import type { EmployeeRecord } from './record';
 
 const SENSITIVE_KEYS = ['pan', 'aadhar', 'uan', 'mobileNumber', 'bankDetails', 'dependentDetails', 'salaryDetails'] as const;
@@ -12,6 +18,13 @@ const SENSITIVE_KEYS = ['pan', 'aadhar', 'uan', 'mobileNumber', 'bankDetails', '
 export interface StoredEmployee {
   record: Record<string, unknown>;
   sensitiveEnc: string;
+  /** Envelope of `JSON.stringify(maskRecord(record))`. */
+  maskedEnc: string;
+}
+
+/** Associated data of the masked envelope (distinct, so the two envelopes cannot be swapped). */
+export function maskedAad(orgId: number, employeeId: string): string {
+  return `employee-masked:${orgId}:${employeeId}`;
 }
 
 /** Additional authenticated data binding an envelope to its row. */
@@ -29,7 +42,11 @@ export function encodeEmployee(rec: EmployeeRecord, orgId: number, cipher: Field
   }
   delete plain.id;
   delete plain.employeeId;
-  return { record: plain, sensitiveEnc: cipher.encrypt(JSON.stringify(sensitive), employeeAad(orgId, rec.employeeId)) };
+  return {
+    record: plain,
+    sensitiveEnc: cipher.encrypt(JSON.stringify(sensitive), employeeAad(orgId, rec.employeeId)),
+    maskedEnc: cipher.encrypt(JSON.stringify(maskRecord(rec)), maskedAad(orgId, rec.employeeId)),
+  };
 }
 
 /**

@@ -26,11 +26,11 @@ export function employeeRoutes(employees: EmployeeService): RouteDef[] {
       async handler({ params, query: q, principal, requestId }) {
         // The key's org must be `vendor_org` (decisions §7).
         if (!principal || principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
-        const data = await employees.read({
+        const dataJson = await employees.readMaskedJson({
           vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id,
-          source: q.source, requestId, mask: true,
+          source: q.source, requestId,
         });
-        return { data };
+        return { dataJson };
       },
     }),
   ];

@@ -7,7 +7,7 @@ import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
-import { decodeEmployee } from './codec';
+import { decodeEmployee, maskedAad } from './codec';
 import { filterRecord } from './data-points';
 import { maskRecord } from './masking';
 import { normalizeRecord, type EmployeeRecord } from './record';
@@ -40,42 +40,86 @@ export type EmployeeService = ReturnType<typeof createEmployeeService>;
 
 /** Builds the employee read service. */
 export function createEmployeeService(deps: EmployeeServiceDeps) {
+  /**
+   * Everything a read checks, in order: the approved connection (404 INVALID_ORGANISATION, also
+   * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
+   * EMPLOYEE_NOT_FOUND), consent (403 CONSENT_MISSING). Live reads fetch the HRMS here.
+   */
+  async function locate(q: ReadQuery, form: 'full' | 'masked') {
+    if (!UUID_RE.test(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
+    const live = q.source === 'hrms';
+    const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
+    if (!access) throw new AppError('INVALID_ORGANISATION');
+    if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
+    const row = await deps.employees.findEmployee(access.clientOrgId, q.employeeRef, access.consentRequired ? q.vendorOrgId : null, form);
+    let liveRecord: EmployeeRecord | null = null;
+    if (live) {
+      const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
+      if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
+      if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
+      liveRecord = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
+    } else {
+      if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');
+      if (!row.consentOk) throw new AppError('CONSENT_MISSING');
+    }
+    const shared: ReadonlySet<string> | 'all' = access.sharedDataPoints ? new Set(access.sharedDataPoints) : 'all';
+    return { access, row, liveRecord, shared, live };
+  }
+
+  /** The full record of a located read (this request's own object). */
+  function fullRecord(found: Awaited<ReturnType<typeof locate>>): EmployeeRecord {
+    if (found.liveRecord) return found.liveRecord;
+    const row = found.row!;
+    return decodeEmployee({ id: row.id, employeeId: row.employeeId, record: row.record!, sensitiveEnc: row.sensitiveEnc! }, found.access.clientOrgId, deps.cipher);
+  }
+
+  /** Writes the audit entry; reads are answered only once it is committed (group commit). */
+  function audit(q: ReadQuery, found: Awaited<ReturnType<typeof locate>>, employeeId: string): Promise<void> {
+    return deps.audit.write({
+      requestId: q.requestId, actorOrgId: q.vendorOrgId, action: found.live ? 'employee.read.live' : 'employee.read',
+      clientOrgId: found.access.clientOrgId, connectionId: found.access.connectionId, employeeId,
+      dataPoints: found.access.sharedDataPoints,
+    });
+  }
+
   return {
     /**
-     * Reads one employee for a vendor. Throws 404 INVALID_ORGANISATION (no approved connection,
-     * including another vendor's), 404 EMPLOYEE_NOT_FOUND, 403 SOURCE_PERMISSION_DENIED
-     * (`hrms` without live reads), 403 CONSENT_MISSING. Writes the audit entry of decisions §7.
+     * Reads one employee for a vendor as a record: filtered to the connection's data points,
+     * masked when `q.mask`. Errors as `locate` above. Writes the audit entry of decisions §7.
      */
     async read(q: ReadQuery): Promise<EmployeeRecord> {
-      if (!UUID_RE.test(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
-      const live = q.source === 'hrms';
-      const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
-      if (!access) throw new AppError('INVALID_ORGANISATION');
-      if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
-      const shared = access.sharedDataPoints ? new Set(access.sharedDataPoints) : 'all';
-      const row = await deps.employees.findEmployee(access.clientOrgId, q.employeeRef, access.consentRequired ? q.vendorOrgId : null);
-      let record: EmployeeRecord;
-      if (live) {
-        const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
-        if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
-        if (!row?.consentOk) {
-          if (access.consentRequired) throw new AppError('CONSENT_MISSING');
-        }
-        record = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
-      } else {
-        if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');
-        if (!row.consentOk) throw new AppError('CONSENT_MISSING');
-        record = decodeEmployee(row, access.clientOrgId, deps.cipher);
-      }
-      // `record` is this request's own object, so filtering needs no copy when all is shared.
-      const filtered = shared === 'all' ? record : filterRecord(record, shared);
+      const found = await locate(q, 'full');
+      const record = fullRecord(found);
+      const filtered = found.shared === 'all' ? record : filterRecord(record, found.shared);
       const out = q.mask ? maskRecord(filtered) : filtered;
-      // Answered only once the audit entry is committed (group commit, see audit/writer).
-      await deps.audit.write({
-        requestId: q.requestId, actorOrgId: q.vendorOrgId, action: live ? 'employee.read.live' : 'employee.read',
-        clientOrgId: access.clientOrgId, connectionId: access.connectionId, employeeId: record.employeeId, dataPoints: access.sharedDataPoints,
-      });
+      await audit(q, found, record.employeeId);
       return out;
+    },
+
+    /**
+     * The plain endpoint's read (masked), serialized. Where the connection shares every data
+     * point the stored masked form is sent as it is; otherwise it is filtered first. Same checks,
+     * errors and audit as `read`.
+     */
+    async readMaskedJson(q: Omit<ReadQuery, 'mask'>): Promise<string> {
+      const query = { ...q, mask: true };
+      const found = await locate(query, 'masked');
+      let json: string;
+      let employeeId: string;
+      const maskedEnc = found.row?.maskedEnc;
+      if (!found.liveRecord && maskedEnc) {
+        const row = found.row!;
+        employeeId = row.employeeId;
+        json = deps.cipher.decrypt(maskedEnc, maskedAad(found.access.clientOrgId, row.employeeId));
+        // Masking and filtering commute: unshared points take empty values, which masking keeps.
+        if (found.shared !== 'all') json = JSON.stringify(filterRecord(JSON.parse(json) as EmployeeRecord, found.shared));
+      } else {
+        const record = fullRecord(found);
+        employeeId = record.employeeId;
+        json = JSON.stringify(maskRecord(found.shared === 'all' ? record : filterRecord(record, found.shared)));
+      }
+      await audit(query, found, employeeId);
+      return json;
     },
   };
 }

@@ -11,12 +11,16 @@ import type { FieldCipher } from '../crypto/field-cipher';
 import { encodeEmployee } from './codec';
 import type { EmployeeRecord } from './record';
 
-/** An employee row as the read path gets it. */
+/**
+ * An employee row as the read path gets it. In the `masked` form `record` and `sensitiveEnc` are
+ * null unless `maskedEnc` is (a row written before the masked envelope existed).
+ */
 export interface StoredEmployeeRow {
   id: string;
   employeeId: string;
-  record: Record<string, unknown>;
-  sensitiveEnc: string;
+  record: Record<string, unknown> | null;
+  sensitiveEnc: string | null;
+  maskedEnc: string | null;
   /** Whether a consent is in force (true when none was asked about). */
   consentOk: boolean;
 }
@@ -35,7 +39,7 @@ export interface EmployeeStore {
    * when `consentFor` names a vendor org, whether a consent of it is in force. One indexed
    * statement: this is the hottest query of the service (see bench/).
    */
-  findEmployee(clientOrgId: number, employeeRef: string, consentFor: number | null): Promise<StoredEmployeeRow | null>;
+  findEmployee(clientOrgId: number, employeeRef: string, consentFor: number | null, form: 'full' | 'masked'): Promise<StoredEmployeeRow | null>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -44,13 +48,17 @@ const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shar
     from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
    where co.uuid = $2 limit 1`;
 
-function employeeSql(byId: boolean, consent: boolean): string {
+function employeeSql(byId: boolean, consent: boolean, masked: boolean): string {
   const match = byId ? '(e.employee_id = $2 or e.id = $2::uuid)' : 'e.employee_id = $2';
   const consentOk = consent
     ? `exists (select 1 from consents k where k.vendor_org_id = $3 and k.client_org_id = e.org_id and k.employee_id = e.employee_id
                  and k.revoked_at is null and k.consent_expiry > now())`
     : 'true';
-  return `select e.id, e.employee_id, e.record, e.sensitive_enc, ${consentOk} as consent_ok
+  const columns = masked
+    ? `e.masked_enc, case when e.masked_enc is null then e.record end as record,
+       case when e.masked_enc is null then e.sensitive_enc end as sensitive_enc`
+    : 'null as masked_enc, e.record, e.sensitive_enc';
+  return `select e.id, e.employee_id, ${columns}, ${consentOk} as consent_ok
             from employees e where e.org_id = $1 and ${match} and e.removed_at is null limit 1`;
 }
 
@@ -64,14 +72,14 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       if (byEmployee.size === 0) return 0;
       const rows = [...byEmployee.values()].map((r) => {
         const stored = encodeEmployee(r, orgId, cipher);
-        return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc };
+        return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
       });
       await execute(
-        `insert into employees (id, org_id, employee_id, record, sensitive_enc, last_sync_run_id, removed_at, updated_at)
-         select r.id, ?, r.employee_id, r.record, r.sensitive_enc, ?::uuid, null, now()
-           from jsonb_to_recordset(?::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text)
+        `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+         select r.id, ?, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, ?::uuid, null, now()
+           from jsonb_to_recordset(?::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
          on conflict (org_id, employee_id) do update
-           set record = excluded.record, sensitive_enc = excluded.sensitive_enc,
+           set record = excluded.record, sensitive_enc = excluded.sensitive_enc, masked_enc = excluded.masked_enc,
                last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
                removed_at = null, updated_at = now()`,
         [orgId, runId, JSON.stringify(rows)],
@@ -105,19 +113,20 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
         liveSource: r.live_source as boolean,
       };
     },
-    async findEmployee(clientOrgId, employeeRef, consentFor) {
+    async findEmployee(clientOrgId, employeeRef, consentFor, form) {
       const byId = UUID_RE.test(employeeRef);
       const consent = consentFor !== null;
+      const masked = form === 'masked';
       const res = await pool.query({
-        name: `hrx_employee${byId ? '_by_id' : ''}${consent ? '_consent' : ''}`,
-        text: employeeSql(byId, consent),
+        name: `hrx_employee${byId ? '_by_id' : ''}${consent ? '_consent' : ''}${masked ? '_masked' : ''}`,
+        text: employeeSql(byId, consent, masked),
         values: consent ? [clientOrgId, employeeRef, consentFor] : [clientOrgId, employeeRef],
       });
       const r = res.rows[0] as Record<string, unknown> | undefined;
       if (!r) return null;
       return {
-        id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown>,
-        sensitiveEnc: r.sensitive_enc as string, consentOk: r.consent_ok === true,
+        id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown> | null,
+        sensitiveEnc: r.sensitive_enc as string | null, maskedEnc: r.masked_enc as string | null, consentOk: r.consent_ok === true,
       };
     },
   };

@@ -49,7 +49,11 @@ export interface RequestContext<P, Q, B> {
  * `success` unless given)
  * plus `extra` top-level fields; `raw` bodies are sent as they are (org details is top-level).
  */
-export type Reply = { data: unknown; extra?: Record<string, unknown>; message?: string } | { raw: unknown };
+export type Reply =
+  | { data: unknown; extra?: Record<string, unknown>; message?: string }
+  /** `data` already serialized (a trusted JSON text the service produced), spliced in as it is. */
+  | { dataJson: string }
+  | { raw: unknown };
 
 /** One row of the route table. */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
@@ -103,7 +107,11 @@ function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, where: s
 
 /** Sends a JSON body with the request id header. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): void {
-  const payload = JSON.stringify(body);
+  sendText(res, status, JSON.stringify(body), requestId, headers);
+}
+
+/** Sends an already serialized JSON body with the request id header. */
+function sendText(res: ServerResponse, status: number, payload: string, requestId: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(payload),
@@ -168,6 +176,14 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     if ('raw' in reply) {
       if (opts.validateResponses && def.response) parseWith(def.response, reply.raw, 'response');
       sendJson(res, 200, reply.raw, requestId);
+      return;
+    }
+    if ('dataJson' in reply) {
+      if (opts.validateResponses && def.response) {
+        const r = def.response.safeParse(JSON.parse(reply.dataJson));
+        if (!r.success) throw new Error(`response schema mismatch on ${def.method} ${def.path}: ${r.error.message}`);
+      }
+      sendText(res, 200, `{"requestId":"${requestId}","message":"success","data":${reply.dataJson}}`, requestId);
       return;
     }
     if (opts.validateResponses && def.response) {

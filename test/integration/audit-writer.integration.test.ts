@@ -34,6 +34,15 @@ describe('audit writer', () => {
     expect(rows.rows.map((r) => r.data_points)).toEqual([['*'], ['name']]);
   });
 
+  it('keeps data point lists intact, whatever characters they hold', async () => {
+    const writer = createAuditWriter(app.ctx.pool);
+    const id = randomUUID();
+    const points = ['name', 'x"y', 'z\\w', 'a,b', '{c}', ' '];
+    await writer.write({ requestId: id, actorOrgId: 1, action: 'x', clientOrgId: null, connectionId: null, employeeId: null, dataPoints: points });
+    const r = await app.ctx.pool.query(`select data_points from audit_log where request_id = $1`, [id]);
+    expect(r.rows[0].data_points).toEqual(points);
+  });
+
   it('rejects the writes of a batch that fails, and recovers for the next', async () => {
     const writer = createAuditWriter(app.ctx.pool);
     const bad = writer.write({ requestId: 'not-a-uuid', actorOrgId: 1, action: 'x', clientOrgId: null, connectionId: null, employeeId: null, dataPoints: null });
