@@ -1,7 +1,8 @@
 /**
- * Employee persistence. Bulk writes of the sync go through MikroORM's connection as one
- * `INSERT … ON CONFLICT` per batch; the vendor read path is one prepared statement on a small
- * `pg` pool (it is the hottest path of the service, see bench/).
+ * Employee persistence. The sync's bulk writes (one `INSERT … ON CONFLICT` per page) and the
+ * vendor read path (one prepared statement, the hottest path of the service, see bench/) go
+ * straight to a `pg` pool on the same database and schema as MikroORM: both carry large or
+ * frequent parameters that the query builder would only slow down.
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -74,10 +75,12 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
         const stored = encodeEmployee(r, orgId, cipher);
         return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
       });
-      await execute(
+      // Straight to pg: the batch is one multi-megabyte JSON parameter, which knex's binding
+      // handling would walk again for nothing.
+      await pool.query(
         `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-         select r.id, ?, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, ?::uuid, null, now()
-           from jsonb_to_recordset(?::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
+         select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
+           from jsonb_to_recordset($3::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
          on conflict (org_id, employee_id) do update
            set record = excluded.record, sensitive_enc = excluded.sensitive_enc, masked_enc = excluded.masked_enc,
                last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
@@ -97,11 +100,11 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
     },
     async idsFor(orgId, employeeIds) {
       if (employeeIds.length === 0) return new Map();
-      const rows = (await execute(
-        `select employee_id, id from employees where org_id = ? and employee_id in (?)`,
-        [orgId, employeeIds],
-      )) as { employee_id: string; id: string }[];
-      return new Map(rows.map((r) => [r.employee_id, r.id]));
+      const res = await pool.query({
+        name: 'hrx_employee_ids', text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
+        values: [orgId, employeeIds],
+      });
+      return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
     },
     async connectionAccess(vendorOrgId, clientOrgUuid) {
       const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
