@@ -35,6 +35,12 @@ export interface EmployeeDetailsResult {
   hello: LoadFigures;
   pgRow: LoadFigures;
   ratios: { hrxToHelloRps: number; hrxToPgRowRps: number; pgRowToHrxP99: number; hrxToPgRowTarget: number; targetMet: boolean };
+  /**
+   * pg-row and hrx are measured alternately, `rounds` times (HRX_BENCH_ROUNDS, default 3), so a
+   * slow patch of the machine hits both; `hrx`, `pgRow` and `ratios` are those of the median
+   * round by hrx/pg-row, and every round's ratio is kept here.
+   */
+  rounds: { pgRowRps: number; hrxRps: number; hrxToPgRowRps: number }[];
   auditRowsWritten: number;
   profile?: ProfileSummary | null;
 }
@@ -97,18 +103,32 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
   }
 
   const hello = await target('hello', ['bench/servers/hello.mjs'], {}, '/', {});
-  const pgRow = await target('pg-row', ['bench/servers/pg-row.mjs'], {
-    DATABASE_URL: env.DATABASE_URL!, HRX_DB_SCHEMA: env.HRX_DB_SCHEMA!, POOL_MAX: String(poolSize), ORG_ID: String(client.id),
-  }, '/', {});
 
   const profArgs: string[] = [];
   if (o.profileDir) {
     mkdirSync(o.profileDir, { recursive: true });
     profArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
   }
+  const roundCount = Math.max(1, Number(process.env.HRX_BENCH_ROUNDS ?? 3));
   const auditBefore = await countAudit(ctx.pool);
-  const hrx = await target('hrx', [...profArgs, 'bin/hrx.js', 'serve'], env, '/healthz', { username: apiKey });
+  const pairs: { pgRow: Awaited<ReturnType<typeof target>>; hrx: Awaited<ReturnType<typeof target>>; ratio: number }[] = [];
+  for (let i = 0; i < roundCount; i++) {
+    if (roundCount > 1) log(`  round ${i + 1} of ${roundCount}`);
+    const pgRowRound = await target('pg-row', ['bench/servers/pg-row.mjs'], {
+      DATABASE_URL: env.DATABASE_URL!, HRX_DB_SCHEMA: env.HRX_DB_SCHEMA!, POOL_MAX: String(poolSize), ORG_ID: String(client.id),
+    }, '/', {});
+    // Profile only the first hrx round (one profile file to read).
+    const hrxRound = await target('hrx', [...(i === 0 ? profArgs : []), 'bin/hrx.js', 'serve'], env, '/healthz', { username: apiKey });
+    const bad = hrxRound.figures.non2xx + hrxRound.figures.errors + hrxRound.figures.timeouts;
+    if (bad > 0 || hrxRound.figures.responses2xx === 0) {
+      throw new Error(`hrx employee_details round ${i + 1}: ${hrxRound.figures.non2xx} non-2xx, ${hrxRound.figures.errors} errors, `
+        + `${hrxRound.figures.timeouts} timeouts — every response must be 200`);
+    }
+    pairs.push({ pgRow: pgRowRound, hrx: hrxRound, ratio: hrxRound.figures.rps / pgRowRound.figures.rps });
+  }
   const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
+  const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)]!;
+  const { hrx, pgRow } = median;
 
   const h = hrx.figures;
   const result: EmployeeDetailsResult = {
@@ -122,6 +142,7 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
       hrxToPgRowTarget: 0.9,
       targetMet: h.rps / pgRow.figures.rps >= 0.9,
     },
+    rounds: pairs.map((p) => ({ pgRowRps: p.pgRow.figures.rps, hrxRps: p.hrx.figures.rps, hrxToPgRowRps: round(p.ratio, 3) })),
     auditRowsWritten,
   };
   if (o.profileDir) result.profile = summariseProfile(o.profileDir);

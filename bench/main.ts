@@ -55,6 +55,7 @@ function printEmployeeDetails(r: EmployeeDetailsResult): void {
   log(row('pg-row', r.pgRow, r.responseBytes.pgRow));
   log(row('hrx', r.hrx, r.responseBytes.hrx));
   log(`  hrx/hello rps ${r.ratios.hrxToHelloRps}   hrx/pg-row rps ${r.ratios.hrxToPgRowRps} (target ≥ ${r.ratios.hrxToPgRowTarget}: ${r.ratios.targetMet ? 'MET' : 'NOT MET'})   pg-row p99 / hrx p99 ${r.ratios.pgRowToHrxP99}`);
+  if (r.rounds.length > 1) log(`  hrx/pg-row per round (pg-row and hrx alternate; figures above are the median round): ${r.rounds.map((x) => x.hrxToPgRowRps).join(', ')}`);
   const other = Math.max(r.hello.otherCpuCores, r.pgRow.otherCpuCores, r.hrx.otherCpuCores);
   if (other > 0.25) log(`  WARNING: other work on the machine used up to ${other} cores during these measurements; req/s are depressed and ratios noisy (CPU ms/req are steadier).`);
   log(`  audit rows written by hrx reads: ${r.auditRowsWritten} (warm-up + measured)`);
