@@ -29,6 +29,8 @@ const schema = z.object({
   HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
   HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /** How long (ms) the audit writer collects entries before committing a batch (group commit). */
+  HRX_AUDIT_WINDOW_MS: z.coerce.number().int().min(0).max(50).default(2),
   /** Seconds a sync lock lives without renewal; a dead worker's lock is gone after it. */
   HRX_SYNC_LOCK_TTL_SEC: z.coerce.number().int().min(5).max(60).default(30),
   /** Employees per upsert batch. */

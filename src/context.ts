@@ -77,7 +77,8 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     publisher: redis, subscriber: redis.duplicate(), channel: `${prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
   });
   const employees = createEmployeeService({
-    employees: employeeStore, connectionAccess: (v, c) => access.get(v, c), audit: createAuditWriter(pool), cipher,
+    employees: employeeStore, connectionAccess: (v, c) => access.get(v, c), cipher,
+    audit: createAuditWriter(pool, { windowMs: config.HRX_AUDIT_WINDOW_MS }),
     hrms: createHrmsSource(configStore, connectorFor),
   });
   const services = {

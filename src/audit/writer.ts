@@ -35,9 +35,13 @@ export function pgTextArray(items: readonly string[]): string {
   return `{${items.map((i) => `"${i.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
-/** Builds a writer over `pool`; batches hold at most `maxBatch` entries (default 500). */
-export function createAuditWriter(pool: Pick<pg.Pool, 'query'>, opts: { maxBatch?: number } = {}): AuditWriter {
+/**
+ * Builds a writer over `pool`; batches hold at most `maxBatch` entries (default 500). A batch
+ * starts `windowMs` after its first entry (default 0: on the next turn of the event loop).
+ */
+export function createAuditWriter(pool: Pick<pg.Pool, 'query'>, opts: { maxBatch?: number; windowMs?: number } = {}): AuditWriter {
   const maxBatch = opts.maxBatch ?? 500;
+  const windowMs = opts.windowMs ?? 0;
   let pending: { entry: AuditEntryInput; resolve: () => void; reject: (err: unknown) => void }[] = [];
   let flushing = false;
 
@@ -67,7 +71,8 @@ export function createAuditWriter(pool: Pick<pg.Pool, 'query'>, opts: { maxBatch
         pending.push({ entry, resolve, reject });
         if (!flushing) {
           flushing = true;
-          setImmediate(() => void flush());
+          if (windowMs > 0) setTimeout(() => void flush(), windowMs);
+          else setImmediate(() => void flush());
         }
       });
     },
