@@ -102,12 +102,43 @@ export async function measureLoad(opts: LoadOptions, server: Child): Promise<Loa
   const wallSec = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu1 = cpuSeconds(server.pid);
   const m1 = machineCpu();
-  const own = process.cpuUsage(own0);
-  const pgSec = postgresCpuDelta(pg0, postgresCpu());
+  return figuresOf(r, { wallSec, cpu0, cpu1, m0, m1, own: process.cpuUsage(own0), pgSec: postgresCpuDelta(pg0, postgresCpu()), cores: cpus().length });
+}
+
+/** The parts of an autocannon result the figures are made of. */
+export interface RunResult {
+  requests: { total: number };
+  latency: { average: number; p50: number; p90: number; p99: number; max: number };
+  throughput: { average: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+
+/** Where a measured run's CPU went: inputs to `figuresOf`, taken just before and after the run. */
+export interface RunCpu {
+  wallSec: number;
+  cpu0: number | null;
+  cpu1: number | null;
+  m0: ReturnType<typeof machineCpu>;
+  m1: ReturnType<typeof machineCpu>;
+  /** This (load-generating) process's CPU use during the run. */
+  own: NodeJS.CpuUsage;
+  /** PostgreSQL's CPU seconds during the run. */
+  pgSec: number;
+  cores: number;
+}
+
+/** The figures of one autocannon run: rates, latency, status counts and CPU use per request. */
+export function figuresOf(r: RunResult, m: RunCpu): LoadFigures {
+  const { wallSec, cpu0, cpu1, pgSec } = m;
   const postgresCpuCores = round(pgSec / wallSec, 2);
-  const loadgenCpuCores = round((own.user + own.system) / 1e6 / wallSec, 2);
+  const loadgenCpuCores = round((m.own.user + m.own.system) / 1e6 / wallSec, 2);
   const serverCpuCores = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallSec, 2) : null;
-  const busy = busyFraction(m0, m1);
+  const busy = busyFraction(m.m0, m.m1);
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
   return {
     rps: round(r.requests.total / r.duration, 0),
@@ -124,7 +155,7 @@ export async function measureLoad(opts: LoadOptions, server: Child): Promise<Loa
     machineBusy: round(busy, 2),
     postgresCpuCores,
     postgresCpuMsPerRequest: r.requests.total ? round((pgSec * 1000) / r.requests.total, 3) : 0,
-    otherCpuCores: round(Math.max(0, busy * cpus().length - (serverCpuCores ?? 0) - loadgenCpuCores - postgresCpuCores), 2),
+    otherCpuCores: round(Math.max(0, busy * m.cores - (serverCpuCores ?? 0) - loadgenCpuCores - postgresCpuCores), 2),
     throughputMiBps: round(r.throughput.average / 1024 / 1024, 2),
   };
 }

@@ -20,7 +20,7 @@ import {
   benchEnv, busyFraction, configureHrms, cpuSeconds, freePort, machineCpu, onCleanup, openBenchContext, postgresCpu, postgresCpuDelta,
   round, spawnNode, waitForHttp, type Child,
 } from './lib';
-import type { LoadFigures } from './load';
+import { figuresOf, type LoadFigures } from './load';
 
 const ENDPOINT = '/api/external/employee/';
 /** exp − iat of the pre-built requests (the most the endpoint accepts). */
@@ -287,7 +287,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     const secondsToExpiryAtEnd = round(firstExp - Date.now() / 1000, 0);
     const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
 
-    const endpoint = figures(r, { wallSec, cpu0, cpu1, m0, m1, own, pgSec, cores });
+    const endpoint = figuresOf(r, { wallSec, cpu0, cpu1, m0, m1, own, pgSec, cores });
     log(`  hrx: ${endpoint.rps} req/s, p99 ${endpoint.latencyMs.p99} ms, non-2xx ${endpoint.non2xx}, errors ${endpoint.errors}`);
 
     // Decrypt and verify a sample of the measured responses.
@@ -436,36 +436,6 @@ async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, emplo
 }
 
 const codes = (r: CannonResult) => Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
-
-/** The measured run's figures, in the shape load.ts gives employee_details. */
-function figures(r: CannonResult, m: {
-  wallSec: number; cpu0: number | null; cpu1: number | null; m0: ReturnType<typeof machineCpu>; m1: ReturnType<typeof machineCpu>;
-  own: NodeJS.CpuUsage; pgSec: number; cores: number;
-}): LoadFigures {
-  const { wallSec, cpu0, cpu1, pgSec } = m;
-  const postgresCpuCores = round(pgSec / wallSec, 2);
-  const loadgenCpuCores = round((m.own.user + m.own.system) / 1e6 / wallSec, 2);
-  const serverCpuCores = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallSec, 2) : null;
-  const busy = busyFraction(m.m0, m.m1);
-  return {
-    rps: round(r.requests.total / r.duration, 0),
-    requests: r.requests.total,
-    latencyMs: { avg: round(r.latency.average, 2), p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
-    responses2xx: r['2xx'],
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCodes: codes(r),
-    serverCpuCores,
-    serverCpuMsPerRequest: cpu0 !== null && cpu1 !== null && r.requests.total ? round(((cpu1 - cpu0) * 1000) / r.requests.total, 3) : null,
-    loadgenCpuCores,
-    machineBusy: round(busy, 2),
-    postgresCpuCores,
-    postgresCpuMsPerRequest: r.requests.total ? round((pgSec * 1000) / r.requests.total, 3) : 0,
-    otherCpuCores: round(Math.max(0, busy * m.cores - (serverCpuCores ?? 0) - loadgenCpuCores - postgresCpuCores), 2),
-    throughputMiBps: round(r.throughput.average / 1024 / 1024, 2),
-  };
-}
 
 async function countAudit(pool: { query(q: string): Promise<{ rows: { n: number }[] }> }): Promise<number> {
   return (await pool.query('select count(*)::int as n from audit_log')).rows[0]!.n;
