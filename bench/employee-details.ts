@@ -4,12 +4,10 @@
  * a bare node:http hello-world and a bare node:http handler reading the same employees row with
  * `pg`. The load generator (autocannon) runs in this process.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startHrmsSimulator } from '../src/hrms/sim/server';
 import {
-  benchEnv, configureHrms, freePort, onCleanup, openBenchContext, ROOT, round, seedOrgs, spawnNode, waitForHttp, type Child,
+  benchEnv, freePort, openBenchContext, ROOT, round, seedEmployees, seedOrgs, spawnNode, waitForHttp, type Child,
 } from './lib';
 import { measureLoad, type LoadFigures } from './load';
 import { summariseProfile, type ProfileSummary } from './profile';
@@ -63,23 +61,8 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
   const ctx = await openBenchContext(env);
   const { vendor, apiKey, client } = await seedOrgs(ctx);
 
-  // N employees through the real sync service, from the reference simulator.
-  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
-  const sim = await startHrmsSimulator({ employees: o.employees, seed: 'hrx-bench', ...simCreds });
-  const closeSim = onCleanup('simulator', () => sim.close());
-  await configureHrms(ctx, client.id, sim, simCreds);
-  const t0 = performance.now();
-  const outcome = await ctx.services.sync.run(client.id, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
-  const seedSyncMs = round(performance.now() - t0, 0);
-  if (outcome.status !== 'succeeded' || outcome.employees !== o.employees) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
-  closeSim();
-  await sim.close();
+  const { ids, seedSyncMs } = await seedEmployees(ctx, client.id, o.employees);
   log(`  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms`);
-
-  const ids = (await ctx.pool.query<{ employee_id: string }>(
-    'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [client.id],
-  )).rows.map((r) => r.employee_id);
-  if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
   const paths = ids.map((id) => `/api/employee_details/${encodeURIComponent(id)}?org=${client.uuid}&vendor_org=${vendor.uuid}`);
   const poolSize = apiPoolSize();
   const load = { paths, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec };

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config';
 import { openContext, type Context } from '../src/context';
 import { migrate } from '../src/db/orm';
+import { startHrmsSimulator } from '../src/hrms/sim/server';
 import { createLogger } from '../src/logger';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -134,6 +135,32 @@ export async function configureHrms(ctx: Context, orgId: number, sim: { url: str
     orgId, hrmsId: 'reference', apiConfigs: [],
     credentials: { hrms_host: sim.url, grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
   });
+}
+
+/**
+ * Syncs `n` employees into client org `clientOrgId` through the real sync service, from a
+ * reference simulator started and stopped here. Returns their employee ids (sorted) and the sync's
+ * wall time in ms. Throws when the sync does not store exactly `n` employees.
+ */
+export async function seedEmployees(ctx: Context, clientOrgId: number, n: number): Promise<{ ids: string[]; seedSyncMs: number }> {
+  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
+  const sim = await startHrmsSimulator({ employees: n, seed: 'hrx-bench', ...simCreds });
+  const closeSim = onCleanup('simulator', () => sim.close());
+  try {
+    await configureHrms(ctx, clientOrgId, sim, simCreds);
+    const t0 = performance.now();
+    const outcome = await ctx.services.sync.run(clientOrgId, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
+    const seedSyncMs = round(performance.now() - t0, 0);
+    if (outcome.status !== 'succeeded' || outcome.employees !== n) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
+    const ids = (await ctx.pool.query<{ employee_id: string }>(
+      'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [clientOrgId],
+    )).rows.map((r) => r.employee_id);
+    if (ids.length !== n) throw new Error(`expected ${n} employees in the store, found ${ids.length}`);
+    return { ids, seedSyncMs };
+  } finally {
+    closeSim();
+    await sim.close();
+  }
 }
 
 /* --------------------------------------------------------------- children */

@@ -15,10 +15,9 @@ import { cpus } from 'node:os';
 import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
 import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
 import { buildEncryptedRequest, openEncryptedResponse } from '../src/crypto/jose/client';
-import { startHrmsSimulator } from '../src/hrms/sim/server';
 import {
-  benchEnv, busyFraction, configureHrms, cpuSeconds, freePort, machineCpu, onCleanup, openBenchContext, postgresCpu, postgresCpuDelta,
-  round, spawnNode, waitForHttp, type Child,
+  benchEnv, busyFraction, cpuSeconds, freePort, machineCpu, openBenchContext, postgresCpu, postgresCpuDelta,
+  round, seedEmployees, spawnNode, waitForHttp, type Child,
 } from './lib';
 import { figuresOf, type LoadFigures } from './load';
 
@@ -182,21 +181,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
   const vendorSignKey = (await importJWK(vendorPrivateJwk, 'RS256')) as CryptoKey;
   const vendorDecryptKey = (await importJWK(vendorPrivateJwk, 'RSA-OAEP-256')) as CryptoKey;
 
-  // N employees through the real sync service, from the reference simulator (as employee_details).
-  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
-  const sim = await startHrmsSimulator({ employees: o.employees, seed: 'hrx-bench', ...simCreds });
-  const closeSim = onCleanup('simulator', () => sim.close());
-  await configureHrms(ctx, clientOrg.id, sim, simCreds);
-  const t0 = performance.now();
-  const outcome = await ctx.services.sync.run(clientOrg.id, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
-  const seedSyncMs = round(performance.now() - t0, 0);
-  if (outcome.status !== 'succeeded' || outcome.employees !== o.employees) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
-  closeSim();
-  await sim.close();
-  const ids = (await ctx.pool.query<{ employee_id: string }>(
-    'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [clientOrg.id],
-  )).rows.map((r) => r.employee_id);
-  if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
+  const { ids, seedSyncMs } = await seedEmployees(ctx, clientOrg.id, o.employees);
   log(`  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms; vendor key ${vendorKid} (RSA-2048), Basic credential, connection ${connection.id}`);
 
   // hrx API child (`serve` creates the service keys at start).
