@@ -8,7 +8,8 @@ import { createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
-import type { Authenticator, CredentialKind, Principal } from '../http/router';
+import type { Authenticator, CredentialKind } from '../http/router';
+import type { Principal } from './principal';
 import type { OrgStore } from '../orgs/store';
 
 export interface AuthenticatorDeps {

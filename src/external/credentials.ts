@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hashSecret, newSecret, verifySecret } from '../crypto/secrets';
 import { AppError } from '../errors';
-import type { Principal } from '../http/router';
+import type { Principal } from '../auth/principal';
 import type { OrgStore } from '../orgs/store';
 import type { ExternalStore } from './store';
 

@@ -26,7 +26,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { EmployeeRecord } from '../employees/record';
 import type { ReadQuery } from '../employees/service';
 import { AppError } from '../errors';
-import type { Principal } from '../http/router';
+import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
 import type { OrgStore } from '../orgs/store';
 import { createBasicCredentials } from './credentials';

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
 import { AppError, renderError, type FieldError } from '../errors';
 import type { Logger } from '../logger';
 import { readForm, readJson } from './body';
@@ -20,15 +21,6 @@ export type CredentialKind =
   | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
   | 'admin'; // HRX_ADMIN_TOKEN
 
-/** Who is calling, as resolved from the credential. */
-export interface Principal {
-  orgId: number;
-  orgUuid: string;
-  isVendor: boolean;
-  isClient: boolean;
-  /** Id of the API key or Basic credential used (for rate limits and audit). */
-  credentialId: string;
-}
 
 /** Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID. */
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders) => Promise<Principal | null>;
