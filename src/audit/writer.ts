@@ -4,7 +4,8 @@
  * is being committed form the next batch, so under load many reads share one INSERT and one WAL
  * flush, and a quiet service still commits each entry at once. `write` resolves only when its
  * entry is committed, so callers answer a read only after it is audited; it rejects when the
- * batch fails, and the read then fails too.
+ * batch fails, and the read then fails too. Reads from the store are audited by their lookup
+ * statement instead (employees/store.ts); this writer serves live HRMS reads.
  */
 import type pg from 'pg';
 

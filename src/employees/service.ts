@@ -51,7 +51,14 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
     if (!access) throw new AppError('INVALID_ORGANISATION');
     if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
-    const row = await deps.employees.findEmployee(access.clientOrgId, q.employeeRef, access.consentRequired ? q.vendorOrgId : null, form);
+    // Stored reads are audited by the lookup itself (same statement); live ones once fetched.
+    const row = await deps.employees.findEmployee({
+      clientOrgId: access.clientOrgId, employeeRef: q.employeeRef, consentFor: access.consentRequired ? q.vendorOrgId : null, form,
+      audit: live ? undefined : {
+        requestId: q.requestId, actorOrgId: q.vendorOrgId, action: 'employee.read', connectionId: access.connectionId,
+        dataPoints: access.sharedDataPoints,
+      },
+    });
     let liveRecord: EmployeeRecord | null = null;
     if (live) {
       const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
@@ -73,10 +80,14 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     return decodeEmployee({ id: row.id, employeeId: row.employeeId, record: row.record!, sensitiveEnc: row.sensitiveEnc! }, found.access.clientOrgId, deps.cipher);
   }
 
-  /** Writes the audit entry; reads are answered only once it is committed (group commit). */
-  function audit(q: ReadQuery, found: Awaited<ReturnType<typeof locate>>, employeeId: string): Promise<void> {
-    return deps.audit.write({
-      requestId: q.requestId, actorOrgId: q.vendorOrgId, action: found.live ? 'employee.read.live' : 'employee.read',
+  /**
+   * Writes the audit entry of a live read (stored reads were audited by their lookup); reads are
+   * answered only once it is committed (group commit).
+   */
+  async function auditLive(q: ReadQuery, found: Awaited<ReturnType<typeof locate>>, employeeId: string): Promise<void> {
+    if (!found.live) return;
+    await deps.audit.write({
+      requestId: q.requestId, actorOrgId: q.vendorOrgId, action: 'employee.read.live',
       clientOrgId: found.access.clientOrgId, connectionId: found.access.connectionId, employeeId,
       dataPoints: found.access.sharedDataPoints,
     });
@@ -92,7 +103,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
       const record = fullRecord(found);
       const filtered = found.shared === 'all' ? record : filterRecord(record, found.shared);
       const out = q.mask ? maskRecord(filtered) : filtered;
-      await audit(q, found, record.employeeId);
+      await auditLive(q, found, record.employeeId);
       return out;
     },
 
@@ -118,7 +129,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
         employeeId = record.employeeId;
         json = JSON.stringify(maskRecord(found.shared === 'all' ? record : filterRecord(record, found.shared)));
       }
-      await audit(query, found, employeeId);
+      await auditLive(query, found, employeeId);
       return json;
     },
   };

@@ -6,7 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
 import type pg from 'pg';
+import { pgTextArray } from '../audit/writer';
 import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { encodeEmployee } from './codec';
@@ -26,6 +28,31 @@ export interface StoredEmployeeRow {
   consentOk: boolean;
 }
 
+/** The audit entry of a read, written by the lookup itself (decisions §7). */
+export interface LookupAudit {
+  requestId: string;
+  actorOrgId: number;
+  action: string;
+  connectionId: string;
+  /** null: every data point (stored as `['*']`). */
+  dataPoints: string[] | null;
+}
+
+/** One employee lookup of the vendor read path. */
+export interface EmployeeLookup {
+  clientOrgId: number;
+  /** The employee's `employeeId`, or its store `id` (a UUID). */
+  employeeRef: string;
+  /** Vendor org whose consent in force is asked about; null: none is. */
+  consentFor: number | null;
+  form: 'full' | 'masked';
+  /**
+   * When given, the same statement writes this audit entry if the employee is found and its
+   * consent (when asked about) is in force; the lookup resolves only once it is committed.
+   */
+  audit?: LookupAudit | undefined;
+}
+
 export interface EmployeeStore {
   /** Inserts or updates `records` of `orgId` (deduplicated by employeeId), marking them seen by `runId`. */
   upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[]): Promise<number>;
@@ -36,11 +63,11 @@ export interface EmployeeStore {
   /** The approved connection of `vendorOrgId` with client org `clientOrgUuid` (a UUID), or null. */
   connectionAccess(vendorOrgId: number, clientOrgUuid: string): Promise<ConnectionAccess | null>;
   /**
-   * The (not removed) employee `employeeRef` (employeeId, or store id) of `clientOrgId`, and,
-   * when `consentFor` names a vendor org, whether a consent of it is in force. One indexed
-   * statement: this is the hottest query of the service (see bench/).
+   * The (not removed) employee of `q`, with whether the consent asked about is in force, or null.
+   * Lookups made in the same turn of the event loop share one statement (see `LOOKUP_SQL`).
+   * Throws the database error of its batch.
    */
-  findEmployee(clientOrgId: number, employeeRef: string, consentFor: number | null, form: 'full' | 'masked'): Promise<StoredEmployeeRow | null>;
+  findEmployee(q: EmployeeLookup): Promise<StoredEmployeeRow | null>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,22 +76,89 @@ const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shar
     from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
    where co.uuid = $2 limit 1`;
 
-function employeeSql(byId: boolean, consent: boolean, masked: boolean): string {
-  const match = byId ? '(e.employee_id = $2 or e.id = $2::uuid)' : 'e.employee_id = $2';
-  const consentOk = consent
-    ? `exists (select 1 from consents k where k.vendor_org_id = $3 and k.client_org_id = e.org_id and k.employee_id = e.employee_id
-                 and k.revoked_at is null and k.consent_expiry > now())`
-    : 'true';
-  const columns = masked
-    ? `e.masked_enc, case when e.masked_enc is null then e.record end as record,
-       case when e.masked_enc is null then e.sensitive_enc end as sensitive_enc`
-    : 'null as masked_enc, e.record, e.sensitive_enc';
-  return `select e.id, e.employee_id, ${columns}, ${consentOk} as consent_ok
-            from employees e where e.org_id = $1 and ${match} and e.removed_at is null limit 1`;
+/**
+ * The read path's one statement, for a batch of lookups (one array element per lookup): each
+ * finds its employee by `employeeId` or store id, checks consent, and, where asked, writes the
+ * read's audit entry (only for found, consented reads) in the same statement, so a read is
+ * answered only after its audit entry is committed and a busy API makes one round trip for
+ * many reads (bench/: the hottest path of the service).
+ */
+const LOOKUP_SQL = `with t as (
+    select * from unnest($1::int[], $2::text[], $3::uuid[], $4::int[], $5::bool[], $6::uuid[], $7::int[], $8::text[], $9::uuid[], $10::text[])
+      with ordinality as t(org_id, ref, ref_id, consent_for, masked, request_id, actor_org_id, action, connection_id, data_points, ord)
+  ), found as (
+    select t.*, e.id, e.employee_id,
+           case when t.masked then e.masked_enc end as masked_enc,
+           case when not t.masked or e.masked_enc is null then e.record end as record,
+           case when not t.masked or e.masked_enc is null then e.sensitive_enc end as sensitive_enc,
+           (t.consent_for is null or exists (
+              select 1 from consents k where k.vendor_org_id = t.consent_for and k.client_org_id = t.org_id
+                 and k.employee_id = e.employee_id and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
+      from t cross join lateral (
+        (select e.id, e.employee_id, e.masked_enc, e.record, e.sensitive_enc from employees e
+          where e.org_id = t.org_id and e.employee_id = t.ref and e.removed_at is null)
+        union all
+        (select e.id, e.employee_id, e.masked_enc, e.record, e.sensitive_enc from employees e
+          where e.id = t.ref_id and e.org_id = t.org_id and e.removed_at is null)
+        limit 1) e
+  ), audited as (
+    insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points)
+    select f.request_id, f.actor_org_id, f.action, f.org_id, f.connection_id, f.employee_id, f.data_points::text[]
+      from found f where f.action is not null and f.consent_ok
+  )
+  select f.ord::int as ord, f.id, f.employee_id, f.masked_enc, f.record, f.sensitive_enc, f.consent_ok from found f`;
+
+/**
+ * Runs a batch of lookups as one statement; one entry per lookup, in order (an `Error` for a
+ * lookup that failed alone). When the statement fails on bad data (SQLSTATE class 22), nothing
+ * of it was committed, and each lookup is retried on its own, so one request's bad input never
+ * fails another's. An employee ref holding NUL finds nothing (PostgreSQL text cannot hold it).
+ */
+async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null | Error)[]> {
+  const out: (StoredEmployeeRow | null | Error)[] = items.map(() => null);
+  const asked = [...items.keys()].filter((i) => !items[i]!.employeeRef.includes('\u0000'));
+  if (asked.length === 0) return out;
+  try {
+    const rows = await lookupBatch(pool, asked.map((i) => items[i]!));
+    asked.forEach((i, k) => { out[i] = rows[k]!; });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (asked.length === 1 || typeof code !== 'string' || !code.startsWith('22')) throw err;
+    await Promise.all(asked.map(async (i) => {
+      out[i] = await lookupBatch(pool, [items[i]!]).then((r) => r[0]!, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    }));
+  }
+  return out;
+}
+
+/** Runs one batch of lookups; the result has one entry per lookup, in order. */
+async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null)[]> {
+  const values = [
+    items.map((i) => i.clientOrgId), items.map((i) => i.employeeRef),
+    items.map((i) => (UUID_RE.test(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
+    items.map((i) => i.form === 'masked'), items.map((i) => i.audit?.requestId ?? null),
+    items.map((i) => i.audit?.actorOrgId ?? null), items.map((i) => i.audit?.action ?? null),
+    items.map((i) => i.audit?.connectionId ?? null),
+    items.map((i) => (i.audit ? pgTextArray(i.audit.dataPoints ?? ['*']) : null)),
+  ];
+  const res = await pool.query({ name: 'hrx_employee_lookup', text: LOOKUP_SQL, values });
+  const out: (StoredEmployeeRow | null)[] = items.map(() => null);
+  for (const r of res.rows as Record<string, unknown>[]) {
+    out[(r.ord as number) - 1] = {
+      id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown> | null,
+      sensitiveEnc: r.sensitive_enc as string | null, maskedEnc: r.masked_enc as string | null, consentOk: r.consent_ok === true,
+    };
+  }
+  return out;
 }
 
 /** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
 export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
+  // Lookups wait for the next turn of the event loop (setImmediate, after the current batch of
+  // socket reads) so concurrent requests share a statement; no cache: every read asks the store.
+  const lookups = new DataLoader<EmployeeLookup, StoredEmployeeRow | null>((items) => lookupIsolated(pool, items), {
+    cache: false, maxBatchSize: 200, batchScheduleFn: (run) => setImmediate(run),
+  });
   const execute = (q: string, params: unknown[] = [], method: 'all' | 'run' = 'all') => orm.em.getConnection().execute(q, params, method);
   return {
     async upsertBatch(orgId, runId, records) {
@@ -116,21 +210,8 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
         liveSource: r.live_source as boolean,
       };
     },
-    async findEmployee(clientOrgId, employeeRef, consentFor, form) {
-      const byId = UUID_RE.test(employeeRef);
-      const consent = consentFor !== null;
-      const masked = form === 'masked';
-      const res = await pool.query({
-        name: `hrx_employee${byId ? '_by_id' : ''}${consent ? '_consent' : ''}${masked ? '_masked' : ''}`,
-        text: employeeSql(byId, consent, masked),
-        values: consent ? [clientOrgId, employeeRef, consentFor] : [clientOrgId, employeeRef],
-      });
-      const r = res.rows[0] as Record<string, unknown> | undefined;
-      if (!r) return null;
-      return {
-        id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown> | null,
-        sensitiveEnc: r.sensitive_enc as string | null, maskedEnc: r.masked_enc as string | null, consentOk: r.consent_ok === true,
-      };
+    findEmployee(q) {
+      return lookups.load(q);
     },
   };
 }
