@@ -2,6 +2,8 @@
  * Who is calling, as resolved from a credential (decisions §2). A plain value type, so services
  * can take it without knowing anything of HTTP.
  */
+import { AppError } from '../errors';
+
 export interface Principal {
   orgId: number;
   orgUuid: string;
@@ -9,4 +11,14 @@ export interface Principal {
   isClient: boolean;
   /** Id of the API key or Basic credential used (for rate limits and audit). */
   credentialId: string;
+}
+
+/**
+ * The caller of a vendor endpoint (employee details, vendor connections, terminate, consent):
+ * its credential must be a vendor org's (decisions §2), else it is the wrong credential,
+ * 401 `Invalid token.` (AppError AUTH_INVALID).
+ */
+export function vendorPrincipal(principal: Principal | null): Principal {
+  if (!principal?.isVendor) throw new AppError('AUTH_INVALID');
+  return principal;
 }

@@ -2,6 +2,7 @@
  * Routes of vendor connections (interface.md "Get vendor connections", "Terminate connection").
  */
 import { z } from 'zod';
+import { vendorPrincipal } from '../auth/principal';
 import { AppError } from '../errors';
 import { route, type RouteDef } from '../http/router';
 import type { ConnectionService } from './service';
@@ -28,7 +29,7 @@ export function connectionRoutes(connections: ConnectionService): RouteDef[] {
       }),
       response: z.array(entry),
       async handler({ query, principal }) {
-        const { pageInfo, data } = await connections.listForVendor(principal!.orgId, {
+        const { pageInfo, data } = await connections.listForVendor(vendorPrincipal(principal).orgId, {
           ...(query.status ? { status: query.status } : {}), page: query.page, pageSize: query.page_size,
         });
         return { data, extra: { pageInfo } };
@@ -42,9 +43,10 @@ export function connectionRoutes(connections: ConnectionService): RouteDef[] {
       body: z.object({ client_org: z.string().trim().min(1, 'required') }),
       response: z.strictObject({ connection_id: z.string().uuid(), org_id: z.string().uuid(), application_connection_status: z.literal('Terminated') }),
       async handler({ body, principal, requestId }) {
+        const vendor = vendorPrincipal(principal);
         const uuid = body.client_org.toLowerCase();
         if (!z.string().uuid().safeParse(uuid).success) throw new AppError('CLIENT_ORG_NOT_FOUND');
-        const c = await connections.terminate(principal!.orgId, uuid, requestId);
+        const c = await connections.terminate(vendor.orgId, uuid, requestId);
         return { message: 'Connection terminated successfully', data: { connection_id: c.id, org_id: uuid, application_connection_status: 'Terminated' } };
       },
     }),

@@ -2,6 +2,7 @@
  * Routes of consent (interface.md "Submit employee consent data").
  */
 import { z } from 'zod';
+import { vendorPrincipal } from '../auth/principal';
 import { employeeRecordSchema } from '../employees/schema';
 import { route, type RouteDef } from '../http/router';
 import type { ConsentService } from './service';
@@ -28,7 +29,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
       bodyType: 'json',
       body,
       response: employeeRecordSchema,
-      handler: async ({ body: b, principal, requestId }) => ({ data: await consents.submit(principal!.orgId, b, requestId) }),
+      handler: async ({ body: b, principal, requestId }) => ({ data: await consents.submit(vendorPrincipal(principal).orgId, b, requestId) }),
     }),
   ];
 }

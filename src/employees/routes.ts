@@ -2,6 +2,7 @@
  * Routes of employee data (interface.md "Get employee details").
  */
 import { z } from 'zod';
+import { vendorPrincipal } from '../auth/principal';
 import { AppError } from '../errors';
 import { route, type RouteDef } from '../http/router';
 import { employeeRecordSchema } from './schema';
@@ -24,10 +25,11 @@ export function employeeRoutes(employees: EmployeeService): RouteDef[] {
       query,
       response: employeeRecordSchema,
       async handler({ params, query: q, principal, requestId }) {
-        // The key's org must be `vendor_org` (decisions §7).
-        if (!principal || principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
+        // The key must be a vendor org's, and that org `vendor_org` (decisions §2, §7).
+        const vendor = vendorPrincipal(principal);
+        if (vendor.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
         const dataJson = await employees.readMaskedJson({
-          vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id,
+          vendorOrgId: vendor.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id,
           source: q.source, requestId,
         });
         return { dataJson };

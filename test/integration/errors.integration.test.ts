@@ -160,6 +160,25 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
       expectError(await details('EMP00001', q(approved), { username: other.apiKey }), 401, bad);
     });
 
+    it("401 Invalid token. for a client org's own key on every vendor endpoint", async () => {
+      const clientKey = await app.ctx.services.orgs.createApiKey(approved.org.uuid);
+      const bad = plain('Invalid token.');
+      expectError(await details('EMP00001', { org: approved.org.uuid, vendor_org: approved.org.uuid }, { username: clientKey }), 401, bad);
+      expectError(await call(u('/api/vendor/connections/'), { headers: { authorization: clientKey } }), 401, bad);
+      expectError(await call(u('/api/terminate_connection/'), {
+        method: 'POST', headers: { authorization: clientKey }, body: form({ client_org: approved.org.uuid }),
+      }), 401, bad);
+      expectError(await call(u('/api/v1/employee/consent-data/'), {
+        method: 'POST', headers: { authorization: clientKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ org: approved.org.uuid, employee_id: 'EMP00001', consent_language: 'I agree.',
+          consent_timestamp: new Date().toISOString(), consent_expiry: new Date(Date.now() + 60_000).toISOString() }),
+      }), 401, bad);
+      // Its own org record stays readable (org details takes any org's key, decisions §2).
+      expect((await call(u(`/api/org_details/${approved.org.uuid}/`), { headers: { authorization: clientKey } })).status).toBe(200);
+      // Nothing was terminated.
+      expect((await details('EMP00001', q(approved))).status).toBe(200);
+    });
+
     it('a `Bearer ` prefix is accepted on the Authorization endpoints', async () => {
       for (const path of [`/api/org_details/${approved.org.uuid}/`, '/api/vendor/connections/']) {
         const plainKey = await call(u(path), { headers: { authorization: v.apiKey } });
