@@ -37,6 +37,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
+    verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
   });
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,
