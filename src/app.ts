@@ -26,7 +26,7 @@ export interface App {
 export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {}): App {
   const { config, services } = ctx;
   const routes: RouteDef[] = [
-    ...employeeRoutes(services.employees),
+    ...employeeRoutes(services.employees, services.employeeUpdates),
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
     ...setupRoutes(services.setup),

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedDataPoints } from '../../src/employees/data-points';
 import { emptyDependent, mergeRecord, normalizeRecord, NOT_AVAILABLE } from '../../src/employees/record';
+import { updateBodySchema } from '../../src/employees/routes';
 
 const base = () => normalizeRecord({
   employeeId: 'E1', name: 'Asha Rao', terminationDate: '2026-03-31', pan: 'ABCPR1234K',
@@ -52,5 +53,36 @@ describe('mergeRecord (webhook merge rules)', () => {
     expect(merged.name).toBe('Asha R.');
     expect(merged.id).toBe(base().id);
     expect(merged.employeeId).toBe('E1');
+  });
+});
+
+describe('update body schema', () => {
+  const issues = (v: unknown) => {
+    const r = updateBodySchema.safeParse(v);
+    return r.success ? [] : r.error.issues.map((i) => ({ path: i.path.join('.'), code: i.code, message: i.message }));
+  };
+
+  it('accepts one record or an array of 1..1000', () => {
+    expect(updateBodySchema.parse({ employeeId: ' E1 ', name: 'A' })).toEqual({ many: false, updates: [{ employeeId: 'E1', name: 'A' }] });
+    expect(updateBodySchema.parse([{ employeeId: 'E1' }, { employeeId: 'E2' }]).updates.map((u) => u.employeeId)).toEqual(['E1', 'E2']);
+    expect(issues(Array.from({ length: 1000 }, (_, i) => ({ employeeId: `E${i}` })))).toEqual([]);
+  });
+
+  it('refuses 0 or 1,001 records, a missing employeeId, unknown fields and wrong types', () => {
+    expect(issues([])).toEqual([{ path: '', code: 'custom', message: 'must hold 1 to 1000 employee records' }]);
+    expect(issues(Array.from({ length: 1001 }, (_, i) => ({ employeeId: `E${i}` })))[0]?.message).toBe('must hold 1 to 1000 employee records');
+    expect(issues({ name: 'A' })[0]).toMatchObject({ path: 'employeeId', code: 'invalid_type' });
+    expect(issues({ employeeId: '   ' })[0]).toMatchObject({ path: 'employeeId', message: 'required' });
+    expect(issues({ employeeId: 'E1', bankDetails: { iban: 'x' } })[0]).toMatchObject({ path: 'bankDetails', code: 'unrecognized_keys' });
+    expect(issues([{ employeeId: 'E1' }, { employeeId: 'E2', salaryDetails: { ctc: { basic: '600000' } } }])[0])
+      .toMatchObject({ path: '1.salaryDetails.ctc.basic', code: 'invalid_type' });
+    expect(issues({ employeeId: 'E1', salaryDetails: { monthly: { month: 13 } } })[0]).toMatchObject({ path: 'salaryDetails.monthly.month' });
+    expect(issues({ employeeId: 'E1', dob: '1990-02-30' })[0]).toMatchObject({ path: 'dob', message: 'must be a date YYYY-MM-DD' });
+    expect(issues('E1')[0]).toMatchObject({ path: '', code: 'invalid_type' });
+  });
+
+  it('refuses text PostgreSQL cannot store as sent (NUL, lone surrogates)', () => {
+    expect(issues({ employeeId: 'E1', name: 'A\u0000B' })[0]).toMatchObject({ path: 'name', message: 'must not contain NUL characters' });
+    expect(issues({ employeeId: 'E\uD800' })[0]).toMatchObject({ path: 'employeeId', message: 'must be well-formed Unicode' });
   });
 });
