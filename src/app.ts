@@ -26,7 +26,7 @@ export interface App {
 export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {}): App {
   const { config, services } = ctx;
   const routes: RouteDef[] = [
-    ...employeeRoutes(services.employees),
+    ...employeeRoutes(services.employees, services.employeeUpdates),
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
     ...setupRoutes(services.setup),
@@ -37,6 +37,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
+    verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
   });
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,

@@ -18,6 +18,8 @@ import { openDatabase, type Database } from './db/orm';
 import { createEmployeeService, type ReadQuery } from './employees/service';
 import type { EmployeeRecord } from './employees/record';
 import { createEmployeeStore } from './employees/store';
+import { createEmployeeUpdateService } from './employees/update-service';
+import { createEmployeeWriteStore } from './employees/write-store';
 import { createExternalService } from './external/service';
 import { connectorFor } from './hrms/registry';
 import type { Logger } from './logger';
@@ -92,6 +94,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       onAccessChange: () => access.changed(),
     }),
     employees,
+    employeeUpdates: createEmployeeUpdateService({ writes: createEmployeeWriteStore(pool, cipher) }),
     setup: createSetupService({
       orgs: orgStore, configs: configStore, connectorFor,
       syncNow: (orgId, trigger) => syncQueue.syncNow(orgId, trigger),

@@ -37,6 +37,20 @@ export function pgTextArray(items: readonly string[]): string {
 }
 
 /**
+ * Inserts `entries` with one statement on `db` (a pool, or a transaction's client so the entries
+ * commit or roll back with the writes they record, as the employee update webhook does).
+ */
+export async function insertAuditEntries(db: Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>, entries: readonly AuditEntryInput[]): Promise<void> {
+  if (entries.length === 0) return;
+  const values = [
+    entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
+    entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
+    entries.map((e) => pgTextArray(e.dataPoints ?? ['*'])),
+  ];
+  await (db as Pick<pg.Pool, 'query'>).query({ name: 'hrx_audit_batch', text: INSERT, values });
+}
+
+/**
  * Builds a writer over `pool`; batches hold at most `maxBatch` entries (default 500). A batch
  * starts `windowMs` after its first entry (default 0: on the next turn of the event loop).
  */
@@ -50,14 +64,8 @@ export function createAuditWriter(pool: Pick<pg.Pool, 'query'>, opts: { maxBatch
     while (pending.length > 0) {
       const batch = pending.slice(0, maxBatch);
       pending = pending.slice(batch.length);
-      const entries = batch.map((b) => b.entry);
-      const values = [
-        entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
-        entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
-        entries.map((e) => pgTextArray(e.dataPoints ?? ['*'])),
-      ];
       try {
-        await pool.query({ name: 'hrx_audit_batch', text: INSERT, values });
+        await insertAuditEntries(pool, batch.map((b) => b.entry));
         for (const b of batch) b.resolve();
       } catch (err) {
         for (const b of batch) b.reject(err);

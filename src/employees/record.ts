@@ -211,8 +211,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Fills `template` from `input`, field by field, keeping the template's shape: unknown keys are
- * dropped, `null`/`undefined`/blank text keep the empty value, numbers stay numbers. Used both to
- * normalize connector output and to merge webhook updates (template = current record).
+ * dropped, `null`/`undefined`/blank text keep the empty value, numbers stay numbers. Used to
+ * normalize connector output (template = empty record) and the dependents of webhook updates.
  */
 function fill(template: Json, input: unknown): Json {
   if (input === undefined || input === null) return template;
@@ -253,11 +253,40 @@ export function normalizeRecord(partial: PartialEmployeeRecord, id: string): Emp
 }
 
 /**
- * Merges a partial update into an existing record (decisions §6): present fields overwrite,
- * nested objects merge field by field, arrays are replaced, `null` leaves a field unchanged.
+ * Merges `update` onto `current`, walking `empty` (the record's empty values) alongside: present
+ * text and numbers overwrite; absent, `null` and blank text leave the stored value unchanged, so
+ * a sender that serializes unset fields as null or "" cannot erase data; the literal
+ * `NOT AVAILABLE` clears a text field to its empty value (`""` for `terminationDate`); nested
+ * objects merge field by field; arrays (dependents) are replaced whole, each item filled onto an
+ * empty dependent. Unknown keys are ignored (the webhook's schema refuses them first).
+ */
+function merge(current: Json, update: unknown, empty: Json): Json {
+  if (update === undefined || update === null) return current;
+  if (Array.isArray(current)) {
+    return Array.isArray(update) ? update.map((item) => fill(emptyDependent() as unknown as Json, item)) : current;
+  }
+  if (isPlainObject(current)) {
+    if (!isPlainObject(update)) return current;
+    const emptyObj = isPlainObject(empty) ? empty : {};
+    const out: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(current)) out[k] = merge(v, update[k], emptyObj[k] ?? null);
+    return out;
+  }
+  if (typeof update === 'string') {
+    const t = update.trim();
+    if (t === '') return current;
+    return t === NOT_AVAILABLE ? empty : t;
+  }
+  if (typeof update === 'number') return Number.isFinite(update) ? update : current;
+  return current;
+}
+
+/**
+ * Merges a partial update into an existing record (decisions §6; rules at `merge` above, also in
+ * README "Employee update webhook"). `id` and `employeeId` are kept from `current`.
  */
 export function mergeRecord(current: EmployeeRecord, update: DeepPartial<EmployeeRecord>): EmployeeRecord {
-  const merged = fill(current as unknown as Json, update) as unknown as EmployeeRecord;
+  const merged = merge(current as unknown as Json, update, emptyRecord() as unknown as Json) as unknown as EmployeeRecord;
   merged.id = current.id;
   merged.employeeId = current.employeeId;
   return merged;

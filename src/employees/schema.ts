@@ -4,7 +4,37 @@
  * arrays → arrays of dependents. `strict` refuses unknown fields (decisions §1).
  */
 import { z } from 'zod';
-import { emptyDependent, emptyRecord } from './record';
+import { NOT_AVAILABLE, emptyDependent, emptyRecord } from './record';
+
+// PostgreSQL text and jsonb cannot hold NUL, and a lone UTF-16 surrogate would be stored as
+// U+FFFD: such text is refused up front instead of failing (or changing) at write time.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const storableText = (s: z.ZodString) => s
+  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
+  .refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode');
+
+/** `YYYY-MM-DD` naming a real calendar day. */
+function isIsoDate(v: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+}
+
+/**
+ * Extra checks of the update webhook where interface.md gives a field more than a type:
+ * `doj`/`dob` are dates `YYYY-MM-DD` (blank or `NOT AVAILABLE` allowed: they leave or clear the
+ * value), `month` an integer 1–12, `year` an integer.
+ */
+function updateLeaf(key: string, template: unknown): z.ZodType {
+  if (key === 'taxRegime') return storableText(z.string()).nullable();
+  if (key === 'month') return z.number().int().min(1).max(12);
+  if (key === 'year') return z.number().int().min(1900).max(9999);
+  if (template === null) return z.number();
+  if (key === 'doj' || key === 'dob') {
+    return storableText(z.string()).refine((v) => v.trim() === '' || v.trim() === NOT_AVAILABLE || isIsoDate(v.trim()), 'must be a date YYYY-MM-DD');
+  }
+  return storableText(z.string());
+}
 
 function schemaOf(template: unknown, key: string, partial: boolean): z.ZodType {
   if (Array.isArray(template)) return z.array(schemaOf(emptyDependent(), 'dependent', partial));
@@ -16,6 +46,7 @@ function schemaOf(template: unknown, key: string, partial: boolean): z.ZodType {
     }
     return z.strictObject(shape);
   }
+  if (partial) return updateLeaf(key, template);
   if (key === 'taxRegime') return z.string().nullable();
   if (template === null) return z.number().nullable();
   return z.string();
@@ -24,7 +55,11 @@ function schemaOf(template: unknown, key: string, partial: boolean): z.ZodType {
 /** The full record as responses carry it. */
 export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false);
 
-/** A partial record as the update webhook accepts it (`employeeId` required, decisions §6). */
+/**
+ * A partial record as the update webhook accepts it (decisions §6): `employeeId` required (1–128
+ * characters after trimming), every other field optional and nullable (null leaves it unchanged),
+ * types as the record's, unknown fields refused. `id` is accepted and ignored (hrx assigns it).
+ */
 export const employeeUpdateSchema = (schemaOf(emptyRecord(), 'record', true) as z.ZodObject).extend({
-  employeeId: z.string().trim().min(1).max(128),
+  employeeId: storableText(z.string().trim().min(1, 'required').max(128)),
 });

@@ -159,29 +159,51 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
   const lookups = new DataLoader<EmployeeLookup, StoredEmployeeRow | null>((items) => lookupIsolated(pool, items), {
     cache: false, maxBatchSize: 200, batchScheduleFn: (run) => setImmediate(run),
   });
+  const idsFor = async (orgId: number, employeeIds: string[]): Promise<Map<string, string>> => {
+    if (employeeIds.length === 0) return new Map();
+    const res = await pool.query({
+      name: 'hrx_employee_ids', text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
+      values: [orgId, employeeIds],
+    });
+    return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
+  };
   const execute = (q: string, params: unknown[] = [], method: 'all' | 'run' = 'all') => orm.em.getConnection().execute(q, params, method);
   return {
     async upsertBatch(orgId, runId, records) {
       const byEmployee = new Map<string, EmployeeRecord>();
       for (const r of records) byEmployee.set(r.employeeId, r);
       if (byEmployee.size === 0) return 0;
-      const rows = [...byEmployee.values()].map((r) => {
-        const stored = encodeEmployee(r, orgId, cipher);
-        return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
-      });
-      // Straight to pg: the batch is one multi-megabyte JSON parameter, which knex's binding
-      // handling would walk again for nothing.
-      await pool.query(
-        `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-         select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
-           from jsonb_to_recordset($3::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
-         on conflict (org_id, employee_id) do update
-           set record = excluded.record, sensitive_enc = excluded.sensitive_enc, masked_enc = excluded.masked_enc,
-               last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
-               removed_at = null, updated_at = now()`,
-        [orgId, runId, JSON.stringify(rows)],
-      );
-      return rows.length;
+      // Rows in employee_id order (`byEmployeeId`): the update webhook locks rows in the same
+      // order, so the two queue on each other instead of deadlocking.
+      let pending = [...byEmployee.values()].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
+      for (let round = 1; pending.length > 0; round++) {
+        const rows = pending.map((r) => {
+          const stored = encodeEmployee(r, orgId, cipher);
+          return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
+        });
+        // Straight to pg: the batch is one multi-megabyte JSON parameter, which knex's binding
+        // handling would walk again for nothing. A row whose stored id differs from the record's
+        // (the employee was created, e.g. by the update webhook, after `idsFor`) is left alone:
+        // its envelopes carry the id, so it is re-encoded with the stored id and written again.
+        const res = await pool.query(
+          `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+           select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
+             from jsonb_to_recordset($3::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
+           on conflict (org_id, employee_id) do update
+             set record = excluded.record, sensitive_enc = excluded.sensitive_enc, masked_enc = excluded.masked_enc,
+                 last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
+                 removed_at = null, updated_at = now()
+             where employees.id = excluded.id
+           returning employee_id`,
+          [orgId, runId, JSON.stringify(rows)],
+        );
+        const written = new Set((res.rows as { employee_id: string }[]).map((r) => r.employee_id));
+        const stale = pending.filter((r) => !written.has(r.employeeId));
+        if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);
+        const ids = stale.length ? await idsFor(orgId, stale.map((r) => r.employeeId)) : new Map<string, string>();
+        pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
+      }
+      return byEmployee.size;
     },
     async removeUnseen(orgId, runId) {
       const res = (await execute(
@@ -192,14 +214,7 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       )) as unknown as { affectedRows: number };
       return res.affectedRows;
     },
-    async idsFor(orgId, employeeIds) {
-      if (employeeIds.length === 0) return new Map();
-      const res = await pool.query({
-        name: 'hrx_employee_ids', text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
-        values: [orgId, employeeIds],
-      });
-      return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
-    },
+    idsFor,
     async connectionAccess(vendorOrgId, clientOrgUuid) {
       const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
       const r = res.rows[0] as Record<string, unknown> | undefined;
@@ -214,6 +229,14 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       return lookups.load(q);
     },
   };
+}
+
+/**
+ * Orders employee ids as PostgreSQL's `collate "C"` does (for ids without characters outside the
+ * Basic Multilingual Plane): the order in which writers lock employee rows, so they never deadlock.
+ */
+export function byEmployeeId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A new store id for an employee seen for the first time. */

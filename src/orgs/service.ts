@@ -3,9 +3,11 @@
  * interface.md "Organization record" (decisions §2, §4).
  */
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
 import { hashApiKey, hashSecret, maskSecret, newSecret } from '../crypto/secrets';
 import type { Org } from '../db/entities';
 import { AppError } from '../errors';
+import { checkAppCredentials } from './app-credentials';
 import type { OrgStore } from './store';
 
 /** The org record, field for field as interface.md shows it. */
@@ -94,6 +96,17 @@ export function createOrgService(deps: OrgServiceDeps) {
       const key = newSecret('hrx_');
       await deps.orgs.addApiKey(org.id, hashApiKey(key, deps.apiKeyPepper), key.slice(0, 8));
       return key;
+    },
+
+    /**
+     * The principal of a client org's `Authorization: Basic base64(app_key:app_secret)` (the
+     * update webhook, decisions §2), or null: unknown app_key, wrong secret, or a vendor-only org
+     * (refused the same way, after the same slow hash).
+     */
+    async verifyClientBasic(appKey: string, appSecret: string): Promise<Principal | null> {
+      const org = await checkAppCredentials(deps.orgs, appKey, appSecret);
+      if (!org || !org.isClient) return null;
+      return { orgId: org.id, orgUuid: org.uuid, isVendor: org.isVendor, isClient: true, credentialId: `app:${org.uuid}` };
     },
 
     /**

@@ -3,9 +3,9 @@
  * its application credentials, checks the HRMS credentials with one call, stores them encrypted,
  * and queues a full sync at once.
  */
-import { verifySecret } from '../crypto/secrets';
 import { AppError } from '../errors';
 import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/connector';
+import { checkAppCredentials } from '../orgs/app-credentials';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigStore } from './store';
 
@@ -61,9 +61,9 @@ export function createSetupService(deps: SetupServiceDeps) {
      * not be reached within the timeout).
      */
     async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
-      const org = await deps.orgs.findByAppKey(input.client_id);
+      const org = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret);
       // decisions §2: the credentials are a client org's; a vendor-only org has no HRMS to set up.
-      if (!org || !(await verifySecret(input.client_secret, org.appSecretHash)) || !org.isClient) {
+      if (!org || !org.isClient) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const factory = deps.connectorFor(input.hrms_id);

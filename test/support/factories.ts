@@ -60,3 +60,13 @@ export async function v2Vendor(ctx: Context, opts: { name?: string; kid?: string
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   return { ...base, privateKey, publicKey, publicJwk, privateJwk, kid, username, password, authorization };
 }
+
+/** The update webhook's credential of an org: `Basic base64(app_key:app_secret)` (decisions §2). */
+export function appBasic(o: { org: { appKey: string }; appSecret: string }): string {
+  return `Basic ${Buffer.from(`${o.org.appKey}:${o.appSecret}`).toString('base64')}`;
+}
+
+/** Marks every employee of a client org removed, as a full sync whose HRMS lists none of them would. */
+export async function removeAllEmployees(ctx: Context, clientOrgId: number): Promise<number> {
+  return ctx.stores.employees.removeUnseen(clientOrgId, randomUUID());
+}
