@@ -24,6 +24,13 @@ export function hashApiKey(apiKey: string, pepper: Buffer | KeyObject): string {
   return createHmac('sha256', pepper).update(apiKey, 'utf8').digest('hex');
 }
 
+/**
+ * A well-formed hash with the same scrypt cost as real ones that matches no secret: a credential
+ * whose id is unknown is checked against it, so it costs the same slow hash as a known one and
+ * the response time does not tell whether the id (an app_key, a Basic username) exists.
+ */
+export const DECOY_SECRET_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
 /** scrypt hash of `secret`: `scrypt$N$r$p$<salt b64url>$<hash b64url>`. */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);

@@ -8,7 +8,7 @@
  * processes (at once on the process that revoked it).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { hashSecret, newSecret, verifySecret } from '../crypto/secrets';
+import { DECOY_SECRET_HASH, hashSecret, newSecret, verifySecret } from '../crypto/secrets';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { OrgStore } from '../orgs/store';
@@ -39,8 +39,9 @@ export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgSt
 
   async function check(username: string, password: string): Promise<Principal | null> {
     const hit = await deps.store.findBasicCredential(username);
-    if (!hit || !hit.isVendor) return null;
-    if (!(await verifySecret(password, hit.passwordHash))) return null;
+    // An unknown username costs the same scrypt run as a known one (DECOY_SECRET_HASH).
+    const ok = await verifySecret(password, hit?.passwordHash ?? DECOY_SECRET_HASH);
+    if (!ok || !hit || !hit.isVendor) return null;
     return { orgId: hit.orgId, orgUuid: hit.orgUuid, isVendor: true, isClient: hit.isClient, credentialId: hit.credentialId };
   }
 

@@ -165,6 +165,24 @@ describe('Basic credentials (decisions §1, §2)', () => {
     expectError(await post(await request(), basic(extra.username, extra.password)), 401, plain('Invalid token.'));
   });
 
+  it('an unknown username costs the same slow hash as a known one (no timing oracle)', async () => {
+    const median = async (fn: () => Promise<unknown>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const t = performance.now();
+        await fn();
+        times.push(performance.now() - t);
+      }
+      return times.sort((x, y) => x - y)[3]!;
+    };
+    const basicService = app.ctx.services.external.basic;
+    expect(await basicService.verify('hrxv2_nobody', v.password)).toBeNull();
+    const known = await median(() => basicService.verify(v.username, 'wrong'));
+    const unknown = await median(() => basicService.verify('hrxv2_nobody', 'wrong'));
+    // scrypt (~20 ms) dominates both; without the decoy hash an unknown username answers in ~1 ms.
+    expect(unknown).toBeGreaterThan(known * 0.5);
+  });
+
   it('a client org gets no Basic credential', async () => {
     await expect(app.ctx.services.external.basic.create(clientOrg.org.uuid)).rejects.toMatchObject({ code: 'VALIDATION' });
   });
