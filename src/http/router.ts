@@ -1,6 +1,7 @@
 /**
  * The declarative route table and its dispatcher on `node:http` with find-my-way.
- * Order of checks (decisions §1): routing (404 / 405) → credential → media type and body →
+ * Order of checks (decisions §1): routing (404 / 405) → credential → rate limit (429, decisions
+ * §11) → media type and body →
  * params / query / body schemas → handler → response schema (when enabled).
  */
 import { randomUUID } from 'node:crypto';
