@@ -12,6 +12,7 @@ import { employeeRoutes } from './employees/routes';
 import { externalRoutes } from './external/routes';
 import { createRouter, route, type RouteDef } from './http/router';
 import { orgRoutes } from './orgs/routes';
+import { createRateLimiter } from './ratelimit/limiter';
 import { setupRoutes } from './setup/routes';
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#2d5b8a"/><text x="32" y="41" font-family="sans-serif" font-size="24" fill="#fff" text-anchor="middle">hrx</text></svg>`;
@@ -39,10 +40,18 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
   });
+  // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
+  const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0
+    ? createRateLimiter({
+      redis: ctx.redis, prefix: config.HRX_REDIS_PREFIX, limit: config.HRX_RATE_LIMIT_PER_MINUTE,
+      windowMs: config.HRX_RATE_LIMIT_WINDOW_MS, log: ctx.log,
+    })
+    : undefined;
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,
     maxBodyBytes: config.HRX_MAX_BODY_BYTES,
     authenticate,
+    limiter,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
     mounts: [

@@ -26,7 +26,10 @@ const schema = z.object({
   HRX_PUBLIC_URL: z.string().url().optional(),
   HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata'),
   HRX_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Requests per API key or V2 Basic credential per window, shared by every API process (decisions §11); 0 disables. */
+  HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1e12).default(600),
+  /** The rate limit's window (ms); a test and tuning knob: the limit then applies per this window. */
+  HRX_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
   /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
   HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /** How long (ms) the audit writer collects entries before committing a batch (group commit). */

@@ -1,6 +1,7 @@
 /**
  * The declarative route table and its dispatcher on `node:http` with find-my-way.
- * Order of checks (decisions §1): routing (404 / 405) → credential → media type and body →
+ * Order of checks (decisions §1): routing (404 / 405) → credential → rate limit (429, decisions
+ * §11) → media type and body →
  * params / query / body schemas → handler → response schema (when enabled).
  */
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { AppError, renderError, type FieldError } from '../errors';
 import type { Logger } from '../logger';
+import type { RateLimiter } from '../ratelimit/limiter';
 import { readForm, readJson } from './body';
 
 /** Credential kinds of decisions §2. */
@@ -21,6 +23,11 @@ export type CredentialKind =
   | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
   | 'admin'; // HRX_ADMIN_TOKEN
 
+/**
+ * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
+ * per V2 Basic username). Not the admin token, not `none`, not the employer's `clientBasic`.
+ */
+const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
 
 /** Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID. */
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders) => Promise<Principal | null>;
@@ -75,6 +82,11 @@ export interface RouterOptions {
   log: Logger;
   /** Check every response against its schema (on in tests; costs CPU in production). */
   validateResponses: boolean;
+  /**
+   * Per-credential rate limit (decisions §11), asked once the credential is resolved and before
+   * the body is read; absent: no limit.
+   */
+  limiter?: RateLimiter | undefined;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
   mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
 }
@@ -149,6 +161,14 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     if ('notAllowed' in store) throw new AppError('METHOD_NOT_ALLOWED', { params: { method: req.method ?? '' } });
     const def = store;
     const principal = await opts.authenticate(def.credential, req.headers);
+    // Only authenticated requests are counted: a failed authentication threw above.
+    if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
+      const decision = await opts.limiter.take(principal.credentialId);
+      if (!decision.allowed) {
+        const seconds = decision.retryAfterSec;
+        throw new AppError('THROTTLED', { params: { seconds }, headers: { 'retry-after': String(seconds) } });
+      }
+    }
     let rawBody: unknown;
     if (def.bodyType === 'json') rawBody = await readJson(req, opts.maxBodyBytes);
     else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
