@@ -12,6 +12,7 @@ import { employeeRoutes } from './employees/routes';
 import { externalRoutes } from './external/routes';
 import { createRouter, route, type RouteDef } from './http/router';
 import { orgRoutes } from './orgs/routes';
+import { sdkRoutes } from './sdk/routes';
 import { setupRoutes } from './setup/routes';
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#2d5b8a"/><text x="32" y="41" font-family="sans-serif" font-size="24" fill="#fff" text-anchor="middle">hrx</text></svg>`;
@@ -32,11 +33,13 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
+    ...sdkRoutes(services.sdk, { basePath: config.HRX_BASE_PATH, frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS }),
     route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
   ];
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
+    verifySdkToken: (token) => services.sdk.verify(token),
   });
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,

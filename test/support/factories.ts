@@ -5,6 +5,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Context } from '../../src/context';
 import { normalizeRecord } from '../../src/employees/record';
 import type { CreateConnectionInput } from '../../src/connections/service';
+import type { SdkTokenRequest } from '../../src/sdk/service';
 
 let n = 0;
 
@@ -59,4 +60,15 @@ export async function v2Vendor(ctx: Context, opts: { name?: string; kid?: string
   const { username, password } = await ctx.services.external.basic.create(base.org.uuid);
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   return { ...base, privateKey, publicKey, publicJwk, privateJwk, kid, username, password, authorization };
+}
+
+/**
+ * An SDK token (decisions §8) issued to `vendorOrg` through the service: defaults to a private
+ * e-mail domain of its own per call. Returns the token result.
+ */
+export async function sdkToken(ctx: Context, vendorOrg: { id: number; uuid: string }, input: Partial<SdkTokenRequest> = {}) {
+  const principal = { orgId: vendorOrg.id, orgUuid: vendorOrg.uuid, isVendor: true, isClient: false, credentialId: 'factory' };
+  return ctx.services.sdk.issueToken(principal, {
+    email: `hr@employer-${++n}.example`, org_name: `Employer ${n}`, fullname: 'Asha Rao', ...input,
+  });
 }
