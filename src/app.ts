@@ -13,6 +13,7 @@ import { externalRoutes } from './external/routes';
 import { createRouter, route, type RouteDef } from './http/router';
 import { orgRoutes } from './orgs/routes';
 import { createRateLimiter } from './ratelimit/limiter';
+import { sdkRoutes } from './sdk/routes';
 import { setupRoutes } from './setup/routes';
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#2d5b8a"/><text x="32" y="41" font-family="sans-serif" font-size="24" fill="#fff" text-anchor="middle">hrx</text></svg>`;
@@ -33,12 +34,14 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
+    ...sdkRoutes(services.sdk, { basePath: config.HRX_BASE_PATH, frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS }),
     route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
   ];
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
+    verifySdkToken: (token) => services.sdk.verify(token),
   });
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
   const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0

@@ -8,6 +8,13 @@ const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 3
   message: 'must be 32 bytes, base64-encoded',
 });
 
+/** Common (public) e-mail domains of decisions §8: an SDK token for these resolves by `org_name`. */
+export const DEFAULT_COMMON_EMAIL_DOMAINS = [
+  'gmail.com', 'googlemail.com', 'yahoo.com', 'yahoo.co.in', 'outlook.com', 'hotmail.com', 'live.com', 'msn.com',
+  'icloud.com', 'me.com', 'aol.com', 'rediffmail.com', 'protonmail.com', 'proton.me', 'zoho.com', 'zohomail.in',
+  'yandex.com', 'gmx.com', 'mail.com',
+] as const;
+
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** Schema to use inside the database (tests use one per file). */
@@ -41,6 +48,14 @@ const schema = z.object({
   /** HRMS retries per request and their base delay (ms). */
   HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
   HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500),
+  /** Common e-mail domains (comma-separated) replacing the default list of decisions §8. */
+  HRX_COMMON_EMAIL_DOMAINS: z.string().default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))
+    .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),
+  /**
+   * CSP `frame-ancestors` sources of the Connect page: `'none'` (default: it opens in its own
+   * window) or the vendor origins allowed to embed it in a frame, space-separated.
+   */
+  HRX_CONNECT_FRAME_ANCESTORS: z.string().regex(/^[A-Za-z0-9 '*:/._-]+$/, 'must be CSP source expressions').default("'none'"),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -21,10 +21,12 @@ import { createEmployeeStore } from './employees/store';
 import { createEmployeeUpdateService } from './employees/update-service';
 import { createEmployeeWriteStore } from './employees/write-store';
 import { createExternalService } from './external/service';
-import { connectorFor } from './hrms/registry';
+import { connectorFor, SUPPORTED_HRMS } from './hrms/registry';
 import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
 import { createOrgStore } from './orgs/store';
+import { createSdkService } from './sdk/service';
+import { createSdkStore } from './sdk/store';
 import { createHrmsSource } from './setup/live-source';
 import { createSetupService } from './setup/service';
 import { createHrmsConfigStore } from './setup/store';
@@ -107,8 +109,17 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
     }),
   };
+  const sdk = createSdkService({
+    store: createSdkStore(db.orm), orgs: services.orgs, connections: services.connections, setup: services.setup, log,
+    supportedHrms: SUPPORTED_HRMS, commonEmailDomains: config.HRX_COMMON_EMAIL_DOMAINS,
+    signingKey: () => services.external.keyring.signingKey(),
+    jwks: async (o) => {
+      if (o?.reload) services.external.keyring.invalidate();
+      return services.external.jwks();
+    },
+  });
   return {
-    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, services,
+    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, services: { ...services, sdk },
     stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore },
     async close() {
       // A queue still connecting would report its late error to a listener close() removed.

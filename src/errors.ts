@@ -34,6 +34,8 @@ export const ERRORS = {
   CLIENT_ORG_NOT_FOUND: { status: 404, message: 'No organisation found with the given client_org', shape: 'code' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method "{method}" not allowed.', shape: 'envelope' },
   CONNECTION_ALREADY_TERMINATED: { status: 409, message: 'Conflict! Connection already terminated', shape: 'status' },
+  /** Connect flow: the connection was approved or rejected already (README "SDK token and Connect flow"). */
+  CONNECTION_DECIDED: { status: 409, message: 'Connection already {status}', shape: 'envelope' },
   SYNC_IN_PROGRESS: { status: 423, message: 'Connection cannot be terminated while sync is in progress', shape: 'envelope' },
   INVALID_EMAIL: { status: 400, message: 'Invalid Email Passed!', shape: 'code' },
   VALIDATION: { status: 400, message: 'Invalid request', shape: 'code' },

@@ -21,6 +21,8 @@ export interface AuthenticatorDeps {
   /** Checks a V2 Basic credential (issue 3); absent: every Basic credential is refused. */
   verifyVendorBasic?: (username: string, password: string) => Promise<Principal | null>;
   verifyClientBasic?: (appKey: string, appSecret: string) => Promise<Principal | null>;
+  /** Checks an SDK access_token (decisions §8); absent: every SDK token is refused. */
+  verifySdkToken?: (token: string) => Promise<Principal | null>;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -86,6 +88,14 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         const basic = parseBasic(v);
         const verify = kind === 'clientBasic' ? deps.verifyClientBasic : deps.verifyVendorBasic;
         const p = basic && verify ? await verify(basic.user, basic.pass) : null;
+        if (!p) throw new AppError('AUTH_INVALID');
+        return p;
+      }
+      case 'sdkToken': {
+        const v = header(headers, 'authorization');
+        if (!v) throw new AppError('AUTH_MISSING');
+        const m = /^Bearer\s+(\S+)$/i.exec(v);
+        const p = m && deps.verifySdkToken ? await deps.verifySdkToken(m[1]!) : null;
         if (!p) throw new AppError('AUTH_INVALID');
         return p;
       }

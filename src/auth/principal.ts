@@ -9,8 +9,23 @@ export interface Principal {
   orgUuid: string;
   isVendor: boolean;
   isClient: boolean;
-  /** Id of the API key or Basic credential used (for rate limits and audit). */
+  /** Id of the API key or Basic credential used, or the SDK token's `jti` (for rate limits and audit). */
   credentialId: string;
+  /**
+   * Only for an SDK access_token (decisions §8): the one Connect session it may act in. The
+   * principal's org is then the client org whose HR admin uses the Connect flow.
+   */
+  connect?: ConnectGrant;
+}
+
+/** What an SDK access_token allows: acting on one connection as one user of its client org. */
+export interface ConnectGrant {
+  jti: string;
+  connectionId: string;
+  vendorOrgId: number;
+  userId: string;
+  /** Whether HRMS credentials were stored through this token (approval requires it). */
+  hrmsConfigured: boolean;
 }
 
 /**

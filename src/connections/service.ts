@@ -64,6 +64,39 @@ export function requestedDataPoints(flags: Connection['dataModelFlags']): string
   return ALL_DATA_POINTS.filter((p) => named.has(p));
 }
 
+/**
+ * Requested data points split by flag (decisions §8), each in record order: `required` (flag
+ * -1) and `optional` (flag 1). No flags: every data point optional.
+ */
+export function requestSplit(flags: Connection['dataModelFlags']): { required: string[]; optional: string[] } {
+  if (!flags) return { required: [], optional: [...ALL_DATA_POINTS] };
+  const flagOf = new Map<string, number>();
+  for (const group of Object.values(flags)) for (const [field, flag] of Object.entries(group)) flagOf.set(field, flag);
+  return {
+    required: ALL_DATA_POINTS.filter((p) => flagOf.get(p) === -1),
+    optional: ALL_DATA_POINTS.filter((p) => flagOf.get(p) === 1),
+  };
+}
+
+/**
+ * The three data point lists of a connection as the vendor listing shows them (decisions §4):
+ * approved: shared / opted out / not asked for; otherwise `[]`, every requested point, the rest.
+ */
+export function dataPointLists(c: Connection): { shared: string[]; notShared: string[]; notRequested: string[] } {
+  if (c.status === 'approved') {
+    return { shared: sharedDataPoints(c), notShared: c.notSharedDataPoints, notRequested: c.sharedDataPoints === null ? [] : c.notRequestedDataPoints };
+  }
+  const requested = requestedDataPoints(c.dataModelFlags);
+  const req = new Set(requested);
+  return { shared: [], notShared: requested, notRequested: ALL_DATA_POINTS.filter((p) => !req.has(p)) };
+}
+
+const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFlags']): boolean =>
+  JSON.stringify(requestSplit(a)) === JSON.stringify(requestSplit(b));
+
+/** A decision of the Connect flow: approve with the optional points opted in, or reject. */
+export type ConnectDecision = { to: 'approved'; optedIn: readonly string[] } | { to: 'rejected' };
+
 /** The data points a connection shares now (`[]` unless approved). */
 export function sharedDataPoints(c: Connection): string[] {
   if (c.status !== 'approved') return [];
@@ -76,20 +109,7 @@ const STATUS_LABEL: Record<ConnectionStatus, string> = {
 
 function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
   const c = row.connection;
-  let shared: string[];
-  let notShared: string[];
-  let notRequested: string[];
-  if (c.status === 'approved') {
-    shared = sharedDataPoints(c);
-    notShared = c.notSharedDataPoints;
-    notRequested = c.sharedDataPoints === null ? [] : c.notRequestedDataPoints;
-  } else {
-    const requested = requestedDataPoints(c.dataModelFlags);
-    const req = new Set(requested);
-    shared = [];
-    notShared = requested;
-    notRequested = ALL_DATA_POINTS.filter((p) => !req.has(p));
-  }
+  const { shared, notShared, notRequested } = dataPointLists(c);
   return {
     org_name: row.clientOrgName,
     org_id: row.clientOrgUuid,
@@ -198,6 +218,67 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       await deps.onScheduleChange(client.id);
       return c;
     },
+
+    /**
+     * Makes sure a connection requesting `flags` exists between the pair (decisions §8, SDK
+     * token): none live → a new `pending` one; `pending` or `rejected` → `pending` with these
+     * flags (the vendor asks again); `approved` → returned untouched.
+     */
+    async ensureRequested(vendorOrgId: number, clientOrgId: number, flags: Connection['dataModelFlags']): Promise<Connection> {
+      for (let attempt = 0; ; attempt++) {
+        const live = await connections.findLive(vendorOrgId, clientOrgId);
+        if (live?.status === 'approved') return live;
+        let c: Connection | null = null;
+        if (live) {
+          c = await connections.request(live.id, live.status as 'pending' | 'rejected', flags);
+        } else {
+          try {
+            c = await connections.create({ vendorOrgId, clientOrgId, status: 'pending', dataModelFlags: flags });
+          } catch (err) {
+            // Another request created the pair's live connection first (unique partial index).
+            if ((err as { code?: string }).code !== '23505' && !/unique/i.test((err as Error).message)) throw err;
+          }
+        }
+        if (c) {
+          await deps.onAccessChange();
+          return c;
+        }
+        if (attempt >= 3) throw new Error('connection changed concurrently too often');
+      }
+    },
+
+    /**
+     * Applies the HR admin's decision of the Connect flow (decisions §8) to a `pending`
+     * connection whose request is still `expectedFlags`, under a row lock. Approval shares the
+     * required points and `optedIn`, lists the other optional points as not shared and the rest
+     * as not requested. Throws NOT_FOUND, CONNECTION_ALREADY_TERMINATED (409), CONNECTION_DECIDED
+     * (409, approved or rejected already), AUTH_INVALID (the request changed: a newer token).
+     */
+    async decideInConnect(connectionId: string, expectedFlags: Connection['dataModelFlags'], decision: ConnectDecision): Promise<Connection> {
+      const c = await connections.updateLocked(connectionId, (cur) => {
+        if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
+        if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
+        if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
+        const now = new Date();
+        if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
+        const { required, optional } = requestSplit(cur.dataModelFlags);
+        const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
+        const requested = new Set([...required, ...optional]);
+        return {
+          status: 'approved', statusChangedAt: now,
+          sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
+          notSharedDataPoints: optional.filter((p) => !share.has(p)),
+          notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
+        };
+      });
+      if (!c) throw new AppError('NOT_FOUND');
+      await deps.onAccessChange();
+      await deps.onScheduleChange(c.clientOrgId);
+      return c;
+    },
+
+    /** The connection `id`, or null. */
+    get: (id: string): Promise<Connection | null> => connections.findById(id),
 
     /** Approves or rejects a pending (or rejected/approved) connection; throws NOT_FOUND. */
     async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {

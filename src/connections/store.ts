@@ -2,7 +2,7 @@
  * Persistence of vendor ↔ client connections (MikroORM; the vendor listing is one SQL query).
  */
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
 
 /** A row of the vendor listing: the connection plus what the entry shows of its client org. */
@@ -25,6 +25,17 @@ export interface ConnectionStore {
   existsAny(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
   /** Updates sharing lists or settings of a connection. */
   update(id: string, patch: Partial<Pick<Connection, 'sharedDataPoints' | 'notSharedDataPoints' | 'notRequestedDataPoints'>>): Promise<void>;
+  /**
+   * Makes a pending or rejected connection pending with `flags` (a new SDK token request,
+   * decisions §8); the sharing lists are reset. Returns the row, or null when it was not in `from`.
+   */
+  request(id: string, from: 'pending' | 'rejected', flags: Connection['dataModelFlags']): Promise<Connection | null>;
+  /**
+   * Read-modify-write of one connection under a row lock (`select … for update`): `change` sees
+   * the current row and returns the fields to set, or throws to leave it as it is. Returns the
+   * updated row, or null when there is no such connection.
+   */
+  updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>): Promise<Connection | null>;
   /** Sets the status and its timestamp; returns false when the row was not in `from`. */
   transition(id: string, from: ConnectionStatus[], to: ConnectionStatus): Promise<boolean>;
   /** One page of a vendor's connections, newest first, and the total. */
@@ -54,6 +65,22 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
     },
     async update(id, patch) {
       await orm.em.fork().nativeUpdate(Connection, { id }, patch);
+    },
+    async request(id, from, flags) {
+      const em = orm.em.fork();
+      const n = await em.nativeUpdate(Connection, { id, status: from }, {
+        status: 'pending', dataModelFlags: flags, sharedDataPoints: null, notSharedDataPoints: [], notRequestedDataPoints: [],
+        ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
+      });
+      return n > 0 ? em.fork().findOne(Connection, { id }) : null;
+    },
+    async updateLocked(id, change) {
+      return orm.em.fork().transactional(async (em) => {
+        const c = await em.findOne(Connection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (!c) return null;
+        em.assign(c, change(c));
+        return c;
+      });
     },
     async transition(id, from, to) {
       const now = new Date();

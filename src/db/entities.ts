@@ -5,6 +5,7 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 import { EXTERNAL_ENTITIES } from '../external/entities';
+import { SDK_ENTITIES } from '../sdk/entities';
 
 /** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
 export class Org {
@@ -301,4 +302,5 @@ export const ALL_ENTITIES = [
   OrgSchema, ApiKeySchema, ConnectionSchema, HrmsConfigSchema, EmployeeSchema, SyncRunSchema,
   ConsentSchema, AuditEntrySchema,
   ...EXTERNAL_ENTITIES,
+  ...SDK_ENTITIES,
 ];

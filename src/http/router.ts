@@ -21,6 +21,7 @@ export type CredentialKind =
   | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
   | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
   | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
+  | 'sdkToken' // `Authorization: Bearer <SDK access_token>` (Connect widget, decisions §8)
   | 'admin'; // HRX_ADMIN_TOKEN
 
 /**
@@ -52,7 +53,9 @@ export type Reply =
   | { data: unknown; extra?: Record<string, unknown>; message?: string }
   /** `data` already serialized (a trusted JSON text the service produced), spliced in as it is. */
   | { dataJson: string }
-  | { raw: unknown };
+  | { raw: unknown }
+  /** An HTML page (the Connect page), sent with `status` (default 200) and the handler's headers. */
+  | { html: string; status?: number; headers?: Record<string, string> };
 
 /** One row of the route table. */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
@@ -102,7 +105,8 @@ function zodFieldErrors(error: z.ZodError, prefix: string): FieldError[] {
   });
 }
 
-function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+/** Parses `value` with `schema`; a failure throws the 400 validation failure naming the first bad field. */
+export function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return value as T;
   const r = schema.safeParse(value);
   if (!r.success) throw AppError.validation(zodFieldErrors(r.error, where));
@@ -185,6 +189,17 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       log: opts.log,
     };
     const reply = await def.handler(ctx);
+    if ('html' in reply) {
+      res.writeHead(reply.status ?? 200, {
+        ...reply.headers,
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(reply.html),
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+      });
+      res.end(reply.html);
+      return;
+    }
     if ('raw' in reply) {
       if (opts.validateResponses && def.response) parseWith(def.response, reply.raw, 'response');
       sendJson(res, 200, reply.raw, requestId);

@@ -8,7 +8,7 @@ import { hashApiKey, hashSecret, maskSecret, newSecret } from '../crypto/secrets
 import type { Org } from '../db/entities';
 import { AppError } from '../errors';
 import { checkAppCredentials } from './app-credentials';
-import type { OrgStore } from './store';
+import type { ClientMatch, NewOrg, OrgStore } from './store';
 
 /** The org record, field for field as interface.md shows it. */
 export interface OrgRecord {
@@ -67,6 +67,18 @@ export function orgRecord(org: Org, defaultLogoUrl: string): OrgRecord {
 
 export type OrgService = ReturnType<typeof createOrgService>;
 
+/** A new org's identity and application credentials (decisions §2: the secret stored only hashed). */
+async function newOrgFields(name: string): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretLast4'>; appSecret: string }> {
+  const appSecret = newSecret();
+  return {
+    appSecret,
+    fields: {
+      uuid: randomUUID(), orgName: name, appName: name, appKey: newSecret('app_').slice(0, 36),
+      appSecretHash: await hashSecret(appSecret), appSecretLast4: appSecret.slice(-4),
+    },
+  };
+}
+
 /** Builds the org service. */
 export function createOrgService(deps: OrgServiceDeps) {
   return {
@@ -74,20 +86,38 @@ export function createOrgService(deps: OrgServiceDeps) {
     async create(input: { name: string; vendor: boolean; client: boolean; domain?: string }) {
       const name = input.name.trim();
       if (!name) throw AppError.validation([{ field: 'name', message: 'required' }]);
-      const appSecret = newSecret();
+      const { fields, appSecret } = await newOrgFields(name);
       const org = await deps.orgs.create({
-        uuid: randomUUID(),
-        orgName: name,
-        appName: name,
-        appKey: newSecret('app_').slice(0, 36),
-        appSecretHash: await hashSecret(appSecret),
-        appSecretLast4: appSecret.slice(-4),
+        ...fields,
         isVendor: input.vendor,
         isClient: input.client,
         emailDomain: input.domain?.toLowerCase() ?? null,
       });
       return { org, appSecret };
     },
+
+    /**
+     * The org an SDK token request resolves to by `match` (decisions §8), created on first use as
+     * a client org with `invite_status` `pending` named `name` (and holding `emailDomain` or
+     * `remoteOrgId` when given). Its application secret is never shown: such an org sets up its
+     * HRMS through the Connect flow. A match by `remoteOrgId` may return any org holding it.
+     */
+    async resolveClient(match: ClientMatch, input: { name: string; emailDomain?: string; remoteOrgId?: string }): Promise<{ org: Org; created: boolean }> {
+      const existing = await deps.orgs.findClient(match);
+      if (existing) return { org: existing, created: false };
+      // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
+      const { fields } = await newOrgFields(input.name);
+      return deps.orgs.findOrCreateClient(match, {
+        ...fields, isVendor: false, isClient: true, inviteStatus: 'pending',
+        emailDomain: input.emailDomain ?? null, remoteOrgId: input.remoteOrgId ?? null,
+      });
+    },
+
+    /** Marks a client org's invitation accepted (its HR admin completed the Connect flow, decisions §4). */
+    markInviteAccepted: (orgId: number): Promise<void> => deps.orgs.setInviteStatus(orgId, 'accepted'),
+
+    /** The org of `id`, or null. */
+    byId: (id: number): Promise<Org | null> => deps.orgs.findById(id),
 
     /** Issues an API key for the org `uuid`; the key is returned once and stored only hashed. */
     async createApiKey(uuid: string): Promise<string> {

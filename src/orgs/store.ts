@@ -21,24 +21,46 @@ export interface NewOrg {
   websiteUrl?: string;
 }
 
+/**
+ * How the SDK token finds a client org (decisions §8): by `remote_org_id` (any org holding it),
+ * by private e-mail domain or by `org_name_key` (client orgs only; the oldest when several match).
+ */
+export type ClientMatch = { remoteOrgId: string } | { emailDomain: string } | { orgNameKey: string };
+
 /** Org and API key persistence. */
 export interface OrgStore {
   create(input: NewOrg): Promise<Org>;
   findByUuid(uuid: string): Promise<Org | null>;
   findById(id: number): Promise<Org | null>;
   findByAppKey(appKey: string): Promise<Org | null>;
+  /** The org matching `match` (see {@link ClientMatch}), or null. */
+  findClient(match: ClientMatch): Promise<Org | null>;
+  /**
+   * The org matching `match`, else `input` created, under a transaction-scoped advisory lock on
+   * the match, so concurrent requests for one domain, name or remote id make one org.
+   */
+  findOrCreateClient(match: ClientMatch, input: NewOrg): Promise<{ org: Org; created: boolean }>;
+  /** Sets `invite_status` (and `modified_on`) when it differs. */
+  setInviteStatus(orgId: number, status: string): Promise<void>;
   addApiKey(orgId: number, keyHash: string, prefix: string): Promise<ApiKey>;
   /** The org of a live (not revoked) API key, by its keyed hash. */
   findByApiKeyHash(keyHash: string): Promise<{ org: Org; keyId: string } | null>;
   revokeApiKey(keyId: string): Promise<boolean>;
 }
 
+function whereOf(match: ClientMatch) {
+  if ('remoteOrgId' in match) return { remoteOrgId: match.remoteOrgId };
+  if ('emailDomain' in match) return { emailDomain: match.emailDomain, isClient: true };
+  return { orgNameKey: match.orgNameKey, isClient: true };
+}
+
+const matchKey = (m: ClientMatch): string =>
+  'remoteOrgId' in m ? `remote:${m.remoteOrgId}` : 'emailDomain' in m ? `domain:${m.emailDomain}` : `name:${m.orgNameKey}`;
+
 /** Builds the org store over `orm`. */
 export function createOrgStore(orm: MikroORM): OrgStore {
-  return {
-    async create(input) {
-      const em = orm.em.fork();
-      const org = em.create(Org, {
+  const newOrg = (em: ReturnType<MikroORM['em']['fork']>, input: NewOrg): Org =>
+    em.create(Org, {
         ...input,
         orgNameKey: input.orgName.trim().toLowerCase(),
         emailDomain: input.emailDomain ?? null,
@@ -48,8 +70,24 @@ export function createOrgStore(orm: MikroORM): OrgStore {
         createdOn: new Date(),
         modifiedOn: new Date(),
       } as Org);
+  return {
+    async create(input) {
+      const em = orm.em.fork();
+      const org = newOrg(em, input);
       await em.persistAndFlush(org);
       return org;
+    },
+    findClient: (match) => orm.em.fork().findOne(Org, whereOf(match), { orderBy: { id: 'asc' } }),
+    async findOrCreateClient(match, input) {
+      return orm.em.fork().transactional(async (em) => {
+        await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:org:' || ?))`, [matchKey(match)]);
+        const found = await em.findOne(Org, whereOf(match), { orderBy: { id: 'asc' } });
+        if (found) return { org: found, created: false };
+        return { org: newOrg(em, input), created: true };
+      });
+    },
+    async setInviteStatus(orgId, status) {
+      await orm.em.fork().nativeUpdate(Org, { id: orgId, inviteStatus: { $ne: status } }, { inviteStatus: status, modifiedOn: new Date() });
     },
     findByUuid: (uuid) => orm.em.fork().findOne(Org, { uuid }),
     findById: (id) => orm.em.fork().findOne(Org, { id }),

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
 import type { SetupService } from './service';
 
-const accessCredentials = z.strictObject({
+/** An `access_credentials` object (interface.md "Setup configuration"). */
+export const accessCredentialsSchema = z.strictObject({
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
   api_key: z.string().optional(),
@@ -17,8 +18,8 @@ const setupBody = z.strictObject({
   client_id: z.string().min(1, 'required'),
   client_secret: z.string().min(1, 'required'),
   hrms_id: z.string().min(1, 'required'),
-  access_credentials: accessCredentials,
-  api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentials })).max(20).optional(),
+  access_credentials: accessCredentialsSchema,
+  api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentialsSchema })).max(20).optional(),
 });
 
 /** Builds the setup routes over the service. */

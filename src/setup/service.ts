@@ -50,10 +50,64 @@ export function missingGrantField(c: HrmsCredentials, path: string): { field: st
   return null;
 }
 
+/** What is configured for an org: the HRMS and its access credentials (no application credentials). */
+export type HrmsSetupInput = Omit<SetupConfigInput, 'client_id' | 'client_secret'>;
+
+/** The same HRMS: same `hrms_id` and the same host URL (trailing slashes ignored). */
+function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host: string }): boolean {
+  const norm = (u: string) => {
+    try {
+      return new URL(u).href.replace(/\/+$/, '');
+    } catch {
+      return u;
+    }
+  };
+  return a.hrmsId === b.hrmsId && norm(a.host) === norm(b.host);
+}
+
 export type SetupService = ReturnType<typeof createSetupService>;
 
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
+  /**
+   * Checks and stores `input` for `org`, then queues a sync. `keepValidHrms`: an org whose stored
+   * configuration is valid may only be given credentials of that same HRMS (Connect flow).
+   */
+  async function store(org: { id: number; uuid: string }, input: HrmsSetupInput, opts: { keepValidHrms?: boolean } = {}): Promise<SetupConfigResult> {
+    const factory = deps.connectorFor(input.hrms_id);
+    if (!factory) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}"` }]);
+    const problem = missingGrantField(input.access_credentials, 'access_credentials')
+      ?? (input.api_configs ?? []).map((a, i) => missingGrantField(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean)
+      ?? null;
+    if (problem) throw AppError.validation([problem]);
+    if (opts.keepValidHrms) {
+      const current = await deps.configs.load(org.id);
+      // Checked before the HRMS is contacted: credentials typed in the Connect page go nowhere
+      // but the HRMS the org already syncs from.
+      if (current?.valid && !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })) {
+        throw AppError.validation([{ field: 'access_credentials.hrms_host', message: 'must be the HRMS this organisation already syncs from' }]);
+      }
+    }
+    try {
+      await factory(input.access_credentials, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
+    } catch (err) {
+      const reason = err instanceof HrmsError
+        ? (err.kind === 'auth' ? 'the HRMS refused the credentials' : `the HRMS could not be reached (${err.kind})`)
+        : 'the HRMS could not be reached';
+      throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
+    }
+    const apiConfigs = input.api_configs ?? [];
+    await deps.configs.save({ orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs });
+    await deps.refreshSchedule(org.id);
+    await deps.syncNow(org.id, 'setup');
+    return {
+      org_id: org.uuid,
+      hrms_id: input.hrms_id,
+      configured_apis: apiConfigs.length ? apiConfigs.map((a) => a.api_id) : ['employees'],
+      next_sync_at: new Date().toISOString(),
+    };
+  }
+
   return {
     /**
      * Stores a configuration. Throws 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown
@@ -66,30 +120,25 @@ export function createSetupService(deps: SetupServiceDeps) {
       if (!org || !org.isClient) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
-      const factory = deps.connectorFor(input.hrms_id);
-      if (!factory) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}"` }]);
-      const problem = missingGrantField(input.access_credentials, 'access_credentials')
-        ?? (input.api_configs ?? []).map((a, i) => missingGrantField(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean)
-        ?? null;
-      if (problem) throw AppError.validation([problem]);
-      try {
-        await factory(input.access_credentials, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
-      } catch (err) {
-        const reason = err instanceof HrmsError
-          ? (err.kind === 'auth' ? 'the HRMS refused the credentials' : `the HRMS could not be reached (${err.kind})`)
-          : 'the HRMS could not be reached';
-        throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
-      }
-      const apiConfigs = input.api_configs ?? [];
-      await deps.configs.save({ orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs });
-      await deps.refreshSchedule(org.id);
-      await deps.syncNow(org.id, 'setup');
-      return {
-        org_id: org.uuid,
-        hrms_id: input.hrms_id,
-        configured_apis: apiConfigs.length ? apiConfigs.map((a) => a.api_id) : ['employees'],
-        next_sync_at: new Date().toISOString(),
-      };
+      const { client_id: _id, client_secret: _secret, ...setup } = input;
+      return store(org, setup);
+    },
+
+    /**
+     * Stores an HRMS configuration for client org `orgId` authenticated otherwise (the Connect
+     * flow's SDK token, decisions §8): same checks, storage and sync as {@link configure}, and an
+     * org whose stored configuration is valid keeps its HRMS (another `hrms_id` or host is a 400
+     * validation failure). Throws NOT_FOUND for an unknown org.
+     */
+    async configureForOrg(orgId: number, input: HrmsSetupInput): Promise<SetupConfigResult> {
+      const org = await deps.orgs.findById(orgId);
+      if (!org?.isClient) throw new AppError('NOT_FOUND');
+      return store(org, input, { keepValidHrms: true });
+    },
+
+    /** The `hrms_id` configured for `orgId`, or null (never the credentials). */
+    async configuredHrms(orgId: number): Promise<string | null> {
+      return (await deps.configs.load(orgId))?.hrmsId ?? null;
     },
   };
 }

@@ -5,6 +5,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Context } from '../../src/context';
 import { normalizeRecord } from '../../src/employees/record';
 import type { CreateConnectionInput } from '../../src/connections/service';
+import type { SdkTokenRequest } from '../../src/sdk/service';
 
 let n = 0;
 
@@ -69,4 +70,15 @@ export function appBasic(o: { org: { appKey: string }; appSecret: string }): str
 /** Marks every employee of a client org removed, as a full sync whose HRMS lists none of them would. */
 export async function removeAllEmployees(ctx: Context, clientOrgId: number): Promise<number> {
   return ctx.stores.employees.removeUnseen(clientOrgId, randomUUID());
+}
+
+/**
+ * An SDK token (decisions §8) issued to `vendorOrg` through the service: defaults to a private
+ * e-mail domain of its own per call. Returns the token result.
+ */
+export async function sdkToken(ctx: Context, vendorOrg: { id: number; uuid: string }, input: Partial<SdkTokenRequest> = {}) {
+  const principal = { orgId: vendorOrg.id, orgUuid: vendorOrg.uuid, isVendor: true, isClient: false, credentialId: 'factory' };
+  return ctx.services.sdk.issueToken(principal, {
+    email: `hr@employer-${++n}.example`, org_name: `Employer ${n}`, fullname: 'Asha Rao', ...input,
+  });
 }

@@ -1,0 +1,63 @@
+/**
+ * Entities of the SDK token and Connect flow (decisions §8). Table layout is fixed by
+ * `Migration20261121040000`; these schemas must match it.
+ */
+import { EntitySchema } from '@mikro-orm/core';
+
+/** A person of a client org named by an SDK token request (the HR admin): e-mail and full name. */
+export class User {
+  id!: string;
+  orgId!: number;
+  /** Lower-cased; unique per org. */
+  email!: string;
+  fullName!: string;
+  createdAt: Date = new Date();
+}
+
+export const UserSchema = new EntitySchema<User>({
+  class: User,
+  tableName: 'users',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    orgId: { type: 'integer' },
+    email: { type: 'text' },
+    fullName: { type: 'text' },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
+  },
+});
+
+/**
+ * An issued SDK access token, by its `jti` (RFC 7519 §4.1.7). The JWT is valid only while this
+ * row is unrevoked and unexpired. `hrmsConfiguredAt`: when HRMS credentials were stored through
+ * this token's Connect session (approval requires it).
+ */
+export class SdkToken {
+  jti!: string;
+  connectionId!: string;
+  vendorOrgId!: number;
+  clientOrgId!: number;
+  userId!: string;
+  issuedAt!: Date;
+  expiresAt!: Date;
+  revokedAt: Date | null = null;
+  hrmsConfiguredAt: Date | null = null;
+}
+
+export const SdkTokenSchema = new EntitySchema<SdkToken>({
+  class: SdkToken,
+  tableName: 'sdk_tokens',
+  properties: {
+    jti: { type: 'uuid', primary: true },
+    connectionId: { type: 'uuid' },
+    vendorOrgId: { type: 'integer' },
+    clientOrgId: { type: 'integer' },
+    userId: { type: 'uuid' },
+    issuedAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    expiresAt: { type: 'Date', columnType: 'timestamptz(3)' },
+    revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    hrmsConfiguredAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+  },
+});
+
+/** Every entity schema of this module, for the ORM configuration. */
+export const SDK_ENTITIES = [UserSchema, SdkTokenSchema];

@@ -1,0 +1,35 @@
+/**
+ * `data_model_flags` of the SDK token request (interface.md "Generate SDK token", decisions §3,
+ * §8): three groups, each mapping data point names of that group to -1 (required), 0 (disabled)
+ * or 1 (optional). Unknown groups, unknown names, a name in another group's object or another
+ * flag value are validation failures naming the bad field.
+ */
+import { z } from 'zod';
+import { groupOf, isDataPoint, type DataPointGroup } from '../employees/data-points';
+
+/** The stored form: group → data point → flag. */
+export type DataModelFlags = Partial<Record<DataPointGroup, Record<string, -1 | 0 | 1>>>;
+
+const flag = z.number({ error: 'must be -1, 0 or 1' })
+  .refine((v) => v === -1 || v === 0 || v === 1, 'must be -1, 0 or 1') as unknown as z.ZodType<-1 | 0 | 1>;
+
+function group(name: DataPointGroup) {
+  return z.record(z.string(), flag, { error: 'must be an object' }).superRefine((rec, ctx) => {
+    for (const field of Object.keys(rec)) {
+      if (!isDataPoint(field)) ctx.addIssue({ code: 'custom', path: [field], message: 'unknown data point' });
+      else if (groupOf(field) !== name) ctx.addIssue({ code: 'custom', path: [field], message: `not a data point of ${name}` });
+    }
+  });
+}
+
+/** Schema of `data_model_flags` (see {@link requestsNothing} for the check that follows it). */
+export const dataModelFlagsSchema = z.strictObject({
+  detail_info_fields: group('detail_info_fields').optional(),
+  dependent_details_fields: group('dependent_details_fields').optional(),
+  ctc_details_fields: group('ctc_details_fields').optional(),
+}, { error: 'must be an object' }) as unknown as z.ZodType<DataModelFlags>;
+
+/** True when valid flags request no data point at all (every flag 0, or none): refused as a 400. */
+export function requestsNothing(flags: DataModelFlags): boolean {
+  return !Object.values(flags).some((g) => Object.values(g ?? {}).some((f) => f !== 0));
+}

@@ -1,0 +1,60 @@
+/**
+ * Pure parts of the SDK token and Connect flow: escaping and headers of the Connect page, the
+ * common-domain configuration, and the split of data_model_flags into required and optional.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_COMMON_EMAIL_DOMAINS, loadConfig } from '../../src/config';
+import { requestSplit } from '../../src/connections/service';
+import { ALL_DATA_POINTS } from '../../src/employees/data-points';
+import { escapeHtml, pageHeaders, renderConnectPage } from '../../src/sdk/page';
+
+describe('Connect page', () => {
+  it('escapes every character that can leave a text or attribute context', () => {
+    expect(escapeHtml(`<img src=x onerror="a('b')">&\``)).toBe('&#60;img src=x onerror=&#34;a(&#39;b&#39;)&#34;&#62;&#38;&#96;');
+    expect(escapeHtml('Acme Pvt. Ltd.')).toBe('Acme Pvt. Ltd.');
+  });
+
+  it('renders names only escaped, with a fresh nonce per page', () => {
+    const a = renderConnectPage({ vendorName: '</script><script>alert(1)</script>', orgName: '"><svg onload=x>', apiBase: '/sandbox/api/sdk/connect' });
+    const b = renderConnectPage({ vendorName: 'V', orgName: 'O', apiBase: '' });
+    expect(a.html).not.toContain('<script>alert(1)');
+    expect(a.html).not.toContain('<svg');
+    expect(a.html).toContain('&#60;/script&#62;&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(a.html).toContain('data-api="/sandbox/api/sdk/connect"');
+    expect(a.html.match(/<script/g)).toHaveLength(1);
+    expect(a.nonce).not.toBe(b.nonce);
+    expect(Buffer.from(a.nonce, 'base64')).toHaveLength(16);
+  });
+
+  it('sends a CSP that allows only the nonce, same-origin fetches and the configured framing', () => {
+    expect(pageHeaders('n0nce', "'none'")).toStrictEqual({
+      'content-security-policy': "default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
+      'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY',
+    });
+    const framed = pageHeaders('n', 'https://app.lender.example');
+    expect(framed['content-security-policy']).toContain('frame-ancestors https://app.lender.example;');
+    expect(framed['x-frame-options']).toBeUndefined();
+  });
+});
+
+describe('configuration', () => {
+  it('defaults the common e-mail domains to the list of decisions §8 and takes a replacement', () => {
+    expect(loadConfig({}).HRX_COMMON_EMAIL_DOMAINS).toStrictEqual([...DEFAULT_COMMON_EMAIL_DOMAINS]);
+    expect(DEFAULT_COMMON_EMAIL_DOMAINS).toHaveLength(19);
+    expect(loadConfig({ HRX_COMMON_EMAIL_DOMAINS: ' Gmail.com , ,example.org' }).HRX_COMMON_EMAIL_DOMAINS).toStrictEqual(['gmail.com', 'example.org']);
+  });
+
+  it('refuses a frame-ancestors value that could inject CSP directives', () => {
+    expect(loadConfig({}).HRX_CONNECT_FRAME_ANCESTORS).toBe("'none'");
+    expect(() => loadConfig({ HRX_CONNECT_FRAME_ANCESTORS: "*; script-src 'unsafe-inline'" })).toThrow(ConfigError);
+  });
+});
+
+describe('requestSplit', () => {
+  it('splits flags into required and optional points in record order; none: all optional', () => {
+    expect(requestSplit({ ctc_details_fields: { ctc_basic: 1, monthly_year: -1 }, detail_info_fields: { pan: -1, dob: 1, gender: 0 } })).toStrictEqual({
+      required: ['pan', 'monthly_year'], optional: ['dob', 'ctc_basic'],
+    });
+    expect(requestSplit(null)).toStrictEqual({ required: [], optional: [...ALL_DATA_POINTS] });
+  });
+});
