@@ -112,6 +112,26 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect((await sql(`select count(*)::int as n from event_deliveries where endpoint_id = ?`, [ep.id]))[0].n).toBe(2);
   });
 
+  it('removing an endpoint stops its pending deliveries', async () => {
+    const v = await vendor(app.ctx);
+    const c = await client(app.ctx);
+    await connection(app.ctx, v.org.uuid, c.org.uuid);
+    const ep = await endpoint(v.org.uuid, '/gone', ['employee.updated']);
+    rx.setDefault('/gone', 503);
+    const w = await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'EMP00002', updatedFields: ['gender'] }]);
+    await rx.waitForCount('/gone', 1);
+    expect(await app.ctx.services.endpoints.remove(ep.id)).toEqual({ id: ep.id, removed: true, cancelled_deliveries: 1 });
+    // The retry (700 ms later) never comes, and its queued job is gone.
+    await sleep(1500);
+    expect(rx.at('/gone')).toHaveLength(1);
+    expect(await sql(`select status, attempts from event_deliveries where id = ?`, [w.deliveryIds[0]])).toEqual([{ status: 'cancelled', attempts: 1 }]);
+    expect(await app.ctx.eventsQueue.queue.getJob(w.deliveryIds[0]!)).toBeUndefined();
+    expect(await app.ctx.services.endpoints.list(v.org.uuid)).toEqual([]);
+    await expect(app.ctx.services.endpoints.remove(ep.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // New events find no endpoint.
+    expect((await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'EMP00002', updatedFields: ['dob'] }])).deliveryIds).toEqual([]);
+  });
+
   it('never sends vendor A\'s events to vendor B\'s endpoint', async () => {
     const a = await vendor(app.ctx);
     const b = await vendor(app.ctx);

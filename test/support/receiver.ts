@@ -1,7 +1,7 @@
 /**
  * A real webhook receiver for event tests: a node:http server on 127.0.0.1 that records every
  * request (path, headers, raw body, arrival time) and answers each path with the statuses it was
- * told (in turn), then with its default, 200 unless set. Plus a Standard Webhooks signature check
+ * told (in turn), then with its default, 200 unless set (a 3xx with `location: /redirected-here`). Plus a Standard Webhooks signature check
  * written here with node:crypto alone, independent of src/events/signing.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -33,7 +33,9 @@ export async function startReceiver() {
       try { json = JSON.parse(body); } catch { /* recorded raw */ }
       received.push({ path, headers: req.headers, body, json, at: Date.now() });
       const status = plans.get(path)?.shift() ?? defaults.get(path) ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+      // A 3xx points elsewhere on this receiver: a sender that followed it would show up there.
+      const location = status >= 300 && status < 400 ? { location: '/redirected-here' } : {};
+      res.writeHead(status, { 'content-type': 'text/plain', ...location }).end(status < 300 ? 'ok' : 'nope');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
