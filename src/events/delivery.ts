@@ -91,7 +91,7 @@ export function createDeliverer(deps: DelivererDeps) {
       }
       const secret = deps.cipher.decrypt(work.secretEnc, endpointSecretAad(work.endpointId));
       const at = new Date(now());
-      const headers = webhookHeaders(secret, work.eventId, Math.floor(at.getTime() / 1000), work.body);
+      const headers = { ...webhookHeaders(secret, work.eventId, Math.floor(at.getTime() / 1000), work.body), 'user-agent': 'hrx-events/1' };
       const res = await postOnce(work.url, headers, work.body, deps.timeoutMs);
       const ok = res.httpStatus !== null && res.httpStatus >= 200 && res.httpStatus < 300;
       const { attempt, status } = await deps.store.recordAttempt({
