@@ -36,8 +36,12 @@ export function createEventService(deps: EventServiceDeps) {
   async function writeIn(tx: Tx | undefined, inputs: EventInput[]): Promise<Written> {
     const events: NewEvent[] = [];
     const deliveries: { id: string; eventId: string; endpointId: string }[] = [];
+    // A large removal is many events of one type to the same audience: resolve it once.
+    const resolved = new Map<string, Awaited<ReturnType<EventStore['recipients']>>>();
     for (const input of inputs) {
-      const rows = await store.recipients(input.type, input.audience, input.clientOrgId, tx);
+      const key = `${input.type}|${JSON.stringify(input.audience)}|${input.clientOrgId}`;
+      const rows = resolved.get(key) ?? (await store.recipients(input.type, input.audience, input.clientOrgId, tx));
+      resolved.set(key, rows);
       const byVendor = new Map<number, typeof rows>();
       for (const r of rows) byVendor.set(r.vendorOrgId, [...(byVendor.get(r.vendorOrgId) ?? []), r]);
       const at = input.occurredAt ?? new Date();

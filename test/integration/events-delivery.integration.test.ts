@@ -59,6 +59,8 @@ describe('events to vendors: delivery', () => {
     rx.plan('/flaky', [500, 500, 200]);
     const { deliveryIds: [id] } = await emit();
     expect(await settled(id!)).toEqual({ status: 'delivered', attempts: 3, finished: true });
+    // Queued by its producer right after the commit, not left to the relay.
+    expect(await sql(`select enqueued_at is not null as queued from event_deliveries where id = ?`, [id])).toEqual([{ queued: true }]);
     expect(await attemptsOf(id!)).toEqual([
       { attempt: 1, http_status: 500, error: null, status_text: 'Internal Server Error', timed: true },
       { attempt: 2, http_status: 500, error: null, status_text: 'Internal Server Error', timed: true },
