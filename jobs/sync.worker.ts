@@ -26,7 +26,9 @@ export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
       const { orgId, trigger } = job.data;
       if (!Number.isInteger(orgId)) throw new UnrecoverableError('bad job payload');
       try {
-        const outcome = await deps.sync.run(orgId, trigger, String(job.id));
+        // sync.failed tells vendors whether BullMQ will try again (decisions §10).
+        const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt });
         return outcome;
       } catch (err) {
         if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');

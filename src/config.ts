@@ -15,6 +15,20 @@ export const DEFAULT_COMMON_EMAIL_DOMAINS = [
   'yandex.com', 'gmx.com', 'mail.com',
 ] as const;
 
+/** Default delivery retry delays: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over 27.6 h). */
+const DEFAULT_EVENTS_RETRY_SCHEDULE = '5000,300000,1800000,7200000,18000000,36000000,36000000';
+
+/** `a,b,c` of 1 to 50 positive integer milliseconds (each at most 7 days). */
+function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
+  const parts = v.split(',').map((s) => s.trim());
+  const ms = parts.map(Number);
+  if (parts.length > 50 || ms.some((n, i) => parts[i] === '' || !Number.isInteger(n) || n < 1 || n > 7 * 86_400_000)) {
+    ctx.addIssue({ code: 'custom', message: 'must be 1 to 50 comma-separated positive integers (ms)' });
+    return z.NEVER;
+  }
+  return ms;
+}
+
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** Schema to use inside the database (tests use one per file). */
@@ -56,6 +70,17 @@ const schema = z.object({
    * window) or the vendor origins allowed to embed it in a frame, space-separated.
    */
   HRX_CONNECT_FRAME_ANCESTORS: z.string().regex(/^[A-Za-z0-9 '*:/._-]+$/, 'must be CSP source expressions').default("'none'"),
+  /** Events to vendors (decisions §10): delays (ms) between delivery attempts; attempts = entries + 1. */
+  HRX_EVENTS_RETRY_SCHEDULE_MS: z.string().default(DEFAULT_EVENTS_RETRY_SCHEDULE).transform(parseSchedule),
+  /** Timeout (ms) of one delivery request. */
+  HRX_EVENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** `1` allows http endpoint URLs on loopback hosts (local receivers, tests); otherwise https only. */
+  HRX_EVENTS_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** How often (ms) expired consents are looked for, and how often the outbox relay runs. */
+  HRX_EVENTS_CONSENT_SCAN_MS: z.coerce.number().int().min(100).default(60_000),
+  HRX_EVENTS_RELAY_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Deliveries one events worker makes at once. */
+  HRX_EVENTS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

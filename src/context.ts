@@ -20,6 +20,11 @@ import type { EmployeeRecord } from './employees/record';
 import { createEmployeeStore } from './employees/store';
 import { createEmployeeUpdateService } from './employees/update-service';
 import { createEmployeeWriteStore } from './employees/write-store';
+import { createDeliverer } from './events/delivery';
+import { createEndpointService } from './events/endpoints';
+import { createEventsQueue } from './events/queue';
+import { createEventService } from './events/service';
+import { createEventStore } from './events/store';
 import { createExternalService } from './external/service';
 import { connectorFor, SUPPORTED_HRMS } from './hrms/registry';
 import type { Logger } from './logger';
@@ -68,12 +73,21 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const runStore = createSyncRunStore(db.orm);
   const lock = createSyncLock(redis, prefix, config.HRX_SYNC_LOCK_TTL_SEC * 1000);
   const syncQueue = createSyncQueue(redis, prefix);
+  // Events to vendors (decisions §10). BullMQ's own attempts exceed the schedule's so a passing
+  // database error does not use up a delivery's attempts (the delivery row counts those).
+  const eventStore = createEventStore(db.orm);
+  const eventsQueue = createEventsQueue(redis, prefix, config.HRX_EVENTS_RETRY_SCHEDULE_MS.length + 4);
+  const events = createEventService({ store: eventStore, queue: eventsQueue, log });
+  const deliverer = createDeliverer({
+    store: eventStore, cipher, scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS, timeoutMs: config.HRX_EVENTS_TIMEOUT_MS, log,
+  });
 
   const sync = createSyncService({
     lock, runs: runStore, employees: employeeStore, configs: configStore, connectorFor, log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
     approvedFrequencies: (orgId) => connectionStore.approvedFrequencies(orgId),
     setSchedule: (orgId, every) => syncQueue.setSchedule(orgId, every),
+    events,
   });
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
   const access = createConnectionAccessCache({
@@ -94,6 +108,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       connections: connectionStore, orgs: orgStore, lock, displayTimeZone: config.HRX_DISPLAY_TIMEZONE,
       onScheduleChange: (orgId) => sync.refreshSchedule(orgId),
       onAccessChange: () => access.changed(),
+      events,
     }),
     employees,
     employeeUpdates: createEmployeeUpdateService({ writes: createEmployeeWriteStore(pool, cipher) }),
@@ -104,6 +119,10 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     }),
     sync,
     consents: createConsentService({ consents: createConsentStore(db.orm), employees }),
+    events,
+    endpoints: createEndpointService({
+      store: eventStore, orgs: orgStore, cipher, queue: eventsQueue, allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
+    }),
     external: createExternalService({
       orm: db.orm, cipher, redis, prefix, orgs: orgStore, log,
       readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
@@ -119,12 +138,14 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     },
   });
   return {
-    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, services: { ...services, sdk },
-    stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore },
+    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, eventsQueue, deliverer, services: { ...services, sdk },
+    stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore, events: eventStore },
     async close() {
       // A queue still connecting would report its late error to a listener close() removed.
       await syncQueue.queue.waitUntilReady().catch(() => undefined);
       await syncQueue.close().catch(() => undefined);
+      await eventsQueue.queue.waitUntilReady().catch(() => undefined);
+      await eventsQueue.close().catch(() => undefined);
       await access.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
       redis.disconnect();

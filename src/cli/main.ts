@@ -7,6 +7,7 @@ import { AppError, renderError } from '../errors';
 import { createLogger } from '../logger';
 import { UsageError } from './args';
 import { demoCommand } from './demo';
+import { endpointCommand } from './endpoint';
 import { basicCommand, clientCommand, keysCommand, serviceKeysCommand } from './keys';
 import { apiKeyCommand, connectionCommand, migrateCommand, orgCommand } from './operator';
 import { hrmsSimCommand, runCommand } from './run';
@@ -20,6 +21,7 @@ const USAGE = `hrx: the HR data exchange service
   hrx connection create --vendor UUID --client UUID [--status S] [--shared a,b] [--sync-frequency F]
                         [--live-source] [--no-consent-required] [--json]
   hrx connection approve|reject ID [--json]
+  hrx endpoint add --org VENDOR_UUID --url URL [--events a,b] [--json] | endpoint list --org UUID | endpoint remove ID
   hrx keys add --org UUID --jwk FILE [--json] | keys list --org UUID | keys revoke --org UUID --kid K
   hrx basic create --org UUID [--json] | basic revoke --org UUID --username U
   hrx service-keys rotate [--grace-hours H] [--json]
@@ -43,6 +45,7 @@ export async function main(argv: string[]): Promise<void> {
       case 'org': await orgCommand(rest, config, log); break;
       case 'apikey': await apiKeyCommand(rest, config, log); break;
       case 'connection': await connectionCommand(rest, config, log); break;
+      case 'endpoint': await endpointCommand(rest, config, log); break;
       case 'keys': await keysCommand(rest, config, log); break;
       case 'basic': await basicCommand(rest, config, log); break;
       case 'service-keys': await serviceKeysCommand(rest, config, log); break;

@@ -8,7 +8,8 @@ import { migrate } from '../db/orm';
 import type { Logger } from '../logger';
 import { output, parse, required, UsageError } from './args';
 
-async function withContext<T>(config: Config, log: Logger, fn: (ctx: Context) => Promise<T>): Promise<T> {
+/** Opens a context for one command and closes it after `fn`. */
+export async function withContext<T>(config: Config, log: Logger, fn: (ctx: Context) => Promise<T>): Promise<T> {
   const ctx = await openContext(config, log, { poolMax: 2 });
   try {
     return await fn(ctx);

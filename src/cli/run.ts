@@ -1,7 +1,8 @@
 /**
- * Long-running commands: `hrx serve` (API), `hrx worker` (sync worker), `hrx start` (both in one
+ * Long-running commands: `hrx serve` (API), `hrx worker` (sync and events workers), `hrx start` (both in one
  * process), `hrx hrms-sim` (the reference HRMS simulator).
  */
+import { startEventsWorker, type EventsWorkerDeps } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
 import { buildApp } from '../app';
 import type { Config } from '../config';
@@ -19,6 +20,16 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** What the events worker needs, from an open context and its configuration. */
+export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
+  const c = ctx.config;
+  return {
+    connection: ctx.redis, prefix: c.HRX_REDIS_PREFIX, events: ctx.services.events, deliverer: ctx.deliverer, queue: ctx.eventsQueue,
+    scheduleMs: c.HRX_EVENTS_RETRY_SCHEDULE_MS, consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS,
+    concurrency: c.HRX_EVENTS_CONCURRENCY, log: ctx.log,
+  };
+}
+
 /**
  * Starts the API and/or the worker over one context. `migrateFirst` applies pending migrations
  * (used by `start` and the demo, so one command brings everything up).
@@ -32,12 +43,15 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
   const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
   const worker = what.worker ? startSyncWorker({ connection: ctx.redis, prefix: config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log }) : undefined;
   if (worker) log.info('sync worker started');
+  const eventsWorker = what.worker ? await startEventsWorker(eventsWorkerDeps(ctx)) : undefined;
+  if (eventsWorker) log.info('events worker started');
   return {
     ctx,
     ...(server ? { url: server.url } : {}),
     async stop() {
       await server?.stop();
       await worker?.close();
+      await eventsWorker?.close();
       await ctx.close();
     },
   };

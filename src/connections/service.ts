@@ -5,6 +5,7 @@
 import { ALL_DATA_POINTS, isDataPoint } from '../employees/data-points';
 import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
+import type { Staged } from '../events/types';
 import type { OrgStore } from '../orgs/store';
 import type { SyncLock } from '../sync/lock';
 import { displayDate } from './display-date';
@@ -52,6 +53,11 @@ export interface ConnectionServiceDeps {
   onScheduleChange: (clientOrgId: number) => Promise<void>;
   /** Called after any change of a connection's state or sharing, before the change is answered. */
   onAccessChange: () => Promise<void>;
+  /**
+   * Events to the vendor (decisions §10): `connection.<status>` staged for the transaction of a
+   * status change; its `dispatch()` queues the deliveries once committed (events/service).
+   */
+  events: { connectionChanged(status: 'approved' | 'rejected' | 'terminated', c: Connection): Staged };
 }
 
 /** Data points a connection requested, from its `data_model_flags` (decisions §8). */
@@ -179,12 +185,14 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       }
       const held = await lock.acquire(client.id, `terminate:${requestId}`);
       if (!held) throw new AppError('SYNC_IN_PROGRESS');
+      const event = deps.events.connectionChanged('terminated', live);
       try {
-        const done = await connections.transition(live.id, ['pending', 'approved', 'rejected'], 'terminated');
+        const done = await connections.transition(live.id, ['pending', 'approved', 'rejected'], 'terminated', event.write);
         if (!done) throw new AppError('CONNECTION_ALREADY_TERMINATED');
       } finally {
         await held.release();
       }
+      await event.dispatch();
       await deps.onAccessChange();
       await deps.onScheduleChange(client.id);
       return (await connections.findById(live.id))!;
@@ -203,6 +211,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       if (bad) throw AppError.validation([{ field: 'shared', message: `unknown data point ${bad}` }]);
       const shared = input.shared ?? null;
       const sharedSet = new Set(shared ?? []);
+      let event: Staged | undefined;
       const c = await connections.create({
         vendorOrgId: vendor.id,
         clientOrgId: client.id,
@@ -213,7 +222,12 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         syncFrequency: input.syncFrequency ?? 'daily',
         liveSource: input.liveSource ?? false,
         consentRequired: input.consentRequired ?? true,
+      }, async (tx, created) => {
+        if (created.status === 'pending') return;
+        event = deps.events.connectionChanged(created.status === 'approved' ? 'approved' : 'rejected', created);
+        await event.write(tx);
       });
+      await event?.dispatch();
       await deps.onAccessChange();
       await deps.onScheduleChange(client.id);
       return c;
@@ -284,6 +298,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {
       const c = await connections.findById(connectionId);
       if (!c || c.status === 'terminated') throw new AppError('NOT_FOUND');
+      const event = c.status === to ? undefined : deps.events.connectionChanged(to, c);
       if (to === 'approved' && c.status !== 'approved' && c.dataModelFlags) {
         // Operator approval shares what was requested, required and optional alike.
         const requested = requestedDataPoints(c.dataModelFlags);
@@ -291,10 +306,11 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         await connections.update(c.id, {
           sharedDataPoints: requested, notSharedDataPoints: [], notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
         });
-        await connections.transition(c.id, [c.status], to);
+        await connections.transition(c.id, [c.status], to, event?.write);
       } else {
-        await connections.transition(c.id, [c.status], to);
+        await connections.transition(c.id, [c.status], to, event?.write);
       }
+      await event?.dispatch();
       await deps.onAccessChange();
       await deps.onScheduleChange(c.clientOrgId);
       return (await connections.findById(c.id))!;

@@ -2,7 +2,7 @@
  * Persistence of vendor ↔ client connections (MikroORM; the vendor listing is one SQL query).
  */
 import { randomUUID } from 'node:crypto';
-import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
 
 /** A row of the vendor listing: the connection plus what the entry shows of its client org. */
@@ -16,8 +16,15 @@ export interface VendorConnectionRow {
 
 export type NewConnection = Partial<Omit<Connection, 'id'>> & { vendorOrgId: number; clientOrgId: number };
 
+/**
+ * Work to commit together with a change (e.g. writing its events to the outbox): runs in the
+ * change's transaction, after the change; throwing rolls the change back.
+ */
+export type WithinChange = (tx: EntityManager) => Promise<void>;
+
 export interface ConnectionStore {
-  create(input: NewConnection): Promise<Connection>;
+  /** Creates a connection; `within` runs in the same transaction, after the insert. */
+  create(input: NewConnection, within?: (tx: EntityManager, created: Connection) => Promise<void>): Promise<Connection>;
   findById(id: string): Promise<Connection | null>;
   /** The live (not terminated) connection of a vendor/client pair. */
   findLive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
@@ -36,8 +43,11 @@ export interface ConnectionStore {
    * updated row, or null when there is no such connection.
    */
   updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>): Promise<Connection | null>;
-  /** Sets the status and its timestamp; returns false when the row was not in `from`. */
-  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus): Promise<boolean>;
+  /**
+   * Sets the status and its timestamp; returns false when the row was not in `from`. `within`
+   * runs in the same transaction, only when the status changed.
+   */
+  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus, within?: WithinChange): Promise<boolean>;
   /** One page of a vendor's connections, newest first, and the total. */
   listForVendor(vendorOrgId: number, statuses: ConnectionStatus[], offset: number, limit: number): Promise<{ rows: VendorConnectionRow[]; total: number }>;
   /** `sync_frequency` of the approved connections of a client org. */
@@ -50,11 +60,18 @@ export interface ConnectionStore {
 export function createConnectionStore(orm: MikroORM): ConnectionStore {
   const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
   return {
-    async create(input) {
+    async create(input, within) {
       const em = orm.em.fork();
       const now = new Date();
       const c = em.create(Connection, { ...new Connection(), ...input, id: randomUUID(), createdAt: now, statusChangedAt: now } as Connection);
-      await em.persistAndFlush(c);
+      if (!within) {
+        await em.persistAndFlush(c);
+        return c;
+      }
+      await em.transactional(async (tx) => {
+        await tx.persistAndFlush(c);
+        await within(tx, c);
+      });
       return c;
     },
     findById: (id) => orm.em.fork().findOne(Connection, { id }),
@@ -82,14 +99,17 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
         return c;
       });
     },
-    async transition(id, from, to) {
+    async transition(id, from, to, within) {
       const now = new Date();
-      const n = await orm.em.fork().nativeUpdate(
-        Connection,
-        { id, status: { $in: from } },
-        { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
-      );
-      return n > 0;
+      return orm.em.fork().transactional(async (tx) => {
+        const n = await tx.nativeUpdate(
+          Connection,
+          { id, status: { $in: from } },
+          { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
+        );
+        if (n > 0 && within) await within(tx);
+        return n > 0;
+      });
     },
     async listForVendor(vendorOrgId, statuses, offset, limit) {
       const [{ total }] = (await sql(

@@ -5,6 +5,9 @@
  */
 import type { Logger } from '../logger';
 import { normalizeRecord } from '../employees/record';
+import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
+import type { EventService } from '../events/service';
+import type { Written } from '../events/types';
 import { newEmployeeId, type EmployeeStore } from '../employees/store';
 import { HrmsError, type ConnectorFactory, type ConnectorOptions } from '../hrms/connector';
 import type { HrmsConfigStore } from '../setup/store';
@@ -41,6 +44,8 @@ export interface SyncServiceDeps {
   approvedFrequencies: (orgId: number) => Promise<string[]>;
   /** Installs (`everyMs`) or removes (null) the org's job scheduler. */
   setSchedule: (orgId: number, everyMs: number | null) => Promise<void>;
+  /** The outbox (decisions §10): sync.completed, sync.failed and employee.removed are written with the run's end. */
+  events: Pick<EventService, 'writeIn' | 'dispatch'>;
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
@@ -53,9 +58,10 @@ export function createSyncService(deps: SyncServiceDeps) {
      * that sync covers this one and it is skipped. Throws `SyncLockedError` when a termination or
      * this job's own earlier, dead attempt holds the lock (retried once it expires), and the
      * connector's `HrmsError` (other than `auth`) once its retries are spent, so the job retries;
-     * `auth` marks the configuration invalid and ends as `failed` without retry.
+     * `auth` marks the configuration invalid and ends as `failed` without retry. `finalAttempt`
+     * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      */
-    async run(orgId: number, trigger: string, owner: string): Promise<SyncOutcome> {
+    async run(orgId: number, trigger: string, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
         const holder = await deps.lock.holder(orgId);
@@ -87,13 +93,25 @@ export function createSyncService(deps: SyncServiceDeps) {
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
           }
-          const removed = await deps.employees.removeUnseen(orgId, run.id);
-          await deps.runs.finish(run.id, { status: 'succeeded', employeesRemoved: removed });
+          let written: Written | undefined;
+          const removed = (await deps.runs.succeed(orgId, run.id, async (tx, gone, finishedAt) => {
+            written = await deps.events.writeIn(tx, [
+              syncCompletedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, employeesSeen: seen, employeesRemoved: gone.length }),
+              ...employeesRemovedEvents(orgId, run.id, gone),
+            ]);
+          })).length;
+          await deps.events.dispatch(written);
           deps.log.info({ orgId, runId: run.id, pages, employees: seen, removed }, 'sync succeeded');
           return { status: 'succeeded', runId: run.id, employees: seen, removed, pages };
         } catch (err) {
           const message = err instanceof HrmsError ? `${err.kind}: ${err.message}` : 'internal error';
-          await deps.runs.finish(run.id, { status: 'failed', error: message });
+          const reason = err instanceof HrmsError ? err.kind : 'internal';
+          const willRetry = reason !== 'auth' && opts.finalAttempt === false;
+          let written: Written | undefined;
+          await deps.runs.finish(run.id, { status: 'failed', error: message }, async (tx, finishedAt) => {
+            written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
+          });
+          await deps.events.dispatch(written);
           deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
           if (err instanceof HrmsError && err.kind === 'auth') {
             await deps.configs.markInvalid(orgId, 'the HRMS refused the credentials');

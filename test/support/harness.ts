@@ -6,7 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Worker } from 'bullmq';
+import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
+import { eventsWorkerDeps } from '../../src/cli/run';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openContext, type Context } from '../../src/context';
@@ -45,6 +47,8 @@ export interface TestApp {
   url: string;
   worker: Worker | undefined;
   startWorker(): Worker;
+  /** Starts the events worker (delivery, consent scan, relay), as `hrx worker` does. */
+  startEventsWorker(): Promise<Worker>;
   stop(): Promise<void>;
 }
 
@@ -65,10 +69,16 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
       app.worker = w;
       return w;
     },
+    async startEventsWorker() {
+      const w = await startEventsWorker(eventsWorkerDeps(ctx));
+      workers.push(w);
+      return w;
+    },
     async stop() {
       await server.stop();
       for (const w of workers) await w.close(true).catch(() => undefined);
       await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
+      await ctx.eventsQueue.queue.obliterate({ force: true }).catch(() => undefined);
       const redis = new Redis(REDIS_URL);
       const keys = await redis.keys(`${config.HRX_REDIS_PREFIX}:*`);
       if (keys.length) await redis.del(...keys);

@@ -6,10 +6,12 @@ import { Migration20261121000000 } from './Migration20261121000000';
 import { Migration20261121010000 } from './Migration20261121010000';
 import { Migration20261121020000 } from './Migration20261121020000';
 import { Migration20261121040000 } from './Migration20261121040000';
+import { Migration20261121050000 } from './Migration20261121050000';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121010000', class: Migration20261121010000 },
   { name: 'Migration20261121020000', class: Migration20261121020000 },
   { name: 'Migration20261121040000', class: Migration20261121040000 },
+  { name: 'Migration20261121050000', class: Migration20261121050000 },
 ];

@@ -1,0 +1,92 @@
+/**
+ * The events worker (decisions §10): consumes the BullMQ `events` queue. `deliver` jobs make one
+ * delivery attempt each and are retried by BullMQ on the configured schedule (a custom backoff:
+ * the delay after attempt n is HRX_EVENTS_RETRY_SCHEDULE_MS[n-1]); `consent-scan` and `relay`
+ * jobs come from the two job schedulers this worker installs at start.
+ */
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../src/logger';
+import type { Deliverer } from '../src/events/delivery';
+import { DELIVERY_BACKOFF, EVENTS_QUEUE, type EventsJobData, type EventsQueue } from '../src/events/queue';
+import type { EventService } from '../src/events/service';
+import { bullPrefix } from '../src/sync/queue';
+
+/** Thrown by a `deliver` job that should be attempted again after `delayMs` (the backoff reads it). */
+export class RetryLater extends Error {
+  constructor(readonly delayMs: number, message: string) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
+
+/** 24 hours: the shortest span the retry schedule should cover (decisions §10). */
+const DAY_MS = 24 * 3_600_000;
+
+export interface EventsWorkerDeps {
+  connection: Redis;
+  prefix: string;
+  events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
+  deliverer: Deliverer;
+  queue: Pick<EventsQueue, 'installSchedulers'>;
+  /** Delays between attempts (ms), as given to the deliverer. */
+  scheduleMs: number[];
+  consentScanMs: number;
+  relayMs: number;
+  concurrency?: number;
+  log: Logger;
+}
+
+/**
+ * Installs the job schedulers and starts a worker; `close()` waits for running jobs. Throws when
+ * Redis refuses the schedulers.
+ */
+export async function startEventsWorker(deps: EventsWorkerDeps): Promise<Worker<EventsJobData>> {
+  const span = deps.scheduleMs.reduce((a, b) => a + b, 0);
+  if (span < DAY_MS) deps.log.warn({ spanMs: span }, 'event retry schedule spans less than 24 hours');
+  await deps.queue.installSchedulers({ consentScanMs: deps.consentScanMs, relayMs: deps.relayMs });
+  const worker = new Worker<EventsJobData>(
+    EVENTS_QUEUE,
+    async (job: Job<EventsJobData>) => {
+      switch (job.name) {
+        case 'deliver': {
+          const id = (job.data as { deliveryId?: unknown }).deliveryId;
+          if (typeof id !== 'string') throw new UnrecoverableError('bad job payload');
+          const outcome = await deps.deliverer.deliver(id);
+          if (outcome.status === 'retry') throw new RetryLater(outcome.retryInMs, `attempt ${outcome.attempt} failed (${outcome.httpStatus ?? 'no response'})`);
+          // Failed for good: the row says so; failing the job shows it on the dashboard too.
+          if (outcome.status === 'failed') throw new UnrecoverableError(`delivery failed after ${outcome.attempt} attempts`);
+          return outcome;
+        }
+        case 'consent-scan':
+          return { announced: await deps.events.scanExpiredConsents() };
+        case 'relay':
+          return { queued: await deps.events.relay() };
+        default:
+          throw new UnrecoverableError(`unknown job ${job.name}`);
+      }
+    },
+    {
+      connection: deps.connection,
+      prefix: bullPrefix(deps.prefix),
+      concurrency: deps.concurrency ?? 8,
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 3,
+      settings: {
+        // RetryLater carries the schedule's delay; anything else (database, Redis) backs off
+        // exponentially from 5 s to 10 min, and the row's own attempt count is untouched.
+        backoffStrategy: (attemptsMade: number, type?: string, err?: Error) => {
+          if (type === DELIVERY_BACKOFF && err instanceof RetryLater) return err.delayMs;
+          return Math.min(5_000 * 2 ** Math.max(0, attemptsMade - 1), 600_000);
+        },
+      },
+    },
+  );
+  worker.on('failed', (job, err) => {
+    if (err instanceof RetryLater) return;
+    deps.log.warn({ jobId: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message }, 'events job failed');
+  });
+  worker.on('error', (err) => deps.log.error({ err: err.message }, 'events worker error'));
+  return worker;
+}

@@ -1,0 +1,123 @@
+/**
+ * The events hrx emits (decisions §10) and the `data` each carries. Only ids, counts, statuses,
+ * timestamps and data point names: never an employee's values. Org ids are the orgs' UUIDs.
+ */
+import type { EventInput, Recipient } from './types';
+
+/** Most employees one `employee.*` event lists; larger changes are split into several events. */
+export const EMPLOYEES_PER_EVENT = 1000;
+
+/** An employee as events name it: store id (UUID) and HRMS `employeeId`. */
+export interface EmployeeRef {
+  id?: string | undefined;
+  employeeId: string;
+}
+
+/** One employee's change for `employee.updated`: which data points changed (names, no values). */
+export interface EmployeeChange extends EmployeeRef {
+  updatedFields: string[];
+}
+
+const chunks = <T>(items: T[], size: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+const employeeRef = (e: EmployeeRef) => ({ ...(e.id ? { id: e.id } : {}), employee_id: e.employeeId });
+
+/**
+ * `connection.approved|rejected|terminated` for the connection's vendor:
+ * `data: {connection_id, vendor_org_id, client_org_id, status}`.
+ */
+export function connectionEvent(
+  type: 'connection.approved' | 'connection.rejected' | 'connection.terminated',
+  c: { id: string; vendorOrgId: number; clientOrgId: number },
+): EventInput {
+  const status = type.slice('connection.'.length);
+  return {
+    type, audience: { vendorOrgId: c.vendorOrgId }, clientOrgId: c.clientOrgId, connectionId: c.id,
+    data: (r) => ({ connection_id: c.id, vendor_org_id: r.vendorOrgUuid, client_org_id: r.clientOrgUuid, status }),
+  };
+}
+
+/** Facts of a finished sync run. */
+export interface SyncRunFacts {
+  clientOrgId: number;
+  runId: string;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+/**
+ * `sync.completed` for every vendor with an approved connection to the client org:
+ * `data: {client_org_id, sync_run_id, employees_seen, employees_removed, started_at, finished_at}`.
+ */
+export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; employeesRemoved: number }): EventInput {
+  return {
+    type: 'sync.completed', audience: { approvedVendorsOf: true }, clientOrgId: run.clientOrgId, occurredAt: run.finishedAt,
+    data: (r) => ({
+      client_org_id: r.clientOrgUuid, sync_run_id: run.runId, employees_seen: run.employeesSeen,
+      employees_removed: run.employeesRemoved, started_at: run.startedAt.toISOString(), finished_at: run.finishedAt.toISOString(),
+    }),
+  };
+}
+
+/**
+ * `sync.failed` for every vendor with an approved connection to the client org:
+ * `data: {client_org_id, sync_run_id, reason, will_retry, started_at, finished_at}`; `reason` is
+ * a class (`auth`, `rate_limited`, `unavailable`, `bad_response`, `not_found`, `internal`), never
+ * the HRMS's message.
+ */
+export function syncFailedEvent(run: SyncRunFacts & { reason: string; willRetry: boolean }): EventInput {
+  return {
+    type: 'sync.failed', audience: { approvedVendorsOf: true }, clientOrgId: run.clientOrgId, occurredAt: run.finishedAt,
+    data: (r) => ({
+      client_org_id: r.clientOrgUuid, sync_run_id: run.runId, reason: run.reason, will_retry: run.willRetry,
+      started_at: run.startedAt.toISOString(), finished_at: run.finishedAt.toISOString(),
+    }),
+  };
+}
+
+/**
+ * `employee.removed` (employees a full sync no longer saw) for every vendor with an approved
+ * connection: `data: {client_org_id, sync_run_id, employees: [{id, employee_id}]}`, at most
+ * `EMPLOYEES_PER_EVENT` employees an event.
+ */
+export function employeesRemovedEvents(clientOrgId: number, runId: string, removed: EmployeeRef[]): EventInput[] {
+  return chunks(removed, EMPLOYEES_PER_EVENT).map((part) => ({
+    type: 'employee.removed' as const, audience: { approvedVendorsOf: true as const }, clientOrgId,
+    data: (r: Recipient) => ({ client_org_id: r.clientOrgUuid, sync_run_id: runId, employees: part.map(employeeRef) }),
+  }));
+}
+
+/**
+ * `employee.updated` for every vendor with an approved connection:
+ * `data: {client_org_id, employees: [{id?, employee_id, updated_fields}]}`. Each vendor hears only
+ * of the data points its connection shares (`id` and `employeeId` are always shared); an employee
+ * with no shared change is left out, and a vendor with none gets no event.
+ */
+export function employeesUpdatedEvents(clientOrgId: number, changes: EmployeeChange[]): EventInput[] {
+  const changed = changes.filter((c) => c.updatedFields.length > 0);
+  return chunks(changed, EMPLOYEES_PER_EVENT).map((part) => ({
+    type: 'employee.updated' as const, audience: { approvedVendorsOf: true as const }, clientOrgId,
+    data: (r: Recipient) => {
+      const shared = r.sharedDataPoints === null ? null : new Set(r.sharedDataPoints);
+      const employees = part
+        .map((c) => ({ ...employeeRef(c), updated_fields: shared ? c.updatedFields.filter((f) => shared.has(f)) : [...c.updatedFields] }))
+        .filter((e) => e.updated_fields.length > 0);
+      return employees.length ? { client_org_id: r.clientOrgUuid, employees } : null;
+    },
+  }));
+}
+
+/**
+ * `consent.expired` for the consent's vendor (while its connection is approved):
+ * `data: {client_org_id, employee_id, consent_expiry}`.
+ */
+export function consentExpiredEvent(k: { vendorOrgId: number; clientOrgId: number; employeeId: string; expiry: Date }): EventInput {
+  return {
+    type: 'consent.expired', audience: { approvedVendorsOf: true, onlyVendorOrgId: k.vendorOrgId }, clientOrgId: k.clientOrgId, occurredAt: k.expiry,
+    data: (r) => ({ client_org_id: r.clientOrgUuid, employee_id: k.employeeId, consent_expiry: k.expiry.toISOString() }),
+  };
+}

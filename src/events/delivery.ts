@@ -1,0 +1,110 @@
+/**
+ * One delivery attempt (decisions §10; Standard Webhooks "Deliverability and reliability"):
+ * POST the event's exact body with fresh `webhook-timestamp` and `webhook-signature`, a timeout,
+ * no redirects followed; any 2xx is success. Every attempt is recorded (status or error class,
+ * duration, a short status text; never the response body). The caller (the BullMQ job) retries
+ * on `retry` after `retryInMs`.
+ */
+import got, { RequestError } from 'got';
+import type { FieldCipher } from '../crypto/field-cipher';
+import type { Logger } from '../logger';
+import { endpointSecretAad, webhookHeaders } from './signing';
+import type { EventStore } from './store';
+
+/** Longest response status text kept with an attempt. */
+const STATUS_TEXT_MAX = 64;
+
+/** How one call to `deliver` ended. */
+export type DeliveryOutcome =
+  | { status: 'delivered' | 'failed'; attempt: number; httpStatus: number | null }
+  | { status: 'retry'; attempt: number; httpStatus: number | null; retryInMs: number }
+  | { status: 'cancelled' | 'skipped' };
+
+/** The result of one HTTP request: a status (any) or an error class such as `ETIMEDOUT`. */
+export interface PostResult {
+  httpStatus: number | null;
+  statusText: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * POSTs `body` to `url` once (got: no retries, no redirects, `timeoutMs` for the whole request)
+ * and reads only the status line: the body is never read, so a large or slow answer costs
+ * nothing. Never throws.
+ */
+export function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+  const started = performance.now();
+  const took = () => performance.now() - started;
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (r: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...r, durationMs: took() });
+    };
+    const stream = got.stream(url, {
+      method: 'POST', body, headers, followRedirect: false, throwHttpErrors: false,
+      retry: { limit: 0 }, timeout: { request: timeoutMs }, decompress: false,
+    });
+    stream.on('response', (res: { statusCode: number; statusMessage?: string }) => {
+      const text = (res.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
+      done({ httpStatus: res.statusCode, statusText: text || null, error: null });
+      stream.destroy();
+    });
+    stream.on('error', (err: Error) => {
+      done({ httpStatus: null, statusText: null, error: err instanceof RequestError ? err.code || err.name : err.name || 'Error' });
+    });
+  });
+}
+
+export interface DelivererDeps {
+  store: Pick<EventStore, 'loadDelivery' | 'cancel' | 'recordAttempt'>;
+  cipher: FieldCipher;
+  /** Delays (ms) between attempts: attempts = length + 1 (decisions §10: spanning ≥ 24 h). */
+  scheduleMs: number[];
+  timeoutMs: number;
+  log: Logger;
+  now?: () => number;
+}
+
+export type Deliverer = ReturnType<typeof createDeliverer>;
+
+/** Builds the deliverer. */
+export function createDeliverer(deps: DelivererDeps) {
+  const maxAttempts = deps.scheduleMs.length + 1;
+  const now = deps.now ?? Date.now;
+  return {
+    maxAttempts,
+    /**
+     * Makes the next attempt of delivery `id`. A delivery that is no longer pending is
+     * `skipped`; one whose endpoint was removed, or whose vendor may no longer hear of the event
+     * (terminated connection), is `cancelled` without a request. Throws only on database or
+     * decryption errors (the job then retries).
+     */
+    async deliver(id: string): Promise<DeliveryOutcome> {
+      const work = await deps.store.loadDelivery(id);
+      if (!work || work.status !== 'pending') return { status: 'skipped' };
+      if (work.endpointRemoved || !work.entitled) {
+        await deps.store.cancel(id);
+        return { status: 'cancelled' };
+      }
+      const secret = deps.cipher.decrypt(work.secretEnc, endpointSecretAad(work.endpointId));
+      const at = new Date(now());
+      const headers = { ...webhookHeaders(secret, work.eventId, Math.floor(at.getTime() / 1000), work.body), 'user-agent': 'hrx-events/1' };
+      const res = await postOnce(work.url, headers, work.body, deps.timeoutMs);
+      const ok = res.httpStatus !== null && res.httpStatus >= 200 && res.httpStatus < 300;
+      const { attempt, status } = await deps.store.recordAttempt({
+        deliveryId: id, at, durationMs: res.durationMs, httpStatus: res.httpStatus, error: res.error,
+        statusText: res.statusText, ok, maxAttempts, scheduleMs: deps.scheduleMs,
+      });
+      // Ids, type and outcome only: never the body, the URL's query or the secret.
+      deps.log.info({ deliveryId: id, eventId: work.eventId, type: work.type, attempt, httpStatus: res.httpStatus, error: res.error, status }, 'event delivery attempt');
+      if (status === 'pending') {
+        return { status: 'retry', attempt, httpStatus: res.httpStatus, retryInMs: deps.scheduleMs[attempt - 1] ?? 0 };
+      }
+      if (status === 'delivered' || status === 'failed') return { status, attempt, httpStatus: res.httpStatus };
+      return { status: 'cancelled' };
+    },
+  };
+}

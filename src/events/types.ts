@@ -1,0 +1,81 @@
+/**
+ * Shapes shared by the events module (decisions §10): event types, what a producer hands the
+ * outbox, and the transaction handle it may write in.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** Every event type a vendor can subscribe to (decisions §10). */
+export const EVENT_TYPES = [
+  'connection.approved', 'connection.rejected', 'connection.terminated',
+  'sync.completed', 'sync.failed',
+  'employee.updated', 'employee.removed',
+  'consent.expired',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** True when `t` is one of `EVENT_TYPES`. */
+export const isEventType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
+
+/**
+ * A transaction to write events in: the MikroORM entity manager of a running
+ * `em.transactional(...)`. The events are committed, or rolled back, with the caller's change.
+ */
+export type Tx = EntityManager;
+
+/** One vendor org about to receive an event, as the outbox resolved it. */
+export interface Recipient {
+  vendorOrgId: number;
+  vendorOrgUuid: string;
+  /** The client org's UUID, null for events not about a client org. */
+  clientOrgUuid: string | null;
+  /** Data points the vendor's approved connection shares (null: every one); null for `vendor` audiences too. */
+  sharedDataPoints: string[] | null;
+}
+
+/**
+ * Who receives an event:
+ * - `{ vendorOrgId }`: that vendor org only (connection events);
+ * - `{ approvedVendorsOf: true, onlyVendorOrgId? }`: every vendor org with an approved connection
+ *   to the event's `clientOrgId` (optionally only one of them, e.g. a consent's vendor).
+ */
+export type Audience = { vendorOrgId: number } | { approvedVendorsOf: true; onlyVendorOrgId?: number };
+
+/**
+ * An event as its producer describes it. `data` builds the payload's `data` for one recipient
+ * (ids and data point names only, never employee values); returning null skips that recipient.
+ */
+export interface EventInput {
+  type: EventType;
+  audience: Audience;
+  /** Client org (numeric id) the event is about; null for none. */
+  clientOrgId: number | null;
+  /** Connection the event is about (connection events only). */
+  connectionId?: string | null;
+  data: (r: Recipient) => Record<string, unknown> | null;
+  /** When the event happened; default now. */
+  occurredAt?: Date;
+}
+
+/** Standard Webhooks payload: `{type, timestamp, data}` (timestamp ISO 8601). */
+export interface EventPayload {
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** What writing events produced: event ids (`msg_...`) and delivery ids to dispatch. */
+export interface Written {
+  eventIds: string[];
+  deliveryIds: string[];
+}
+
+/**
+ * Events prepared for a caller's transaction: `write(tx)` inside it (call at most once), then
+ * `dispatch()` after it committed, which queues their deliveries (a no-op when nothing was
+ * written; anything it misses the relay job picks up).
+ */
+export interface Staged {
+  write(tx: Tx): Promise<void>;
+  dispatch(): Promise<void>;
+}
