@@ -111,7 +111,12 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       events,
     }),
     employees,
-    employeeUpdates: createEmployeeUpdateService({ writes: createEmployeeWriteStore(pool, cipher) }),
+    employeeUpdates: createEmployeeUpdateService({
+      writes: createEmployeeWriteStore(pool, cipher),
+      // The update is committed and answered whatever happens to its event.
+      onUpdated: (orgId, changes) => events.employeesUpdated(orgId, changes)
+        .catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err), orgId }, 'employee.updated event not recorded')),
+    }),
     setup: createSetupService({
       orgs: orgStore, configs: configStore, connectorFor,
       syncNow: (orgId, trigger) => syncQueue.syncNow(orgId, trigger),

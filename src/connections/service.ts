@@ -269,10 +269,13 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
      * (409, approved or rejected already), AUTH_INVALID (the request changed: a newer token).
      */
     async decideInConnect(connectionId: string, expectedFlags: Connection['dataModelFlags'], decision: ConnectDecision): Promise<Connection> {
+      // The connection.approved / .rejected event (decisions §10) commits with the decision.
+      let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
       const c = await connections.updateLocked(connectionId, (cur) => {
         if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
         if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
         if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
+        event = deps.events.connectionChanged(decision.to, cur);
         const now = new Date();
         if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
         const { required, optional } = requestSplit(cur.dataModelFlags);
@@ -284,8 +287,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
           notSharedDataPoints: optional.filter((p) => !share.has(p)),
           notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
         };
-      });
+      }, (tx) => event!.write(tx));
       if (!c) throw new AppError('NOT_FOUND');
+      await event?.dispatch();
       await deps.onAccessChange();
       await deps.onScheduleChange(c.clientOrgId);
       return c;

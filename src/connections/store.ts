@@ -40,9 +40,10 @@ export interface ConnectionStore {
   /**
    * Read-modify-write of one connection under a row lock (`select … for update`): `change` sees
    * the current row and returns the fields to set, or throws to leave it as it is. Returns the
-   * updated row, or null when there is no such connection.
+   * updated row, or null when there is no such connection. `within` runs in the same
+   * transaction once the change is written.
    */
-  updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>): Promise<Connection | null>;
+  updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>, within?: WithinChange): Promise<Connection | null>;
   /**
    * Sets the status and its timestamp; returns false when the row was not in `from`. `within`
    * runs in the same transaction, only when the status changed.
@@ -91,11 +92,15 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       });
       return n > 0 ? em.fork().findOne(Connection, { id }) : null;
     },
-    async updateLocked(id, change) {
+    async updateLocked(id, change, within) {
       return orm.em.fork().transactional(async (em) => {
         const c = await em.findOne(Connection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!c) return null;
         em.assign(c, change(c));
+        if (within) {
+          await em.flush();
+          await within(em);
+        }
         return c;
       });
     },

@@ -25,6 +25,12 @@ export interface EmployeeUpdateResult {
 
 export interface EmployeeUpdateServiceDeps {
   writes: EmployeeWriteStore;
+  /**
+   * Told of the employees a request changed, after it commits (the `employee.updated` event of
+   * decisions §10: ids and data point names only). The update is committed by then: the
+   * wiring (context.ts) logs a failure here rather than failing the answered request.
+   */
+  onUpdated?: (clientOrgId: number, changes: { employeeId: string; id: string; updatedFields: string[] }[]) => Promise<unknown>;
 }
 
 /** The audit action of a webhook write (actor: the client org). */
@@ -41,12 +47,14 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
      * never lose each other's writes. A record naming the same employee as an earlier one merges
      * onto the earlier one's result. An employee removed by a full sync is revived (served again,
      * same `id`). Every employee written gets one audit entry `employee.update` with the changed
-     * data points. Returns one result per update, in order. Throws the database error (rolled back).
+     * data points; once committed, `onUpdated` hears of the changed ones. Returns one result per
+     * update, in order. Throws the database error (rolled back).
      */
     async apply(input: { clientOrgId: number; requestId: string; updates: readonly EmployeeUpdate[] }): Promise<EmployeeUpdateResult[]> {
       const { clientOrgId, requestId, updates } = input;
       const employeeIds = [...new Set(updates.map((u) => u.employeeId))];
-      return deps.writes.transaction(async (tx) => {
+      let changes: { employeeId: string; id: string; updatedFields: string[] }[] = [];
+      const results = await deps.writes.transaction(async (tx) => {
         const locked = await tx.lock(clientOrgId, employeeIds);
         const state = new Map<string, { original: EmployeeRecord; record: EmployeeRecord; created: boolean; revived: boolean }>();
         for (const employeeId of employeeIds) {
@@ -71,8 +79,13 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
           requestId, actorOrgId: clientOrgId, action: UPDATE_AUDIT_ACTION, clientOrgId, connectionId: null,
           employeeId: s.record.employeeId, dataPoints: s.changed,
         })));
+        changes = written.filter((s) => s.changed.length > 0)
+          .map((s) => ({ employeeId: s.record.employeeId, id: s.record.id, updatedFields: s.changed }));
         return results;
       });
+      // After the commit: the event is about data that is now served.
+      if (changes.length > 0 && deps.onUpdated) await deps.onUpdated(clientOrgId, changes);
+      return results;
     },
   };
 }

@@ -111,7 +111,7 @@ describe('happy path', () => {
     const keyFile = path.join(tmp, 'vendor-private.json');
     writeFileSync(keyFile, JSON.stringify(v.privateJwk));
     const out = await hrxJson([
-      'client', 'employee', '--base-url', app.url, '--username', v.username, '--password', v.password, '--key', keyFile,
+      'client', 'employee', '--base-url', app.url, '--username', v.username, `--password=${v.password}`, '--key', keyFile,
       '--connection', connId, '--employee', 'EMP00001',
     ], app.env);
     expect(Object.keys(out)).toEqual(['employee', 'iat', 'jti']);
