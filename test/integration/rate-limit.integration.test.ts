@@ -5,33 +5,19 @@
  * `hrx serve` child process; the 51st is `429 Request was throttled. Expected available in N
  * seconds.` with `Retry-After: N`. Unauthenticated and failed requests are not counted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HRX_BIN } from '../support/cli';
 import { expectError, plain, type Res } from '../support/expect-error';
 import * as f from '../support/factories';
-import { call, REDIS_URL, startTestApp, waitFor, type TestApp } from '../support/harness';
+import { call, REDIS_URL, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../support/harness';
 
 const LIMIT = 50;
 const INTERVAL_SEC = 72; // 3600 s / 50
 
 let app: TestApp;
 let client: Awaited<ReturnType<typeof f.client>>;
-let child: ChildProcess | undefined;
-let childLog = '';
-let secondUrl: string;
+let second: SecondApi | undefined;
 const secrets: string[] = [];
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 /** A vendor with its own API key, connected to the client. */
 async function freshVendor() {
@@ -68,24 +54,10 @@ beforeAll(async () => {
   app = await startTestApp({ worker: false, env: { HRX_RATE_LIMIT_PER_MINUTE: String(LIMIT), HRX_RATE_LIMIT_WINDOW_MS: '3600000' } });
   client = await f.client(app.ctx);
   await f.employees(app.ctx, client.org.id, [{ employeeId: 'EMP00001', name: 'Meera Iyer' }]);
-  const port = await freePort();
-  child = spawn(process.execPath, [HRX_BIN, 'serve'], {
-    env: { ...process.env, ...app.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d: Buffer) => { childLog += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { childLog += d.toString(); });
-  secondUrl = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await call(`${secondUrl}/healthz`)).status === 200, 60_000, 200).catch((err: unknown) => {
-    throw new Error(`second hrx did not start: ${String(err)}\n${childLog}`);
-  });
+  second = await startSecondApi(app);
 });
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await second?.stop();
   await app?.stop();
 });
 
@@ -130,12 +102,12 @@ describe('per API key', () => {
 
   it('two API processes share one budget: 200 concurrent requests split over both, exactly 50 answered', async () => {
     const v = await freshVendor();
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => read(i % 2 ? secondUrl : app.url, v)));
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => read(i % 2 ? second!.url : app.url, v)));
     expect([count(results, 200), count(results, 429)]).toEqual([LIMIT, 200 - LIMIT]);
     for (const r of results.filter((x) => x.status === 429)) expectThrottled(r);
     // Spent on both.
     expectThrottled(await read(app.url, v));
-    expectThrottled(await read(secondUrl, v));
+    expectThrottled(await read(second!.url, v));
   });
 });
 

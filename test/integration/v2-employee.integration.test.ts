@@ -15,7 +15,7 @@ import { normalizeRecord, type EmployeeRecord } from '../../src/employees/record
 import { hrxJson } from '../support/cli';
 import { expectError, invalid, plain, UUID_V4, withoutRequestId } from '../support/expect-error';
 import { client, connection, v2Vendor } from '../support/factories';
-import { call, startTestApp, waitFor, type TestApp } from '../support/harness';
+import { call, medianMs, startTestApp, waitFor, type TestApp } from '../support/harness';
 import {
   webcryptoDecryptJwe, webcryptoImportPublic, webcryptoJwe, webcryptoJws, webcryptoVendorKey, webcryptoVerifyJws,
 } from '../support/webcrypto-jose';
@@ -166,19 +166,10 @@ describe('Basic credentials (decisions §1, §2)', () => {
   });
 
   it('an unknown username costs the same slow hash as a known one (no timing oracle)', async () => {
-    const median = async (fn: () => Promise<unknown>) => {
-      const times: number[] = [];
-      for (let i = 0; i < 7; i++) {
-        const t = performance.now();
-        await fn();
-        times.push(performance.now() - t);
-      }
-      return times.sort((x, y) => x - y)[3]!;
-    };
     const basicService = app.ctx.services.external.basic;
     expect(await basicService.verify('hrxv2_nobody', v.password)).toBeNull();
-    const known = await median(() => basicService.verify(v.username, 'wrong'));
-    const unknown = await median(() => basicService.verify('hrxv2_nobody', 'wrong'));
+    const known = await medianMs(() => basicService.verify(v.username, 'wrong'));
+    const unknown = await medianMs(() => basicService.verify('hrxv2_nobody', 'wrong'));
     // scrypt (~20 ms) dominates both; without the decoy hash an unknown username answers in ~1 ms.
     expect(unknown).toBeGreaterThan(known * 0.5);
   });

@@ -4,33 +4,19 @@
  * database schema and Redis prefix, is served exactly once; the `jti` is kept in the shared Redis
  * until `exp` + 30 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
 import { normalizeRecord } from '../../src/employees/record';
-import { HRX_BIN } from '../support/cli';
 import { client, connection, v2Vendor } from '../support/factories';
-import { call, REDIS_URL, startTestApp, waitFor, type TestApp } from '../support/harness';
+import { call, REDIS_URL, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../support/harness';
 
 let app: TestApp;
-let child: ChildProcess | undefined;
-let secondUrl: string;
+let second: SecondApi | undefined;
 let v: Awaited<ReturnType<typeof v2Vendor>>;
 let connId: string;
-let childLog = '';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   app = await startTestApp({ worker: false });
@@ -38,30 +24,16 @@ beforeAll(async () => {
   const c = await client(app.ctx);
   connId = (await connection(app.ctx, v.org.uuid, c.org.uuid)).id;
   await app.ctx.stores.employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Meera' }, randomUUID())]);
-  const port = await freePort();
-  child = spawn(process.execPath, [HRX_BIN, 'serve'], {
-    env: { ...process.env, ...app.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d: Buffer) => { childLog += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { childLog += d.toString(); });
-  secondUrl = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await call(`${secondUrl}/healthz`)).status === 200, 60_000, 200).catch((err: unknown) => {
-    throw new Error(`second hrx did not start: ${String(err)}\n${childLog}`);
-  });
+  second = await startSecondApi(app);
 });
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await second?.stop();
   await app?.stop();
 });
 
 describe('jti replay across two API processes', () => {
   it('both processes publish the same service keys', async () => {
-    const [one, two] = await Promise.all([call(`${app.url}/.well-known/jwks.json`), call(`${secondUrl}/.well-known/jwks.json`)]);
+    const [one, two] = await Promise.all([call(`${app.url}/.well-known/jwks.json`), call(`${second!.url}/.well-known/jwks.json`)]);
     expect(one.body.keys.map((k: JWK) => k.kid).sort()).toEqual(two.body.keys.map((k: JWK) => k.kid).sort());
   });
 
@@ -74,7 +46,7 @@ describe('jti replay across two API processes', () => {
       servicePublicJwk: jwks.keys.find((k: JWK) => k.use === 'enc'), jti, now: t, ttlSec: 120,
     });
     const body = JSON.stringify({ encrypted_payload: payload });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(`${i % 2 ? secondUrl : app.url}/api/external/employee/`, {
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(`${i % 2 ? second!.url : app.url}/api/external/employee/`, {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: v.authorization }, body,
     })));
     const ok = results.filter((r) => r.status === 200);

@@ -2,7 +2,9 @@
  * Integration-test harness: a fresh PostgreSQL schema and Redis prefix per test file, the real
  * app on a real port, the real sync worker, and the reference HRMS simulator. Nothing mocked.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Worker } from 'bullmq';
@@ -16,6 +18,7 @@ import { migrate } from '../../src/db/orm';
 import { startHrmsSimulator, type SimOptions } from '../../src/hrms/sim/server';
 import { createLogger } from '../../src/logger';
 import { listen } from '../../src/server';
+import { HRX_BIN } from './cli';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -131,4 +134,57 @@ export async function call(url: string, init: RequestInit = {}): Promise<{ statu
     body = JSON.parse(text);
   } catch { /* not JSON */ }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** A second API process of a test's hrx, for behaviour shared across processes. */
+export interface SecondApi {
+  url: string;
+  /** Its stdout and stderr so far (for failure messages). */
+  log(): string;
+  /** SIGTERM, then waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `hrx serve` on `app`'s schema, Redis prefix and keys (its env) on a free port, and
+ * waits until it answers /healthz (throws with its output when it does not within 60 s).
+ */
+export async function startSecondApi(app: Pick<TestApp, 'env'>, extraEnv: Record<string, string> = {}): Promise<SecondApi> {
+  const srv = createNetServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  let out = '';
+  const child = spawn(process.execPath, [HRX_BIN, 'serve'], {
+    env: { ...process.env, ...app.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  const second: SecondApi = {
+    url: `http://127.0.0.1:${port}`,
+    log: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  await waitFor(async () => (await call(`${second.url}/healthz`)).status === 200, 60_000, 200).catch(async (err: unknown) => {
+    await second.stop();
+    throw new Error(`second hrx did not start: ${String(err)}\n${out}`);
+  });
+  return second;
+}
+
+/** Median wall time (ms) of `runs` sequential calls of `fn` (timing-oracle checks). */
+export async function medianMs(fn: () => Promise<unknown>, runs = 7): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times.sort((x, y) => x - y)[Math.floor(runs / 2)]!;
 }
