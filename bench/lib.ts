@@ -75,6 +75,8 @@ export function benchEnv(): Record<string, string> {
     // limiter stays on and its cost (one Redis script call per event-loop turn) is measured
     // without turning a load test into a 429 test.
     HRX_RATE_LIMIT_PER_MINUTE: '1000000000',
+    // The reference simulator the syncs read from listens on 127.0.0.1.
+    HRX_HRMS_ALLOW_PRIVATE_HOSTS: '1',
     LOG_LEVEL: 'warn',
   };
 }

@@ -62,6 +62,12 @@ const schema = z.object({
   /** HRMS retries per request and their base delay (ms). */
   HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
   HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500),
+  /**
+   * `1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved
+   * addresses (a local simulator, an HRMS on the operator's own network); `0` (default) refuses
+   * them (SSRF guard, `src/hrms/host-policy.ts`).
+   */
+  HRX_HRMS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
   /** Common e-mail domains (comma-separated) replacing the default list of decisions §8. */
   HRX_COMMON_EMAIL_DOMAINS: z.string().default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))
     .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),

@@ -26,7 +26,8 @@ import { createEventsQueue } from './events/queue';
 import { createEventService } from './events/service';
 import { createEventStore } from './events/store';
 import { createExternalService } from './external/service';
-import { connectorFor, SUPPORTED_HRMS } from './hrms/registry';
+import { createHostPolicy } from './hrms/host-policy';
+import { connectorsWith, SUPPORTED_HRMS } from './hrms/registry';
 import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
 import { createOrgStore } from './orgs/store';
@@ -82,6 +83,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     store: eventStore, cipher, scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS, timeoutMs: config.HRX_EVENTS_TIMEOUT_MS, log,
   });
 
+  // Every HRMS connector of this process goes through one host policy (SSRF guard) unless the
+  // operator allows private hosts.
+  const connectorFor = connectorsWith({ hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy() });
   const sync = createSyncService({
     lock, runs: runStore, employees: employeeStore, configs: configStore, connectorFor, log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },

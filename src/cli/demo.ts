@@ -3,7 +3,8 @@
  * DATABASE_URL is set), migrations, the API and the sync worker, the reference HRMS simulator, a
  * demo vendor and client org, setup-config through the real API, the first sync, a first read,
  * and copy-pasteable curl lines. Runs until Ctrl-C (or exits after the read with
- * `--exit-after-read`).
+ * `--exit-after-read`). The simulator listens on 127.0.0.1, so the demo's own process allows
+ * private HRMS hosts (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 whatever the environment says).
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
@@ -16,7 +17,8 @@ import { startProcess } from './run';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the demo; prints the curl lines and the time to the first read on stdout. */
-export async function demoCommand(argv: string[], config: Config, log: Logger): Promise<void> {
+export async function demoCommand(argv: string[], environmentConfig: Config, log: Logger): Promise<void> {
+  const config: Config = { ...environmentConfig, HRX_HRMS_ALLOW_PRIVATE_HOSTS: true };
   const { values } = parse(argv, {
     employees: { type: 'string' }, 'sim-port': { type: 'string' }, 'exit-after-read': { type: 'boolean' },
   });

@@ -4,6 +4,7 @@
  * HTTP routes (DEVELOPERS.md, architecture).
  */
 import type { PartialEmployeeRecord } from '../employees/record';
+import type { HostPolicy } from './host-policy';
 
 /** Access credentials as stored from setup-config (interface.md "Setup configuration"). */
 export interface HrmsCredentials {
@@ -16,8 +17,11 @@ export interface HrmsCredentials {
   api_key?: string;
 }
 
-/** Why a connector call failed; `auth` stops retries and marks the configuration invalid. */
-export type HrmsErrorKind = 'auth' | 'rate_limited' | 'unavailable' | 'bad_response' | 'not_found';
+/**
+ * Why a connector call failed. `auth` and `host_not_allowed` (a host that is not an http(s) URL,
+ * or that the `hostPolicy` refuses) stop retries and mark the configuration invalid.
+ */
+export type HrmsErrorKind = 'auth' | 'host_not_allowed' | 'rate_limited' | 'unavailable' | 'bad_response' | 'not_found';
 
 /**
  * Error thrown by connectors. `message` never carries credentials or employee values.
@@ -57,6 +61,13 @@ export interface ConnectorOptions {
   pageSize?: number;
   /** Called before each retry, for logs; gets no secrets. */
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /**
+   * Which hosts the connector may call (`src/hrms/host-policy.ts`): its HTTP client checks the
+   * URL up front and resolves names through the policy's lookup and agents, so every connection
+   * goes to an address the policy allows. Absent: any http(s) host (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1).
+   * Refusals are `HrmsError('host_not_allowed')`.
+   */
+  hostPolicy?: HostPolicy;
 }
 
 /** A connector bound to one client org's credentials. */

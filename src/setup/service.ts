@@ -53,6 +53,16 @@ export function missingGrantField(c: HrmsCredentials, path: string): { field: st
 /** What is configured for an org: the HRMS and its access credentials (no application credentials). */
 export type HrmsSetupInput = Omit<SetupConfigInput, 'client_id' | 'client_secret'>;
 
+/** Whether `host` is an http or https URL (the only schemes hrx calls an HRMS with). */
+function isHttpUrl(host: string): boolean {
+  try {
+    const { protocol } = new URL(host);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** The same HRMS: same `hrms_id` and the same host URL (trailing slashes ignored). */
 function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host: string }): boolean {
   const norm = (u: string) => {
@@ -67,6 +77,9 @@ function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host
 
 export type SetupService = ReturnType<typeof createSetupService>;
 
+/** The reason of a refused host: never its resolved addresses, nor which rule refused it. */
+const HOST_NOT_ALLOWED_REASON = 'host not allowed';
+
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
   /**
@@ -80,6 +93,9 @@ export function createSetupService(deps: SetupServiceDeps) {
       ?? (input.api_configs ?? []).map((a, i) => missingGrantField(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean)
       ?? null;
     if (problem) throw AppError.validation([problem]);
+    // Another scheme is refused as the host policy refuses hosts (the connector would too).
+    const hosts = [input.access_credentials, ...(input.api_configs ?? []).map((a) => a.access_credentials)].map((c) => c.hrms_host);
+    if (!hosts.every(isHttpUrl)) throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason: HOST_NOT_ALLOWED_REASON } });
     if (opts.keepValidHrms) {
       const current = await deps.configs.load(org.id);
       // Checked before the HRMS is contacted: credentials typed in the Connect page go nowhere
@@ -91,9 +107,10 @@ export function createSetupService(deps: SetupServiceDeps) {
     try {
       await factory(input.access_credentials, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
     } catch (err) {
-      const reason = err instanceof HrmsError
-        ? (err.kind === 'auth' ? 'the HRMS refused the credentials' : `the HRMS could not be reached (${err.kind})`)
-        : 'the HRMS could not be reached';
+      const reason = !(err instanceof HrmsError) ? 'the HRMS could not be reached'
+        : err.kind === 'auth' ? 'the HRMS refused the credentials'
+          : err.kind === 'host_not_allowed' ? HOST_NOT_ALLOWED_REASON
+            : `the HRMS could not be reached (${err.kind})`;
       throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
     }
     const apiConfigs = input.api_configs ?? [];
@@ -112,7 +129,8 @@ export function createSetupService(deps: SetupServiceDeps) {
     /**
      * Stores a configuration. Throws 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown
      * `hrms_id`, missing grant fields), 400 HRMS_CREDENTIALS_REJECTED (the HRMS said no or could
-     * not be reached within the timeout).
+     * not be reached within the timeout, or its host is not an http(s) URL or is refused by the
+     * host policy: `host not allowed`).
      */
     async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
       const org = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret);

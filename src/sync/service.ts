@@ -27,7 +27,15 @@ export const FREQUENCY_MS: Record<string, number> = {
 export type SyncOutcome =
   | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_live_connection' | 'already_running' }
-  | { status: 'failed'; runId: string; reason: 'auth'; message: string };
+  | { status: 'failed'; runId: string; reason: StopKind; message: string };
+
+/** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
+type StopKind = 'auth' | 'host_not_allowed';
+const STOP_REASONS: Record<StopKind, string> = {
+  auth: 'the HRMS refused the credentials',
+  host_not_allowed: 'the HRMS host is not allowed',
+};
+const isStop = (err: unknown): err is HrmsError & { kind: StopKind } => err instanceof HrmsError && Object.hasOwn(STOP_REASONS, err.kind);
 
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
@@ -57,8 +65,9 @@ export function createSyncService(deps: SyncServiceDeps) {
      * Runs one full sync of `orgId` as `owner` (the job id). When another sync job holds the lock,
      * that sync covers this one and it is skipped. Throws `SyncLockedError` when a termination or
      * this job's own earlier, dead attempt holds the lock (retried once it expires), and the
-     * connector's `HrmsError` (other than `auth`) once its retries are spent, so the job retries;
-     * `auth` marks the configuration invalid and ends as `failed` without retry. `finalAttempt`
+     * connector's `HrmsError` (other than `auth` and `host_not_allowed`) once its retries are spent,
+     * so the job retries; `auth` and `host_not_allowed` (a host the host policy refuses) mark the
+     * configuration invalid and end as `failed` without retry. `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      */
     async run(orgId: number, trigger: string, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
@@ -106,16 +115,16 @@ export function createSyncService(deps: SyncServiceDeps) {
         } catch (err) {
           const message = err instanceof HrmsError ? `${err.kind}: ${err.message}` : 'internal error';
           const reason = err instanceof HrmsError ? err.kind : 'internal';
-          const willRetry = reason !== 'auth' && opts.finalAttempt === false;
+          const willRetry = !isStop(err) && opts.finalAttempt === false;
           let written: Written | undefined;
           await deps.runs.finish(run.id, { status: 'failed', error: message }, async (tx, finishedAt) => {
             written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
           });
           await deps.events.dispatch(written);
           deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
-          if (err instanceof HrmsError && err.kind === 'auth') {
-            await deps.configs.markInvalid(orgId, 'the HRMS refused the credentials');
-            return { status: 'failed', runId: run.id, reason: 'auth', message };
+          if (isStop(err)) {
+            await deps.configs.markInvalid(orgId, STOP_REASONS[err.kind]);
+            return { status: 'failed', runId: run.id, reason: err.kind, message };
           }
           throw err;
         }

@@ -36,6 +36,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     HRX_SYNC_LOCK_TTL_SEC: '5',
     HRX_HRMS_RETRY_MIN_MS: '20',
     HRX_HRMS_RETRIES: '12',
+    // The reference simulator of the tests listens on 127.0.0.1 (tests of the guard set '0').
+    HRX_HRMS_ALLOW_PRIVATE_HOSTS: '1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',
     ...extra,
@@ -102,8 +104,8 @@ export async function dropSchema(schema: string): Promise<void> {
   await client.end();
 }
 
-/** Starts the simulator with test defaults. */
-export function startSim(opts: Partial<SimOptions> = {}) {
+/** Starts the simulator with test defaults (on 127.0.0.1 unless `host` says otherwise). */
+export function startSim(opts: Partial<SimOptions> & { host?: string } = {}) {
   return startHrmsSimulator({
     employees: 25, seed: 'test-seed', clientId: 'sim-client', clientSecret: 'sim-secret-' + randomUUID(), ...opts,
   });

@@ -15,6 +15,7 @@ import {
   HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsConnector, type HrmsCredentials,
 } from '../connector';
 import type { PartialEmployeeRecord } from '../../employees/record';
+import { HostNotAllowedError, isHostNotAllowed } from '../host-policy';
 import { mapEmployee } from './mapping';
 
 /** Defaults of `ConnectorOptions` (connector.ts documents each). */
@@ -84,7 +85,7 @@ function basicAuth(id: string, secret: string): string {
 }
 
 class ReferenceConnector implements HrmsConnector {
-  private readonly opts: Required<Omit<ConnectorOptions, 'onRetry'>> & Pick<ConnectorOptions, 'onRetry'>;
+  private readonly opts: Required<Omit<ConnectorOptions, 'onRetry' | 'hostPolicy'>> & Pick<ConnectorOptions, 'onRetry' | 'hostPolicy'>;
   private token: { value: string; expiresAt: number } | undefined;
   private tokenInFlight: Promise<string> | undefined;
 
@@ -96,25 +97,40 @@ class ReferenceConnector implements HrmsConnector {
     this.opts = {
       timeoutMs: pick('timeoutMs'), retries: Math.floor(pick('retries')), minRetryDelayMs: pick('minRetryDelayMs'),
       maxRetryDelayMs: pick('maxRetryDelayMs'), pageSize: Math.max(1, Math.floor(pick('pageSize'))), onRetry: options.onRetry,
+      hostPolicy: options.hostPolicy,
     };
   }
 
-  /** Resolves `path` under `hrms_host`, keeping any path prefix of the host URL. */
+  /**
+   * Resolves `path` under `hrms_host`, keeping any path prefix of the host URL. A host that is not
+   * an http(s) URL, or that the host policy refuses up front (an IP literal), is `host_not_allowed`.
+   */
   private url(path: string): URL {
     let base: URL;
     try {
       base = new URL(this.creds.hrms_host.endsWith('/') ? this.creds.hrms_host : `${this.creds.hrms_host}/`);
     } catch {
-      throw new HrmsError('auth', 'HRMS host is not a valid URL');
+      throw new HrmsError('host_not_allowed', 'HRMS host is not a valid URL');
     }
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new HrmsError('auth', 'HRMS host must be an http(s) URL');
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new HrmsError('host_not_allowed', 'HRMS host must be an http(s) URL');
+    try {
+      this.opts.hostPolicy?.checkUrl(base);
+    } catch (err) {
+      if (err instanceof HostNotAllowedError) throw new HrmsError('host_not_allowed', 'HRMS host not allowed');
+      throw err;
+    }
     return new URL(path, base);
   }
 
-  /** One HTTP exchange; transport failures (refused, reset, timeout) become `unavailable`. */
+  /**
+   * One HTTP exchange; transport failures (refused, reset, timeout) become `unavailable`, a name
+   * the host policy refuses at connection time `host_not_allowed`.
+   */
   private async http(url: URL, what: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<Response<string>> {
+    const policy = this.opts.hostPolicy;
     try {
       return await got(url, {
+        ...(policy ? { dnsLookup: policy.lookup, agent: { http: policy.agent.http, https: policy.agent.https } } : {}),
         method: init.method ?? 'GET',
         headers: { accept: 'application/json', 'user-agent': 'hrx-reference-connector', ...init.headers },
         ...(init.form ? { form: init.form } : {}),
@@ -125,6 +141,7 @@ class ReferenceConnector implements HrmsConnector {
         responseType: 'text',
       });
     } catch (err) {
+      if (isHostNotAllowed(err)) throw new HrmsError('host_not_allowed', `HRMS host not allowed on ${what}`);
       const code = (err as { code?: unknown }).code;
       const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
       throw new HrmsError('unavailable', `HRMS unreachable on ${what} (${tag})`);
@@ -265,6 +282,7 @@ class ReferenceConnector implements HrmsConnector {
 
 /**
  * Builds the connector for `hrms_id` `reference`. Never throws itself: bad credentials shapes
- * (unknown grant_type, missing secret, invalid host) surface as `HrmsError('auth')` on first use.
+ * (unknown grant_type, missing secret) surface as `HrmsError('auth')`, an invalid or refused
+ * host as `HrmsError('host_not_allowed')`, on first use.
  */
 export const createReferenceConnector: ConnectorFactory = (credentials, options = {}) => new ReferenceConnector(credentials, options);

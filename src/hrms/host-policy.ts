@@ -1,0 +1,174 @@
+/**
+ * Which hosts hrx may call as an HRMS (SSRF guard). An HRMS host comes from outside (setup-config,
+ * the Connect flow), so without a guard anyone holding such a credential could make hrx call its
+ * own network: Redis, PostgreSQL, cloud metadata at 169.254.169.254, admin ports.
+ *
+ * A `HostPolicy` refuses a host that is, or whose name resolves to, a loopback, private,
+ * link-local, unspecified, CGNAT, multicast or otherwise reserved address (IANA special-purpose
+ * registries, RFC 6890), IPv4-mapped and NAT64/6to4 forms included. Names are checked where the
+ * socket is made (the lookup of got's `dnsLookup` and of the policy's own agents), so the
+ * address checked is the address connected to and DNS rebinding gains nothing; IP-literal hosts,
+ * which are never looked up, are checked up front by `checkUrl`. The policy knows nothing of
+ * HRMS APIs, the store or routes: connectors take it as an option (`ConnectorOptions.hostPolicy`),
+ * and the registry wiring builds it from `HRX_HRMS_ALLOW_PRIVATE_HOSTS`.
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+interface Range {
+  net: string;
+  prefix: number;
+  what: string;
+}
+
+/**
+ * Refused IPv4 ranges. Each also refuses its IPv4-mapped IPv6 form `::ffff:a.b.c.d` (BlockList
+ * matches those against IPv4 rules), its NAT64 form `64:ff9b::a.b.c.d` and its 6to4 prefix.
+ */
+export const BLOCKED_IPV4: readonly Range[] = [
+  { net: '0.0.0.0', prefix: 8, what: '"this network", with the unspecified 0.0.0.0' },
+  { net: '10.0.0.0', prefix: 8, what: 'private' },
+  { net: '100.64.0.0', prefix: 10, what: 'shared address space (CGNAT)' },
+  { net: '127.0.0.0', prefix: 8, what: 'loopback' },
+  { net: '169.254.0.0', prefix: 16, what: 'link-local (cloud metadata)' },
+  { net: '172.16.0.0', prefix: 12, what: 'private' },
+  { net: '192.0.0.0', prefix: 24, what: 'IETF protocol assignments' },
+  { net: '192.0.2.0', prefix: 24, what: 'documentation (TEST-NET-1)' },
+  { net: '192.88.99.0', prefix: 24, what: '6to4 relay anycast (deprecated)' },
+  { net: '192.168.0.0', prefix: 16, what: 'private' },
+  { net: '198.18.0.0', prefix: 15, what: 'benchmarking' },
+  { net: '198.51.100.0', prefix: 24, what: 'documentation (TEST-NET-2)' },
+  { net: '203.0.113.0', prefix: 24, what: 'documentation (TEST-NET-3)' },
+  { net: '224.0.0.0', prefix: 4, what: 'multicast' },
+  { net: '240.0.0.0', prefix: 4, what: 'reserved, with the broadcast 255.255.255.255' },
+];
+
+/**
+ * Refused IPv6 ranges. No rule may overlap `::ffff:0:0/96`: BlockList applies IPv6 rules to IPv4
+ * addresses through that mapping, so such a rule would refuse public IPv4 hosts.
+ */
+export const BLOCKED_IPV6: readonly Range[] = [
+  { net: '::', prefix: 96, what: 'unspecified ::, loopback ::1 and IPv4-compatible (deprecated)' },
+  { net: '64:ff9b:1::', prefix: 48, what: 'local-use NAT64' },
+  { net: '100::', prefix: 64, what: 'discard-only' },
+  { net: '2001::', prefix: 23, what: 'IETF protocol assignments (Teredo, benchmarking, ORCHID)' },
+  { net: '2001:db8::', prefix: 32, what: 'documentation' },
+  { net: '3fff::', prefix: 20, what: 'documentation' },
+  { net: '4000::', prefix: 2, what: 'outside global unicast 2000::/3 (unassigned)' },
+  { net: '8000::', prefix: 1, what: 'outside global unicast: unassigned, ULA fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8' },
+  { net: 'fc00::', prefix: 7, what: 'unique local (private)' },
+  { net: 'fe80::', prefix: 10, what: 'link-local' },
+  { net: 'ff00::', prefix: 8, what: 'multicast' },
+];
+
+/** The two 16-bit words of one of the IPv4 constants above, in hex. */
+function words(v4: string): [string, string] {
+  const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+}
+
+function buildBlockList(): BlockList {
+  const list = new BlockList();
+  for (const r of BLOCKED_IPV4) {
+    const [hi, lo] = words(r.net);
+    list.addSubnet(r.net, r.prefix, 'ipv4');
+    list.addSubnet(`64:ff9b::${hi}:${lo}`, 96 + r.prefix, 'ipv6'); // NAT64 (RFC 6052)
+    list.addSubnet(`2002:${hi}:${lo}::`, 16 + r.prefix, 'ipv6'); // 6to4 (RFC 3056)
+  }
+  for (const r of BLOCKED_IPV6) list.addSubnet(r.net, r.prefix, 'ipv6');
+  return list;
+}
+
+const BLOCKED = buildBlockList();
+
+/**
+ * Whether hrx must not connect to `address` (an IPv4 or IPv6 address, brackets and a zone id
+ * allowed; BlockList matches IPv4-mapped IPv6 against the IPv4 rules). Anything that is not an IP
+ * address is refused too.
+ */
+export function isBlockedAddress(address: string): boolean {
+  const bare = address.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(bare);
+  if (family === 0) return true;
+  try {
+    return BLOCKED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  } catch {
+    return true;
+  }
+}
+
+/** Code of the error a policy refuses a host with (also on got's wrapping `RequestError`). */
+export const HOST_NOT_ALLOWED = 'ERR_HOST_NOT_ALLOWED';
+
+/** A refused host. The message never names the host or the addresses it resolved to. */
+export class HostNotAllowedError extends Error {
+  readonly code = HOST_NOT_ALLOWED;
+  constructor() {
+    super('host not allowed');
+    this.name = 'HostNotAllowedError';
+  }
+}
+
+/** Whether `err` (or an error it wraps as `cause`, such as got's `RequestError`) is a policy refusal. */
+export function isHostNotAllowed(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === HOST_NOT_ALLOWED) return true;
+  }
+  return false;
+}
+
+/** `dns.lookup` with `all: true`: how a policy resolves names (tests substitute their own). */
+export type Resolver = (
+  hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+export interface HostPolicy {
+  /**
+   * Throws `HostNotAllowedError` for a URL whose scheme is not http(s) or whose host is an IP
+   * literal in a refused range. Host names pass here: they are checked by `lookup`.
+   */
+  checkUrl(url: URL): void;
+  /**
+   * A `net` lookup (got's `dnsLookup`) that resolves with node:dns and fails with
+   * `HostNotAllowedError` when any resolved address is refused.
+   */
+  lookup: LookupFunction;
+  /**
+   * Keep-alive agents whose sockets are all made through `lookup`: a socket another client of
+   * the process opened (global agents) is never reused for a checked request.
+   */
+  agent: { http: http.Agent; https: https.Agent };
+}
+
+/** Builds the policy that refuses private, loopback, link-local and reserved hosts. */
+export function createHostPolicy(opts: { resolve?: Resolver } = {}): HostPolicy {
+  const resolve: Resolver = opts.resolve ?? ((hostname, options, callback) => dnsLookup(hostname, options, callback));
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    if (isIP(hostname)) {
+      // net never looks up an IP literal; checked here too should a caller do so.
+      if (isBlockedAddress(hostname)) return callback(new HostNotAllowedError(), '', 0);
+    }
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      if (!addresses?.length) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
+      if (addresses.some((a) => isBlockedAddress(a.address))) return callback(new HostNotAllowedError(), '', 0);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      return callback(null, first.address, first.family);
+    });
+  };
+  return {
+    checkUrl(url) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HostNotAllowedError();
+      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && isBlockedAddress(url.hostname)) throw new HostNotAllowedError();
+    },
+    lookup,
+    agent: {
+      // The options of node's global agents, plus the lookup.
+      http: new http.Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000, lookup }),
+      https: new https.Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5_000, lookup }),
+    },
+  };
+}
