@@ -54,8 +54,14 @@ export interface EmployeeLookup {
 }
 
 export interface EmployeeStore {
-  /** Inserts or updates `records` of `orgId` (deduplicated by employeeId), marking them seen by `runId`. */
-  upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[]): Promise<number>;
+  /**
+   * Inserts or updates `records` of `orgId` (deduplicated by employeeId), marking them seen by
+   * `runId`. With `writtenUpTo` (a `writeMark()` taken before the records were fetched), a row
+   * written after that mark (by the update webhook) keeps its values and is only marked seen.
+   */
+  upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[], writtenUpTo?: string): Promise<number>;
+  /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */
+  writeMark(): Promise<string>;
   /** Marks employees of `orgId` not seen by `runId` as removed; returns how many. */
   removeUnseen(orgId: number, runId: string): Promise<number>;
   /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
@@ -169,13 +175,22 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
   };
   const execute = (q: string, params: unknown[] = [], method: 'all' | 'run' = 'all') => orm.em.getConnection().execute(q, params, method);
   return {
-    async upsertBatch(orgId, runId, records) {
+    async writeMark() {
+      const res = await pool.query({
+        name: 'hrx_employee_write_mark',
+        text: `select (case when is_called then last_value else last_value - 1 end)::text as mark from employee_write_seq`,
+      });
+      return (res.rows[0] as { mark: string }).mark;
+    },
+    async upsertBatch(orgId, runId, records, writtenUpTo) {
       const byEmployee = new Map<string, EmployeeRecord>();
       for (const r of records) byEmployee.set(r.employeeId, r);
       if (byEmployee.size === 0) return 0;
       // Rows in employee_id order (`byEmployeeId`): the update webhook locks rows in the same
       // order, so the two queue on each other instead of deadlocking.
       let pending = [...byEmployee.values()].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
+      // Whether the stored row may take this batch's values: not written since the mark.
+      const fresh = '($4::bigint is null or employees.write_seq <= $4::bigint)';
       for (let round = 1; pending.length > 0; round++) {
         const rows = pending.map((r) => {
           const stored = encodeEmployee(r, orgId, cipher);
@@ -190,12 +205,16 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
            select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
              from jsonb_to_recordset($3::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
            on conflict (org_id, employee_id) do update
-             set record = excluded.record, sensitive_enc = excluded.sensitive_enc, masked_enc = excluded.masked_enc,
+             set record = case when ${fresh} then excluded.record else employees.record end,
+                 sensitive_enc = case when ${fresh} then excluded.sensitive_enc else employees.sensitive_enc end,
+                 masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
                  last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
-                 removed_at = null, updated_at = now()
+                 removed_at = case when ${fresh} then null else employees.removed_at end,
+                 updated_at = case when ${fresh} then now() else employees.updated_at end,
+                 write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
              where employees.id = excluded.id
            returning employee_id`,
-          [orgId, runId, JSON.stringify(rows)],
+          [orgId, runId, JSON.stringify(rows), writtenUpTo ?? null],
         );
         const written = new Set((res.rows as { employee_id: string }[]).map((r) => r.employee_id));
         const stale = pending.filter((r) => !written.has(r.employeeId));

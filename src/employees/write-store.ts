@@ -87,7 +87,7 @@ function txOver(client: pg.PoolClient, cipher: FieldCipher): EmployeeWriteTx {
       if (records.length === 0) return;
       await client.query(
         `update employees e set record = r.record, sensitive_enc = r.sensitive_enc, masked_enc = r.masked_enc,
-                removed_at = null, updated_at = now()
+                removed_at = null, updated_at = now(), write_seq = nextval('employee_write_seq')
            from jsonb_to_recordset($2::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
           where e.org_id = $1 and e.employee_id = r.employee_id and e.id = r.id`,
         [orgId, rowsJson(orgId, records, cipher)],

@@ -94,13 +94,17 @@ export function createSyncService(deps: SyncServiceDeps) {
         let pages = 0;
         let seen = 0;
         try {
+          // Noted before each page is asked for (the generator fetches on the loop's next step):
+          // rows the update webhook writes while a page is in flight keep the webhook's values.
+          let mark = await deps.employees.writeMark();
           for await (const page of connector.listEmployees()) {
             if (held.lost) throw new Error('sync lock lost');
             const ids = await deps.employees.idsFor(orgId, page.employees.map((e) => e.employeeId));
             const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeId()));
-            seen += await deps.employees.upsertBatch(orgId, run.id, records);
+            seen += await deps.employees.upsertBatch(orgId, run.id, records, mark);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
+            mark = await deps.employees.writeMark();
           }
           let written: Written | undefined;
           const removed = (await deps.runs.succeed(orgId, run.id, async (tx, gone, finishedAt) => {
