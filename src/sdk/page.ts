@@ -31,7 +31,7 @@ export function pageHeaders(nonce: string, frameAncestors: string): Record<strin
 const STYLE = `
 body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}fieldset{border:1px solid #c9d3de;border-radius:6px;margin:1rem 0}
-label{display:block;margin:.4rem 0}input,select{font:inherit;padding:.25rem;min-width:18rem}
+label{display:block;margin:.4rem 0}input,select{font:inherit;padding:.25rem;min-width:18rem}input[type=checkbox]{min-width:0;margin-right:.4rem}
 button{font:inherit;padding:.4rem 1rem;margin-right:.6rem}ul{padding-left:1.2rem}
 #status{padding:.5rem;min-height:1.2rem}.error{color:#a1160a}.ok{color:#1c6b2a}[hidden]{display:none}`;
 
