@@ -65,7 +65,7 @@ const schema = z.object({
   /**
    * `1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved
    * addresses (a local simulator, an HRMS on the operator's own network); `0` (default) refuses
-   * them (SSRF guard, `src/hrms/host-policy.ts`).
+   * them (SSRF guard, `src/outbound/host-policy.ts`).
    */
   HRX_HRMS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
   /** Common e-mail domains (comma-separated) replacing the default list of decisions §8. */
@@ -82,6 +82,12 @@ const schema = z.object({
   HRX_EVENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** `1` allows http endpoint URLs on loopback hosts (local receivers, tests); otherwise https only. */
   HRX_EVENTS_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /**
+   * `1` delivers events to endpoints on private, loopback, link-local and reserved addresses;
+   * otherwise refused at connection time (SSRF guard, src/outbound/host-policy.ts).
+   * HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1 implies it (a loopback receiver is such an address).
+   */
+  HRX_EVENTS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
   /** How often (ms) expired consents are looked for, and how often the outbox relay runs. */
   HRX_EVENTS_CONSENT_SCAN_MS: z.coerce.number().int().min(100).default(60_000),
   HRX_EVENTS_RELAY_MS: z.coerce.number().int().min(100).default(10_000),

@@ -26,7 +26,7 @@ import { createEventsQueue } from './events/queue';
 import { createEventService } from './events/service';
 import { createEventStore } from './events/store';
 import { createExternalService } from './external/service';
-import { createHostPolicy } from './hrms/host-policy';
+import { createHostPolicy } from './outbound/host-policy';
 import { connectorsWith, SUPPORTED_HRMS } from './hrms/registry';
 import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
@@ -81,6 +81,8 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const events = createEventService({ store: eventStore, queue: eventsQueue, log });
   const deliverer = createDeliverer({
     store: eventStore, cipher, scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS, timeoutMs: config.HRX_EVENTS_TIMEOUT_MS, log,
+    // Vendor endpoints are outside hosts: the same SSRF guard as HRMS hosts, unless allowed.
+    hostPolicy: config.HRX_EVENTS_ALLOW_PRIVATE_HOSTS || config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK ? undefined : createHostPolicy(),
   });
 
   // Every HRMS connector of this process goes through one host policy (SSRF guard) unless the

@@ -6,6 +6,7 @@
  * on `retry` after `retryInMs`.
  */
 import got, { RequestError } from 'got';
+import { HOST_NOT_ALLOWED, isHostNotAllowed, type HostPolicy } from '../outbound/host-policy';
 import type { FieldCipher } from '../crypto/field-cipher';
 import type { Logger } from '../logger';
 import { endpointSecretAad, webhookHeaders } from './signing';
@@ -33,7 +34,7 @@ export interface PostResult {
  * and reads only the status line: the body is never read, so a large or slow answer costs
  * nothing. Never throws.
  */
-export function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+export function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number, hostPolicy?: HostPolicy): Promise<PostResult> {
   const started = performance.now();
   const took = () => performance.now() - started;
   return new Promise((resolve) => {
@@ -43,9 +44,19 @@ export function postOnce(url: string, headers: Record<string, string>, body: str
       settled = true;
       resolve({ ...r, durationMs: took() });
     };
+    if (hostPolicy) {
+      try {
+        hostPolicy.checkUrl(new URL(url));
+      } catch {
+        done({ httpStatus: null, statusText: null, error: HOST_NOT_ALLOWED });
+        return;
+      }
+    }
     const stream = got.stream(url, {
       method: 'POST', body, headers, followRedirect: false, throwHttpErrors: false,
       retry: { limit: 0 }, timeout: { request: timeoutMs }, decompress: false,
+      // Names resolving to refused addresses fail at connection time (no DNS rebinding).
+      ...(hostPolicy ? { dnsLookup: hostPolicy.lookup, agent: hostPolicy.agent } : {}),
     });
     stream.on('response', (res: { statusCode: number; statusMessage?: string }) => {
       const text = (res.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
@@ -53,6 +64,7 @@ export function postOnce(url: string, headers: Record<string, string>, body: str
       stream.destroy();
     });
     stream.on('error', (err: Error) => {
+      if (isHostNotAllowed(err)) return done({ httpStatus: null, statusText: null, error: HOST_NOT_ALLOWED });
       done({ httpStatus: null, statusText: null, error: err instanceof RequestError ? err.code || err.name : err.name || 'Error' });
     });
   });
@@ -64,6 +76,11 @@ export interface DelivererDeps {
   /** Delays (ms) between attempts: attempts = length + 1 (decisions §10: spanning ≥ 24 h). */
   scheduleMs: number[];
   timeoutMs: number;
+  /**
+   * Refuses endpoints on private, loopback, link-local and reserved addresses (SSRF guard);
+   * absent: any address (HRX_EVENTS_ALLOW_PRIVATE_HOSTS=1 or HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1).
+   */
+  hostPolicy?: HostPolicy | undefined;
   log: Logger;
   now?: () => number;
 }
@@ -92,7 +109,7 @@ export function createDeliverer(deps: DelivererDeps) {
       const secret = deps.cipher.decrypt(work.secretEnc, endpointSecretAad(work.endpointId));
       const at = new Date(now());
       const headers = { ...webhookHeaders(secret, work.eventId, Math.floor(at.getTime() / 1000), work.body), 'user-agent': 'hrx-events/1' };
-      const res = await postOnce(work.url, headers, work.body, deps.timeoutMs);
+      const res = await postOnce(work.url, headers, work.body, deps.timeoutMs, deps.hostPolicy);
       const ok = res.httpStatus !== null && res.httpStatus >= 200 && res.httpStatus < 300;
       const { attempt, status } = await deps.store.recordAttempt({
         deliveryId: id, at, durationMs: res.durationMs, httpStatus: res.httpStatus, error: res.error,

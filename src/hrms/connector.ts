@@ -4,7 +4,7 @@
  * HTTP routes (DEVELOPERS.md, architecture).
  */
 import type { PartialEmployeeRecord } from '../employees/record';
-import type { HostPolicy } from './host-policy';
+import type { HostPolicy } from '../outbound/host-policy';
 
 /** Access credentials as stored from setup-config (interface.md "Setup configuration"). */
 export interface HrmsCredentials {

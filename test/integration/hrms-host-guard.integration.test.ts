@@ -11,7 +11,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HrmsError, type HrmsCredentials } from '../../src/hrms/connector';
-import { createHostPolicy, type Resolver } from '../../src/hrms/host-policy';
+import { createHostPolicy, type Resolver } from '../../src/outbound/host-policy';
 import { connectorsWith } from '../../src/hrms/registry';
 import { call, startSim, startTestApp, type TestApp } from '../support/harness';
 import * as f from '../support/factories';

@@ -1,5 +1,5 @@
 /**
- * The HRMS host policy (SSRF guard, src/hrms/host-policy.ts): which addresses are refused, which
+ * The HRMS host policy (SSRF guard, src/outbound/host-policy.ts): which addresses are refused, which
  * URLs are refused up front, and the lookup that refuses names resolving to a refused address.
  * The lookup tests use a substitute resolver, except one on this machine's `localhost`.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import {
   createHostPolicy, HOST_NOT_ALLOWED, HostNotAllowedError, isBlockedAddress, isHostNotAllowed, type Resolver,
-} from '../../src/hrms/host-policy';
+} from '../../src/outbound/host-policy';
 
 const REFUSED: [string, string][] = [
   ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback, end of 127/8'], ['0.0.0.0', 'unspecified'], ['0.1.2.3', '"this network"'],

@@ -15,7 +15,7 @@ import {
   HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsConnector, type HrmsCredentials,
 } from '../connector';
 import type { PartialEmployeeRecord } from '../../employees/record';
-import { HostNotAllowedError, isHostNotAllowed } from '../host-policy';
+import { HostNotAllowedError, isHostNotAllowed } from '../../outbound/host-policy';
 import { mapEmployee } from './mapping';
 
 /** Defaults of `ConnectorOptions` (connector.ts documents each). */
