@@ -57,6 +57,12 @@ const schema = z.object({
   HRX_AUDIT_WINDOW_MS: z.coerce.number().int().min(0).max(50).default(2),
   /** Seconds a sync lock lives without renewal; a dead worker's lock is gone after it. */
   HRX_SYNC_LOCK_TTL_SEC: z.coerce.number().int().min(5).max(60).default(30),
+  /**
+   * Seconds a sync waits for its HRMS's next page before it gives up: the HRMS calls are aborted,
+   * the run fails (`hrms_stalled`) and the sync lock is released, so termination is not refused by
+   * a dead HRMS.
+   */
+  HRX_SYNC_HRMS_STALL_SEC: z.coerce.number().int().min(1).max(3600).default(60),
   /** Employees per upsert batch. */
   HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   /** HRMS retries per request and their base delay (ms). */

@@ -15,6 +15,7 @@ import type { Config } from './config';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
 import { openDatabase, type Database } from './db/orm';
+import { createTransactor } from './db/tx';
 import { createEmployeeService, type ReadQuery } from './employees/service';
 import type { EmployeeRecord } from './employees/record';
 import { createEmployeeStore } from './employees/store';
@@ -69,7 +70,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
 
   const orgStore = createOrgStore(db.orm);
   const connectionStore = createConnectionStore(db.orm);
-  const employeeStore = createEmployeeStore(db.orm, pool, cipher);
+  // The one transaction type of every store (db/tx.ts).
+  const transactor = createTransactor(db.orm);
+  const employeeStore = createEmployeeStore(pool, cipher);
   const configStore = createHrmsConfigStore(db.orm, cipher);
   const runStore = createSyncRunStore(db.orm);
   const lock = createSyncLock(redis, prefix, config.HRX_SYNC_LOCK_TTL_SEC * 1000);
@@ -89,6 +92,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   // operator allows private hosts.
   const connectorFor = connectorsWith({ hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy() });
   const sync = createSyncService({
+    transactor, hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
     lock, runs: runStore, employees: employeeStore, configs: configStore, connectorFor, log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
     approvedFrequencies: (orgId) => connectionStore.approvedFrequencies(orgId),
@@ -118,10 +122,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     }),
     employees,
     employeeUpdates: createEmployeeUpdateService({
-      writes: createEmployeeWriteStore(pool, cipher),
-      // The update is committed and answered whatever happens to its event.
-      onUpdated: (orgId, changes) => events.employeesUpdated(orgId, changes)
-        .catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err), orgId }, 'employee.updated event not recorded')),
+      transactor, writes: createEmployeeWriteStore(pool, cipher), events,
     }),
     setup: createSetupService({
       orgs: orgStore, configs: configStore, connectorFor,

@@ -8,46 +8,13 @@
  * statement instead (employees/store.ts); this writer serves live HRMS reads.
  */
 import type pg from 'pg';
+import { insertAuditEntries, type AuditEntryInput } from '../db/sql';
 
-/** One audited action. `dataPoints` null means every data point (stored as `['*']`). */
-export interface AuditEntryInput {
-  requestId: string;
-  actorOrgId: number;
-  action: string;
-  clientOrgId: number | null;
-  connectionId: string | null;
-  employeeId: string | null;
-  dataPoints: string[] | null;
-}
+export type { AuditEntryInput };
 
 export interface AuditWriter {
   /** Queues `entry`; resolves once it is committed. Throws the database error of its batch. */
   write(entry: AuditEntryInput): Promise<void>;
-}
-
-// Typed arrays, one per column (cheaper for PostgreSQL than parsing a JSON batch); each row's
-// data points travel as one array literal and are cast back per row.
-const INSERT = `insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points)
-  select r, a, ac, c, cn, e, d::text[]
-    from unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::uuid[], $6::text[], $7::text[]) as t(r, a, ac, c, cn, e, d)`;
-
-/** A PostgreSQL array literal of `items` with every element quoted and escaped. */
-export function pgTextArray(items: readonly string[]): string {
-  return `{${items.map((i) => `"${i.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
-}
-
-/**
- * Inserts `entries` with one statement on `db` (a pool, or a transaction's client so the entries
- * commit or roll back with the writes they record, as the employee update webhook does).
- */
-export async function insertAuditEntries(db: Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>, entries: readonly AuditEntryInput[]): Promise<void> {
-  if (entries.length === 0) return;
-  const values = [
-    entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
-    entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
-    entries.map((e) => pgTextArray(e.dataPoints ?? ['*'])),
-  ];
-  await (db as Pick<pg.Pool, 'query'>).query({ name: 'hrx_audit_batch', text: INSERT, values });
 }
 
 /**

@@ -2,8 +2,9 @@
  * Persistence of vendor ↔ client connections (MikroORM; the vendor listing is one SQL query).
  */
 import { randomUUID } from 'node:crypto';
-import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
+import type { Tx } from '../db/tx';
 
 /** A row of the vendor listing: the connection plus what the entry shows of its client org. */
 export interface VendorConnectionRow {
@@ -20,11 +21,11 @@ export type NewConnection = Partial<Omit<Connection, 'id'>> & { vendorOrgId: num
  * Work to commit together with a change (e.g. writing its events to the outbox): runs in the
  * change's transaction, after the change; throwing rolls the change back.
  */
-export type WithinChange = (tx: EntityManager) => Promise<void>;
+export type WithinChange = (tx: Tx) => Promise<void>;
 
 export interface ConnectionStore {
   /** Creates a connection; `within` runs in the same transaction, after the insert. */
-  create(input: NewConnection, within?: (tx: EntityManager, created: Connection) => Promise<void>): Promise<Connection>;
+  create(input: NewConnection, within?: (tx: Tx, created: Connection) => Promise<void>): Promise<Connection>;
   findById(id: string): Promise<Connection | null>;
   /** The live (not terminated) connection of a vendor/client pair. */
   findLive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;

@@ -75,3 +75,27 @@ export function decodeEmployee(
     salaryDetails: sensitive.salaryDetails,
   } as EmployeeRecord;
 }
+
+/**
+ * Orders employee ids as PostgreSQL's `collate "C"` does (for ids without characters outside the
+ * Basic Multilingual Plane): the order in which writers lock employee rows, so they never deadlock.
+ */
+export function byEmployeeId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The one row encoder of the employee writes: `records` of `orgId` encoded (`encodeEmployee`) in
+ * `byEmployeeId` order, as the JSON array that `jsonb_to_recordset($n::jsonb) as r(id uuid,
+ * employee_id text, record jsonb, sensitive_enc text, masked_enc text)` reads. One parameter for
+ * a whole batch (the sync's pages are megabytes: see db/tx.ts for why it goes to `pg` directly).
+ */
+export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): string {
+  return JSON.stringify([...records].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId)).map((r) => {
+    const stored = encodeEmployee(r, orgId, cipher);
+    return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
+  }));
+}
+
+/** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */
+export const EMPLOYEE_ROW_COLUMNS = 'r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)';

@@ -1,18 +1,27 @@
 /**
  * Employee persistence. The sync's bulk writes (one `INSERT … ON CONFLICT` per page) and the
  * vendor read path (one prepared statement, the hottest path of the service, see bench/) go
- * straight to a `pg` pool on the same database and schema as MikroORM: both carry large or
- * frequent parameters that the query builder would only slow down.
+ * straight to `pg` (a pool on the same database and schema as MikroORM, or a transaction's
+ * connection through `pgClientOf`, see db/tx.ts): both carry large or frequent parameters that
+ * the query builder would only slow down.
  */
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { pgTextArray } from '../audit/writer';
+import { pgTextArray } from '../db/sql';
+import { queryableOf, type Tx } from '../db/tx';
 import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
-import { encodeEmployee } from './codec';
+import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
 import type { EmployeeRecord } from './record';
+
+export { byEmployeeId };
+
+/** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
+export interface RemovedEmployee {
+  id: string;
+  employeeId: string;
+}
 
 /**
  * An employee row as the read path gets it. In the `masked` form `record` and `sensitiveEnc` are
@@ -59,13 +68,16 @@ export interface EmployeeStore {
    * `runId`. With `writtenUpTo` (a `writeMark()` taken before the records were fetched), a row
    * written after that mark (by the update webhook) keeps its values and is only marked seen.
    */
-  upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[], writtenUpTo?: string): Promise<number>;
+  upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[], writtenUpTo?: string, tx?: Tx): Promise<number>;
   /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */
-  writeMark(): Promise<string>;
-  /** Marks employees of `orgId` not seen by `runId` as removed; returns how many. */
-  removeUnseen(orgId: number, runId: string): Promise<number>;
+  writeMark(tx?: Tx): Promise<string>;
+  /**
+   * The one removal rule (decisions §5): marks the (not removed) employees of `orgId` that run
+   * `runId` did not see as removed. Returns them in `employeeId` order.
+   */
+  removeUnseen(orgId: number, runId: string, tx?: Tx): Promise<RemovedEmployee[]>;
   /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
-  idsFor(orgId: number, employeeIds: string[]): Promise<Map<string, string>>;
+  idsFor(orgId: number, employeeIds: string[], tx?: Tx): Promise<Map<string, string>>;
   /** The approved connection of `vendorOrgId` with client org `clientOrgUuid` (a UUID), or null. */
   connectionAccess(vendorOrgId: number, clientOrgUuid: string): Promise<ConnectionAccess | null>;
   /**
@@ -158,52 +170,48 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
   return out;
 }
 
-/** Builds the employee store: bulk writes over `orm`, the read path over `pool`. */
-export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
+/** Builds the employee store over `pool` (calls given a `Tx` run on its connection instead). */
+export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
   // Lookups wait for the next turn of the event loop (setImmediate, after the current batch of
   // socket reads) so concurrent requests share a statement; no cache: every read asks the store.
   const lookups = new DataLoader<EmployeeLookup, StoredEmployeeRow | null>((items) => lookupIsolated(pool, items), {
     cache: false, maxBatchSize: 200, batchScheduleFn: (run) => setImmediate(run),
   });
-  const idsFor = async (orgId: number, employeeIds: string[]): Promise<Map<string, string>> => {
+  const idsFor = async (orgId: number, employeeIds: string[], tx?: Tx): Promise<Map<string, string>> => {
     if (employeeIds.length === 0) return new Map();
-    const res = await pool.query({
+    const res = await (await queryableOf(pool, tx)).query({
       name: 'hrx_employee_ids', text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
       values: [orgId, employeeIds],
     });
     return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
   };
-  const execute = (q: string, params: unknown[] = [], method: 'all' | 'run' = 'all') => orm.em.getConnection().execute(q, params, method);
   return {
-    async writeMark() {
-      const res = await pool.query({
+    async writeMark(tx) {
+      const res = await (await queryableOf(pool, tx)).query({
         name: 'hrx_employee_write_mark',
         text: `select (case when is_called then last_value else last_value - 1 end)::text as mark from employee_write_seq`,
       });
       return (res.rows[0] as { mark: string }).mark;
     },
-    async upsertBatch(orgId, runId, records, writtenUpTo) {
+    async upsertBatch(orgId, runId, records, writtenUpTo, tx) {
+      const db = await queryableOf(pool, tx);
       const byEmployee = new Map<string, EmployeeRecord>();
       for (const r of records) byEmployee.set(r.employeeId, r);
       if (byEmployee.size === 0) return 0;
-      // Rows in employee_id order (`byEmployeeId`): the update webhook locks rows in the same
-      // order, so the two queue on each other instead of deadlocking.
-      let pending = [...byEmployee.values()].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
+      // `employeeRowsJson` sends rows in employee_id order: the update webhook locks rows in the
+      // same order, so the two queue on each other instead of deadlocking.
+      let pending = [...byEmployee.values()];
       // Whether the stored row may take this batch's values: not written since the mark.
       const fresh = '($4::bigint is null or employees.write_seq <= $4::bigint)';
       for (let round = 1; pending.length > 0; round++) {
-        const rows = pending.map((r) => {
-          const stored = encodeEmployee(r, orgId, cipher);
-          return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
-        });
         // Straight to pg: the batch is one multi-megabyte JSON parameter, which knex's binding
         // handling would walk again for nothing. A row whose stored id differs from the record's
         // (the employee was created, e.g. by the update webhook, after `idsFor`) is left alone:
         // its envelopes carry the id, so it is re-encoded with the stored id and written again.
-        const res = await pool.query(
+        const res = await db.query(
           `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
            select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
-             from jsonb_to_recordset($3::jsonb) as r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)
+             from jsonb_to_recordset($3::jsonb) as ${EMPLOYEE_ROW_COLUMNS}
            on conflict (org_id, employee_id) do update
              set record = case when ${fresh} then excluded.record else employees.record end,
                  sensitive_enc = case when ${fresh} then excluded.sensitive_enc else employees.sensitive_enc end,
@@ -214,24 +222,25 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
                  write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
              where employees.id = excluded.id
            returning employee_id`,
-          [orgId, runId, JSON.stringify(rows), writtenUpTo ?? null],
+          [orgId, runId, employeeRowsJson(orgId, pending, cipher), writtenUpTo ?? null],
         );
         const written = new Set((res.rows as { employee_id: string }[]).map((r) => r.employee_id));
         const stale = pending.filter((r) => !written.has(r.employeeId));
         if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);
-        const ids = stale.length ? await idsFor(orgId, stale.map((r) => r.employeeId)) : new Map<string, string>();
+        const ids = stale.length ? await idsFor(orgId, stale.map((r) => r.employeeId), tx) : new Map<string, string>();
         pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
       }
       return byEmployee.size;
     },
-    async removeUnseen(orgId, runId) {
-      const res = (await execute(
+    async removeUnseen(orgId, runId, tx) {
+      const res = await (await queryableOf(pool, tx)).query(
         `update employees set removed_at = now(), updated_at = now()
-          where org_id = ? and removed_at is null and last_sync_run_id is distinct from ?::uuid`,
+          where org_id = $1 and removed_at is null and last_sync_run_id is distinct from $2::uuid
+        returning id, employee_id`,
         [orgId, runId],
-        'run',
-      )) as unknown as { affectedRows: number };
-      return res.affectedRows;
+      );
+      return (res.rows as { id: string; employee_id: string }[]).map((r) => ({ id: r.id, employeeId: r.employee_id }))
+        .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
     },
     idsFor,
     async connectionAccess(vendorOrgId, clientOrgUuid) {
@@ -248,14 +257,6 @@ export function createEmployeeStore(orm: MikroORM, pool: pg.Pool, cipher: FieldC
       return lookups.load(q);
     },
   };
-}
-
-/**
- * Orders employee ids as PostgreSQL's `collate "C"` does (for ids without characters outside the
- * Basic Multilingual Plane): the order in which writers lock employee rows, so they never deadlock.
- */
-export function byEmployeeId(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A new store id for an employee seen for the first time. */

@@ -5,11 +5,13 @@
  * fields overwrite, nested objects merge field by field, arrays are replaced; see `mergeRecord`).
  * Only employees whose data points actually change are written, so a repeated body writes nothing.
  */
-import type { AuditEntryInput } from '../audit/writer';
+import type { AuditEntryInput } from '../db/sql';
+import type { Transactor, Tx } from '../db/tx';
+import type { Written } from '../events/types';
 import { changedDataPoints } from './data-points';
 import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from './record';
 import { newEmployeeId } from './store';
-import type { EmployeeWriteStore } from './write-store';
+import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store';
 
 /** One record of the body: a partial record with its `employeeId` (already validated). */
 export type EmployeeUpdate = DeepPartial<EmployeeRecord> & { employeeId: string };
@@ -24,13 +26,16 @@ export interface EmployeeUpdateResult {
 }
 
 export interface EmployeeUpdateServiceDeps {
+  transactor: Transactor;
   writes: EmployeeWriteStore;
   /**
-   * Told of the employees a request changed, after it commits (the `employee.updated` event of
-   * decisions §10: ids and data point names only). The update is committed by then: the
-   * wiring (context.ts) logs a failure here rather than failing the answered request.
+   * The outbox (decisions §10): `employeesUpdated` writes the `employee.updated` events (ids and
+   * data point names only) in the webhook's transaction; `dispatch` queues them after commit.
    */
-  onUpdated?: (clientOrgId: number, changes: { employeeId: string; id: string; updatedFields: string[] }[]) => Promise<unknown>;
+  events: {
+    employeesUpdated(clientOrgId: number, changes: { employeeId: string; id: string; updatedFields: string[] }[], tx: Tx): Promise<Written>;
+    dispatch(written: Written | undefined): Promise<void>;
+  };
 }
 
 /** The audit action of a webhook write (actor: the client org). */
@@ -47,15 +52,18 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
      * never lose each other's writes. A record naming the same employee as an earlier one merges
      * onto the earlier one's result. An employee removed by a full sync is revived (served again,
      * same `id`). Every employee written gets one audit entry `employee.update` with the changed
-     * data points; once committed, `onUpdated` hears of the changed ones. Returns one result per
-     * update, in order. Throws the database error (rolled back).
+     * data points, and the changed ones an `employee.updated` event, all in the same transaction
+     * (decisions §10: a committed update always has its event, a rolled-back one never does).
+     * The events' deliveries are queued after commit without holding up the answer (the outbox
+     * relay queues what that misses). Returns one result per update, in order. Throws the
+     * database error (rolled back).
      */
     async apply(input: { clientOrgId: number; requestId: string; updates: readonly EmployeeUpdate[] }): Promise<EmployeeUpdateResult[]> {
       const { clientOrgId, requestId, updates } = input;
       const employeeIds = [...new Set(updates.map((u) => u.employeeId))];
-      let changes: { employeeId: string; id: string; updatedFields: string[] }[] = [];
-      const results = await deps.writes.transaction(async (tx) => {
-        const locked = await tx.lock(clientOrgId, employeeIds);
+      let written: Written | undefined;
+      const results = await deps.transactor.transaction(async (tx) => {
+        const locked = await deps.writes.lock(tx, clientOrgId, employeeIds);
         const state = new Map<string, { original: EmployeeRecord; record: EmployeeRecord; created: boolean; revived: boolean }>();
         for (const employeeId of employeeIds) {
           const row = locked.get(employeeId);
@@ -70,21 +78,23 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
           return { employeeId: u.employeeId, id: next.id, updated_fields: updated };
         });
         // Net changes per employee (a later record of the body may undo an earlier one's).
-        const written = [...state.values()]
+        const rows = [...state.values()]
           .map((s) => ({ ...s, changed: changedDataPoints(s.original, s.record) }))
           .filter((s) => s.created || s.revived || s.changed.length > 0);
-        await tx.insert(clientOrgId, written.filter((s) => s.created).map((s) => s.record));
-        await tx.update(clientOrgId, written.filter((s) => !s.created).map((s) => s.record));
-        await tx.audit(written.map((s): AuditEntryInput => ({
+        await deps.writes.insert(clientOrgId, rows.filter((s) => s.created).map((s) => s.record), tx);
+        await deps.writes.update(clientOrgId, rows.filter((s) => !s.created).map((s) => s.record), tx);
+        await deps.writes.audit(rows.map((s): AuditEntryInput => ({
           requestId, actorOrgId: clientOrgId, action: UPDATE_AUDIT_ACTION, clientOrgId, connectionId: null,
           employeeId: s.record.employeeId, dataPoints: s.changed,
-        })));
-        changes = written.filter((s) => s.changed.length > 0)
+        })), tx);
+        const changes = rows.filter((s) => s.changed.length > 0)
           .map((s) => ({ employeeId: s.record.employeeId, id: s.record.id, updatedFields: s.changed }));
+        written = changes.length > 0 ? await deps.events.employeesUpdated(clientOrgId, changes, tx) : undefined;
         return results;
-      });
-      // After the commit: the event is about data that is now served.
-      if (changes.length > 0 && deps.onUpdated) await deps.onUpdated(clientOrgId, changes);
+      }, { retryOn: WEBHOOK_RETRY_SQLSTATES });
+      // Committed: queue the deliveries without waiting (dispatch never throws; the relay
+      // queues any it could not).
+      void deps.events.dispatch(written);
       return results;
     },
   };

@@ -4,8 +4,9 @@
  * so every write can join a caller's transaction (`Tx`).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pgTextArray } from '../audit/writer';
-import type { Audience, EventType, Tx } from './types';
+import { pgTextArray } from '../db/sql';
+import { createTransactor, execute, type Tx } from '../db/tx';
+import type { Audience, EventType } from './types';
 
 /** An endpoint as stored; the secret stays encrypted here. */
 export interface EndpointRow {
@@ -94,8 +95,8 @@ export type EventStore = ReturnType<typeof createEventStore>;
 
 /** Builds the events store over `orm`. */
 export function createEventStore(orm: MikroORM) {
-  const sql = (q: string, params: unknown[] = [], tx?: Tx): Promise<Row[]> =>
-    (tx ?? orm.em).getConnection().execute(q, params, 'all', tx?.getTransactionContext()) as Promise<Row[]>;
+  const sql = (q: string, params: unknown[] = [], tx?: Tx): Promise<Row[]> => execute<Row>(orm, q, params, tx);
+  const transactor = createTransactor(orm);
   const endpointOf = (r: Row): EndpointRow => ({
     id: r.id as string, orgId: r.org_id as number, url: r.url as string,
     eventTypes: r.event_types as EventType[], createdAt: new Date(r.created_at as string),
@@ -103,7 +104,7 @@ export function createEventStore(orm: MikroORM) {
 
   return {
     /** Runs `fn` in one transaction (committed when it resolves). */
-    transaction: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => orm.em.fork().transactional((tx) => fn(tx)),
+    transaction: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => transactor.transaction(fn),
 
     async insertEndpoint(e: { id: string; orgId: number; url: string; eventTypes: EventType[]; secretEnc: string }): Promise<EndpointRow> {
       const [row] = await sql(
@@ -124,7 +125,7 @@ export function createEventStore(orm: MikroORM) {
      * cancelled delivery ids, or null when no such endpoint is live.
      */
     async removeEndpoint(id: string): Promise<string[] | null> {
-      return orm.em.fork().transactional(async (tx) => {
+      return transactor.transaction(async (tx) => {
         const [gone] = await sql(`update event_endpoints set removed_at = now() where id = ?::uuid and removed_at is null returning id`, [id], tx);
         if (!gone) return null;
         const cancelled = await sql(

@@ -1,8 +1,10 @@
 /**
  * Shapes shared by the events module (decisions §10): event types, what a producer hands the
- * outbox, and the transaction handle it may write in.
+ * outbox (in the caller's `Tx`, db/tx.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../db/tx';
+
+export type { Tx };
 
 /** Every event type a vendor can subscribe to (decisions §10). */
 export const EVENT_TYPES = [
@@ -16,12 +18,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** True when `t` is one of `EVENT_TYPES`. */
 export const isEventType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
-
-/**
- * A transaction to write events in: the MikroORM entity manager of a running
- * `em.transactional(...)`. The events are committed, or rolled back, with the caller's change.
- */
-export type Tx = EntityManager;
 
 /** One vendor org about to receive an event, as the outbox resolved it. */
 export interface Recipient {

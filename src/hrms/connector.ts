@@ -68,6 +68,11 @@ export interface ConnectorOptions {
    * Refusals are `HrmsError('host_not_allowed')`.
    */
   hostPolicy?: HostPolicy;
+  /**
+   * Aborts every call of the connector (in flight, and retries waiting) once it fires: a sync
+   * whose HRMS stopped answering or that lost its lock gives up (sync/service.ts).
+   */
+  signal?: AbortSignal;
 }
 
 /** A connector bound to one client org's credentials. */

@@ -3,13 +3,25 @@
  * A sync holds it while it runs and renews it every ttl/3; termination takes the same lock for
  * the moment of its state change, so "termination" and "a sync starts" exclude each other
  * atomically. A dead holder stops renewing and the lock expires after `ttlMs` (≤ 60 s).
+ *
+ * A renewal that finds the lock gone or taken over, or that fails (Redis error), marks the lock
+ * lost: past that moment another holder may have it, so the sync must not commit its end
+ * (removing unseen employees, `succeeded`); it checks `lost`, aborts on `signal`, and asks
+ * `confirm()` right before it commits.
  */
 import type { Redis } from 'ioredis';
 
-/** A held lock; `lost` turns true if renewal found the lock taken over or gone. */
+/** A held lock; `lost` turns true (and `signal` aborts) once a renewal fails or finds the lock not ours. */
 export interface HeldLock {
   readonly owner: string;
   readonly lost: boolean;
+  /** Aborted when the lock is lost (reason: an `Error('sync lock lost')`). */
+  readonly signal: AbortSignal;
+  /**
+   * Renews the lock now and says whether it is still ours (false, and the lock marked lost, when
+   * it is gone, taken over, or Redis fails). For the moment right before committing the run's end.
+   */
+  confirm(): Promise<boolean>;
   release(): Promise<void>;
 }
 
@@ -30,17 +42,26 @@ export function createSyncLock(redis: Redis, prefix: string, ttlMs: number): Syn
     async acquire(orgId, owner) {
       const ok = await redis.set(key(orgId), owner, 'PX', ttlMs, 'NX');
       if (ok !== 'OK') return null;
-      let lost = false;
+      const aborter = new AbortController();
       let released = false;
-      const timer = setInterval(() => {
-        redis.eval(RENEW, 1, key(orgId), owner, String(ttlMs)).then((r) => {
-          if (Number(r) !== 1 && !released) lost = true;
-        }).catch(() => undefined);
-      }, Math.max(1000, Math.floor(ttlMs / 3)));
+      const markLost = (): void => {
+        if (!released && !aborter.signal.aborted) aborter.abort(new Error('sync lock lost'));
+      };
+      const renew = async (): Promise<boolean> => {
+        try {
+          const r = await redis.eval(RENEW, 1, key(orgId), owner, String(ttlMs));
+          if (Number(r) === 1) return !aborter.signal.aborted;
+        } catch { /* a renewal that fails cannot vouch for the lock: lost */ }
+        markLost();
+        return false;
+      };
+      const timer = setInterval(() => void renew(), Math.max(1000, Math.floor(ttlMs / 3)));
       timer.unref();
       return {
         owner,
-        get lost() { return lost; },
+        get lost() { return aborter.signal.aborted; },
+        signal: aborter.signal,
+        confirm: renew,
         async release() {
           released = true;
           clearInterval(timer);

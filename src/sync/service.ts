@@ -2,7 +2,13 @@
  * The sync of a client org (decisions §4, §5): under the org's sync lock, stream the HRMS pages
  * through the connector, normalize each employee into the record, upsert page by page, then mark
  * employees the full sync did not see as removed. Also computes the org's schedule.
+ *
+ * A run commits its end (removals, `succeeded`, events) only while it still holds the lock: a
+ * lock lost on the way (renewal failed, or another holder) fails the run and the job retries. An
+ * HRMS that gives no page for `hrmsStallMs` is given up on: its calls are aborted, the run fails
+ * (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination refused.
  */
+import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
 import { normalizeRecord } from '../employees/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
@@ -27,7 +33,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 export type SyncOutcome =
   | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_live_connection' | 'already_running' }
-  | { status: 'failed'; runId: string; reason: StopKind; message: string };
+  | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
 
 /** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
 type StopKind = 'auth' | 'host_not_allowed';
@@ -40,8 +46,47 @@ const isStop = (err: unknown): err is HrmsError & { kind: StopKind } => err inst
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
 
+/**
+ * Why a run stopped before its end: `lock_lost` (its sync lock was lost: retried by the job) or
+ * `hrms_stalled` (the HRMS gave no page for the stall limit: the run fails, not retried by the job).
+ */
+export class SyncInterruptedError extends Error {
+  constructor(readonly kind: 'lock_lost' | 'hrms_stalled', message: string) {
+    super(message);
+    this.name = 'SyncInterruptedError';
+  }
+}
+
+const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
+
+/**
+ * Waits for `answer` (the HRMS's next page) at most `stallMs`, and no longer than `aborter` stays
+ * unaborted. On the stall limit it aborts `aborter` (so the HRMS calls stop) and throws
+ * `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
+ */
+async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController): Promise<T> {
+  answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const givenUp = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborter.signal.reason);
+    if (aborter.signal.aborted) return onAbort();
+    aborter.signal.addEventListener('abort', onAbort, { once: true });
+    timer = setTimeout(() => aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`)), stallMs);
+  });
+  try {
+    return await Promise.race([answer, givenUp]);
+  } finally {
+    clearTimeout(timer);
+    aborter.signal.removeEventListener('abort', onAbort!);
+  }
+}
+
 export interface SyncServiceDeps {
+  transactor: Transactor;
   lock: SyncLock;
+  /** How long (ms) the sync waits for the HRMS's next page before giving up (default 60 000). */
+  hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
   configs: HrmsConfigStore;
@@ -67,7 +112,9 @@ export function createSyncService(deps: SyncServiceDeps) {
      * this job's own earlier, dead attempt holds the lock (retried once it expires), and the
      * connector's `HrmsError` (other than `auth` and `host_not_allowed`) once its retries are spent,
      * so the job retries; `auth` and `host_not_allowed` (a host the host policy refuses) mark the
-     * configuration invalid and end as `failed` without retry. `finalAttempt`
+     * configuration invalid and end as `failed` without retry. A lost lock throws
+     * `SyncInterruptedError('lock_lost')` (retried; nothing removed, not `succeeded`); an HRMS that
+     * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried. `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      */
     async run(orgId: number, trigger: string, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
@@ -86,10 +133,16 @@ export function createSyncService(deps: SyncServiceDeps) {
         if (!cfg.valid) return { status: 'skipped', reason: 'config_invalid' };
         const factory = deps.connectorFor(cfg.hrmsId);
         if (!factory) return { status: 'skipped', reason: 'no_config' };
+        // Aborted when the HRMS stalls or the lock is lost: every HRMS call of the run stops.
+        const aborter = new AbortController();
+        const onLost = (): void => aborter.abort(lockLost());
+        held.signal.addEventListener('abort', onLost, { once: true });
         const connector = factory(cfg.credentials, {
           ...deps.connectorOptions,
+          signal: aborter.signal,
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
         });
+        const stallMs = deps.hrmsStallMs ?? 60_000;
         const run = await deps.runs.start(orgId, trigger);
         let pages = 0;
         let seen = 0;
@@ -97,8 +150,12 @@ export function createSyncService(deps: SyncServiceDeps) {
           // Noted before each page is asked for (the generator fetches on the loop's next step):
           // rows the update webhook writes while a page is in flight keep the webhook's values.
           let mark = await deps.employees.writeMark();
-          for await (const page of connector.listEmployees()) {
-            if (held.lost) throw new Error('sync lock lost');
+          const pageStream = connector.listEmployees()[Symbol.asyncIterator]();
+          for (;;) {
+            const next = await untilAnswer(pageStream.next(), stallMs, aborter);
+            if (next.done) break;
+            const page = next.value;
+            if (held.lost) throw lockLost();
             const ids = await deps.employees.idsFor(orgId, page.employees.map((e) => e.employeeId));
             const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeId()));
             seen += await deps.employees.upsertBatch(orgId, run.id, records, mark);
@@ -106,31 +163,48 @@ export function createSyncService(deps: SyncServiceDeps) {
             await deps.runs.progress(run.id, pages, seen);
             mark = await deps.employees.writeMark();
           }
+          if (held.lost) throw lockLost();
           let written: Written | undefined;
-          const removed = (await deps.runs.succeed(orgId, run.id, async (tx, gone, finishedAt) => {
+          const finishedAt = new Date();
+          // The removals, the run's end and their events commit together (decisions §10), and
+          // only while the lock is still ours (asked last, just before the commit).
+          const removed = (await deps.transactor.transaction(async (tx) => {
+            const gone = await deps.employees.removeUnseen(orgId, run.id, tx);
+            await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
             written = await deps.events.writeIn(tx, [
               syncCompletedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, employeesSeen: seen, employeesRemoved: gone.length }),
               ...employeesRemovedEvents(orgId, run.id, gone),
             ]);
+            if (!(await held.confirm())) throw lockLost();
+            return gone;
           })).length;
           await deps.events.dispatch(written);
           deps.log.info({ orgId, runId: run.id, pages, employees: seen, removed }, 'sync succeeded');
           return { status: 'succeeded', runId: run.id, employees: seen, removed, pages };
         } catch (err) {
-          const message = err instanceof HrmsError ? `${err.kind}: ${err.message}` : 'internal error';
-          const reason = err instanceof HrmsError ? err.kind : 'internal';
-          const willRetry = !isStop(err) && opts.finalAttempt === false;
+          const known = err instanceof HrmsError || err instanceof SyncInterruptedError;
+          const message = known ? `${err.kind}: ${err.message}` : 'internal error';
+          const reason = known ? err.kind : 'internal';
+          const stalled = err instanceof SyncInterruptedError && err.kind === 'hrms_stalled';
+          const willRetry = !isStop(err) && !stalled && opts.finalAttempt === false;
           let written: Written | undefined;
-          await deps.runs.finish(run.id, { status: 'failed', error: message }, async (tx, finishedAt) => {
+          const finishedAt = new Date();
+          await deps.transactor.transaction(async (tx) => {
+            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message }, tx);
             written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
           });
           await deps.events.dispatch(written);
           deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
+          // The HRMS is not answering: this job ends here (its lock released below); the
+          // org's schedule tries again later.
+          if (stalled) return { status: 'failed', runId: run.id, reason: 'hrms_stalled', message };
           if (isStop(err)) {
             await deps.configs.markInvalid(orgId, STOP_REASONS[err.kind]);
             return { status: 'failed', runId: run.id, reason: err.kind, message };
           }
           throw err;
+        } finally {
+          held.signal.removeEventListener('abort', onLost);
         }
       } finally {
         await held.release();

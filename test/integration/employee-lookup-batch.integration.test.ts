@@ -58,7 +58,7 @@ describe('batched employee lookups', () => {
       return query(q);
     };
     try {
-      const store = createEmployeeStore(app.ctx.db.orm, pool, app.ctx.cipher);
+      const store = createEmployeeStore(pool, app.ctx.cipher);
       const byStoreId = records[3]!;
       const asks = [
         ...records.map((r) => ({ ref: r.employeeId, consentFor: a.org.id })),

@@ -69,7 +69,7 @@ export function appBasic(o: { org: { appKey: string }; appSecret: string }): str
 
 /** Marks every employee of a client org removed, as a full sync whose HRMS lists none of them would. */
 export async function removeAllEmployees(ctx: Context, clientOrgId: number): Promise<number> {
-  return ctx.stores.employees.removeUnseen(clientOrgId, randomUUID());
+  return (await ctx.stores.employees.removeUnseen(clientOrgId, randomUUID())).length;
 }
 
 /**

@@ -85,7 +85,7 @@ function basicAuth(id: string, secret: string): string {
 }
 
 class ReferenceConnector implements HrmsConnector {
-  private readonly opts: Required<Omit<ConnectorOptions, 'onRetry' | 'hostPolicy'>> & Pick<ConnectorOptions, 'onRetry' | 'hostPolicy'>;
+  private readonly opts: Required<Omit<ConnectorOptions, 'onRetry' | 'hostPolicy' | 'signal'>> & Pick<ConnectorOptions, 'onRetry' | 'hostPolicy' | 'signal'>;
   private token: { value: string; expiresAt: number } | undefined;
   private tokenInFlight: Promise<string> | undefined;
 
@@ -97,7 +97,7 @@ class ReferenceConnector implements HrmsConnector {
     this.opts = {
       timeoutMs: pick('timeoutMs'), retries: Math.floor(pick('retries')), minRetryDelayMs: pick('minRetryDelayMs'),
       maxRetryDelayMs: pick('maxRetryDelayMs'), pageSize: Math.max(1, Math.floor(pick('pageSize'))), onRetry: options.onRetry,
-      hostPolicy: options.hostPolicy,
+      hostPolicy: options.hostPolicy, signal: options.signal,
     };
   }
 
@@ -139,6 +139,7 @@ class ReferenceConnector implements HrmsConnector {
         throwHttpErrors: false,
         followRedirect: false,
         responseType: 'text',
+        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
       });
     } catch (err) {
       if (isHostNotAllowed(err)) throw new HrmsError('host_not_allowed', `HRMS host not allowed on ${what}`);
@@ -214,6 +215,7 @@ class ReferenceConnector implements HrmsConnector {
       }
     }, {
       retries, factor: 1, minTimeout: 0, maxTimeout: 0, randomize: false,
+      ...(this.opts.signal ? { signal: this.opts.signal } : {}),
       onFailedAttempt: async (error) => {
         if (error.retriesLeft <= 0) return;
         const e = error as unknown as HrmsError;
@@ -223,7 +225,7 @@ class ReferenceConnector implements HrmsConnector {
         try {
           onRetry?.({ attempt: error.attemptNumber, delayMs, reason: `${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}` });
         } catch { /* a failing logger must not stop retries */ }
-        if (delayMs > 0) await sleep(delayMs);
+        if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.opts.signal });
       },
     });
   }

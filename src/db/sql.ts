@@ -1,0 +1,42 @@
+/**
+ * SQL helpers shared by the stores: PostgreSQL array literals and the audit log insert (decisions
+ * §7), which the audit writer (live reads, batched) and the update webhook (in its transaction)
+ * both use.
+ */
+import type { Queryable } from './tx';
+
+/** A PostgreSQL array literal of `items` with every element quoted and escaped. */
+export function pgTextArray(items: readonly string[]): string {
+  return `{${items.map((i) => `"${i.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+/** One audited action. `dataPoints` null means every data point (stored as `['*']`). */
+export interface AuditEntryInput {
+  requestId: string;
+  actorOrgId: number;
+  action: string;
+  clientOrgId: number | null;
+  connectionId: string | null;
+  employeeId: string | null;
+  dataPoints: string[] | null;
+}
+
+// Typed arrays, one per column (cheaper for PostgreSQL than parsing a JSON batch); each row's
+// data points travel as one array literal and are cast back per row.
+const AUDIT_INSERT = `insert into audit_log (request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points)
+  select r, a, ac, c, cn, e, d::text[]
+    from unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::uuid[], $6::text[], $7::text[]) as t(r, a, ac, c, cn, e, d)`;
+
+/**
+ * Inserts `entries` with one statement on `db`: a pool, or a transaction's client
+ * (`pgClientOf(tx)`) so the entries commit or roll back with the writes they record.
+ */
+export async function insertAuditEntries(db: Queryable, entries: readonly AuditEntryInput[]): Promise<void> {
+  if (entries.length === 0) return;
+  const values = [
+    entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
+    entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
+    entries.map((e) => pgTextArray(e.dataPoints ?? ['*'])),
+  ];
+  await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });
+}
