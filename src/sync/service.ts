@@ -207,7 +207,8 @@ export function createSyncService(deps: SyncServiceDeps) {
           held.signal.removeEventListener('abort', onLost);
         }
       } finally {
-        await held.release();
+        // A release that fails leaves the lock to expire on its own (its ttl, at most 60 s).
+        await held.release().catch((err: unknown) => deps.log.warn({ orgId, err: err instanceof Error ? err.message : String(err) }, 'sync lock not released'));
       }
     },
 
