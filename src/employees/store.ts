@@ -15,8 +15,6 @@ import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
 import type { EmployeeRecord } from './record';
 
-export { byEmployeeId };
-
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
 export interface RemovedEmployee {
   id: string;

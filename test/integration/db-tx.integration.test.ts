@@ -29,8 +29,8 @@ describe('db/tx: one transaction for MikroORM and raw pg', () => {
       await client.query('insert into tx_probe (n) values ($1)', [1]);
       await execute(app.ctx.db.orm, 'insert into tx_probe (n) values (?)', [2], tx);
       // Each sees the other's uncommitted row: the same transaction.
-      const [{ n }] = await execute<{ n: number }>(app.ctx.db.orm, 'select count(*)::int as n from tx_probe where n in (1, 2)', [], tx);
-      expect(n).toBeGreaterThanOrEqual(2);
+      const [seen] = await execute<{ n: number }>(app.ctx.db.orm, 'select count(*)::int as n from tx_probe where n in (1, 2)', [], tx);
+      expect(seen!.n).toBeGreaterThanOrEqual(2);
       const raw = (await client.query('select pg_backend_pid() as pid')).rows[0].pid as number;
       const [orm] = await execute<{ pid: number }>(app.ctx.db.orm, 'select pg_backend_pid() as pid', [], tx);
       return [raw, orm!.pid];
