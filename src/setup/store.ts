@@ -3,6 +3,7 @@
  * bound to their org by the AEAD's associated data.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { pgTextArray } from '../audit/writer';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { HrmsConfig } from '../db/entities';
 import type { HrmsCredentials } from '../hrms/connector';
@@ -69,8 +70,9 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
         if (state!.has_config || state!.has_employees) return false;
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
-           values (?, ?, ?, ?, true, null, ?, now(), now())`,
-          [cfg.orgId, cfg.hrmsId, credentialsEnc, cfg.apiConfigs.map((a) => a.api_id), sessionId],
+           values (?, ?, ?, ?::text[], true, null, ?, now(), now())`,
+          // An array literal: the driver would spread a JS array into a list.
+          [cfg.orgId, cfg.hrmsId, credentialsEnc, pgTextArray(cfg.apiConfigs.map((a) => a.api_id)), sessionId],
         );
         return true;
       });
