@@ -40,6 +40,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
   const evilCreds = { clientId: 'evil', clientSecret: 'evil-secret' };
   let attacker: Awaited<ReturnType<typeof f.vendor>>;
   let lender: Awaited<ReturnType<typeof f.vendor>>;
+  let attackerClient: Awaited<ReturnType<typeof f.client>>;
   const employers: Record<'sync' | 'webhook' | 'invalid' | 'valid', Employer> = {} as never;
   let n = 0;
 
@@ -87,6 +88,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
     realSim = await startSim({ employees: 30, seed: 'acme', ...realCreds });
     evilSim = await startSim({ employees: 3, seed: 'evil', ...evilCreds });
     attacker = await f.vendor(app.ctx, 'Shady Lender');
+    attackerClient = await f.client(app.ctx, 'Shady Holdings');
     lender = await f.vendor(app.ctx, 'Honest Lender');
     // The employers' existing, approved partner (a sync needs a live connection).
     const partner = await f.vendor(app.ctx, 'Payroll Partner');
@@ -150,8 +152,9 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
         expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(evilSim, evilCreds)), 403, PROOF_FAILED);
         // 4. Approving without proof.
         expectError(await connectCall(app.url, s, 'approve/', { opted_in: ['pan', 'ctc_basic'], opted_out: [] }), 403, PROOF_FAILED);
-        // 5. Its own org's application credentials as "proof".
-        expectError(await connectCall(app.url, s, 'proof/', { app_key: attacker.org.appKey, app_secret: attacker.appSecret }), 403, PROOF_FAILED);
+        // 5. Application credentials it does hold as "proof": its own vendor org's, or those of a client org it runs.
+        const held = how === 'gmail' ? { app_key: attacker.org.appKey, app_secret: attacker.appSecret } : { app_key: attackerClient.org.appKey, app_secret: attackerClient.appSecret };
+        expectError(await connectCall(app.url, s, 'proof/', held), 403, PROOF_FAILED);
         expectError(await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: ['pan', 'ctc_basic'] }), 403, PROOF_FAILED);
       }
       const c = await connectionOf(attacker.org.id, e.org.id);
