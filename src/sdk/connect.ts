@@ -20,7 +20,7 @@ import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
 import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
 import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
-import type { SdkStore } from './store';
+import type { SdkStore, SdkTokenView } from './store';
 
 /** decisions §8: five failed proofs lock that connection's approval for 15 minutes. */
 export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
@@ -73,8 +73,8 @@ export interface ConnectFlowDeps {
   connections: ConnectionService;
   setup: SetupService;
   supportedHrms: readonly string[];
-  /** The principal of an SDK token hrx issued and still honours, else null (service.ts). */
-  verifyToken: (token: string) => Promise<Principal | null>;
+  /** The live row of an SDK token hrx issued and still honours, else null (service.ts). */
+  verifyToken: (token: string) => Promise<SdkTokenView | null>;
   log: Logger;
 }
 
@@ -149,13 +149,12 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * token hrx does not honour or one exchanged before.
      */
     async openSession(token: string): Promise<OpenedSession> {
-      const p = await deps.verifyToken(token);
-      const live = p?.connect ? await deps.store.findLive(p.connect.jti) : null;
-      if (!p?.connect || !live) throw new AppError('AUTH_INVALID');
+      const live = await deps.verifyToken(token);
+      if (!live) throw new AppError('AUTH_INVALID');
       const secret = randomBytes(32).toString('base64url');
       const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
       if (!id) throw new AppError('AUTH_INVALID');
-      deps.log.info({ clientOrgId: p.orgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
+      deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
       return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
     },
 

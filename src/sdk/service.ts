@@ -23,7 +23,7 @@ import type { SetupService } from '../setup/service';
 import { createConnectFlow } from './connect';
 import type { ConnectStore } from './connect-store';
 import type { DataModelFlags } from './flags';
-import type { SdkStore } from './store';
+import type { SdkStore, SdkTokenView } from './store';
 import { SDK_TOKEN_TTL_SEC, signConnectToken, verifyConnectToken } from './token';
 
 /** The validated body of `POST /api/sdk/token/` (e-mail already checked, trimmed). */
@@ -87,17 +87,14 @@ export function createSdkService(deps: SdkServiceDeps) {
     return jwks;
   }
 
-  /** See the `verify` member: the principal of a token hrx issued and still honours, else null. */
-  async function verify(token: string): Promise<Principal | null> {
+  /** See the `verify` member: the row of a token hrx issued and still honours, else null. */
+  async function verify(token: string): Promise<SdkTokenView | null> {
     const claims = await verifyConnectToken(token, await jwksFor(token));
     if (!claims) return null;
     const row = await deps.store.findLive(claims.jti);
     if (!row || row.expiresAt.getTime() <= Date.now() || row.connectionId !== claims.connection_id
       || row.userId !== claims.sub || row.clientOrgUuid !== claims.client_org) return null;
-    return {
-      orgId: row.clientOrgId, orgUuid: row.clientOrgUuid, isVendor: false, isClient: true, credentialId: row.jti,
-      connect: { sessionId: '', jti: row.jti, connectionId: row.connectionId, vendorOrgId: row.vendorOrgId, userId: row.userId },
-    };
+    return row;
   }
 
   return {
@@ -144,8 +141,9 @@ export function createSdkService(deps: SdkServiceDeps) {
     },
 
     /**
-     * The principal of an SDK token, or null when it is not one hrx issued and still honours:
+     * The live token row of an SDK token, or null when it is not one hrx issued and still honours:
      * bad signature or claims, expired, revoked (a newer token of the same connection) or unknown.
+     * Only the session exchange uses it: the token is no credential of any other endpoint.
      */
     verify,
   };
