@@ -34,14 +34,16 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
-    ...sdkRoutes(services.sdk, { basePath: config.HRX_BASE_PATH, frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS }),
+    ...sdkRoutes(services.sdk, {
+      basePath: config.HRX_BASE_PATH, frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS, secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
+    }),
     route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
   ];
   const authenticate = createAuthenticator({
     orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
-    verifySdkToken: (token) => services.sdk.verify(token),
+    verifyConnectSession: (secret) => services.sdk.verifySession(secret),
   });
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
   const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0

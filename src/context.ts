@@ -33,6 +33,7 @@ import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
 import { createOrgStore } from './orgs/store';
 import { createSdkService } from './sdk/service';
+import { createConnectStore } from './sdk/connect-store';
 import { createSdkStore } from './sdk/store';
 import { createHrmsSource } from './setup/live-source';
 import { createSetupService } from './setup/service';
@@ -141,7 +142,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     }),
   };
   const sdk = createSdkService({
-    store: createSdkStore(db.orm), orgs: services.orgs, connections: services.connections, setup: services.setup, log,
+    store: createSdkStore(db.orm), sessions: createConnectStore(db.orm), orgs: services.orgs, connections: services.connections, setup: services.setup, log,
     supportedHrms: SUPPORTED_HRMS, commonEmailDomains: config.HRX_COMMON_EMAIL_DOMAINS,
     signingKey: () => services.external.keyring.signingKey(),
     jwks: async (o) => {

@@ -25,6 +25,8 @@ export const ERRORS = {
   AUTH_INVALID: { status: 401, message: 'Invalid token.', shape: 'envelope' },
   CLIENT_CREDENTIALS_INVALID: { status: 401, message: 'Invalid client credentials.', shape: 'envelope' },
   SOURCE_PERMISSION_DENIED: { status: 403, message: 'Source Permission denied', shape: 'noRequestId', data: {} },
+  /** Connect flow: approving a connection to an established org without proof of control, a wrong proof, or a locked pair (decisions §8). */
+  PROOF_FAILED: { status: 403, message: 'Proof of control failed', shape: 'envelope' },
   CONSENT_MISSING: { status: 403, message: 'Consent not found or expired', shape: 'envelope' },
   INVALID_CONNECTION: { status: 404, message: 'Invalid Connection ID', shape: 'envelope' },
   INVALID_ORGANISATION: { status: 404, message: 'Invalid Organisation ID', shape: 'envelope' },

@@ -8,6 +8,7 @@ import { createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
+import { CONNECT_SESSION_COOKIE, readCookie } from '../http/cookie';
 import type { Authenticator, CredentialKind } from '../http/router';
 import type { Principal } from './principal';
 import type { OrgStore } from '../orgs/store';
@@ -21,8 +22,8 @@ export interface AuthenticatorDeps {
   /** Checks a V2 Basic credential (issue 3); absent: every Basic credential is refused. */
   verifyVendorBasic?: (username: string, password: string) => Promise<Principal | null>;
   verifyClientBasic?: (appKey: string, appSecret: string) => Promise<Principal | null>;
-  /** Checks an SDK access_token (decisions §8); absent: every SDK token is refused. */
-  verifySdkToken?: (token: string) => Promise<Principal | null>;
+  /** Checks a Connect session cookie's value (decisions §8); absent: every session is refused. */
+  verifyConnectSession?: (secret: string) => Promise<Principal | null>;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -91,11 +92,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         if (!p) throw new AppError('AUTH_INVALID');
         return p;
       }
-      case 'sdkToken': {
-        const v = header(headers, 'authorization');
+      case 'connectSession': {
+        // Only the session cookie: an SDK token in `Authorization` is no credential here.
+        const v = readCookie(headers, CONNECT_SESSION_COOKIE);
         if (!v) throw new AppError('AUTH_MISSING');
-        const m = /^Bearer\s+(\S+)$/i.exec(v);
-        const p = m && deps.verifySdkToken ? await deps.verifySdkToken(m[1]!) : null;
+        const p = deps.verifyConnectSession ? await deps.verifyConnectSession(v) : null;
         if (!p) throw new AppError('AUTH_INVALID');
         return p;
       }

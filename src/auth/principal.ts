@@ -9,23 +9,24 @@ export interface Principal {
   orgUuid: string;
   isVendor: boolean;
   isClient: boolean;
-  /** Id of the API key or Basic credential used, or the SDK token's `jti` (for rate limits and audit). */
+  /** Id of the API key or Basic credential used, or the Connect session's id (for rate limits and audit). */
   credentialId: string;
   /**
-   * Only for an SDK access_token (decisions §8): the one Connect session it may act in. The
-   * principal's org is then the client org whose HR admin uses the Connect flow.
+   * Only for a Connect session (decisions §8): the one connection it may act on. The principal's
+   * org is then the client org whose HR admin uses the Connect flow.
    */
   connect?: ConnectGrant;
 }
 
-/** What an SDK access_token allows: acting on one connection as one user of its client org. */
+/** What a Connect session allows: acting on one connection as one user of its client org. */
 export interface ConnectGrant {
+  /** The session's id (`connect_sessions.id`; not its secret). */
+  sessionId: string;
+  /** The SDK token the session was exchanged for. */
   jti: string;
   connectionId: string;
   vendorOrgId: number;
   userId: string;
-  /** Whether HRMS credentials were stored through this token (approval requires it). */
-  hrmsConfigured: boolean;
 }
 
 /**

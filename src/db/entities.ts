@@ -154,6 +154,8 @@ export class HrmsConfig {
   configuredApis: string[] = [];
   valid = true;
   invalidReason: string | null = null;
+  /** The Connect session that entered this configuration for a new org (decisions §8); null when setup-config stored it. */
+  connectSessionId: string | null = null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -168,6 +170,7 @@ export const HrmsConfigSchema = new EntitySchema<HrmsConfig>({
     configuredApis: { type: 'text[]' },
     valid: { type: 'boolean' },
     invalidReason: { type: 'text', nullable: true },
+    connectSessionId: { type: 'uuid', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
   },

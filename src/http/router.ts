@@ -21,7 +21,7 @@ export type CredentialKind =
   | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
   | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
   | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
-  | 'sdkToken' // `Authorization: Bearer <SDK access_token>` (Connect widget, decisions §8)
+  | 'connectSession' // the Connect session cookie, only (decisions §8)
   | 'admin'; // HRX_ADMIN_TOKEN
 
 /**
@@ -41,6 +41,8 @@ export interface RequestContext<P, Q, B> {
   body: B;
   principal: Principal | null;
   headers: IncomingHttpHeaders;
+  /** The peer address of the connection (audit of the Connect flow's proofs). */
+  remoteAddress: string | null;
   log: Logger;
 }
 
@@ -50,7 +52,7 @@ export interface RequestContext<P, Q, B> {
  * plus `extra` top-level fields; `raw` bodies are sent as they are (org details is top-level).
  */
 export type Reply =
-  | { data: unknown; extra?: Record<string, unknown>; message?: string }
+  | { data: unknown; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string> }
   /** `data` already serialized (a trusted JSON text the service produced), spliced in as it is. */
   | { dataJson: string }
   | { raw: unknown }
@@ -186,6 +188,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       body: parseWith(def.body, rawBody, 'body'),
       principal,
       headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? null,
       log: opts.log,
     };
     const reply = await def.handler(ctx);
@@ -217,7 +220,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       const r = def.response.safeParse(reply.data);
       if (!r.success) throw new Error(`response schema mismatch on ${def.method} ${def.path}: ${r.error.message}`);
     }
-    sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId);
+    sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
   }
 
   return (req, res) => {

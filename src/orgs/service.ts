@@ -41,11 +41,16 @@ export interface OrgServiceDeps {
   areConnected: (a: number, b: number) => Promise<boolean>;
 }
 
-/** Renders an org as its public record; `app_secret` masked (decisions §2). */
-export function orgRecord(org: Org, defaultLogoUrl: string): OrgRecord {
+/**
+ * Renders an org as its public record (decisions §2): `app_secret` always masked; `app_key` in
+ * clear only when `own` (the caller's own org), otherwise masked the same way (asterisks of its
+ * length, last 4 characters visible).
+ */
+export function orgRecord(org: Org, defaultLogoUrl: string, own = false): OrgRecord {
+  const appKey = own ? org.appKey : maskSecret(org.appKey.slice(-4), org.appKey.length);
   return {
     id: org.id,
-    application: { app_name: org.appName, app_key: org.appKey, app_secret: maskSecret(org.appSecretLast4) },
+    application: { app_name: org.appName, app_key: appKey, app_secret: maskSecret(org.appSecretLast4) },
     uuid: org.uuid,
     org_name: org.orgName,
     org_cin: org.orgCin,
@@ -148,7 +153,7 @@ export function createOrgService(deps: OrgServiceDeps) {
       const org = await deps.orgs.findByUuid(uuid.toLowerCase());
       if (!org) throw new AppError('NOT_FOUND');
       if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');
-      return orgRecord(org, deps.defaultLogoUrl);
+      return orgRecord(org, deps.defaultLogoUrl, org.id === callerOrgId);
     },
   };
 }

@@ -21,7 +21,7 @@ export function pageHeaders(nonce: string, frameAncestors: string): Record<strin
   ].join('; ');
   return {
     'content-security-policy': csp,
-    // The token rides in the URL: never cache the page, never send it on as a referrer.
+    // Never cache the page, never send its URL (with the token's fragment) on as a referrer.
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     ...(frameAncestors === "'none'" ? { 'x-frame-options': 'DENY' } : {}),
@@ -35,27 +35,40 @@ label{display:block;margin:.4rem 0}input,select{font:inherit;padding:.25rem;min-
 button{font:inherit;padding:.4rem 1rem;margin-right:.6rem}ul{padding-left:1.2rem}
 #status{padding:.5rem;min-height:1.2rem}.error{color:#a1160a}.ok{color:#1c6b2a}[hidden]{display:none}`;
 
-// Plain ES2020, run once. Every value from the API goes through textContent or .value.
+// Plain ES2020, run once. Every value from the API goes through textContent or .value. The SDK
+// token is read from the URL fragment, dropped from the address bar and history at once, and
+// exchanged once for the HttpOnly session cookie every later call carries.
 const SCRIPT = `(() => {
   const api = document.body.dataset.api;
-  const token = new URLSearchParams(location.search).get('token') || '';
   const $ = (id) => document.getElementById(id);
   const status = (text, bad) => { const s = $('status'); s.textContent = text; s.className = bad ? 'error' : 'ok'; };
   const item = (text) => { const li = document.createElement('li'); li.textContent = text; return li; };
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') || '';
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  let state = { required: false, ready: false };
   async function call(method, path, body) {
-    const headers = { authorization: 'Bearer ' + token };
+    const headers = {};
     if (body) headers['content-type'] = 'application/json';
-    const res = await fetch(api + path, { method, headers, body: body ? JSON.stringify(body) : undefined, cache: 'no-store', credentials: 'omit' });
+    const res = await fetch(api + path, { method, headers, body: body ? JSON.stringify(body) : undefined, cache: 'no-store', credentials: 'same-origin' });
     const json = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(json.message || 'Request failed (' + res.status + ')');
+    if (!res.ok) { const e = new Error(json.message || 'Request failed (' + res.status + ')'); e.status = res.status; throw e; }
     return json.data;
   }
+  function invalid() { $('main').hidden = true; $('invalid').hidden = false; document.title = 'Link expired'; }
   function decided(d) {
-    $('decide').hidden = true; $('hrms-form').hidden = true;
+    $('decide').hidden = true; $('hrms-form').hidden = true; $('proof-form').hidden = true;
     status(d.status === 'approved' ? 'Approved. Shared: ' + (d.shared_data_points.join(', ') || 'none') : 'This connection is ' + d.status + '.', false);
   }
+  function ready() { state.ready = true; $('approve').disabled = false; $('proof-form').hidden = true; }
   async function load() {
-    const s = await call('GET', '/');
+    if (token) {
+      try { await call('POST', '/session/', { token }); } catch (err) { if (err.status === 401) return invalid(); throw err; }
+    }
+    let s;
+    try { s = await call('GET', '/'); } catch (err) { if (err.status === 401) return invalid(); throw err; }
+    $('main').hidden = false;
+    $('vendor').textContent = s.vendor.org_name; $('org').textContent = s.org.org_name;
+    document.title = 'Connect ' + s.vendor.org_name + ' to your HRMS';
     $('user').textContent = s.user.fullname + ' <' + s.user.email + '>';
     for (const p of s.required_data_points) $('required').append(item(p));
     for (const p of s.optional_data_points) {
@@ -66,7 +79,10 @@ const SCRIPT = `(() => {
     if (!s.optional_data_points.length) $('optional').append(item('none'));
     for (const h of s.hrms.supported) { const o = document.createElement('option'); o.value = h; o.textContent = h; $('hrms_id').append(o); }
     if (s.hrms.configured) $('hrms_id').value = s.hrms.configured;
-    $('approve').disabled = !s.hrms.entered;
+    state.required = s.proof.required;
+    $('proof-note').hidden = !state.required;
+    $('proof-form').hidden = !state.required;
+    if (s.hrms.entered || s.proof.proven) ready();
     if (s.status !== 'pending') decided(s); else $('decide').hidden = false;
   }
   $('hrms-form').addEventListener('submit', async (e) => {
@@ -76,10 +92,19 @@ const SCRIPT = `(() => {
     if (grant === 'api_key') creds.api_key = $('api_key').value; else { creds.client_id = $('client_id').value.trim(); creds.client_secret = $('client_secret').value; }
     status('Checking the credentials with the HRMS...', false);
     try {
-      await call('POST', '/hrms/', { hrms_id: $('hrms_id').value, access_credentials: creds });
+      const d = await call('POST', '/hrms/', { hrms_id: $('hrms_id').value, access_credentials: creds });
       $('client_secret').value = ''; $('api_key').value = '';
-      $('approve').disabled = false; status('HRMS connected. Review the data points and approve or reject.', false);
+      ready();
+      status(d.proven ? 'Control of the organisation proven. Review the data points and approve or reject.' : 'HRMS connected. Review the data points and approve or reject.', false);
     } catch (err) { status(err.message, true); }
+  });
+  $('proof-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await call('POST', '/proof/', { app_key: $('app_key').value.trim(), app_secret: $('app_secret').value });
+      $('app_secret').value = '';
+      ready(); status('Control of the organisation proven. Review the data points and approve or reject.', false);
+    } catch (err) { $('app_secret').value = ''; status(err.message, true); }
   });
   $('grant_type').addEventListener('change', () => { const k = $('grant_type').value === 'api_key'; $('key-fields').hidden = !k; $('client-fields').hidden = k; });
   $('approve').addEventListener('click', async () => {
@@ -94,21 +119,25 @@ const SCRIPT = `(() => {
 })();`;
 
 /**
- * The Connect page for a valid token. `apiBase` is the path of the Connect JSON endpoints
- * (`{HRX_BASE_PATH}/api/sdk/connect`). Returns the HTML and the nonce its headers must carry.
+ * The Connect page. `apiBase` is the path of the Connect JSON endpoints
+ * (`{HRX_BASE_PATH}/api/sdk/connect`), the only server-rendered value (escaped); names and data
+ * points come from the session endpoint through `textContent`. Returns the HTML and the nonce
+ * its headers must carry.
  */
-export function renderConnectPage(v: { vendorName: string; orgName: string; apiBase: string }): { html: string; nonce: string } {
+export function renderConnectPage(v: { apiBase: string }): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
-  const vendor = escapeHtml(v.vendorName);
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Connect ${vendor} to your HRMS</title>
+<meta name="referrer" content="no-referrer"><title>Connect your HRMS</title>
 <style nonce="${nonce}">${STYLE}</style></head>
 <body data-api="${escapeHtml(v.apiBase)}">
-<h1><span id="vendor">${vendor}</span> asks for employee data of <span id="org">${escapeHtml(v.orgName)}</span></h1>
+<div id="invalid" hidden><h1>This link is invalid or has expired</h1><p>Ask the service that sent you here for a new link.</p></div>
+<div id="main" hidden>
+<h1><span id="vendor"></span> asks for employee data of <span id="org"></span></h1>
 <p>Signed in as <span id="user"></span>. Review what is requested, connect your HRMS, then approve or reject.</p>
 <h2>Required data points</h2><ul id="required"></ul>
 <h2>Optional data points (tick to share)</h2><div id="optional"></div>
+<p id="proof-note" hidden>This organisation is already set up. To approve, prove that you control it: enter the HRMS credentials it is set up with, or its application key and secret.</p>
 <form id="hrms-form" method="post" autocomplete="off"><fieldset><legend>Your HRMS</legend>
 <label>HRMS <select id="hrms_id"></select></label>
 <label>HRMS address <input id="hrms_host" type="url" required placeholder="https://hrms.example.com"></label>
@@ -116,18 +145,13 @@ export function renderConnectPage(v: { vendorName: string; orgName: string; apiB
 <div id="client-fields"><label>Client ID <input id="client_id"></label><label>Client secret <input id="client_secret" type="password"></label></div>
 <div id="key-fields" hidden><label>API key <input id="api_key" type="password"></label></div>
 <button type="submit">Connect HRMS</button></fieldset></form>
+<form id="proof-form" method="post" autocomplete="off" hidden><fieldset><legend>Or: the organisation's application credentials</legend>
+<label>App key <input id="app_key"></label><label>App secret <input id="app_secret" type="password"></label>
+<button type="submit">Prove control</button></fieldset></form>
 <div id="decide" hidden><button id="approve" type="button" disabled>Approve</button><button id="reject" type="button">Reject</button></div>
+</div>
 <p id="status" role="status"></p>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body></html>`;
-  return { html, nonce };
-}
-
-/** The page for a missing, invalid or expired token: no detail of why. */
-export function renderInvalidPage(): { html: string; nonce: string } {
-  const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Link expired</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><h1>This link is invalid or has expired</h1><p>Ask the service that sent you here for a new link.</p></body></html>`;
   return { html, nonce };
 }

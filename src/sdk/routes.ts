@@ -1,14 +1,16 @@
 /**
  * Routes of the SDK token and the Connect flow (interface.md "Generate SDK token"; decisions §2,
- * §8): the token (vendor API key), the Connect page (token in the query) and the Connect JSON
- * endpoints (`Authorization: Bearer <SDK access_token>`).
+ * §8): the token (vendor API key); the Connect page (`/connect#token=...`: the token stays in the
+ * fragment, the server never sees it); the one-time exchange of the token for the session cookie;
+ * and the Connect JSON endpoints, which accept only that cookie.
  */
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { sessionCookie } from '../http/cookie';
 import { parseWith, route, type RouteDef } from '../http/router';
 import { accessCredentialsSchema } from '../setup/routes';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
-import { pageHeaders, renderConnectPage, renderInvalidPage } from './page';
+import { pageHeaders, renderConnectPage } from './page';
 import type { SdkService, SdkTokenRequest } from './service';
 
 const requiredText = (max: number) =>
@@ -51,13 +53,27 @@ const sessionSchema = z.strictObject({
   user: z.strictObject({ email: z.string(), fullname: z.string() }),
   required_data_points: z.array(z.string()), optional_data_points: z.array(z.string()),
   hrms: z.strictObject({ supported: z.array(z.string()), configured: z.string().nullable(), entered: z.boolean() }),
+  proof: z.strictObject({ required: z.boolean(), proven: z.boolean() }),
   ...listsSchema,
 });
 
 const names = z.array(z.string().max(100)).max(1000).default([]);
 
-/** Builds the SDK routes over the service. `basePath` is HRX_BASE_PATH (for the page's API calls). */
-export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string }): RouteDef[] {
+const hrmsBody = z.strictObject({
+  hrms_id: z.string().min(1, 'required'),
+  access_credentials: accessCredentialsSchema,
+  api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentialsSchema })).max(20).optional(),
+});
+const provenSchema = z.strictObject({ proven: z.literal(true) });
+const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z.string(), configured_apis: z.array(z.string()), next_sync_at: z.string() });
+
+/**
+ * Builds the SDK routes over the service. `basePath` is HRX_BASE_PATH (the page's API calls and
+ * the cookie's Path); `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https).
+ */
+export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean }): RouteDef[] {
+  const apiBase = `${opts.basePath}/api/sdk/connect`;
+  const meta = (ctx: { requestId: string; remoteAddress: string | null }) => ({ requestId: ctx.requestId, sourceAddress: ctx.remoteAddress });
   return [
     route({
       method: 'POST',
@@ -74,48 +90,65 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       method: 'GET',
       path: '/connect',
       credential: 'none',
-      query: z.object({ token: z.string().max(4096).optional() }),
-      async handler({ query }) {
-        const view = query.token ? await sdk.page(query.token) : null;
-        const { html, nonce } = view
-          ? renderConnectPage({ ...view, apiBase: `${opts.basePath}/api/sdk/connect` })
-          : renderInvalidPage();
-        return { html, status: view ? 200 : 401, headers: pageHeaders(nonce, opts.frameAncestors) };
+      // The token rides in the URL fragment, which browsers never send: the page is the same for everyone.
+      async handler() {
+        const { html, nonce } = renderConnectPage({ apiBase });
+        return { html, headers: pageHeaders(nonce, opts.frameAncestors) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/sdk/connect/session/',
+      credential: 'none',
+      bodyType: 'json',
+      body: z.strictObject({ token: z.string({ error: 'required' }).min(1, 'required').max(4096) }),
+      response: z.strictObject({ connection_id: z.string().uuid(), expires_at: z.string() }),
+      async handler({ body }) {
+        const s = await sdk.openSession(body.token);
+        return {
+          data: { connection_id: s.connectionId, expires_at: s.expiresAt.toISOString() },
+          headers: { 'set-cookie': sessionCookie(s.secret, { path: apiBase, expires: s.expiresAt, secure: opts.secureCookie }), 'cache-control': 'no-store' },
+        };
       },
     }),
     route({
       method: 'GET',
       path: '/api/sdk/connect/',
-      credential: 'sdkToken',
+      credential: 'connectSession',
       response: sessionSchema,
       handler: async ({ principal }) => ({ data: await sdk.session(principal!) }),
     }),
     route({
       method: 'POST',
       path: '/api/sdk/connect/hrms/',
-      credential: 'sdkToken',
+      credential: 'connectSession',
       bodyType: 'json',
-      body: z.strictObject({
-        hrms_id: z.string().min(1, 'required'),
-        access_credentials: accessCredentialsSchema,
-        api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentialsSchema })).max(20).optional(),
-      }),
-      response: z.strictObject({ org_id: z.string().uuid(), hrms_id: z.string(), configured_apis: z.array(z.string()), next_sync_at: z.string() }),
-      handler: async ({ principal, body }) => ({ data: await sdk.configureHrms(principal!, body) }),
+      body: hrmsBody,
+      response: z.union([setupResultSchema, provenSchema]),
+      handler: async (ctx) => ({ data: await sdk.hrms(ctx.principal!, ctx.body, meta(ctx)) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/sdk/connect/proof/',
+      credential: 'connectSession',
+      bodyType: 'json',
+      body: z.strictObject({ app_key: z.string({ error: 'required' }).min(1, 'required'), app_secret: z.string({ error: 'required' }).min(1, 'required') }),
+      response: provenSchema,
+      handler: async (ctx) => ({ data: await sdk.proof(ctx.principal!, ctx.body, meta(ctx)) }),
     }),
     route({
       method: 'POST',
       path: '/api/sdk/connect/approve/',
-      credential: 'sdkToken',
+      credential: 'connectSession',
       bodyType: 'json',
       body: z.strictObject({ opted_in: names, opted_out: names }),
       response: outcomeSchema,
-      handler: async ({ principal, body }) => ({ data: await sdk.approve(principal!, body) }),
+      handler: async (ctx) => ({ data: await sdk.approve(ctx.principal!, ctx.body, meta(ctx)) }),
     }),
     route({
       method: 'POST',
       path: '/api/sdk/connect/reject/',
-      credential: 'sdkToken',
+      credential: 'connectSession',
       bodyType: 'none',
       response: outcomeSchema,
       handler: async ({ principal }) => ({ data: await sdk.reject(principal!) }),

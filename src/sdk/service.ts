@@ -5,24 +5,25 @@
  * - {@link SdkService.issueToken}: resolves the client org (remote_org_id → private e-mail domain
  *   → org_name), makes sure the user and a `pending` connection requesting the flagged data
  *   points exist, and signs a 1-hour Connect-only JWT (see ./token.ts) recorded by its `jti`.
- * - {@link SdkService.verify}: the authenticator's check of `Authorization: Bearer <token>` on the
- *   Connect endpoints: signature, claims, and a live (unrevoked, unexpired) `sdk_tokens` row.
- * - The Connect session: what the HR admin sees, HRMS credentials (through the setup service),
- *   approval with optional points opted in or out, or rejection — connection changes through the
- *   connection service, so every API process's connection cache is cleared.
+ * - {@link SdkService.verify}: signature, claims, and a live (unrevoked, unexpired) `sdk_tokens`
+ *   row; the token is used only to open a Connect session (./connect.ts), once.
+ * - The Connect flow behind that session (./connect.ts): what the HR admin sees, the HRMS step,
+ *   proof of control, approval or rejection — connection changes through the connection
+ *   service, so every API process's connection cache is cleared.
  */
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, type JSONWebKeySet, type CryptoKey, type KeyObject } from 'jose';
-import type { ConnectGrant, Principal } from '../auth/principal';
-import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
-import type { Connection } from '../db/entities';
+import type { Principal } from '../auth/principal';
+import type { ConnectionService } from '../connections/service';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
 import type { ClientMatch } from '../orgs/store';
-import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
+import type { SetupService } from '../setup/service';
+import { createConnectFlow } from './connect';
+import type { ConnectStore } from './connect-store';
 import type { DataModelFlags } from './flags';
-import type { SdkStore } from './store';
+import type { SdkStore, SdkTokenView } from './store';
 import { SDK_TOKEN_TTL_SEC, signConnectToken, verifyConnectToken } from './token';
 
 /** The validated body of `POST /api/sdk/token/` (e-mail already checked, trimmed). */
@@ -43,34 +44,12 @@ export interface SdkTokenResult {
   corporate_reference_data: Record<string, unknown>;
 }
 
-/** The three data point lists of a connection (decisions §4). */
-export interface DataPointLists {
-  shared_data_points: string[];
-  not_shared_data_points: string[];
-  not_requested_data_points: string[];
-}
-
-/** What the Connect page shows (`GET /api/sdk/connect/`). */
-export interface ConnectSession extends DataPointLists {
-  connection_id: string;
-  status: string;
-  vendor: { org_id: string; org_name: string };
-  org: { org_id: string; org_name: string; invite_status: string };
-  user: { email: string; fullname: string };
-  required_data_points: string[];
-  optional_data_points: string[];
-  /** `supported`: the connectors to choose from; `configured`: the org's `hrms_id` or null; `entered`: credentials stored in this session. */
-  hrms: { supported: string[]; configured: string | null; entered: boolean };
-}
-
-/** The answer to a decision. */
-export interface ConnectOutcome extends DataPointLists {
-  connection_id: string;
-  status: string;
-}
+export type { ConnectOutcome, ConnectSession, DataPointLists } from './connect';
 
 export interface SdkServiceDeps {
   store: SdkStore;
+  /** Connect sessions, proof locks and their audit (decisions §8). */
+  sessions: ConnectStore;
   orgs: OrgService;
   connections: ConnectionService;
   setup: SetupService;
@@ -87,30 +66,10 @@ export interface SdkServiceDeps {
 
 export type SdkService = ReturnType<typeof createSdkService>;
 
-const listsOf = (c: Connection): DataPointLists => {
-  const l = dataPointLists(c);
-  return { shared_data_points: l.shared, not_shared_data_points: l.notShared, not_requested_data_points: l.notRequested };
-};
-
 /** Builds the SDK service. */
 export function createSdkService(deps: SdkServiceDeps) {
   const common = new Set(deps.commonEmailDomains);
   let lastReload = 0;
-
-  function grantOf(p: Principal): ConnectGrant {
-    // Only the sdkToken credential yields a grant; a route wired to another kind is a bug.
-    if (!p.connect) throw new Error('Connect endpoint without an SDK token principal');
-    return p.connect;
-  }
-
-  /** The grant's connection, which must still be pending for any change. */
-  async function pendingConnection(g: ConnectGrant): Promise<Connection> {
-    const c = await deps.connections.get(g.connectionId);
-    if (!c) throw new AppError('NOT_FOUND');
-    if (c.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
-    if (c.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: c.status } });
-    return c;
-  }
 
   async function jwksFor(token: string): Promise<JSONWebKeySet> {
     let jwks = await deps.jwks();
@@ -128,20 +87,22 @@ export function createSdkService(deps: SdkServiceDeps) {
     return jwks;
   }
 
-  /** See the `verify` member: the principal of a token hrx issued and still honours, else null. */
-  async function verify(token: string): Promise<Principal | null> {
+  /** See the `verify` member: the row of a token hrx issued and still honours, else null. */
+  async function verify(token: string): Promise<SdkTokenView | null> {
     const claims = await verifyConnectToken(token, await jwksFor(token));
     if (!claims) return null;
     const row = await deps.store.findLive(claims.jti);
     if (!row || row.expiresAt.getTime() <= Date.now() || row.connectionId !== claims.connection_id
       || row.userId !== claims.sub || row.clientOrgUuid !== claims.client_org) return null;
-    return {
-      orgId: row.clientOrgId, orgUuid: row.clientOrgUuid, isVendor: false, isClient: true, credentialId: row.jti,
-      connect: { jti: row.jti, connectionId: row.connectionId, vendorOrgId: row.vendorOrgId, userId: row.userId, hrmsConfigured: row.hrmsConfiguredAt !== null },
-    };
+    return row;
   }
 
   return {
+    ...createConnectFlow({
+      store: deps.store, sessions: deps.sessions, orgs: deps.orgs, connections: deps.connections, setup: deps.setup,
+      supportedHrms: deps.supportedHrms, verifyToken: verify, log: deps.log,
+    }),
+
     /**
      * Issues an SDK token for the calling vendor (decisions §8). Throws AUTH_INVALID when the
      * key is not a vendor org's, VALIDATION when the request resolves to an org that is not a
@@ -180,84 +141,10 @@ export function createSdkService(deps: SdkServiceDeps) {
     },
 
     /**
-     * The principal of an SDK token, or null when it is not one hrx issued and still honours:
+     * The live token row of an SDK token, or null when it is not one hrx issued and still honours:
      * bad signature or claims, expired, revoked (a newer token of the same connection) or unknown.
+     * Only the session exchange uses it: the token is no credential of any other endpoint.
      */
     verify,
-
-    /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
-    async session(p: Principal): Promise<ConnectSession> {
-      const g = grantOf(p);
-      const c = await deps.connections.get(g.connectionId);
-      const [vendor, org, user, configured] = await Promise.all([
-        deps.orgs.byId(g.vendorOrgId), deps.orgs.byId(p.orgId), deps.store.findUser(g.userId), deps.setup.configuredHrms(p.orgId),
-      ]);
-      if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
-      const { required, optional } = requestSplit(c.dataModelFlags);
-      return {
-        connection_id: c.id, status: c.status,
-        vendor: { org_id: vendor.uuid, org_name: vendor.orgName },
-        org: { org_id: org.uuid, org_name: org.orgName, invite_status: org.inviteStatus },
-        user: { email: user.email, fullname: user.fullName },
-        required_data_points: required, optional_data_points: optional,
-        hrms: { supported: [...deps.supportedHrms], configured, entered: g.hrmsConfigured },
-        ...listsOf(c),
-      };
-    },
-
-    /**
-     * Stores the HRMS credentials the HR admin entered (checked against the HRMS, stored
-     * encrypted, a sync queued: the setup service). Throws 409 when the connection is decided,
-     * the setup service's 400s otherwise.
-     */
-    async configureHrms(p: Principal, input: HrmsSetupInput): Promise<SetupConfigResult> {
-      const g = grantOf(p);
-      await pendingConnection(g);
-      const result = await deps.setup.configureForOrg(p.orgId, input);
-      await deps.store.markHrmsConfigured(g.jti);
-      deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');
-      return result;
-    },
-
-    /**
-     * Approves the connection: required points and `opted_in` shared, the other optional points
-     * not shared (an optional point in neither list is opted out); the org's invite accepted.
-     * Throws 409 (decided), VALIDATION (credentials not entered in this session, a name that is
-     * not an optional point of this connection, a point in both lists).
-     */
-    async approve(p: Principal, choice: { opted_in: string[]; opted_out: string[] }): Promise<ConnectOutcome> {
-      const g = grantOf(p);
-      const c = await pendingConnection(g);
-      if (!g.hrmsConfigured) throw AppError.validation([{ field: 'hrms', message: 'enter the HRMS credentials before approving' }]);
-      const optional = new Set(requestSplit(c.dataModelFlags).optional);
-      for (const list of ['opted_in', 'opted_out'] as const) {
-        choice[list].forEach((name, i) => {
-          if (!optional.has(name)) throw AppError.validation([{ field: `${list}.${i}`, message: 'not an optional data point of this connection' }]);
-        });
-      }
-      const both = choice.opted_out.findIndex((n) => choice.opted_in.includes(n));
-      if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in });
-      await deps.orgs.markInviteAccepted(p.orgId);
-      deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
-    },
-
-    /** Rejects the connection. Throws 409 when it is decided already. */
-    async reject(p: Principal): Promise<ConnectOutcome> {
-      const g = grantOf(p);
-      const c = await pendingConnection(g);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
-      deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
-    },
-
-    /** The names the Connect page renders for `token`, or null when the token is not honoured. */
-    async page(token: string): Promise<{ vendorName: string; orgName: string } | null> {
-      const p = await verify(token);
-      if (!p?.connect) return null;
-      const [vendor, org] = await Promise.all([deps.orgs.byId(p.connect.vendorOrgId), deps.orgs.byId(p.orgId)]);
-      return vendor && org ? { vendorName: vendor.orgName, orgName: org.orgName } : null;
-    },
   };
 }

@@ -31,8 +31,6 @@ export interface SdkStore {
   issue(token: NewSdkToken): Promise<void>;
   /** The unrevoked token `jti` (expired ones included: the caller checks `expiresAt`), or null. */
   findLive(jti: string): Promise<SdkTokenView | null>;
-  /** Notes that HRMS credentials were stored through token `jti`. */
-  markHrmsConfigured(jti: string): Promise<void>;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -78,9 +76,6 @@ export function createSdkStore(orm: MikroORM): SdkStore {
         clientOrgId: row.client_org_id as number, clientOrgUuid: row.client_org_uuid as string, userId: row.user_id as string,
         expiresAt: new Date(row.expires_at as string), hrmsConfiguredAt: row.hrms_configured_at ? new Date(row.hrms_configured_at as string) : null,
       };
-    },
-    async markHrmsConfigured(jti) {
-      await orm.em.fork().nativeUpdate(SdkToken, { jti }, { hrmsConfiguredAt: new Date() });
     },
   };
 }

@@ -3,11 +3,12 @@
  * its application credentials, checks the HRMS credentials with one call, stores them encrypted,
  * and queues a full sync at once.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors';
 import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/connector';
 import { checkAppCredentials } from '../orgs/app-credentials';
 import type { OrgStore } from '../orgs/store';
-import type { HrmsConfigStore } from './store';
+import type { Establishment, HrmsConfigStore } from './store';
 
 /** The validated request body. */
 export interface SetupConfigInput {
@@ -63,8 +64,12 @@ function isHttpUrl(host: string): boolean {
   }
 }
 
-/** The same HRMS: same `hrms_id` and the same host URL (trailing slashes ignored). */
-function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host: string }): boolean {
+/**
+ * The same HRMS: same `hrms_id` and the same host URL as WHATWG URL parsing normalises it
+ * (scheme and host lower-cased, default port dropped, dot segments resolved), trailing slashes
+ * ignored.
+ */
+export function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host: string }): boolean {
   const norm = (u: string) => {
     try {
       return new URL(u).href.replace(/\/+$/, '');
@@ -75,6 +80,18 @@ function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: string; host
   return a.hrmsId === b.hrmsId && norm(a.host) === norm(b.host);
 }
 
+/**
+ * A fixed-length digest of the secret part of HRMS credentials, by grant type, for a
+ * constant-time comparison (decisions §8 proof (a)). Fields of the other grant type are ignored.
+ */
+function credentialDigest(c: HrmsCredentials): Buffer {
+  const material = c.grant_type === 'api_key' ? [c.grant_type, c.api_key ?? ''] : [c.grant_type, c.client_id ?? '', c.client_secret ?? ''];
+  return createHash('sha256').update(JSON.stringify(material)).digest();
+}
+
+/** The outcome of the Connect flow's HRMS step for a client org (decisions §8). */
+export type ConnectHrmsOutcome = { stored: SetupConfigResult } | { established: true };
+
 export type SetupService = ReturnType<typeof createSetupService>;
 
 /** The reason of a refused host: never its resolved addresses, nor which rule refused it. */
@@ -82,11 +99,8 @@ const HOST_NOT_ALLOWED_REASON = 'host not allowed';
 
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
-  /**
-   * Checks and stores `input` for `org`, then queues a sync. `keepValidHrms`: an org whose stored
-   * configuration is valid may only be given credentials of that same HRMS (Connect flow).
-   */
-  async function store(org: { id: number; uuid: string }, input: HrmsSetupInput, opts: { keepValidHrms?: boolean } = {}): Promise<SetupConfigResult> {
+  /** The input's connector after the checks of decisions §5 (throws the 400s). */
+  function checkInput(input: HrmsSetupInput): ConnectorFactory {
     const factory = deps.connectorFor(input.hrms_id);
     if (!factory) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}"` }]);
     const problem = missingGrantField(input.access_credentials, 'access_credentials')
@@ -96,16 +110,13 @@ export function createSetupService(deps: SetupServiceDeps) {
     // Another scheme is refused as the host policy refuses hosts (the connector would too).
     const hosts = [input.access_credentials, ...(input.api_configs ?? []).map((a) => a.access_credentials)].map((c) => c.hrms_host);
     if (!hosts.every(isHttpUrl)) throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason: HOST_NOT_ALLOWED_REASON } });
-    if (opts.keepValidHrms) {
-      const current = await deps.configs.load(org.id);
-      // Checked before the HRMS is contacted: credentials typed in the Connect page go nowhere
-      // but the HRMS the org already syncs from.
-      if (current?.valid && !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })) {
-        throw AppError.validation([{ field: 'access_credentials.hrms_host', message: 'must be the HRMS this organisation already syncs from' }]);
-      }
-    }
+    return factory;
+  }
+
+  /** One credential check call (10 s, no retry); throws HRMS_CREDENTIALS_REJECTED with the reason. */
+  async function verifyWithHrms(factory: ConnectorFactory, creds: HrmsCredentials): Promise<void> {
     try {
-      await factory(input.access_credentials, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
+      await factory(creds, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
     } catch (err) {
       const reason = !(err instanceof HrmsError) ? 'the HRMS could not be reached'
         : err.kind === 'auth' ? 'the HRMS refused the credentials'
@@ -113,8 +124,11 @@ export function createSetupService(deps: SetupServiceDeps) {
             : `the HRMS could not be reached (${err.kind})`;
       throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
     }
+  }
+
+  /** Refreshes the schedule, queues a sync and answers (decisions §5). */
+  async function afterStore(org: { id: number; uuid: string }, input: HrmsSetupInput): Promise<SetupConfigResult> {
     const apiConfigs = input.api_configs ?? [];
-    await deps.configs.save({ orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs });
     await deps.refreshSchedule(org.id);
     await deps.syncNow(org.id, 'setup');
     return {
@@ -125,12 +139,18 @@ export function createSetupService(deps: SetupServiceDeps) {
     };
   }
 
+  async function clientOrg(orgId: number) {
+    const org = await deps.orgs.findById(orgId);
+    if (!org?.isClient) throw new AppError('NOT_FOUND');
+    return org;
+  }
+
   return {
     /**
-     * Stores a configuration. Throws 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown
-     * `hrms_id`, missing grant fields), 400 HRMS_CREDENTIALS_REJECTED (the HRMS said no or could
-     * not be reached within the timeout, or its host is not an http(s) URL or is refused by the
-     * host policy: `host not allowed`).
+     * Stores a configuration (the only way to create or replace an established org's). Throws
+     * 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown `hrms_id`, missing grant fields),
+     * 400 HRMS_CREDENTIALS_REJECTED (the HRMS said no or could not be reached within the
+     * timeout, or its host is not an http(s) URL or is refused by the host policy: `host not allowed`).
      */
     async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
       const org = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret);
@@ -139,19 +159,66 @@ export function createSetupService(deps: SetupServiceDeps) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const { client_id: _id, client_secret: _secret, ...setup } = input;
-      return store(org, setup);
+      const factory = checkInput(setup);
+      await verifyWithHrms(factory, setup.access_credentials);
+      await deps.configs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
+      return afterStore(org, setup);
     },
 
     /**
-     * Stores an HRMS configuration for client org `orgId` authenticated otherwise (the Connect
-     * flow's SDK token, decisions §8): same checks, storage and sync as {@link configure}, and an
-     * org whose stored configuration is valid keeps its HRMS (another `hrms_id` or host is a 400
-     * validation failure). Throws NOT_FOUND for an unknown org.
+     * The Connect flow's HRMS step (decisions §8) for client org `orgId` in Connect session
+     * `sessionId`. An established org is answered `{established: true}` at once: nothing is
+     * stored and its HRMS is not called (the caller compares with {@link proveHrms}). A new org's
+     * credentials are checked with the HRMS, then stored, atomically with a last check that the
+     * org is still not established (else `{established: true}` too), and a sync is queued.
+     * Throws NOT_FOUND (no such client org) and the 400s of {@link configure}.
      */
-    async configureForOrg(orgId: number, input: HrmsSetupInput): Promise<SetupConfigResult> {
-      const org = await deps.orgs.findById(orgId);
-      if (!org?.isClient) throw new AppError('NOT_FOUND');
-      return store(org, input, { keepValidHrms: true });
+    async connectHrms(orgId: number, input: HrmsSetupInput, sessionId: string): Promise<ConnectHrmsOutcome> {
+      const org = await clientOrg(orgId);
+      const factory = checkInput(input);
+      const state = await deps.configs.establishment(org.id);
+      if (state.hasConfig || state.hasEmployees) return { established: true };
+      await verifyWithHrms(factory, input.access_credentials);
+      const stored = await deps.configs.saveIfUnestablished(
+        { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] }, sessionId,
+      );
+      if (!stored) return { established: true };
+      return { stored: await afterStore(org, input) };
+    },
+
+    /**
+     * Proof of control (a) (decisions §8): whether `input` names the org's configured `hrms_id`
+     * and host, carries credentials equal to the stored ones (SHA-256 digests compared with
+     * `timingSafeEqual`), and the HRMS still accepts them. `api_configs` are not compared (and
+     * never stored). Returns false for any mismatch, for an org without a configuration, and when
+     * the HRMS refuses the credentials; throws HRMS_CREDENTIALS_REJECTED when the HRMS could not
+     * be reached (not a failed proof), VALIDATION for malformed input.
+     */
+    async proveHrms(orgId: number, input: HrmsSetupInput): Promise<boolean> {
+      const factory = checkInput(input);
+      const current = await deps.configs.load(orgId);
+      const given = credentialDigest(input.access_credentials);
+      const stored = current ? credentialDigest(current.credentials) : createHash('sha256').update('\0no configuration').digest();
+      const credsEqual = timingSafeEqual(given, stored);
+      if (!current || !credsEqual || !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })) {
+        return false;
+      }
+      try {
+        // The stored credentials (equal to the given ones), against the stored host.
+        await verifyWithHrms(factory, current.credentials);
+      } catch (err) {
+        if (err instanceof AppError && (err.cause as HrmsError | undefined)?.kind === 'auth') return false;
+        throw err;
+      }
+      return true;
+    },
+
+    /** Whether `orgId` is established (decisions §8). */
+    establishment: (orgId: number): Promise<Establishment> => deps.configs.establishment(orgId),
+
+    /** The Connect session that entered the org's current configuration, or null (none, or setup-config's). */
+    async configSessionId(orgId: number): Promise<string | null> {
+      return (await deps.configs.load(orgId))?.connectSessionId ?? null;
     },
 
     /** The `hrms_id` configured for `orgId`, or null (never the credentials). */

@@ -3,6 +3,7 @@
  * bound to their org by the AEAD's associated data.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { pgTextArray } from '../audit/writer';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { HrmsConfig } from '../db/entities';
 import type { HrmsCredentials } from '../hrms/connector';
@@ -15,17 +16,38 @@ export interface HrmsConfiguration {
   apiConfigs: { api_id: string; access_credentials: HrmsCredentials }[];
   valid: boolean;
   invalidReason: string | null;
+  /** The Connect session that entered it for a new org (decisions §8), or null (setup-config). */
+  connectSessionId: string | null;
+}
+
+/** Whether a client org is established (decisions §8): it has an HRMS configuration, or any employee row. */
+export interface Establishment {
+  hasConfig: boolean;
+  hasEmployees: boolean;
 }
 
 export interface HrmsConfigStore {
-  /** Creates or replaces the configuration of `orgId` (posting again replaces it). */
-  save(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason'>): Promise<void>;
+  /** Creates or replaces the configuration of `orgId` (setup-config; posting again replaces it). */
+  save(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<void>;
+  /**
+   * Stores the first configuration of a NOT established org, entered in Connect session
+   * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
+   * also waits for (and is waited for by) any transaction inserting the org's first employee or
+   * configuration (their foreign-key checks lock the org row `for key share`). Returns false,
+   * storing nothing, when the org is established.
+   */
+  saveIfUnestablished(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string): Promise<boolean>;
+  /** Whether `orgId` is established (removed employees count). */
+  establishment(orgId: number): Promise<Establishment>;
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
   load(orgId: number): Promise<HrmsConfiguration | null>;
   markInvalid(orgId: number, reason: string): Promise<void>;
 }
 
 const aad = (orgId: number) => `hrms-config:${orgId}`;
+
+const ESTABLISHED_SQL = `select exists (select 1 from hrms_configs where org_id = ?) as has_config,
+  exists (select 1 from employees where org_id = ?) as has_employees`;
 
 /** Builds the store over `orm`, encrypting with `cipher`. */
 export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsConfigStore {
@@ -36,14 +58,34 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
       const configuredApis = cfg.apiConfigs.map((a) => a.api_id);
       await em.upsert(HrmsConfig, {
         orgId: cfg.orgId, hrmsId: cfg.hrmsId, credentialsEnc, configuredApis, valid: true, invalidReason: null,
-        createdAt: new Date(), updatedAt: new Date(),
+        connectSessionId: null, createdAt: new Date(), updatedAt: new Date(),
       }, { onConflictFields: ['orgId'], onConflictExcludeFields: ['createdAt'] });
+    },
+    async saveIfUnestablished(cfg, sessionId) {
+      const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: cfg.credentials, apiConfigs: cfg.apiConfigs }), aad(cfg.orgId));
+      return orm.em.fork().transactional(async (em) => {
+        const locked = await em.execute(`select id from orgs where id = ? for update`, [cfg.orgId]);
+        if (locked.length === 0) return false;
+        const [state] = await em.execute(ESTABLISHED_SQL, [cfg.orgId, cfg.orgId]) as { has_config: boolean; has_employees: boolean }[];
+        if (state!.has_config || state!.has_employees) return false;
+        await em.execute(
+          `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
+           values (?, ?, ?, ?::text[], true, null, ?, now(), now())`,
+          // An array literal: the driver would spread a JS array into a list.
+          [cfg.orgId, cfg.hrmsId, credentialsEnc, pgTextArray(cfg.apiConfigs.map((a) => a.api_id)), sessionId],
+        );
+        return true;
+      });
+    },
+    async establishment(orgId) {
+      const [state] = await orm.em.getConnection().execute(ESTABLISHED_SQL, [orgId, orgId]) as { has_config: boolean; has_employees: boolean }[];
+      return { hasConfig: state!.has_config, hasEmployees: state!.has_employees };
     },
     async load(orgId) {
       const row = await orm.em.fork().findOne(HrmsConfig, { orgId });
       if (!row) return null;
       const dec = JSON.parse(cipher.decrypt(row.credentialsEnc, aad(orgId))) as Pick<HrmsConfiguration, 'credentials' | 'apiConfigs'>;
-      return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason };
+      return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId };
     },
     async markInvalid(orgId, reason) {
       await orm.em.fork().nativeUpdate(HrmsConfig, { orgId }, { valid: false, invalidReason: reason, updatedAt: new Date() });

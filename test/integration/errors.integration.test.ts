@@ -285,8 +285,10 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
       for (const c of [v, approved, pending]) {
         const res = await call(u(`/api/org_details/${c.org.uuid}`), { headers: { authorization: v.apiKey } });
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ uuid: c.org.uuid, org_name: c.org.orgName, application: { app_key: c.org.appKey } });
+        expect(res.body).toMatchObject({ uuid: c.org.uuid, org_name: c.org.orgName });
         expect(res.body.application.app_secret).toMatch(new RegExp(`^\\*+${c.appSecret.slice(-4)}$`));
+        // Only the caller's own org shows its app_key; another org's is masked like the secret.
+        expect(res.body.application.app_key).toBe(c === v ? c.org.appKey : '*'.repeat(c.org.appKey.length - 4) + c.org.appKey.slice(-4));
         expect(res.body).not.toHaveProperty('requestId');
       }
     });

@@ -15,6 +15,7 @@ import { createHostPolicy, type Resolver } from '../../src/outbound/host-policy'
 import { connectorsWith } from '../../src/hrms/registry';
 import { call, startSim, startTestApp, type TestApp } from '../support/harness';
 import * as f from '../support/factories';
+import { connectCall, openSession } from '../support/connect';
 import { expectError } from '../support/expect-error';
 
 const REFUSED = { code: 400, message: 'HRMS credentials rejected: host not allowed', data: null };
@@ -141,12 +142,9 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
     const connectHrms = async (app: TestApp, host: string) => {
       const v = await f.vendor(app.ctx);
       const tok = await f.sdkToken(app.ctx, v.org);
-      const res = await call(`${app.url}/api/sdk/connect/hrms/`, {
-        method: 'POST', headers: { authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          hrms_id: 'reference',
-          access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret, hrms_host: host },
-        }),
+      const res = await connectCall(app.url, await openSession(app.url, tok.access_token), 'hrms/', {
+        hrms_id: 'reference',
+        access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret, hrms_host: host },
       });
       const orgId = Number((await app.ctx.pool.query(`select id from orgs where uuid = $1`, [tok.org_id])).rows[0].id);
       return { res, orgId };

@@ -1,15 +1,17 @@
 /**
  * The SDK access_token as a credential (decisions §2, §8): it verifies against the service JWKS
- * with the expected claims; it is accepted by the Connect endpoints only, and they accept nothing
- * else; expired, re-audienced, forged, superseded or re-targeted tokens are refused; one vendor's
- * token or key never reaches another vendor's connection (BOLA), nor moves the org's HRMS.
+ * with the expected claims; it opens a Connect session once and is accepted nowhere else; the
+ * Connect endpoints accept only that session cookie; expired, re-audienced, forged, superseded or
+ * re-targeted tokens open nothing; one vendor's token or key never reaches another vendor's
+ * connection (BOLA), nor moves the org's HRMS.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type CryptoKey, type KeyObject } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../support/harness';
 import * as f from '../support/factories';
-import { expectError, invalid, plain } from '../support/expect-error';
+import { expectError, plain } from '../support/expect-error';
+import { connectCall, openSession, type TestSession } from '../support/connect';
 
 const INVALID = plain('Invalid token.');
 const MISSING = plain('Authentication credentials were not provided.');
@@ -36,10 +38,11 @@ describe('SDK token as a credential', () => {
     await app?.stop();
   });
 
-  const session = (token: string, authorization = `Bearer ${token}`) => call(`${app.url}/api/sdk/connect/`, { headers: { authorization } });
-  const post = (token: string, path: string, body: unknown) => call(`${app.url}/api/sdk/connect/${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  const exchange = (token: string) => call(`${app.url}/api/sdk/connect/session/`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }),
   });
+  const view = (s: TestSession) => connectCall(app.url, s, '');
+  const post = (s: TestSession, path: string, body: unknown) => connectCall(app.url, s, path, body);
   const hrms = (i: 0 | 1) => ({
     hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
   });
@@ -65,7 +68,6 @@ describe('SDK token as a credential', () => {
     });
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(60);
     expect(c.status).toBe('pending');
-    expect((await session(tokenA)).status).toBe(200);
   });
 
   it('is refused by every API-key endpoint as Invalid token.', async () => {
@@ -79,13 +81,17 @@ describe('SDK token as a credential', () => {
     expectError(await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${a.org.uuid}`, { headers: { username: tokenA } }), 401, INVALID);
   });
 
-  it('the Connect endpoints accept no API key or other credential', async () => {
-    for (const authorization of [a.apiKey, `Bearer ${a.apiKey}`, `Basic ${Buffer.from('u:p').toString('base64')}`, `Token ${tokenA}`, 'Bearer']) {
-      expectError(await session('', authorization), 401, INVALID);
-      expectError(await call(`${app.url}/api/sdk/connect/reject/`, { method: 'POST', headers: { authorization } }), 401, INVALID);
+  it('the Connect endpoints accept no API key, Basic or Bearer SDK token: only the session cookie', async () => {
+    const paths: [string, string][] = [['GET', ''], ['POST', 'hrms/'], ['POST', 'proof/'], ['POST', 'approve/'], ['POST', 'reject/']];
+    for (const authorization of [a.apiKey, `Bearer ${a.apiKey}`, `Basic ${Buffer.from('u:p').toString('base64')}`, `Bearer ${tokenA}`, tokenA]) {
+      for (const [method, path] of paths) {
+        const res = await call(`${app.url}/api/sdk/connect/${path}`, { method, headers: { authorization, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+        expectError(res, 401, MISSING);
+      }
     }
-    expectError(await call(`${app.url}/api/sdk/connect/`), 401, MISSING);
-    expectError(await call(`${app.url}/api/sdk/connect/approve/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401, MISSING);
+    for (const cookie of ['hrx_connect=' + 'A'.repeat(43), 'hrx_connect=x', `hrx_connect=${tokenA}`, 'other=1']) {
+      expectError(await call(`${app.url}/api/sdk/connect/`, { headers: { cookie } }), 401, cookie === 'other=1' ? MISSING : INVALID);
+    }
     expect((await connectionOf(a.org.id)).status).toBe('pending');
   });
 
@@ -106,63 +112,70 @@ describe('SDK token as a credential', () => {
       tokenA.slice(0, -4) + (tokenA.endsWith('AAAA') ? 'BBBB' : 'AAAA'),
     ];
     for (const t of forged) {
-      expectError(await session(t), 401, INVALID);
-      expect((await fetch(`${app.url}/connect?token=${encodeURIComponent(t)}`)).status).toBe(401);
+      const res = await exchange(t);
+      expectError(res, 401, INVALID);
+      expect(res.headers.get('set-cookie')).toBeNull();
     }
-    // The control: the real token, resigned unchanged, passes.
-    expect((await session(await resign({}))).status).toBe(200);
+    // The control: the real token, resigned unchanged, opens a session...
+    const s = await openSession(app.url, await resign({}));
+    expect((await view(s)).status).toBe(200);
+    // ...once: its jti is spent, whatever the encoding.
+    expectError(await exchange(tokenA), 401, INVALID);
   });
 
   it('a newer token for the same connection supersedes the older one', async () => {
     const older = await f.sdkToken(app.ctx, a.org, { email: 'ops@older.example', org_name: 'Older' });
-    expect((await session(older.access_token)).status).toBe(200);
+    const olderSession = await openSession(app.url, older.access_token);
+    expect((await view(olderSession)).status).toBe(200);
     const newer = await f.sdkToken(app.ctx, a.org, { email: 'ops@older.example', org_name: 'Older' });
-    expectError(await session(older.access_token), 401, INVALID);
-    expect((await session(newer.access_token)).body.data.org.org_id).toBe(older.org_id);
+    // The older token's session ends with it.
+    expectError(await view(olderSession), 401, INVALID);
+    expect((await view(await openSession(app.url, newer.access_token))).body.data.org.org_id).toBe(older.org_id);
   });
 
   it('keeps working across a service key rotation while the old key is in grace', async () => {
     const before = await f.sdkToken(app.ctx, a.org, { email: 'hr@rotation.example', org_name: 'Rotation' });
     await app.ctx.services.external.rotateServiceKeys(1);
-    expect((await session(before.access_token)).status).toBe(200);
+    expect((await view(await openSession(app.url, before.access_token))).status).toBe(200);
     const after = await f.sdkToken(app.ctx, b.org, { email: 'hr@rotation.example', org_name: 'Rotation' });
     expect(decodeProtectedHeader(after.access_token).kid).not.toBe(decodeProtectedHeader(before.access_token).kid);
-    expect((await session(after.access_token)).status).toBe(200);
+    expect((await view(await openSession(app.url, after.access_token))).status).toBe(200);
   });
 
   describe('BOLA: two vendors, one employer', () => {
-    let tokenB: string;
+    let sa: TestSession;
+    let sb: TestSession;
 
-    it('each vendor\'s token sees its own connection only', async () => {
-      tokenA = (await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } })).access_token;
+    it('each vendor\'s session sees its own connection only', async () => {
+      sa = await openSession(app.url, (await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } })).access_token);
       const res = await f.sdkToken(app.ctx, b.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { pan: -1 } } });
       expect(res.org_id).toBe(orgId);
-      tokenB = res.access_token;
-      const [sa, sb] = [(await session(tokenA)).body.data, (await session(tokenB)).body.data];
-      expect(sa).toMatchObject({ connection_id: (await connectionOf(a.org.id)).id, vendor: { org_id: a.org.uuid, org_name: 'Lender A' }, required_data_points: ['name'] });
-      expect(sb).toMatchObject({ connection_id: (await connectionOf(b.org.id)).id, vendor: { org_id: b.org.uuid, org_name: 'Lender B' }, required_data_points: ['pan'] });
-      expect(sa.connection_id).not.toBe(sb.connection_id);
+      sb = await openSession(app.url, res.access_token);
+      const [va, vb] = [(await view(sa)).body.data, (await view(sb)).body.data];
+      expect(va).toMatchObject({ connection_id: (await connectionOf(a.org.id)).id, vendor: { org_id: a.org.uuid, org_name: 'Lender A' }, required_data_points: ['name'] });
+      expect(vb).toMatchObject({ connection_id: (await connectionOf(b.org.id)).id, vendor: { org_id: b.org.uuid, org_name: 'Lender B' }, required_data_points: ['pan'] });
+      expect(va.connection_id).not.toBe(vb.connection_id);
     });
 
-    it('B\'s token cannot move the employer\'s configured HRMS to another host', async () => {
-      expect((await post(tokenA, 'hrms/', hrms(0))).status).toBe(200);
-      expectError(await post(tokenB, 'hrms/', hrms(1)), 400, invalid('access_credentials.hrms_host', 'must be the HRMS this organisation already syncs from'));
+    it('B\'s session cannot move the employer\'s configured HRMS to another host: a failed proof, nothing stored', async () => {
+      expect((await post(sa, 'hrms/', hrms(0))).status).toBe(200);
+      expectError(await post(sb, 'hrms/', hrms(1)), 403, plain('Proof of control failed'));
       const orgRow = (await app.ctx.pool.query(`select id from orgs where uuid = $1`, [orgId])).rows[0];
       expect((await app.ctx.stores.configs.load(orgRow.id))?.credentials).toMatchObject({ hrms_host: sims[0]!.url, client_id: 'hrms-1' });
-      // Credentials of the same HRMS are accepted (the admin proves access to it).
-      expect((await post(tokenB, 'hrms/', hrms(0))).status).toBe(200);
+      // The same HRMS credentials prove control (compared, not stored again).
+      expect((await post(sb, 'hrms/', hrms(0))).body.data).toStrictEqual({ proven: true });
+      expect((await app.ctx.stores.configs.load(orgRow.id))?.connectSessionId).not.toBeNull();
     });
 
     it('B\'s decision changes B\'s connection only; B\'s key reaches nothing of A\'s', async () => {
-      expect((await call(`${app.url}/api/sdk/connect/reject/`, { method: 'POST', headers: { authorization: `Bearer ${tokenB}` } })).status).toBe(200);
+      expect((await connectCall(app.url, sb, 'reject/')).status).toBe(200);
       expect((await connectionOf(b.org.id)).status).toBe('rejected');
       expect((await connectionOf(a.org.id)).status).toBe('pending');
-      expect((await session(tokenA)).body.data.status).toBe('pending');
-      expectError(await session('', b.apiKey), 401, INVALID);
+      expect((await view(sa)).body.data.status).toBe('pending');
       const listB = await call(`${app.url}/api/vendor/connections/?status=pending`, { headers: { authorization: b.apiKey } });
       expect(listB.body.data.map((e: { org_id: string }) => e.org_id)).not.toContain(orgId);
       // A's approval is A's own: B's opt-outs and rejection do not leak into it.
-      const approved = await post(tokenA, 'approve/', { opted_in: ['dob'], opted_out: [] });
+      const approved = await post(sa, 'approve/', { opted_in: ['dob'], opted_out: [] });
       expect(approved.body.data).toMatchObject({ status: 'approved', shared_data_points: ['name', 'dob'], not_shared_data_points: [] });
       expect((await connectionOf(b.org.id)).status).toBe('rejected');
       expectError(await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${b.org.uuid}`, { headers: { username: b.apiKey } }),

@@ -1,5 +1,5 @@
 /**
- * The Connect flow end to end (decisions §8): SDK token → Connect page → session → HRMS
+ * The Connect flow end to end (decisions §8): SDK token → Connect page → session cookie → HRMS
  * credentials pointing at a running reference HRMS simulator → approval with one optional point
  * opted out → the connection's three lists → after the sync, the vendor's read serves the opted-out
  * point as its empty value. Then the reject path, and decisions that cannot be taken twice.
@@ -13,6 +13,7 @@ import type { NativeEmployee } from '../../src/hrms/sim/data';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../support/harness';
 import * as f from '../support/factories';
 import { expectError, invalid, plain } from '../support/expect-error';
+import { connectCall, openSession, type TestSession } from '../support/connect';
 
 const VENDOR_NAME = 'Lender <b>"One"</b> & Co\'s';
 const FLAGS = { detail_info_fields: { name: -1, gender: 1, dob: 1, pan: 0 }, ctc_details_fields: { ctc_basic: 1 } };
@@ -43,11 +44,7 @@ describe('Connect flow', () => {
   const issue = (body: Record<string, unknown>) => call(`${app.url}/api/sdk/token/`, {
     method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
-  const widget = (token: string, path: string, body?: unknown) => call(`${app.url}/api/sdk/connect/${path}`, {
-    method: body === undefined && path === '' ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const widget = (session: TestSession, path: string, body?: unknown) => connectCall(app.url, session, path, body);
   const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
     hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: secret, hrms_host: host },
   });
@@ -57,46 +54,52 @@ describe('Connect flow', () => {
 
   describe('approve', () => {
     let token: string;
+    let session: TestSession;
     let orgId: string;
     let connectionId: string;
     const notRequested = ALL_DATA_POINTS.filter((p) => !['name', 'gender', 'dob', 'ctc_basic'].includes(p));
 
-    it('issues a token and serves the Connect page with the vendor name escaped', async () => {
+    it('issues a token; the Connect page is served without it (the token stays in the fragment), CSP as before', async () => {
       const res = await issue({ email: 'priya@globex.example', org_name: 'Globex', fullname: 'Priya Nair', data_model_flags: FLAGS });
       expect(res.status).toBe(200);
       token = res.body.data.access_token;
       orgId = res.body.data.org_id;
-      const page = await fetch(`${app.url}/connect?token=${encodeURIComponent(token)}`);
+      const page = await fetch(`${app.url}/connect`);
       const html = await page.text();
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(html).toContain('Lender &#60;b&#62;&#34;One&#34;&#60;/b&#62; &#38; Co&#39;s');
-      expect(html).not.toContain('<b>');
-      expect(html).toContain('<span id="org">Globex</span>');
+      // Names come from the session endpoint through textContent; nothing of the vendor is server-rendered.
+      expect(html).not.toContain('Lender');
+      expect(html).not.toContain('Globex');
+      expect(html).toContain('<span id="org"></span>');
       const csp = page.headers.get('content-security-policy')!;
       expect(csp).toMatch(/^default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]{24}'; style-src 'nonce-/);
       const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
       expect(html).toContain(`<script nonce="${nonce}">`);
       expect(html).not.toMatch(/<script(?![^>]*nonce)|\bsrc=|href=/);
       expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("require-trusted-types-for 'script'; trusted-types 'none'");
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
       expect(page.headers.get('cache-control')).toBe('no-store');
+      // The old query form is no longer read: same page, no names.
+      const old = await fetch(`${app.url}/connect?token=${encodeURIComponent(token)}`);
+      expect(old.status).toBe(200);
+      expect(await old.text()).not.toContain('Globex');
     });
 
-    it('an invalid or missing token gets the link-expired page, 401, without names', async () => {
-      for (const qs of ['', '?token=', `?token=${token.slice(0, -3)}abc`, '?token=not.a.jwt']) {
-        const page = await fetch(`${app.url}/connect${qs}`);
-        const html = await page.text();
-        expect(page.status).toBe(401);
-        expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-        expect(html).toContain('This link is invalid or has expired');
-        expect(html).not.toContain('Lender');
-        expect(html).not.toContain('Globex');
+    it('an invalid, missing or forged token opens no session: 401, no cookie', async () => {
+      for (const body of [{ token: token.slice(0, -3) + 'abc' }, { token: 'not.a.jwt' }]) {
+        const res = await call(`${app.url}/api/sdk/connect/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expectError(res, 401, plain('Invalid token.'));
+        expect(res.headers.get('set-cookie')).toBeNull();
       }
+      const missing = await call(`${app.url}/api/sdk/connect/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expectError(missing, 400, invalid('token', 'required'));
+      session = await openSession(app.url, token);
     });
 
     it('the session shows the vendor, the user and the requested data points', async () => {
-      const res = await widget(token, '');
+      const res = await widget(session, '');
       expect(res.status).toBe(200);
       connectionId = res.body.data.connection_id;
       expect(res.body).toStrictEqual({
@@ -109,21 +112,22 @@ describe('Connect flow', () => {
           // Record order (decisions §3), whatever the order of the flags.
           required_data_points: ['name'], optional_data_points: ['dob', 'gender', 'ctc_basic'],
           hrms: { supported: ['reference'], configured: null, entered: false },
+          proof: { required: false, proven: false },
           shared_data_points: [], not_shared_data_points: ['name', 'dob', 'gender', 'ctc_basic'], not_requested_data_points: notRequested,
         },
       });
     });
 
     it('approval needs HRMS credentials entered first; wrong ones are refused and not stored', async () => {
-      expectError(await widget(token, 'approve/', { opted_in: ['gender'], opted_out: [] }), 400, invalid('hrms', 'enter the HRMS credentials before approving'));
-      expectError(await widget(token, 'hrms/', hrmsBody('wrong-secret')), 400,
+      expectError(await widget(session, 'approve/', { opted_in: ['gender'], opted_out: [] }), 400, invalid('hrms', 'enter the HRMS credentials before approving'));
+      expectError(await widget(session, 'hrms/', hrmsBody('wrong-secret')), 400,
         { code: 400, message: 'HRMS credentials rejected: the HRMS refused the credentials', data: null });
       const org = (await app.ctx.pool.query(`select id from orgs where uuid = $1`, [orgId])).rows[0];
       expect(await app.ctx.stores.configs.load(org.id)).toBeNull();
     });
 
     it('stores the HRMS credentials encrypted, never echoes them, and queues a sync', async () => {
-      const res = await widget(token, 'hrms/', hrmsBody());
+      const res = await widget(session, 'hrms/', hrmsBody());
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ org_id: orgId, hrms_id: 'reference', configured_apis: ['employees'] });
       expect(JSON.stringify(res.body)).not.toContain(simCreds.clientSecret);
@@ -132,20 +136,22 @@ describe('Connect flow', () => {
       )).rows;
       expect(row.credentials_enc).toMatch(/^v1\./);
       expect(row.credentials_enc).not.toContain(simCreds.clientSecret);
-      const session = await widget(token, '');
-      expect(session.body.data.hrms).toStrictEqual({ supported: ['reference'], configured: 'reference', entered: true });
+      const view = await widget(session, '');
+      expect(view.body.data.hrms).toStrictEqual({ supported: ['reference'], configured: 'reference', entered: true });
+      // This session entered the org's first configuration: no further proof needed here.
+      expect(view.body.data.proof).toStrictEqual({ required: false, proven: false });
     });
 
     it('refuses opt choices that are not optional points of this connection', async () => {
-      expectError(await widget(token, 'approve/', { opted_in: ['pan'], opted_out: [] }), 400, invalid('opted_in.0', 'not an optional data point of this connection'));
-      expectError(await widget(token, 'approve/', { opted_in: ['gender'], opted_out: ['dob', 'name'] }), 400, invalid('opted_out.1', 'not an optional data point of this connection'));
-      expectError(await widget(token, 'approve/', { opted_in: ['gender', 'dob'], opted_out: ['dob'] }), 400, invalid('opted_out.0', 'also opted in'));
-      expectError(await widget(token, 'approve/', { opted_in: ['gender'], shared: ['pan'] }), 400, invalid('shared', 'unknown field'));
+      expectError(await widget(session, 'approve/', { opted_in: ['pan'], opted_out: [] }), 400, invalid('opted_in.0', 'not an optional data point of this connection'));
+      expectError(await widget(session, 'approve/', { opted_in: ['gender'], opted_out: ['dob', 'name'] }), 400, invalid('opted_out.1', 'not an optional data point of this connection'));
+      expectError(await widget(session, 'approve/', { opted_in: ['gender', 'dob'], opted_out: ['dob'] }), 400, invalid('opted_out.0', 'also opted in'));
+      expectError(await widget(session, 'approve/', { opted_in: ['gender'], shared: ['pan'] }), 400, invalid('shared', 'unknown field'));
       expect((await connectionRow(connectionId)).status).toBe('pending');
     });
 
     it('approves with one optional point opted out: the exact three lists, the org accepted', async () => {
-      const res = await widget(token, 'approve/', { opted_in: ['gender', 'ctc_basic'], opted_out: ['dob'] });
+      const res = await widget(session, 'approve/', { opted_in: ['gender', 'ctc_basic'], opted_out: ['dob'] });
       expect(res.status).toBe(200);
       const lists = { shared_data_points: ['name', 'gender', 'ctc_basic'], not_shared_data_points: ['dob'], not_requested_data_points: notRequested };
       expect(res.body.data).toStrictEqual({ connection_id: connectionId, status: 'approved', ...lists });
@@ -156,14 +162,14 @@ describe('Connect flow', () => {
       expect(listing.body.data[0]).toMatchObject({ org_id: orgId, org_name: 'Globex', application_connection_status: 'Active', salary_details_flag: true, ...lists });
     });
 
-    it('a decided connection cannot be decided again, nor its HRMS changed, with this token', async () => {
+    it('a decided connection cannot be decided again, nor its HRMS changed, in this session', async () => {
       for (const [path, body] of [['approve/', { opted_in: ['dob'], opted_out: [] }], ['reject/', undefined], ['hrms/', hrmsBody()]] as const) {
         const res = await call(`${app.url}/api/sdk/connect/${path}`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : '',
+          method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : '',
         });
         expectError(res, 409, plain('Connection already approved'));
       }
-      expect((await widget(token, '')).body.data).toMatchObject({ status: 'approved', shared_data_points: ['name', 'gender', 'ctc_basic'] });
+      expect((await widget(session, '')).body.data).toMatchObject({ status: 'approved', shared_data_points: ['name', 'gender', 'ctc_basic'] });
       expect((await connectionRow(connectionId)).shared_data_points).toStrictEqual(['name', 'gender', 'ctc_basic']);
     });
 
@@ -196,7 +202,7 @@ describe('Connect flow', () => {
   describe('reject', () => {
     it('rejects: connection rejected, org still pending, nothing readable, no second decision', async () => {
       const res = await issue({ email: 'hr@initech.example', org_name: 'Initech', fullname: 'Bill L', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } });
-      const token = res.body.data.access_token;
+      const token = await openSession(app.url, res.body.data.access_token);
       const orgId = res.body.data.org_id;
       const rejected = await widget(token, 'reject/');
       expect(rejected.status).toBe(200);
@@ -220,7 +226,7 @@ describe('Connect flow', () => {
       const fd = new FormData();
       fd.append('client_org', res.body.data.org_id);
       expect((await call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: fd })).status).toBe(200);
-      const token = res.body.data.access_token;
+      const token = await openSession(app.url, res.body.data.access_token);
       expect((await widget(token, '')).body.data.status).toBe('terminated');
       expectError(await widget(token, 'reject/'), 409, { status: 409, message: 'Conflict! Connection already terminated', data: null });
       expectError(await widget(token, 'hrms/', hrmsBody()), 409, { status: 409, message: 'Conflict! Connection already terminated', data: null });

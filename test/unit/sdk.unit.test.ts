@@ -14,14 +14,18 @@ describe('Connect page', () => {
     expect(escapeHtml('Acme Pvt. Ltd.')).toBe('Acme Pvt. Ltd.');
   });
 
-  it('renders names only escaped, with a fresh nonce per page', () => {
-    const a = renderConnectPage({ vendorName: '</script><script>alert(1)</script>', orgName: '"><svg onload=x>', apiBase: '/sandbox/api/sdk/connect' });
-    const b = renderConnectPage({ vendorName: 'V', orgName: 'O', apiBase: '' });
-    expect(a.html).not.toContain('<script>alert(1)');
-    expect(a.html).not.toContain('<svg');
-    expect(a.html).toContain('&#60;/script&#62;&#60;script&#62;alert(1)&#60;/script&#62;');
+  it('renders only the escaped API path server-side (names come through textContent), with a fresh nonce per page', () => {
+    const a = renderConnectPage({ apiBase: '/sandbox/api/sdk/connect' });
+    const b = renderConnectPage({ apiBase: '/x"><script>alert(1)</script>' });
     expect(a.html).toContain('data-api="/sandbox/api/sdk/connect"');
+    expect(b.html).not.toContain('<script>alert(1)');
+    expect(b.html).toContain('data-api="/x&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;"');
     expect(a.html.match(/<script/g)).toHaveLength(1);
+    // The token is read from the fragment and dropped from the address bar; never sent as a header.
+    expect(a.html).toContain('location.hash');
+    expect(a.html).toContain('history.replaceState');
+    expect(a.html).toContain("credentials: 'same-origin'");
+    expect(a.html).not.toMatch(/authorization|location\.search\)\.get/i);
     expect(a.nonce).not.toBe(b.nonce);
     expect(Buffer.from(a.nonce, 'base64')).toHaveLength(16);
   });

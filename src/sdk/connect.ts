@@ -1,0 +1,266 @@
+/**
+ * The Connect flow behind its session (decisions §8 "Who may approve", Connect session):
+ * exchanging an SDK token once for a session, what the page shows, the HRMS step, proof of
+ * control, approval and rejection.
+ *
+ * An org is *established* once it has an HRMS configuration or any employee row. Approving a
+ * connection to an established org needs proof of control given in the same session: (a) the
+ * HRMS step with credentials equal to the stored ones that the HRMS still accepts, or (b) the
+ * org's `app_key`/`app_secret`. The flow never creates, replaces or extends an established org's
+ * configuration; a new org's first configuration, entered in a session, lets that session
+ * approve while it is still the org's configuration. {@link PROOF_LOCK} failed proofs lock the
+ * vendor/client pair's approval; every proof and approval attempt is audited.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ConnectGrant, Principal } from '../auth/principal';
+import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
+import type { Connection } from '../db/entities';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import type { OrgService } from '../orgs/service';
+import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
+import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
+import type { SdkStore, SdkTokenView } from './store';
+
+/** decisions §8: five failed proofs lock that connection's approval for 15 minutes. */
+export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
+
+/** The three data point lists of a connection (decisions §4). */
+export interface DataPointLists {
+  shared_data_points: string[];
+  not_shared_data_points: string[];
+  not_requested_data_points: string[];
+}
+
+/** What the Connect page shows (`GET /api/sdk/connect/`). */
+export interface ConnectSession extends DataPointLists {
+  connection_id: string;
+  status: string;
+  vendor: { org_id: string; org_name: string };
+  org: { org_id: string; org_name: string; invite_status: string };
+  user: { email: string; fullname: string };
+  required_data_points: string[];
+  optional_data_points: string[];
+  /** `supported`: the connectors to choose from; `configured`: the org's `hrms_id` or null; `entered`: this session entered the org's configuration. */
+  hrms: { supported: string[]; configured: string | null; entered: boolean };
+  /** `required`: the org is established (approval needs proof); `proven`: this session gave it. */
+  proof: { required: boolean; proven: boolean };
+}
+
+/** The answer to a decision. */
+export interface ConnectOutcome extends DataPointLists {
+  connection_id: string;
+  status: string;
+}
+
+/** Where a request came from, for the audit trail. */
+export interface RequestMeta {
+  requestId: string;
+  sourceAddress: string | null;
+}
+
+/** A session just opened: its secret (the cookie value, shown once) and when it ends. */
+export interface OpenedSession {
+  secret: string;
+  connectionId: string;
+  expiresAt: Date;
+}
+
+export interface ConnectFlowDeps {
+  store: SdkStore;
+  sessions: ConnectStore;
+  orgs: OrgService;
+  connections: ConnectionService;
+  setup: SetupService;
+  supportedHrms: readonly string[];
+  /** The live row of an SDK token hrx issued and still honours, else null (service.ts). */
+  verifyToken: (token: string) => Promise<SdkTokenView | null>;
+  log: Logger;
+}
+
+const listsOf = (c: Connection): DataPointLists => {
+  const l = dataPointLists(c);
+  return { shared_data_points: l.shared, not_shared_data_points: l.notShared, not_requested_data_points: l.notRequested };
+};
+
+/** Builds the Connect flow. */
+export function createConnectFlow(deps: ConnectFlowDeps) {
+  const { sessions } = deps;
+
+  function grantOf(p: Principal): ConnectGrant {
+    // Only the connectSession credential yields a grant; a route wired to another kind is a bug.
+    if (!p.connect) throw new Error('Connect endpoint without a Connect session principal');
+    return p.connect;
+  }
+
+  /** The grant's connection, which must still be pending for any change. */
+  async function pendingConnection(g: ConnectGrant): Promise<Connection> {
+    const c = await deps.connections.get(g.connectionId);
+    if (!c) throw new AppError('NOT_FOUND');
+    if (c.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
+    if (c.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: c.status } });
+    return c;
+  }
+
+  const sessionOf = (p: Principal, g: ConnectGrant) => ({
+    id: g.sessionId, connectionId: g.connectionId, vendorOrgId: g.vendorOrgId, clientOrgId: p.orgId, userId: g.userId,
+  });
+
+  async function audit(p: Principal, method: ProofMethod, outcome: ProofOutcome, meta: RequestMeta): Promise<void> {
+    await sessions.audit({ requestId: meta.requestId, session: sessionOf(p, grantOf(p)), method, outcome, sourceAddress: meta.sourceAddress });
+  }
+
+  /**
+   * Runs one proof `check` under the lock policy: refused unchecked while locked; a false check
+   * counts a failure. Throws PROOF_FAILED, or what `check` throws (then nothing is counted).
+   */
+  async function prove(p: Principal, method: 'hrms' | 'app_credentials', meta: RequestMeta, check: () => Promise<boolean>): Promise<{ proven: true }> {
+    const g = grantOf(p);
+    const attempt = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
+    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
+      await sessions.audit({ ...attempt, outcome: 'locked' });
+      throw new AppError('PROOF_FAILED');
+    }
+    let ok: boolean;
+    try {
+      ok = await check();
+    } catch (err) {
+      await sessions.finishAttempt({ ...attempt, outcome: 'error' }, PROOF_LOCK);
+      throw err;
+    }
+    await sessions.finishAttempt({ ...attempt, outcome: ok ? 'proven' : 'failed' }, PROOF_LOCK);
+    deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, method, proven: ok }, 'connect: proof of control');
+    if (!ok) throw new AppError('PROOF_FAILED');
+    return { proven: true };
+  }
+
+  /** Whether this session may approve: it proved control, or it entered the org's current configuration. */
+  async function mayApprove(p: Principal, g: ConnectGrant): Promise<'yes' | 'needs-hrms' | 'needs-proof'> {
+    const state = await deps.setup.establishment(p.orgId);
+    if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
+    const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
+    return session?.provenAt || enteredBy === g.sessionId ? 'yes' : 'needs-proof';
+  }
+
+  return {
+    /**
+     * Exchanges an SDK token for a Connect session, once per token (decisions §8). Returns the
+     * session's secret (for the cookie) and its expiry (the token's). Throws AUTH_INVALID for a
+     * token hrx does not honour or one exchanged before.
+     */
+    async openSession(token: string): Promise<OpenedSession> {
+      const live = await deps.verifyToken(token);
+      if (!live) throw new AppError('AUTH_INVALID');
+      const secret = randomBytes(32).toString('base64url');
+      const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
+      if (!id) throw new AppError('AUTH_INVALID');
+      deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
+      return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+    },
+
+    /** The principal of a live session secret (the authenticator's check of the cookie), or null. */
+    async verifySession(secret: string): Promise<Principal | null> {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+      const s = await sessions.findSession(secret);
+      if (!s) return null;
+      return {
+        orgId: s.clientOrgId, orgUuid: s.clientOrgUuid, isVendor: false, isClient: true, credentialId: s.id,
+        connect: { sessionId: s.id, jti: s.jti, connectionId: s.connectionId, vendorOrgId: s.vendorOrgId, userId: s.userId },
+      };
+    },
+
+    /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
+    async session(p: Principal): Promise<ConnectSession> {
+      const g = grantOf(p);
+      const c = await deps.connections.get(g.connectionId);
+      const [vendor, org, user, configured, state, session, enteredBy] = await Promise.all([
+        deps.orgs.byId(g.vendorOrgId), deps.orgs.byId(p.orgId), deps.store.findUser(g.userId), deps.setup.configuredHrms(p.orgId),
+        deps.setup.establishment(p.orgId), sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId),
+      ]);
+      if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
+      const { required, optional } = requestSplit(c.dataModelFlags);
+      const entered = enteredBy === g.sessionId;
+      return {
+        connection_id: c.id, status: c.status,
+        vendor: { org_id: vendor.uuid, org_name: vendor.orgName },
+        org: { org_id: org.uuid, org_name: org.orgName, invite_status: org.inviteStatus },
+        user: { email: user.email, fullname: user.fullName },
+        required_data_points: required, optional_data_points: optional,
+        hrms: { supported: [...deps.supportedHrms], configured, entered },
+        proof: { required: (state.hasConfig || state.hasEmployees) && !entered, proven: session?.provenAt != null },
+        ...listsOf(c),
+      };
+    },
+
+    /**
+     * The HRMS step: a new org's credentials are checked and stored (the setup service, atomic
+     * with the "not established" check); for an established org it is proof (a), compared and
+     * never stored. Throws 409 (decided), PROOF_FAILED (wrong or locked), the setup service's 400s.
+     */
+    async hrms(p: Principal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
+      const g = grantOf(p);
+      await pendingConnection(g);
+      if (await sessions.isLocked(g.vendorOrgId, p.orgId)) {
+        await audit(p, 'hrms', 'locked', meta);
+        throw new AppError('PROOF_FAILED');
+      }
+      const out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
+      if ('stored' in out) {
+        await audit(p, 'hrms', 'configured', meta);
+        deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');
+        return out.stored;
+      }
+      return prove(p, 'hrms', meta, () => deps.setup.proveHrms(p.orgId, input));
+    },
+
+    /** Proof (b): the client org's application credentials. Throws 409 (decided), PROOF_FAILED. */
+    async proof(p: Principal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
+      await pendingConnection(grantOf(p));
+      return prove(p, 'app_credentials', meta, async () => (await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId);
+    },
+
+    /**
+     * Approves the connection: required points and `opted_in` shared, the other optional points
+     * not shared (an optional point in neither list is opted out); the org's invite accepted.
+     * Throws 409 (decided), PROOF_FAILED (established org without proof in this session, or the
+     * pair locked), VALIDATION (a new org without credentials entered, a name that is not an
+     * optional point of this connection, a point in both lists).
+     */
+    async approve(p: Principal, choice: { opted_in: string[]; opted_out: string[] }, meta: RequestMeta): Promise<ConnectOutcome> {
+      const g = grantOf(p);
+      const c = await pendingConnection(g);
+      if (await sessions.isLocked(g.vendorOrgId, p.orgId)) {
+        await audit(p, 'approve', 'locked', meta);
+        throw new AppError('PROOF_FAILED');
+      }
+      const may = await mayApprove(p, g);
+      if (may === 'needs-hrms') throw AppError.validation([{ field: 'hrms', message: 'enter the HRMS credentials before approving' }]);
+      if (may === 'needs-proof') {
+        await audit(p, 'approve', 'refused', meta);
+        throw new AppError('PROOF_FAILED');
+      }
+      const optional = new Set(requestSplit(c.dataModelFlags).optional);
+      for (const list of ['opted_in', 'opted_out'] as const) {
+        choice[list].forEach((name, i) => {
+          if (!optional.has(name)) throw AppError.validation([{ field: `${list}.${i}`, message: 'not an optional data point of this connection' }]);
+        });
+      }
+      const both = choice.opted_out.findIndex((n) => choice.opted_in.includes(n));
+      if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
+      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in });
+      await audit(p, 'approve', 'approved', meta);
+      await deps.orgs.markInviteAccepted(p.orgId);
+      deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');
+      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+    },
+
+    /** Rejects the connection (no proof needed: it shares nothing). Throws 409 when decided already. */
+    async reject(p: Principal): Promise<ConnectOutcome> {
+      const g = grantOf(p);
+      const c = await pendingConnection(g);
+      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
+      deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');
+      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+    },
+  };
+}
