@@ -3,7 +3,7 @@
  * bound to their org by the AEAD's associated data.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pgTextArray } from '../audit/writer';
+import { pgTextArray } from '../db/sql';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { HrmsConfig } from '../db/entities';
 import type { HrmsCredentials } from '../hrms/connector';
