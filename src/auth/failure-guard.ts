@@ -13,6 +13,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { AppError } from '../errors';
 import type { FailureLimiter } from '../ratelimit/auth-failures';
+import { withSlowHashPermit } from './slow-hash-permit';
 
 /** What was presented: `apikey` (either header form), `basic` (V2 username) or `app` (an org's app_key). */
 export type PresentedKind = 'apikey' | 'basic' | 'app';
@@ -54,9 +55,18 @@ export function createAuthFailureGuard(deps: { limiter: FailureLimiter; idKey: B
   return {
     async run<T>(attempt: AuthAttempt, verify: () => Promise<T | null>, opts: { concurrent?: boolean } = {}): Promise<T | null> {
       const keys = keysOf(attempt);
+      // A check that reaches a slow hash counts itself as a failure first, atomically with the
+      // limit (slow-hash-permit.ts): concurrent attempts cannot all pass a limit read earlier.
+      let reserved = false;
+      const run = () => withSlowHashPermit(async () => {
+        if (reserved) return;
+        const d = await deps.limiter.reserve(keys);
+        if (!d.allowed) throw throttled(d.retryAfterSec);
+        reserved = true;
+      }, verify);
       let result: T | null;
       if (opts.concurrent) {
-        const pending = verify();
+        const pending = run();
         // Read the limit while the check runs; a refusal wins whatever the check found.
         const [decision, settled] = await Promise.all([deps.limiter.check(keys), pending.then((v) => ({ v }), (e: unknown) => ({ e }))]);
         if (!decision.allowed) throw throttled(decision.retryAfterSec);
@@ -65,9 +75,13 @@ export function createAuthFailureGuard(deps: { limiter: FailureLimiter; idKey: B
       } else {
         const decision = await deps.limiter.check(keys);
         if (!decision.allowed) throw throttled(decision.retryAfterSec);
-        result = await verify();
+        result = await run();
       }
-      if (result === null) await deps.limiter.fail(keys);
+      if (result === null) {
+        if (!reserved) await deps.limiter.fail(keys);
+      } else if (reserved) {
+        await deps.limiter.refund(keys);
+      }
       return result;
     },
   };

@@ -8,13 +8,14 @@
  *   without it (the scrypt hash stays stored);
  * - an unknown id: the same keyed-hash work against a decoy, so known and unknown ids cost the
  *   same few microseconds (no timing oracle either way, and no decoy scrypt to force);
- * - a row made before keyed hashes existed: scrypt, as before (the caller has checked the
- *   failure limit first); on success the caller stores the keyed hash returned, so the row takes
+ * - a row made before keyed hashes existed: scrypt, as before, behind the failure limit (counted
+ *   up front through auth/slow-hash-permit.ts, so concurrency cannot exceed it); on success the caller stores the keyed hash returned, so the row takes
  *   the fast path from then on.
  * Without peppers (a caller that has none) every check is scrypt, with a decoy for unknown ids.
  */
 import type { KeyObject } from 'node:crypto';
 import { DECOY_SECRET_HASH, keyedSecretHash, keyedSecretMatches, verifySecret } from '../crypto/secrets';
+import { beforeSlowHash } from './slow-hash-permit';
 
 /** The stored hashes of one secret. */
 export interface StoredSecret {
@@ -38,6 +39,8 @@ export async function checkSecret(secret: string, stored: StoredSecret | null, p
   if (peppers.length && (!stored || stored.keyedHash)) {
     return { ok: keyedSecretMatches(secret, stored?.keyedHash ?? null, peppers) && stored !== null };
   }
+  // Counted against the failure limit before it runs, even when concurrent (slow-hash-permit.ts).
+  await beforeSlowHash();
   const ok = await verifySecret(secret, stored?.slowHash ?? DECOY_SECRET_HASH);
   if (!ok || !stored) return { ok: false };
   return peppers.length ? { ok: true, keyedHashToStore: keyedSecretHash(secret, peppers[0]!) } : { ok: true };

@@ -26,6 +26,14 @@ export interface FailureLimiter {
   check(keys: readonly string[]): Promise<RateDecision>;
   /** Counts one failure on each of `keys` (starting its window when it had none). */
   fail(keys: readonly string[]): Promise<void>;
+  /**
+   * `check` and `fail` in one atomic step: refused as `check` would be, else counts one failure
+   * on each key at once (before the outcome is known, so concurrent attempts cannot all slip
+   * under the limit). `refund` takes it back on success.
+   */
+  reserve(keys: readonly string[]): Promise<RateDecision>;
+  /** Takes back one `reserve`d failure of each key (a success). */
+  refund(keys: readonly string[]): Promise<void>;
 }
 
 export interface FailureLimiterDeps {
@@ -65,6 +73,23 @@ end
 return 1
 `;
 
+/** KEYS: the keys; ARGV: limit, windowMs. CHECK, then (allowed) FAIL, atomically; answers the ms to wait. */
+const RESERVE_LUA = CHECK_LUA.replace('return wait', `if wait > 0 then return wait end
+for _, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 or redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[2]) end
+end
+return 0`);
+
+/** KEYS: the keys. Decrements each key that still exists and is positive (its window may have passed). */
+const REFUND_LUA = `
+for _, key in ipairs(KEYS) do
+  local c = tonumber(redis.call('GET', key) or '0') or 0
+  if c > 0 then redis.call('DECR', key) end
+end
+return 1
+`;
+
 const WARN_EVERY_MS = 10_000;
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>;
@@ -77,7 +102,10 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   const timeoutMs = deps.timeoutMs ?? 250;
   deps.redis.defineCommand('hrxAuthFailCheck', { lua: CHECK_LUA });
   deps.redis.defineCommand('hrxAuthFailCount', { lua: FAIL_LUA });
-  const scripts = deps.redis as unknown as { hrxAuthFailCheck: Script; hrxAuthFailCount: Script };
+  deps.redis.defineCommand('hrxAuthFailReserve', { lua: RESERVE_LUA });
+  deps.redis.defineCommand('hrxAuthFailRefund', { lua: REFUND_LUA });
+  type Name = 'hrxAuthFailCheck' | 'hrxAuthFailCount' | 'hrxAuthFailReserve' | 'hrxAuthFailRefund';
+  const scripts = deps.redis as unknown as Record<Name, Script>;
   // Per-process fallback: failures per key and the end of the key's window (ms).
   const local = new Map<string, { count: number; until: number }>();
   let degraded = false;
@@ -92,7 +120,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     }
   }
 
-  async function shared(script: 'hrxAuthFailCheck' | 'hrxAuthFailCount', keys: readonly string[], args: (string | number)[]): Promise<unknown> {
+  async function shared(script: Name, keys: readonly string[], args: (string | number)[]): Promise<unknown> {
     // Not connected: ioredis would queue the call until it reconnects; decide now instead.
     if (deps.redis.status !== 'ready') throw new Error(`redis connection ${deps.redis.status}`);
     const full = keys.map((k) => `${deps.prefix}:authfail:${k}`);
@@ -121,34 +149,71 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     return e;
   }
 
+  function localWait(keys: readonly string[]): number {
+    const now = Date.now();
+    let waitMs = 0;
+    for (const k of keys) {
+      const e = localEntry(k, now);
+      if (e && e.count >= deps.limit) waitMs = Math.max(waitMs, e.until - now);
+    }
+    return waitMs;
+  }
+
+  function localFail(keys: readonly string[]): void {
+    const now = Date.now();
+    if (local.size > 50_000) for (const [k, e] of local) if (e.until <= now) local.delete(k);
+    for (const k of keys) {
+      const e = localEntry(k, now);
+      if (e) e.count++;
+      else local.set(k, { count: 1, until: now + deps.windowMs });
+    }
+  }
+
+  const decision = (waitMs: number): RateDecision =>
+    waitMs > 0 ? { allowed: false, retryAfterSec: retryAfterSeconds(waitMs * 1000) } : ALLOWED;
+
+  async function sharedWait(script: 'hrxAuthFailCheck' | 'hrxAuthFailReserve', keys: readonly string[]): Promise<number> {
+    const waitMs = Number(await shared(script, keys, [deps.limit, deps.windowMs]));
+    if (!Number.isFinite(waitMs)) throw new Error('unexpected auth failure script reply');
+    return waitMs;
+  }
+
   return {
     async check(keys) {
-      let waitMs: number;
       try {
-        waitMs = Number(await shared('hrxAuthFailCheck', keys, [deps.limit, deps.windowMs]));
-        if (!Number.isFinite(waitMs)) throw new Error('unexpected auth failure script reply');
+        return decision(await sharedWait('hrxAuthFailCheck', keys));
       } catch (err) {
         fallBack(err);
-        const now = Date.now();
-        waitMs = 0;
-        for (const k of keys) {
-          const e = localEntry(k, now);
-          if (e && e.count >= deps.limit) waitMs = Math.max(waitMs, e.until - now);
-        }
+        return decision(localWait(keys));
       }
-      return waitMs > 0 ? { allowed: false, retryAfterSec: retryAfterSeconds(waitMs * 1000) } : ALLOWED;
     },
     async fail(keys) {
       try {
         await shared('hrxAuthFailCount', keys, [deps.windowMs]);
       } catch (err) {
         fallBack(err);
+        localFail(keys);
+      }
+    },
+    async reserve(keys) {
+      try {
+        return decision(await sharedWait('hrxAuthFailReserve', keys));
+      } catch (err) {
+        fallBack(err);
+        const waitMs = localWait(keys);
+        if (waitMs === 0) localFail(keys);
+        return decision(waitMs);
+      }
+    },
+    async refund(keys) {
+      try {
+        await shared('hrxAuthFailRefund', keys, []);
+      } catch (err) {
+        fallBack(err);
         const now = Date.now();
-        if (local.size > 50_000) for (const [k, e] of local) if (e.until <= now) local.delete(k);
         for (const k of keys) {
           const e = localEntry(k, now);
-          if (e) e.count++;
-          else local.set(k, { count: 1, until: now + deps.windowMs });
+          if (e && e.count > 0) e.count--;
         }
       }
     },

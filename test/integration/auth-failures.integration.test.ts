@@ -22,13 +22,14 @@ let v: Awaited<ReturnType<typeof f.v2Vendor>>;
 let w: Awaited<ReturnType<typeof f.v2Vendor>>;
 let c: Awaited<ReturnType<typeof f.client>>;
 let sim: Awaited<ReturnType<typeof startSim>>;
+const SIM = { clientId: 'sim-client', clientSecret: `sim-secret-${randomBytes(8).toString('hex')}` };
 
 beforeAll(async () => {
   app = await startTestApp({ worker: false, env: { HRX_TRUST_PROXY: '1' } });
   v = await f.v2Vendor(app.ctx);
   w = await f.v2Vendor(app.ctx);
   c = await f.client(app.ctx);
-  sim = await startSim();
+  sim = await startSim(SIM);
 });
 afterAll(async () => {
   await sim?.close();
@@ -42,7 +43,7 @@ beforeEach(async () => {
 
 let n = 0;
 /** A fresh source address (IPv4, so each is its own bucket). */
-const newSource = () => `198.51.100.${++n % 250}`;
+const newSource = () => { n++; return `198.51.${100 + Math.floor(n / 250)}.${n % 250}`; };
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 const wrong = () => randomBytes(32).toString('base64url');
 
@@ -56,7 +57,7 @@ const webhook = (authorization: string, source: string) => call(`${app.url}/api/
 });
 const setup = (clientId: string, clientSecret: string, source: string) => call(`${app.url}/api/webhook/v1/setup-config/`, {
   method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': source },
-  body: JSON.stringify(f.setupBody({ org: { appKey: clientId }, appSecret: clientSecret }, sim, { clientId: sim.clientId, clientSecret: sim.clientSecret })),
+  body: JSON.stringify(f.setupBody({ org: { appKey: clientId }, appSecret: clientSecret }, sim, SIM)),
 });
 const orgDetails = (apiKey: string, source: string, org = v.org.uuid) =>
   call(`${app.url}/api/org_details/${org}/`, { headers: { authorization: apiKey, 'x-forwarded-for': source } });
@@ -198,6 +199,16 @@ describe('keyed-hash pre-check (no scrypt for a wrong secret)', () => {
     expect((await webhook(basic(legacyClient.org.appKey, wrong()), newSource())).status).toBe(401);
     expect((await webhook(f.appBasic(legacyClient), newSource())).status).toBe(200);
     expect(scryptRuns() - before).toBe(0);
+  });
+
+  it('concurrent attempts at a credential without a keyed hash run at most 20 scrypts (counted before they run)', async () => {
+    const legacy = await f.v2Vendor(app.ctx);
+    await app.ctx.pool.query('update basic_credentials set password_keyed_hash = null where username = $1', [legacy.username]);
+    const before = scryptRuns();
+    const answers = await Promise.all(Array.from({ length: 60 }, () => v2(basic(legacy.username, wrong()), newSource())));
+    expect(scryptRuns() - before).toBe(20);
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(20);
+    for (const r of answers.filter((a) => a.status !== 401)) expectThrottled(r);
   });
 
   it('nothing of the presented ids or addresses is stored in Redis in clear', async () => {
