@@ -42,7 +42,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
     verifySdkToken: (token) => services.sdk.verify(token),
-    failures: ctx.authFailures, revocations: ctx.apiKeyRevocations,
+    failures: ctx.authFailures, revocations: ctx.apiKeyRevocations, cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
   const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0

@@ -65,6 +65,8 @@ const schema = z.object({
   HRX_AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
   /** `1`: the source address is the last `X-Forwarded-For` entry (behind a reverse proxy, src/auth/source.ts). */
   HRX_TRUST_PROXY: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** How long (ms) an API process trusts a cached API-key lookup should a revocation message be lost. */
+  HRX_API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
   HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /** How long (ms) the audit writer collects entries before committing a batch (group commit). */

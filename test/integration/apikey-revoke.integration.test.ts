@@ -2,7 +2,8 @@
  * `hrx apikey list` and `hrx apikey revoke` (issue 7 point 11, decisions §2 "They can be
  * revoked"), through the real executable, against two API processes: a key that works on both
  * is refused by both (401 `Invalid token.`) within 1 s of the revoke command returning, although
- * both had just cached it. The listing never shows a key or its hash.
+ * both had just cached it (for a minute: HRX_API_KEY_CACHE_TTL_MS=60000, so the pub/sub message,
+ * not the cache's 1 s default TTL, is what stops it). The listing never shows a key or its hash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../support/harness';
@@ -15,7 +16,8 @@ let second: SecondApi;
 let v: Awaited<ReturnType<typeof f.vendor>>;
 
 beforeAll(async () => {
-  app = await startTestApp({ worker: false });
+  // Caches that would keep a key for a minute: only the revocation message can stop it in time.
+  app = await startTestApp({ worker: false, env: { HRX_API_KEY_CACHE_TTL_MS: '60000' } });
   v = await f.vendor(app.ctx);
   second = await startSecondApi(app);
 }, 90_000);
