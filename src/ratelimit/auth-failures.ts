@@ -9,8 +9,8 @@
  * or more, and answers how long until the latest-ending such window passes. Only failures count
  * (`fail`); a success costs one read, no write.
  *
- * Shared by every API process through Redis (one script call per check or failure, like
- * limiter.ts). Redis unavailable (not connected, an error, or no answer within `timeoutMs`): each
+ * Shared by every API process through Redis: the checks of one event-loop turn are one script
+ * call (like limiter.ts's batches), a failure, reservation or refund one call each. Redis unavailable (not connected, an error, or no answer within `timeoutMs`): each
  * process counts on its own, in memory, with the same rule, and logs a warning (at most every
  * 10 s). The limit then holds per process instead of across processes; no request waits longer
  * than `timeoutMs` for it.
@@ -49,7 +49,7 @@ export interface FailureLimiterDeps {
   timeoutMs?: number;
 }
 
-/** KEYS: the keys; ARGV: limit, windowMs. Answers the ms to wait (0: allowed). */
+/** KEYS: the keys; ARGV: limit, windowMs. Answers the ms to wait (0: allowed); the first half of RESERVE_LUA. */
 const CHECK_LUA = `
 local limit = tonumber(ARGV[1])
 local wait = 0
@@ -90,6 +90,28 @@ end
 return 1
 `;
 
+/**
+ * KEYS: every key of the checks of one event-loop turn; ARGV: limit, windowMs. Answers, per key,
+ * the ms until its window passes when it is at the limit, else 0.
+ */
+const CHECK_MANY_LUA = `
+local limit = tonumber(ARGV[1])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local c = tonumber(redis.call('GET', key) or '0') or 0
+  local wait = 0
+  if c >= limit then
+    wait = redis.call('PTTL', key)
+    if wait < 0 then wait = tonumber(ARGV[2]) end
+  end
+  out[i] = wait
+end
+return out
+`;
+
+/** Keys per batched check call: bounds one call when very many sources are busy. */
+const MAX_KEYS_PER_CALL = 500;
+
 const WARN_EVERY_MS = 10_000;
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>;
@@ -100,7 +122,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     throw new RangeError('auth failure limit needs limit >= 1 and windowMs >= 1 (integers)');
   }
   const timeoutMs = deps.timeoutMs ?? 250;
-  deps.redis.defineCommand('hrxAuthFailCheck', { lua: CHECK_LUA });
+  deps.redis.defineCommand('hrxAuthFailCheck', { lua: CHECK_MANY_LUA });
   deps.redis.defineCommand('hrxAuthFailCount', { lua: FAIL_LUA });
   deps.redis.defineCommand('hrxAuthFailReserve', { lua: RESERVE_LUA });
   deps.redis.defineCommand('hrxAuthFailRefund', { lua: REFUND_LUA });
@@ -172,20 +194,54 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   const decision = (waitMs: number): RateDecision =>
     waitMs > 0 ? { allowed: false, retryAfterSec: retryAfterSeconds(waitMs * 1000) } : ALLOWED;
 
-  async function sharedWait(script: 'hrxAuthFailCheck' | 'hrxAuthFailReserve', keys: readonly string[]): Promise<number> {
+  // Checks are the hot path (every API-key request makes one): those of one event-loop turn go
+  // to Redis as one script call, like limiter.ts batches its decisions.
+  let pending: { keys: readonly string[]; resolve: (d: RateDecision) => void }[] = [];
+
+  async function checkBatch(batch: typeof pending): Promise<void> {
+    const keys = [...new Set(batch.flatMap((c) => c.keys))];
+    let waits: Map<string, number>;
+    try {
+      const reply = await shared('hrxAuthFailCheck', keys, [deps.limit, deps.windowMs]);
+      if (!Array.isArray(reply) || reply.length !== keys.length) throw new Error('unexpected auth failure script reply');
+      waits = new Map(keys.map((k, i) => [k, Number(reply[i]) || 0]));
+    } catch (err) {
+      fallBack(err);
+      for (const c of batch) c.resolve(decision(localWait(c.keys)));
+      return;
+    }
+    for (const c of batch) c.resolve(decision(Math.max(0, ...c.keys.map((k) => waits.get(k) ?? 0))));
+  }
+
+  function flushChecks(): void {
+    const all = pending;
+    pending = [];
+    let batch: typeof pending = [];
+    let size = 0;
+    for (const c of all) {
+      if (size + c.keys.length > MAX_KEYS_PER_CALL && batch.length) {
+        void checkBatch(batch);
+        batch = [];
+        size = 0;
+      }
+      batch.push(c);
+      size += c.keys.length;
+    }
+    if (batch.length) void checkBatch(batch);
+  }
+
+  async function sharedWait(script: 'hrxAuthFailReserve', keys: readonly string[]): Promise<number> {
     const waitMs = Number(await shared(script, keys, [deps.limit, deps.windowMs]));
     if (!Number.isFinite(waitMs)) throw new Error('unexpected auth failure script reply');
     return waitMs;
   }
 
   return {
-    async check(keys) {
-      try {
-        return decision(await sharedWait('hrxAuthFailCheck', keys));
-      } catch (err) {
-        fallBack(err);
-        return decision(localWait(keys));
-      }
+    check(keys) {
+      return new Promise<RateDecision>((resolve) => {
+        if (!pending.length) setImmediate(flushChecks);
+        pending.push({ keys, resolve });
+      });
     },
     async fail(keys) {
       try {

@@ -45,6 +45,11 @@ describe('shared through Redis', () => {
     expect(await b.check(['src:y', 'basic:v'])).toEqual({ allowed: true });
   });
 
+  it('checks of one event-loop turn (one script call) are answered each for its own keys', async () => {
+    const [x, y, yv, z] = await Promise.all([b.check(['src:x']), b.check(['src:y', 'basic:u']), b.check(['src:y', 'basic:v']), b.check(['basic:u', 'basic:u'])]);
+    expect([x.allowed, y.allowed, yv.allowed, z.allowed]).toEqual([false, false, true, false]);
+  });
+
   it('concurrent reservations: exactly the limit is allowed; a refund gives one back', async () => {
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).reserve(['app:k'])));
     expect(results.filter((r) => r.allowed)).toHaveLength(20);
