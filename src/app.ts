@@ -44,6 +44,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
     verifyConnectSession: (secret) => services.sdk.verifySession(secret),
+    failures: ctx.authFailures, revocations: ctx.apiKeyRevocations, cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
   const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0
@@ -56,6 +57,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     basePath: config.HRX_BASE_PATH,
     maxBodyBytes: config.HRX_MAX_BODY_BYTES,
     authenticate,
+    trustProxy: config.HRX_TRUST_PROXY,
     limiter,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',

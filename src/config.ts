@@ -8,6 +8,10 @@ const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 3
   message: 'must be 32 bytes, base64-encoded',
 });
 
+/** The `HRX_ADMIN_TOKEN` default docker-compose.yml once shipped: refused, as anyone can read it. */
+export const ADMIN_TOKEN_PLACEHOLDER = 'change-me-to-a-long-random-token';
+const MIN_ADMIN_TOKEN_LENGTH = 24;
+
 /** Common (public) e-mail domains of decisions §8: an SDK token for these resolves by `org_name`. */
 export const DEFAULT_COMMON_EMAIL_DOMAINS = [
   'gmail.com', 'googlemail.com', 'yahoo.com', 'yahoo.co.in', 'outlook.com', 'hotmail.com', 'live.com', 'msn.com',
@@ -42,7 +46,11 @@ const schema = z.object({
   HRX_MASTER_KEY: base64Key.optional(),
   /** Retired master keys, comma-separated base64, still used to decrypt (rotation). */
   HRX_MASTER_KEYS_RETIRED: z.string().default(''),
-  HRX_ADMIN_TOKEN: z.string().min(16).optional(),
+  /** The operator token (job dashboard); at least 24 characters, never the old compose placeholder. */
+  HRX_ADMIN_TOKEN: z.string()
+    .refine((v) => v !== ADMIN_TOKEN_PLACEHOLDER, { message: 'is the published placeholder; set a long random token (e.g. head -c 24 /dev/urandom | base64)' })
+    .refine((v) => v.length >= MIN_ADMIN_TOKEN_LENGTH, { message: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. head -c 24 /dev/urandom | base64)` })
+    .optional(),
   HRX_BASE_PATH: z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/).default(''),
   HRX_PUBLIC_URL: z.string().url().optional(),
   HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata'),
@@ -51,6 +59,14 @@ const schema = z.object({
   HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1e12).default(600),
   /** The rate limit's window (ms); a test and tuning knob: the limit then applies per this window. */
   HRX_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
+  /** Failed authentications allowed per source address and per presented id per window (decisions §2); 0 disables. */
+  HRX_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1e9).default(20),
+  /** The failed-authentication window (ms). */
+  HRX_AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
+  /** `1`: the source address is the last `X-Forwarded-For` entry (behind a reverse proxy, src/auth/source.ts). */
+  HRX_TRUST_PROXY: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** How long (ms) an API process trusts a cached API-key lookup should a revocation message be lost. */
+  HRX_API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
   HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   /** How long (ms) the audit writer collects entries before committing a batch (group commit). */

@@ -2,10 +2,12 @@
  * Opens what every hrx process needs (database, Redis, ciphers) and builds the services over it,
  * each from its module's factory. Used by the API (`app.ts`), the worker and the CLI.
  */
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createAuditWriter } from './audit/writer';
+import { createAuthFailureGuard } from './auth/failure-guard';
+import { createRevocationFeed } from './auth/revocations';
 import { createConnectionAccessCache } from './connections/access-cache';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
@@ -32,6 +34,7 @@ import { connectorsWith, SUPPORTED_HRMS } from './hrms/registry';
 import type { Logger } from './logger';
 import { createOrgService } from './orgs/service';
 import { createOrgStore } from './orgs/store';
+import { createFailureLimiter } from './ratelimit/auth-failures';
 import { createSdkService } from './sdk/service';
 import { createConnectStore } from './sdk/connect-store';
 import { createSdkStore } from './sdk/store';
@@ -68,6 +71,16 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const prefix = config.HRX_REDIS_PREFIX;
+  // decisions §2: keyed hashes of app_secrets and Basic passwords (current key first), the
+  // failed-authentication limit, and the announcement of revoked API keys (auth/).
+  const secretPeppers = [keys.current, ...keys.retired].map((k) => createSecretKey(deriveKey(k, 'secret-pepper')));
+  const authFailures = config.HRX_AUTH_FAILURE_LIMIT > 0
+    ? createAuthFailureGuard({
+      idKey: deriveKey(keys.current, 'auth-failure-ids'),
+      limiter: createFailureLimiter({ redis, prefix, limit: config.HRX_AUTH_FAILURE_LIMIT, windowMs: config.HRX_AUTH_FAILURE_WINDOW_MS, log }),
+    })
+    : undefined;
+  const apiKeyRevocations = createRevocationFeed({ publisher: redis, subscriber: () => redis.duplicate(), channel: `${prefix}:api-keys-revoked` });
 
   const orgStore = createOrgStore(db.orm);
   const connectionStore = createConnectionStore(db.orm);
@@ -114,6 +127,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     orgs: createOrgService({
       orgs: orgStore, apiKeyPepper: apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
       areConnected: (a, b) => connectionStore.areConnected(a, b),
+      secretPeppers, onApiKeyRevoked: (keyId) => apiKeyRevocations.publish(keyId),
     }),
     connections: createConnectionService({
       connections: connectionStore, orgs: orgStore, lock, displayTimeZone: config.HRX_DISPLAY_TIMEZONE,
@@ -129,6 +143,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       orgs: orgStore, configs: configStore, connectorFor,
       syncNow: (orgId, trigger) => syncQueue.syncNow(orgId, trigger),
       refreshSchedule: (orgId) => sync.refreshSchedule(orgId),
+      secretPeppers, ...(authFailures ? { failures: authFailures } : {}),
     }),
     sync,
     consents: createConsentService({ consents: createConsentStore(db.orm), employees }),
@@ -137,7 +152,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       store: eventStore, orgs: orgStore, cipher, queue: eventsQueue, allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
     }),
     external: createExternalService({
-      orm: db.orm, cipher, redis, prefix, orgs: orgStore, log,
+      orm: db.orm, cipher, redis, prefix, orgs: orgStore, log, secretPeppers,
       readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
     }),
   };
@@ -151,7 +166,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     },
   });
   return {
-    config, log, db, pool, redis, cipher, apiKeyPeppers, lock, syncQueue, eventsQueue, deliverer, services: { ...services, sdk },
+    config, log, db, pool, redis, cipher, apiKeyPeppers, authFailures, apiKeyRevocations, lock, syncQueue, eventsQueue, deliverer, services: { ...services, sdk },
     stores: { orgs: orgStore, connections: connectionStore, employees: employeeStore, configs: configStore, runs: runStore, events: eventStore },
     async close() {
       // A queue still connecting would report its late error to a listener close() removed.
@@ -160,6 +175,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       await eventsQueue.queue.waitUntilReady().catch(() => undefined);
       await eventsQueue.close().catch(() => undefined);
       await access.close().catch(() => undefined);
+      await apiKeyRevocations.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
       redis.disconnect();
       await db.close();

@@ -1,8 +1,14 @@
 /**
  * Resolves request credentials to a principal (decisions §2): missing → 401 `Authentication
  * credentials were not provided.`; wrong, unknown or revoked → 401 `Invalid token.`.
- * Successful API-key lookups are cached for `cacheTtlMs` (default 5 s) per process, so a revoked
- * key stops working within that time on every process.
+ *
+ * Failed authentications are limited per source address and per presented id (API key, V2
+ * username, app_key) before any check that may run a slow hash (`failures`,
+ * auth/failure-guard.ts): past the limit the answer is 429 THROTTLED whatever the credential.
+ *
+ * Successful API-key lookups are cached per process for `cacheTtlMs` (default 1 s); a revoked
+ * key is dropped from every process's cache as soon as the revocation is announced
+ * (`revocations`, auth/revocations.ts), and within the TTL should the announcement be lost.
  */
 import { createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -10,7 +16,9 @@ import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
 import { CONNECT_SESSION_COOKIE, readCookie } from '../http/cookie';
 import type { Authenticator, CredentialKind } from '../http/router';
+import type { AuthFailureGuard } from './failure-guard';
 import type { Principal } from './principal';
+import type { RevocationFeed } from './revocations';
 import type { OrgStore } from '../orgs/store';
 
 export interface AuthenticatorDeps {
@@ -24,6 +32,10 @@ export interface AuthenticatorDeps {
   verifyClientBasic?: (appKey: string, appSecret: string) => Promise<Principal | null>;
   /** Checks a Connect session cookie's value (decisions §8); absent: every session is refused. */
   verifyConnectSession?: (secret: string) => Promise<Principal | null>;
+  /** The failed-authentication limit (decisions §2); absent: no limit. */
+  failures?: AuthFailureGuard | undefined;
+  /** Announcements of revoked API keys, which leave this process's cache at once. */
+  revocations?: Pick<RevocationFeed, 'subscribe'> | undefined;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -44,43 +56,64 @@ export function parseBasic(value: string): { user: string; pass: string } | null
 
 /** Builds the authenticator used by the router. */
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
-  const ttl = deps.cacheTtlMs ?? 5000;
+  const ttl = deps.cacheTtlMs ?? 1000;
   const peppers = deps.apiKeyPeppers.map((p) => createSecretKey(p));
   // Keyed by the presented key itself, so a cache hit costs no HMAC; it lives only in this
   // process's memory, like the request that carried it, and never in logs.
   const cache = new Map<string, { principal: Principal; until: number }>();
+  // Bumped on every revocation, so a lookup that started before one is not cached after it.
+  let generation = 0;
+  deps.revocations?.subscribe((keyId) => {
+    generation++;
+    for (const [k, v] of cache) if (v.principal.credentialId === keyId) cache.delete(k);
+  });
 
-  async function byApiKey(raw: string): Promise<Principal> {
-    const key = raw.replace(/^(Bearer|Token|Api-Key)\s+/i, '');
+  async function lookUpApiKey(key: string): Promise<Principal | null> {
     const now = Date.now();
     const hit = cache.get(key);
     if (hit && hit.until > now) return hit.principal;
+    const gen = generation;
     let found = await deps.orgs.findByApiKeyHash(hashApiKey(key, peppers[0]!));
     // Keys issued before a master-key rotation were hashed with a retired key's pepper.
     for (const pepper of peppers.slice(1)) found ??= await deps.orgs.findByApiKeyHash(hashApiKey(key, pepper));
-    if (!found) throw new AppError('AUTH_INVALID');
+    if (!found) return null;
     const principal: Principal = {
       orgId: found.org.id, orgUuid: found.org.uuid, isVendor: found.org.isVendor,
       isClient: found.org.isClient, credentialId: found.keyId,
     };
-    if (cache.size > 10_000) cache.clear();
-    cache.set(key, { principal, until: now + ttl });
+    if (gen === generation) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(key, { principal, until: now + ttl });
+    }
     return principal;
   }
 
-  return async (kind: CredentialKind, headers: IncomingHttpHeaders) => {
+  /** Runs `verify` behind the failure limit when there is one. */
+  function guarded<T>(source: string, kind: 'apikey' | 'basic' | 'app', presented: string, verify: () => Promise<T | null>, concurrent = false): Promise<T | null> {
+    return deps.failures ? deps.failures.run({ source, kind, presented }, verify, { concurrent }) : verify();
+  }
+
+  async function byApiKey(raw: string, source: string): Promise<Principal> {
+    const key = raw.replace(/^(Bearer|Token|Api-Key)\s+/i, '');
+    // An HMAC and an indexed lookup, no slow hash: the limit is read alongside.
+    const p = await guarded(source, 'apikey', key, () => lookUpApiKey(key), true);
+    if (!p) throw new AppError('AUTH_INVALID');
+    return p;
+  }
+
+  return async (kind: CredentialKind, headers: IncomingHttpHeaders, source = 'unknown') => {
     switch (kind) {
       case 'none':
         return null;
       case 'apiKeyUsername': {
         const v = header(headers, 'username');
         if (!v) throw new AppError('AUTH_MISSING');
-        return byApiKey(v);
+        return byApiKey(v, source);
       }
       case 'apiKey': {
         const v = header(headers, 'authorization');
         if (!v) throw new AppError('AUTH_MISSING');
-        return byApiKey(v);
+        return byApiKey(v, source);
       }
       case 'clientBasic':
       case 'vendorBasic': {
@@ -88,7 +121,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         if (!v) throw new AppError('AUTH_MISSING');
         const basic = parseBasic(v);
         const verify = kind === 'clientBasic' ? deps.verifyClientBasic : deps.verifyVendorBasic;
-        const p = basic && verify ? await verify(basic.user, basic.pass) : null;
+        // The limit first: the check may run a slow hash (a credential made before keyed hashes).
+        const p = await guarded(source, kind === 'clientBasic' ? 'app' : 'basic', basic?.user ?? '',
+          async () => (basic && verify ? verify(basic.user, basic.pass) : null));
         if (!p) throw new AppError('AUTH_INVALID');
         return p;
       }

@@ -17,7 +17,7 @@ const USAGE = `hrx: the HR data exchange service
   hrx start | serve | worker    API and worker | API only | worker only
   hrx migrate [--json]
   hrx org create --name N (--vendor | --client) [--domain D] [--json]
-  hrx apikey create --org UUID [--json]
+  hrx apikey create --org UUID [--json] | apikey list --org UUID [--json] | apikey revoke ID [--json]
   hrx connection create --vendor UUID --client UUID [--status S] [--shared a,b] [--sync-frequency F]
                         [--live-source] [--no-consent-required] [--json]
   hrx connection approve|reject ID [--json]

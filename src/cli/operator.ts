@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { openContext, type Context } from '../context';
 import { SYNC_FREQUENCIES, type SyncFrequency } from '../connections/service';
 import { migrate } from '../db/orm';
+import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { output, parse, required, UsageError } from './args';
 
@@ -40,12 +41,33 @@ export async function orgCommand(argv: string[], config: Config, log: Logger): P
   });
 }
 
-/** `hrx apikey create --org UUID [--json]`. */
+const APIKEY_USAGE = 'usage: hrx apikey create --org UUID [--json] | apikey list --org UUID [--json] | apikey revoke ID [--json]';
+
+/**
+ * `hrx apikey create --org UUID` → `{api_key}` (shown once); `hrx apikey list --org UUID` →
+ * `{api_keys: [{id, prefix, created_at, revoked_at}]}` (never a key or its hash); `hrx apikey
+ * revoke ID` → `{id, revoked: true}`: every API process refuses the key within 1 s (an unknown or
+ * already revoked id fails, exit 1).
+ */
 export async function apiKeyCommand(argv: string[], config: Config, log: Logger): Promise<void> {
   const { values, positionals } = parse(argv, { org: { type: 'string' } });
-  if (positionals[0] !== 'create') throw new UsageError('usage: hrx apikey create --org UUID [--json]');
-  const org = required(values, 'org');
-  await withContext(config, log, async (ctx) => output({ api_key: await ctx.services.orgs.createApiKey(org) }, values.json));
+  const [sub, id] = positionals;
+  if (sub === 'create' || sub === 'list') {
+    const org = required(values, 'org');
+    await withContext(config, log, async (ctx) => output(
+      sub === 'create' ? { api_key: await ctx.services.orgs.createApiKey(org) } : { api_keys: await ctx.services.orgs.listApiKeys(org) },
+      values.json,
+    ));
+  } else if (sub === 'revoke' && id && positionals.length === 2) {
+    await withContext(config, log, async (ctx) => {
+      await ctx.services.orgs.revokeApiKey(id).catch((err: unknown) => {
+        throw err instanceof AppError && err.code === 'NOT_FOUND' ? new Error(`no live API key with id ${id}`) : err;
+      });
+      output({ id: id.toLowerCase(), revoked: true }, values.json);
+    });
+  } else {
+    throw new UsageError(APIKEY_USAGE);
+  }
 }
 
 /** `hrx connection create|approve|reject …` (decisions §12). */

@@ -11,6 +11,13 @@ const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number,
 // chose, so brute force is hopeless at any cost; a modest N keeps each check near 20 ms.
 const SCRYPT = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
+let scryptCount = 0;
+
+/** How many scrypt runs (hash or verify) this process has made: a counter for tests and bench/auth-failures.ts. */
+export function scryptRuns(): number {
+  return scryptCount;
+}
+
 /** A new random secret: `prefix` + 43 base64url chars (256 bits), never starting with `-`. */
 export function newSecret(prefix = ''): string {
   // Never starting with '-': a secret passed as a command-line value (`--password -x…`) would
@@ -39,6 +46,7 @@ export const DECOY_SECRET_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAA
 /** scrypt hash of `secret`: `scrypt$N$r$p$<salt b64url>$<hash b64url>`. */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
+  scryptCount++;
   const hash = await scrypt(secret, salt, 32, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
@@ -49,10 +57,43 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [, n, r, p, saltB64, hashB64] = parts as [string, string, string, string, string, string];
   const expected = Buffer.from(hashB64, 'base64url');
+  scryptCount++;
   const actual = await scrypt(secret, Buffer.from(saltB64, 'base64url'), expected.length, {
     N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * Keyed hash (HMAC-SHA256, hex) of an `app_secret` or V2 Basic password, with `pepper` derived
+ * from the master key (context.ts `secretPeppers`). These secrets are 256-bit random strings hrx
+ * generated, so a keyed hash is as hard to invert as any slow hash and lets a wrong secret be
+ * refused in microseconds (decisions §2: failed authentications are limited before any slow hash
+ * runs). Stored beside the scrypt hash, written at creation.
+ */
+export function keyedSecretHash(secret: string, pepper: Buffer | KeyObject): string {
+  return createHmac('sha256', pepper).update('hrx-secret\0', 'utf8').update(secret, 'utf8').digest('hex');
+}
+
+// Compared against when the id (app_key, username) is unknown, so that costs the same HMACs and
+// comparison as a known id with a wrong secret. Matches no secret (64 hex chars ≠ any HMAC with
+// overwhelming probability, and the caller refuses unknown ids whatever the comparison says).
+const DECOY_KEYED_HASH = Buffer.alloc(32);
+
+/**
+ * Whether `secret` matches `stored` (a `keyedSecretHash` made with any of `peppers`: the current
+ * one first, then retired ones after a master-key rotation), in constant time per pepper. With
+ * `stored` null (unknown id) it does the same work against a decoy and answers false.
+ */
+export function keyedSecretMatches(secret: string, stored: string | null, peppers: readonly (Buffer | KeyObject)[]): boolean {
+  const expected = stored && /^[0-9a-f]{64}$/.test(stored) ? Buffer.from(stored, 'hex') : DECOY_KEYED_HASH;
+  let ok = false;
+  for (const pepper of peppers) {
+    const actual = Buffer.from(keyedSecretHash(secret, pepper), 'hex');
+    // No early exit: every pepper is tried, so the time does not tell which one matched.
+    ok = timingSafeEqual(actual, expected) || ok;
+  }
+  return ok && stored !== null;
 }
 
 /** Masks a secret for display: asterisks, last 4 characters visible (decisions §2). */

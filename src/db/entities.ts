@@ -18,6 +18,8 @@ export class Org {
   appKey!: string;
   /** scrypt hash of `app_secret` (decisions §2). */
   appSecretHash!: string;
+  /** Keyed hash of `app_secret` (crypto/secrets `keyedSecretHash`); null on orgs made before it existed. */
+  appSecretKeyedHash: string | null = null;
   appSecretLast4!: string;
   orgCin: string | null = null;
   websiteUrl = '';
@@ -46,6 +48,7 @@ export const OrgSchema = new EntitySchema<Org>({
     appName: { type: 'text' },
     appKey: { type: 'text', unique: true },
     appSecretHash: { type: 'text' },
+    appSecretKeyedHash: { type: 'text', nullable: true },
     appSecretLast4: { type: 'text' },
     orgCin: { type: 'text', nullable: true },
     websiteUrl: { type: 'text' },

@@ -1,14 +1,17 @@
 /**
  * V2 Basic credentials of vendor orgs (decisions §2): `Authorization: Basic base64(username:password)`.
- * The password (256 random bits) is shown once and stored only as a scrypt hash (RFC 7914).
+ * The password (256 random bits) is shown once and stored as a scrypt hash (RFC 7914) and a keyed
+ * hash checked first, so a wrong password costs no scrypt (auth/secret-check.ts); the
+ * failed-authentication limit (auth/failure-guard.ts) is applied by the authenticator before.
  *
  * Successful checks are cached per process for `cacheTtlMs` (default 30 s), keyed by a SHA-256 of
  * username and password, and concurrent checks of the same pair share one scrypt run, so load is
  * not dominated by scrypt. A revoked credential therefore stops working within that TTL on other
  * processes (at once on the process that revoked it).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { DECOY_SECRET_HASH, hashSecret, newSecret, verifySecret } from '../crypto/secrets';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
+import { checkSecret } from '../auth/secret-check';
+import { hashSecret, keyedSecretHash, newSecret } from '../crypto/secrets';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { OrgStore } from '../orgs/store';
@@ -25,7 +28,8 @@ export interface BasicCredentials {
 }
 
 /** Builds the Basic credential service. */
-export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgStore; cacheTtlMs?: number }): BasicCredentials {
+export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgStore; cacheTtlMs?: number; secretPeppers?: KeyObject[] }): BasicCredentials {
+  const peppers = deps.secretPeppers ?? [];
   const ttl = deps.cacheTtlMs ?? 30_000;
   const cache = new Map<string, { principal: Principal; until: number; username: string }>();
   const inflight = new Map<string, Promise<Principal | null>>();
@@ -39,9 +43,10 @@ export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgSt
 
   async function check(username: string, password: string): Promise<Principal | null> {
     const hit = await deps.store.findBasicCredential(username);
-    // An unknown username costs the same scrypt run as a known one (DECOY_SECRET_HASH).
-    const ok = await verifySecret(password, hit?.passwordHash ?? DECOY_SECRET_HASH);
-    if (!ok || !hit || !hit.isVendor) return null;
+    // An unknown username costs the same keyed-hash check as a known one (auth/secret-check.ts).
+    const r = await checkSecret(password, hit ? { slowHash: hit.passwordHash, keyedHash: hit.passwordKeyedHash } : null, peppers);
+    if (!r.ok || !hit || !hit.isVendor) return null;
+    if (r.keyedHashToStore) await deps.store.setBasicKeyedHash(hit.credentialId, r.keyedHashToStore).catch(() => undefined);
     return { orgId: hit.orgId, orgUuid: hit.orgUuid, isVendor: true, isClient: hit.isClient, credentialId: hit.credentialId };
   }
 
@@ -50,7 +55,9 @@ export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgSt
       const org = await vendorOrg(orgUuid);
       const username = `hrxv2_${randomBytes(12).toString('hex')}`;
       const password = newSecret();
-      await deps.store.addBasicCredential({ orgId: org.id, username, passwordHash: await hashSecret(password) });
+      await deps.store.addBasicCredential({
+        orgId: org.id, username, passwordHash: await hashSecret(password), passwordKeyedHash: peppers[0] ? keyedSecretHash(password, peppers[0]) : null,
+      });
       return { username, password };
     },
     async revoke(orgUuid, username) {

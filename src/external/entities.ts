@@ -67,6 +67,8 @@ export class BasicCredential {
   orgId!: number;
   username!: string;
   passwordHash!: string;
+  /** Keyed hash of the password (crypto/secrets `keyedSecretHash`); null on credentials made before it existed. */
+  passwordKeyedHash: string | null = null;
   createdAt: Date = new Date();
   revokedAt: Date | null = null;
 }
@@ -79,6 +81,7 @@ export const BasicCredentialSchema = new EntitySchema<BasicCredential>({
     orgId: { type: 'integer' },
     username: { type: 'text', unique: true },
     passwordHash: { type: 'text' },
+    passwordKeyedHash: { type: 'text', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
   },

@@ -17,6 +17,7 @@
  *    JWE RSA-OAEP-256/A256GCM to the vendor's most recently registered active key that can
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
+import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { InvalidKeyError, importVendorPublicJwk, type PublicRsaJwk } from '../crypto/jose/keys';
@@ -47,6 +48,8 @@ export interface ExternalServiceDeps {
   log: Logger;
   /** The employee read of decisions §7 (`mask: false` here). */
   readEmployee: (q: ReadQuery) => Promise<EmployeeRecord>;
+  /** Keys of the Basic password keyed hash, current first (context.ts `secretPeppers`). */
+  secretPeppers?: KeyObject[];
 }
 
 /** One row of `hrx keys list`. */
@@ -77,7 +80,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
   const store = createExternalStore(deps.orm);
   const keyring = createServiceKeyring({ store, cipher: deps.cipher, log: deps.log });
   const vendorKeys = createVendorKeyCache({ store, log: deps.log });
-  const basic = createBasicCredentials({ store, orgs: deps.orgs });
+  const basic = createBasicCredentials({ store, orgs: deps.orgs, ...(deps.secretPeppers ? { secretPeppers: deps.secretPeppers } : {}) });
 
   const invalid = (log: Logger, reason: string, extra: Record<string, unknown> = {}): never => {
     log.info({ reason, ...extra }, 'encrypted payload refused');

@@ -28,6 +28,8 @@ export class KidConflictError extends Error {
 export interface BasicCredentialHit {
   credentialId: string;
   passwordHash: string;
+  /** Keyed hash of the password; null on credentials made before Migration20261123020000. */
+  passwordKeyedHash: string | null;
   orgId: number;
   orgUuid: string;
   isVendor: boolean;
@@ -55,7 +57,9 @@ export interface ExternalStore {
   activeVendorKeys(orgId: number): Promise<VendorKey[]>;
   /** Revokes a key; false when the org has no such live key. */
   revokeVendorKey(orgId: number, kid: string): Promise<boolean>;
-  addBasicCredential(input: { orgId: number; username: string; passwordHash: string }): Promise<BasicCredential>;
+  addBasicCredential(input: { orgId: number; username: string; passwordHash: string; passwordKeyedHash?: string | null }): Promise<BasicCredential>;
+  /** Stores the keyed hash of a credential's password where it has none yet. */
+  setBasicKeyedHash(credentialId: string, keyedHash: string): Promise<void>;
   /** The live credential of `username` with its org; null when unknown or revoked. */
   findBasicCredential(username: string): Promise<BasicCredentialHit | null>;
   /** Revokes a credential; false when the org has no such live credential. */
@@ -120,22 +124,25 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
     },
     async addBasicCredential(input) {
       const em = orm.em.fork();
-      const cred = em.create(BasicCredential, { id: randomUUID(), ...input, createdAt: new Date(), revokedAt: null });
+      const cred = em.create(BasicCredential, { id: randomUUID(), ...input, passwordKeyedHash: input.passwordKeyedHash ?? null, createdAt: new Date(), revokedAt: null });
       await em.persistAndFlush(cred);
       return cred;
     },
     async findBasicCredential(username) {
       const [row] = (await sql(
-        `select b.id, b.password_hash, o.id as org_id, o.uuid as org_uuid, o.is_vendor, o.is_client
+        `select b.id, b.password_hash, b.password_keyed_hash, o.id as org_id, o.uuid as org_uuid, o.is_vendor, o.is_client
            from basic_credentials b join orgs o on o.id = b.org_id
           where b.username = ? and b.revoked_at is null`,
         [username],
-      )) as { id: string; password_hash: string; org_id: number; org_uuid: string; is_vendor: boolean; is_client: boolean }[];
+      )) as { id: string; password_hash: string; password_keyed_hash: string | null; org_id: number; org_uuid: string; is_vendor: boolean; is_client: boolean }[];
       if (!row) return null;
       return {
-        credentialId: row.id, passwordHash: row.password_hash, orgId: row.org_id, orgUuid: row.org_uuid,
+        credentialId: row.id, passwordHash: row.password_hash, passwordKeyedHash: row.password_keyed_hash, orgId: row.org_id, orgUuid: row.org_uuid,
         isVendor: row.is_vendor, isClient: row.is_client,
       };
+    },
+    async setBasicKeyedHash(credentialId, keyedHash) {
+      await orm.em.fork().nativeUpdate(BasicCredential, { id: credentialId, passwordKeyedHash: null }, { passwordKeyedHash: keyedHash });
     },
     async revokeBasicCredential(orgId, username) {
       return (await orm.em.fork().nativeUpdate(BasicCredential, { orgId, username, revokedAt: null }, { revokedAt: new Date() })) > 0;

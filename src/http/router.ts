@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
+import { sourceAddress } from '../auth/source';
 import { AppError, renderError, type FieldError } from '../errors';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
@@ -30,8 +31,11 @@ export type CredentialKind =
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
 
-/** Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID. */
-export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders) => Promise<Principal | null>;
+/**
+ * Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID, or THROTTLED past the
+ * failed-authentication limit of `source` (the request's source address, auth/source.ts).
+ */
+export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
 
 /** What a handler sees. */
 export interface RequestContext<P, Q, B> {
@@ -41,8 +45,8 @@ export interface RequestContext<P, Q, B> {
   body: B;
   principal: Principal | null;
   headers: IncomingHttpHeaders;
-  /** The peer address of the connection (audit of the Connect flow's proofs). */
-  remoteAddress: string | null;
+  /** The source address (auth/source.ts), for the failed-authentication limit of body credentials. */
+  source: string;
   log: Logger;
 }
 
@@ -92,6 +96,8 @@ export interface RouterOptions {
    * the body is read; absent: no limit.
    */
   limiter?: RateLimiter | undefined;
+  /** Take the source address from `X-Forwarded-For` (`HRX_TRUST_PROXY`, auth/source.ts). */
+  trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
   mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
 }
@@ -166,7 +172,8 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     const store = found.store as RouteDef | { notAllowed: true };
     if ('notAllowed' in store) throw new AppError('METHOD_NOT_ALLOWED', { params: { method: req.method ?? '' } });
     const def = store;
-    const principal = await opts.authenticate(def.credential, req.headers);
+    const source = sourceAddress(req, opts.trustProxy ?? false);
+    const principal = await opts.authenticate(def.credential, req.headers, source);
     // Only authenticated requests are counted: a failed authentication threw above.
     if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
       const decision = await opts.limiter.take(principal.credentialId);
@@ -188,7 +195,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       body: parseWith(def.body, rawBody, 'body'),
       principal,
       headers: req.headers,
-      remoteAddress: req.socket.remoteAddress ?? null,
+      source,
       log: opts.log,
     };
     const reply = await def.handler(ctx);

@@ -2,13 +2,13 @@
  * Organizations: creation by the operator (decisions §12), API keys, and the org record of
  * interface.md "Organization record" (decisions §2, §4).
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Principal } from '../auth/principal';
-import { hashApiKey, hashSecret, maskSecret, newSecret } from '../crypto/secrets';
+import { hashApiKey, hashSecret, keyedSecretHash, maskSecret, newSecret } from '../crypto/secrets';
 import type { Org } from '../db/entities';
 import { AppError } from '../errors';
 import { checkAppCredentials } from './app-credentials';
-import type { ClientMatch, NewOrg, OrgStore } from './store';
+import type { ApiKeyInfo, ClientMatch, NewOrg, OrgStore } from './store';
 
 /** The org record, field for field as interface.md shows it. */
 export interface OrgRecord {
@@ -39,6 +39,13 @@ export interface OrgServiceDeps {
   defaultLogoUrl: string;
   /** Whether two orgs share a live connection. */
   areConnected: (a: number, b: number) => Promise<boolean>;
+  /**
+   * Keys of the app_secret keyed hash, current first (context.ts `secretPeppers`): new orgs get
+   * one, and a wrong secret is refused without scrypt (auth/secret-check.ts). Absent: scrypt only.
+   */
+  secretPeppers?: KeyObject[];
+  /** Tells every API process a key was revoked (their key caches drop it, auth/revocations.ts). */
+  onApiKeyRevoked?: (keyId: string) => Promise<void>;
 }
 
 /**
@@ -73,25 +80,44 @@ export function orgRecord(org: Org, defaultLogoUrl: string, own = false): OrgRec
 export type OrgService = ReturnType<typeof createOrgService>;
 
 /** A new org's identity and application credentials (decisions §2: the secret stored only hashed). */
-async function newOrgFields(name: string): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretLast4'>; appSecret: string }> {
+async function newOrgFields(name: string, pepper: KeyObject | undefined): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretKeyedHash' | 'appSecretLast4'>; appSecret: string }> {
   const appSecret = newSecret();
   return {
     appSecret,
     fields: {
       uuid: randomUUID(), orgName: name, appName: name, appKey: newSecret('app_').slice(0, 36),
       appSecretHash: await hashSecret(appSecret), appSecretLast4: appSecret.slice(-4),
+      appSecretKeyedHash: pepper ? keyedSecretHash(appSecret, pepper) : null,
     },
   };
 }
 
+/** An API key as `hrx apikey list` shows it (never the key or its hash). */
+export interface ApiKeyListing {
+  id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const listing = (k: ApiKeyInfo): ApiKeyListing => ({
+  id: k.id, prefix: k.prefix, created_at: k.createdAt.toISOString(), revoked_at: k.revokedAt?.toISOString() ?? null,
+});
+
 /** Builds the org service. */
 export function createOrgService(deps: OrgServiceDeps) {
+  const peppers = deps.secretPeppers ?? [];
+  const orgByUuid = async (uuid: string): Promise<Org> => {
+    const org = /^[0-9a-f-]{36}$/i.test(uuid) ? await deps.orgs.findByUuid(uuid.toLowerCase()) : null;
+    if (!org) throw new AppError('NOT_FOUND');
+    return org;
+  };
   return {
     /** Creates an org; returns it with its `app_secret` in clear (shown this once). */
     async create(input: { name: string; vendor: boolean; client: boolean; domain?: string }) {
       const name = input.name.trim();
       if (!name) throw AppError.validation([{ field: 'name', message: 'required' }]);
-      const { fields, appSecret } = await newOrgFields(name);
+      const { fields, appSecret } = await newOrgFields(name, peppers[0]);
       const org = await deps.orgs.create({
         ...fields,
         isVendor: input.vendor,
@@ -111,7 +137,7 @@ export function createOrgService(deps: OrgServiceDeps) {
       const existing = await deps.orgs.findClient(match);
       if (existing) return { org: existing, created: false };
       // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
-      const { fields } = await newOrgFields(input.name);
+      const { fields } = await newOrgFields(input.name, peppers[0]);
       return deps.orgs.findOrCreateClient(match, {
         ...fields, isVendor: false, isClient: true, inviteStatus: 'pending',
         emailDomain: input.emailDomain ?? null, remoteOrgId: input.remoteOrgId ?? null,
@@ -133,13 +159,37 @@ export function createOrgService(deps: OrgServiceDeps) {
       return key;
     },
 
+    /** Every API key of org `uuid`, newest first (id, prefix, dates). Throws 404 NOT_FOUND for an unknown org. */
+    async listApiKeys(uuid: string): Promise<ApiKeyListing[]> {
+      return (await deps.orgs.listApiKeys((await orgByUuid(uuid)).id)).map(listing);
+    },
+
+    /**
+     * Revokes API key `keyId` and tells every API process, which stop accepting it at once
+     * (auth/revocations.ts; their caches expire within 1 s should the message be lost). Throws
+     * 404 NOT_FOUND when there is no such live key.
+     */
+    async revokeApiKey(keyId: string): Promise<void> {
+      if (!/^[0-9a-f-]{36}$/i.test(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
+      await deps.onApiKeyRevoked?.(keyId.toLowerCase());
+    },
+
+    /**
+     * The org of `appKey` / `appSecret` (any kind), or null: the check behind setup-config, the
+     * update webhook and the Connect flow's proof of control (orgs/app-credentials.ts). A wrong
+     * secret costs no scrypt. The caller applies the failed-authentication limit first
+     * (auth/failure-guard.ts).
+     */
+    verifyAppCredentials: (appKey: string, appSecret: string): Promise<Org | null> =>
+      checkAppCredentials(deps.orgs, appKey, appSecret, peppers),
+
     /**
      * The principal of a client org's `Authorization: Basic base64(app_key:app_secret)` (the
      * update webhook, decisions §2), or null: unknown app_key, wrong secret, or a vendor-only org
      * (refused the same way, after the same slow hash).
      */
     async verifyClientBasic(appKey: string, appSecret: string): Promise<Principal | null> {
-      const org = await checkAppCredentials(deps.orgs, appKey, appSecret);
+      const org = await checkAppCredentials(deps.orgs, appKey, appSecret, peppers);
       if (!org || !org.isClient) return null;
       return { orgId: org.id, orgUuid: org.uuid, isVendor: org.isVendor, isClient: true, credentialId: `app:${org.uuid}` };
     },

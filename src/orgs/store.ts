@@ -12,6 +12,8 @@ export interface NewOrg {
   appName: string;
   appKey: string;
   appSecretHash: string;
+  /** Keyed hash of the secret (crypto/secrets `keyedSecretHash`). */
+  appSecretKeyedHash?: string | null;
   appSecretLast4: string;
   isVendor: boolean;
   isClient: boolean;
@@ -33,6 +35,8 @@ export interface OrgStore {
   findByUuid(uuid: string): Promise<Org | null>;
   findById(id: number): Promise<Org | null>;
   findByAppKey(appKey: string): Promise<Org | null>;
+  /** Stores the keyed hash of an org's app_secret where it has none yet (orgs made before Migration20261123020000). */
+  setAppSecretKeyedHash(orgId: number, keyedHash: string): Promise<void>;
   /** The org matching `match` (see {@link ClientMatch}), or null. */
   findClient(match: ClientMatch): Promise<Org | null>;
   /**
@@ -45,7 +49,19 @@ export interface OrgStore {
   addApiKey(orgId: number, keyHash: string, prefix: string): Promise<ApiKey>;
   /** The org of a live (not revoked) API key, by its keyed hash. */
   findByApiKeyHash(keyHash: string): Promise<{ org: Org; keyId: string } | null>;
+  /** Revokes a live key; false when there is no such live key. */
   revokeApiKey(keyId: string): Promise<boolean>;
+  /** Every API key of the org (revoked ones too), newest first: never the hash. */
+  listApiKeys(orgId: number): Promise<ApiKeyInfo[]>;
+}
+
+/** What a listing shows of an API key: never the key, never its hash. */
+export interface ApiKeyInfo {
+  id: string;
+  /** The first 8 characters of the key (`hrx_` and 4 more), to tell keys apart. */
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
 }
 
 function whereOf(match: ClientMatch) {
@@ -67,6 +83,7 @@ export function createOrgStore(orm: MikroORM): OrgStore {
         remoteOrgId: input.remoteOrgId ?? null,
         inviteStatus: input.inviteStatus ?? 'accepted',
         websiteUrl: input.websiteUrl ?? '',
+        appSecretKeyedHash: input.appSecretKeyedHash ?? null,
         createdOn: new Date(),
         modifiedOn: new Date(),
       } as Org);
@@ -92,6 +109,9 @@ export function createOrgStore(orm: MikroORM): OrgStore {
     findByUuid: (uuid) => orm.em.fork().findOne(Org, { uuid }),
     findById: (id) => orm.em.fork().findOne(Org, { id }),
     findByAppKey: (appKey) => orm.em.fork().findOne(Org, { appKey }),
+    async setAppSecretKeyedHash(orgId, keyedHash) {
+      await orm.em.fork().nativeUpdate(Org, { id: orgId, appSecretKeyedHash: null }, { appSecretKeyedHash: keyedHash });
+    },
     async addApiKey(orgId, keyHash, prefix) {
       const em = orm.em.fork();
       const key = em.create(ApiKey, { id: randomUUID(), orgId, keyHash, prefix, createdAt: new Date(), revokedAt: null });
@@ -108,6 +128,10 @@ export function createOrgStore(orm: MikroORM): OrgStore {
     async revokeApiKey(keyId) {
       const n = await orm.em.fork().nativeUpdate(ApiKey, { id: keyId, revokedAt: null }, { revokedAt: new Date() });
       return n > 0;
+    },
+    async listApiKeys(orgId) {
+      const keys = await orm.em.fork().find(ApiKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+      return keys.map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt }));
     },
   };
 }

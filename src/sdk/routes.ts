@@ -73,7 +73,7 @@ const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z
  */
 export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean }): RouteDef[] {
   const apiBase = `${opts.basePath}/api/sdk/connect`;
-  const meta = (ctx: { requestId: string; remoteAddress: string | null }) => ({ requestId: ctx.requestId, sourceAddress: ctx.remoteAddress });
+  const meta = (ctx: { requestId: string; source: string }) => ({ requestId: ctx.requestId, sourceAddress: ctx.source });
   return [
     route({
       method: 'POST',

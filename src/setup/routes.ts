@@ -38,7 +38,7 @@ export function setupRoutes(setup: SetupService): RouteDef[] {
       response: z.strictObject({
         org_id: z.string().uuid(), hrms_id: z.string(), configured_apis: z.array(z.string()), next_sync_at: z.string(),
       }),
-      handler: async ({ body }) => ({ data: await setup.configure(body) }),
+      handler: async ({ body, source }) => ({ data: await setup.configure(body, { source }) }),
     }),
   ];
 }

@@ -3,9 +3,10 @@
  * its application credentials, checks the HRMS credentials with one call, stores them encrypted,
  * and queues a full sync at once.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { AppError } from '../errors';
 import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/connector';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
 import type { OrgStore } from '../orgs/store';
 import type { Establishment, HrmsConfigStore } from './store';
@@ -36,6 +37,10 @@ export interface SetupServiceDeps {
   refreshSchedule: (orgId: number) => Promise<void>;
   /** Timeout of the credential check, ms (decisions §5: 10 s). */
   verifyTimeoutMs?: number;
+  /** Keys of the app_secret keyed hash (context.ts `secretPeppers`): a wrong secret costs no scrypt. */
+  secretPeppers?: KeyObject[];
+  /** The failed-authentication limit of decisions §2 on `client_id` / `client_secret`; absent: none. */
+  failures?: AuthFailureGuard;
 }
 
 /** Checks the grant-specific fields of decisions §5; returns the first problem or null. */
@@ -147,15 +152,18 @@ export function createSetupService(deps: SetupServiceDeps) {
 
   return {
     /**
-     * Stores a configuration (the only way to create or replace an established org's). Throws
-     * 401 CLIENT_CREDENTIALS_INVALID, 400 VALIDATION (unknown `hrms_id`, missing grant fields),
-     * 400 HRMS_CREDENTIALS_REJECTED (the HRMS said no or could not be reached within the
-     * timeout, or its host is not an http(s) URL or is refused by the host policy: `host not allowed`).
+import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
      */
-    async configure(input: SetupConfigInput): Promise<SetupConfigResult> {
-      const org = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret);
+    async configure(input: SetupConfigInput, opts: { source?: string } = {}): Promise<SetupConfigResult> {
       // decisions §2: the credentials are a client org's; a vendor-only org has no HRMS to set up.
-      if (!org || !org.isClient) {
+      const check = async () => {
+        const found = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret, deps.secretPeppers);
+        return found?.isClient ? found : null;
+      };
+      const org = deps.failures
+        ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'app', presented: input.client_id }, check)
+        : await check();
+      if (!org) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const { client_id: _id, client_secret: _secret, ...setup } = input;

@@ -9,6 +9,7 @@ import { Migration20261121040000 } from './Migration20261121040000';
 import { Migration20261121050000 } from './Migration20261121050000';
 import { Migration20261121060000 } from './Migration20261121060000';
 import { Migration20261123010000 } from './Migration20261123010000';
+import { Migration20261123020000 } from './Migration20261123020000';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121050000', class: Migration20261121050000 },
   { name: 'Migration20261121060000', class: Migration20261121060000 },
   { name: 'Migration20261123010000', class: Migration20261123010000 },
+  { name: 'Migration20261123020000', class: Migration20261123020000 },
 ];
