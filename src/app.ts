@@ -48,6 +48,8 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     ? createRateLimiter({
       redis: ctx.requestRedis, prefix: config.HRX_REDIS_PREFIX, limit: config.HRX_RATE_LIMIT_PER_MINUTE,
       windowMs: config.HRX_RATE_LIMIT_WINDOW_MS, log: ctx.log,
+      // A Redis that does not answer costs a request at most this before the per-process fallback.
+      timeoutMs: 300,
     })
     : undefined;
   const handler = createRouter(routes, {

@@ -54,8 +54,13 @@ export function resolveMasterKeys(config: Config): { current: Buffer; retired: B
   return { current: Buffer.from(b64, 'base64'), retired: [] };
 }
 
-/** How long a request-path Redis command may take before it fails (decisions §11). */
-export const REDIS_COMMAND_TIMEOUT_MS = 2000;
+/**
+ * How long a request-path Redis command may take before it fails (decisions §11: a request gives
+ * up within 2 s; the rate limiter's own 300 ms comes before it).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1500;
+/** How long a request waits for its post-commit steps (they go on in the background after it). */
+const POST_COMMIT_WAIT_MS = 500;
 /** How long opening a context waits for Redis before failing (CLI commands exit within ~5 s). */
 const REDIS_PREFLIGHT_MS = 2000;
 
@@ -149,7 +154,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
   // access cache's TTL make good.
   const afterCommit = (what: string, fn: () => Promise<unknown>): Promise<void> =>
-    bestEffort(fn, REDIS_COMMAND_TIMEOUT_MS, (err) => log.warn({ what, err: err instanceof Error ? err.message : String(err) }, 'post-commit step skipped'));
+    bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err: err instanceof Error ? err.message : String(err) }, 'post-commit step skipped'));
 
   const orgStore = createOrgStore(db.orm);
   const connectionStore = createConnectionStore(db.orm);
@@ -163,6 +168,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const eventStore = createEventStore(db.orm);
   const eventsQueue = createEventsQueue(requestRedis, prefix, config.HRX_EVENTS_RETRY_SCHEDULE_MS.length + 4);
   const events = createEventService({ store: eventStore, queue: eventsQueue, log });
+  // Connection errors are logged once per outage by watchRedis; BullMQ would print each one.
+  syncQueue.queue.on('error', () => undefined);
+  eventsQueue.queue.on('error', () => undefined);
   const deliverer = createDeliverer({
     store: eventStore, cipher, scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS, timeoutMs: config.HRX_EVENTS_TIMEOUT_MS, log,
     // Vendor endpoints are outside hosts: the same SSRF guard as HRMS hosts, unless allowed.
