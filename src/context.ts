@@ -143,12 +143,19 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     connectionString: db.url, max: opts.poolMax ?? 10, options: `-c search_path="${db.schema}"`, ...pgTimeoutOptions(REQUEST_DB_TIMEOUTS),
   });
   pool.on('error', (err) => log.warn({ errName: err.name, errCode: (err as { code?: unknown }).code }, 'pg pool error'));
+  // A checked-out client whose server goes away between two queries emits 'error' with no
+  // listener (pg.Pool listens only while it is idle), which would end the process: the next
+  // query on it fails instead, and that failure is the request's 503.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Syncs write large batches: in a worker they get their own ORM and pool (no 2 s limit).
   const syncDb = opts.worker ? await db.reopen({ poolMax: 5, timeouts: BACKGROUND_DB_TIMEOUTS }) : db;
   const syncPool = opts.worker
     ? new pg.Pool({ connectionString: db.url, max: 5, options: `-c search_path="${db.schema}"`, ...pgTimeoutOptions(BACKGROUND_DB_TIMEOUTS) })
     : pool;
-  if (syncPool !== pool) syncPool.on('error', (err) => log.warn({ errName: err.name, errCode: (err as { code?: unknown }).code }, 'pg pool error'));
+  if (syncPool !== pool) {
+    syncPool.on('error', (err) => log.warn({ errName: err.name, errCode: (err as { code?: unknown }).code }, 'pg pool error'));
+    syncPool.on('connect', (client) => client.on('error', () => undefined));
+  }
   const prefix = config.HRX_REDIS_PREFIX;
   // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the

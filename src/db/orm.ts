@@ -80,7 +80,16 @@ export async function openDatabase(
     migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: true, snapshot: false },
     discovery: { warnWhenNoEntities: false },
     // knex hands `connection` to pg.Client; acquireConnectionTimeout bounds waiting for the pool.
-    driverOptions: { connection: pgTimeoutOptions(t), acquireConnectionTimeout: t.connectMs },
+    driverOptions: {
+      connection: pgTimeoutOptions(t), acquireConnectionTimeout: t.connectMs,
+      // knex's own warnings (e.g. a connection the server closed) go to our log, not stdout.
+      log: {
+        warn: (m: unknown) => log.debug({ knex: String(m).slice(0, 200) }, 'knex warning'),
+        error: (m: unknown) => log.debug({ knex: String(m).slice(0, 200) }, 'knex error'),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
+    },
     pool: {
       min: 0,
       max: opts.poolMax ?? 10,
