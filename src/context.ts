@@ -109,7 +109,7 @@ async function redisReady(client: Redis, ms: number): Promise<void> {
  *
  * Two kinds of Redis client (decisions §11 "Dependencies down"): `requestRedis`, for everything
  * a request waits on (locks, V2 replay check, rate limit, queueing jobs, pub/sub publishes), has
- * no offline queue, never resends a command after a reconnect and times out after 2 s, so a
+ * no offline queue, never resends a command after a reconnect and times out after 1.5 s, so a
  * command a request gave up on never reaches Redis later; `redis` (BullMQ workers and the
  * pub/sub subscriber) waits and reconnects forever, as BullMQ requires.
  */
