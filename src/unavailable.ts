@@ -32,15 +32,17 @@ const REDIS_MESSAGES = [
   /^Reached the max retries per request limit/, // ioredis MaxRetriesPerRequestError
   /^redis connection (?!ready)/, // ours (rate limiter, preflight)
 ];
+// MikroORM's DriverException message is `<sql> - <driver message>`: matched anywhere.
 const PG_MESSAGES = [
-  /^Connection terminated/, // pg: unexpectedly / due to connection timeout
-  /^timeout exceeded when trying to connect/, // pg.Pool connectionTimeoutMillis
-  /^Query read timeout/, // pg query_timeout
-  /is not queryable/, // pg client closed or broken
-  /^Knex: Timeout acquiring a connection/, // MikroORM's pool (acquireConnectionTimeout)
-  /^canceling statement due to statement timeout/,
-  /^terminating connection due to/,
-  /^the database system is (starting up|shutting down|in recovery mode)/,
+  /Connection terminated (unexpectedly|due to connection timeout)/, // pg
+  /timeout exceeded when trying to connect/, // pg.Pool connectionTimeoutMillis
+  /Query read timeout/, // pg query_timeout
+  /Client has encountered a connection error and is not queryable|Client was closed and is not queryable/, // pg
+  /Knex: Timeout acquiring a connection/, // MikroORM's pool (acquireConnectionTimeout)
+  /canceling statement due to statement timeout/,
+  /terminating connection due to (administrator command|idle-in-transaction timeout)/,
+  /the database system is (starting up|shutting down|in recovery mode)/,
+  /Connection ended unexpectedly/,
 ];
 
 function causes(err: unknown): unknown[] {

@@ -3,6 +3,7 @@
  * with every connection's `search_path` set to `HRX_DB_SCHEMA` so tests can use a schema each.
  */
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -25,12 +26,34 @@ export interface DbTimeouts {
   idleInTxMs: number;
 }
 
-/** Request path: every call gives up within 2 s; the server cancels first (1.5 s). */
-export const REQUEST_DB_TIMEOUTS: DbTimeouts = { connectMs: 2000, statementMs: 1500, queryMs: 2000, idleInTxMs: 10_000 };
+/** Request path: every call gives up within 2 s (1.8 s here); the server cancels first (1.5 s). */
+export const REQUEST_DB_TIMEOUTS: DbTimeouts = { connectMs: 1800, statementMs: 1500, queryMs: 1800, idleInTxMs: 10_000 };
 /** Background work (syncs): large batches may run long, but a dead server is noticed. */
 export const BACKGROUND_DB_TIMEOUTS: DbTimeouts = { connectMs: 5000, statementMs: 300_000, queryMs: 310_000, idleInTxMs: 600_000 };
 /** Migrations: DDL on large tables may take as long as it takes. */
 export const MIGRATION_DB_TIMEOUTS: DbTimeouts = { connectMs: 5000, statementMs: 0, queryMs: 0, idleInTxMs: 0 };
+
+let teardownInstalled = false;
+
+/**
+ * Makes a pg connection whose query got no answer within `query_timeout` close itself (once per
+ * process; knex's connections use the same `pg` module). Without it, pg only fails that query
+ * and keeps the connection, so the next query (a ROLLBACK, the next request) waits behind the
+ * unanswered one and a server that accepts but answers nothing holds requests past 2 s. Closed,
+ * the connection fails what is queued on it at once and its pool drops it (decisions §11).
+ */
+export function closeConnectionsOnQueryTimeout(): void {
+  if (teardownInstalled) return;
+  teardownInstalled = true;
+  const proto = (pg as unknown as { Query: { prototype: { handleError(err: unknown, connection: unknown): unknown } } }).Query.prototype;
+  const handleError = proto.handleError;
+  proto.handleError = function (this: unknown, err: unknown, connection: unknown) {
+    if (err instanceof Error && err.message === 'Query read timeout') {
+      (connection as { stream?: { destroy(): void } } | undefined)?.stream?.destroy();
+    }
+    return handleError.call(this, err, connection);
+  };
+}
 
 /** The `pg` client options for `t` (also used by the plain `pg.Pool`s of src/context.ts). */
 export function pgTimeoutOptions(t: DbTimeouts): Record<string, number> {
@@ -72,6 +95,7 @@ export async function openDatabase(
   }
   const schema = config.HRX_DB_SCHEMA;
   const t = opts.timeouts ?? REQUEST_DB_TIMEOUTS;
+  closeConnectionsOnQueryTimeout();
   const orm = await MikroORM.init({
     clientUrl: url,
     schema,

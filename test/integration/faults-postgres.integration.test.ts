@@ -25,6 +25,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  try { pgs?.pause(false); } catch { /* not running */ }
   await app?.stop();
   await redis?.stop();
   await pgs?.destroy();
@@ -83,5 +84,44 @@ describe('PostgreSQL restarted under webhook writes', () => {
     // Reads work again too.
     const read = await call(`${app.url}/api/employee_details/${acked.at(-1)}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
     expect(read.status).toBe(200);
+  }, 60_000);
+
+  it('PostgreSQL paused (accepts, answers nothing): reads and writes answer 503 within 3 s, nothing acknowledged is lost', async () => {
+    const out: Outcome[] = [];
+    let seq = 0;
+    const one = async (kind: 'read' | 'write') => {
+      const id = `Q${++seq}`;
+      const t = performance.now();
+      try {
+        const r = kind === 'write'
+          ? await call(`${app.url}/api/webhook/v1/employee/update/`, {
+            method: 'POST', headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
+            body: JSON.stringify({ employeeId: id, name: `Name ${id}` }), signal: AbortSignal.timeout(10_000),
+          })
+          : await call(`${app.url}/api/employee_details/P0-1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey }, signal: AbortSignal.timeout(10_000) });
+        out.push({ id: kind === 'write' ? id : '', status: r.status, ms: performance.now() - t, retryAfter: r.headers.get('retry-after'), body: r.body });
+      } catch (err) {
+        out.push({ id, status: 0, ms: performance.now() - t, retryAfter: null, body: String(err) });
+      }
+    };
+    pgs.pause(true);
+    try {
+      await Promise.all([...Array.from({ length: 4 }, () => one('write')), ...Array.from({ length: 4 }, () => one('read'))]);
+      await Promise.all([...Array.from({ length: 4 }, () => one('write')), ...Array.from({ length: 4 }, () => one('read'))]);
+    } finally {
+      pgs.pause(false);
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    const acked = out.filter((o) => o.status === 200 && o.id).map((o) => o.id);
+    const stored = await app.ctx.pool.query(`select employee_id from employees where org_id = $1 and employee_id like 'Q%'`, [c.org.id]);
+    const storedIds = stored.rows.map((r) => r.employee_id as string);
+    const hung = out.filter((o) => o.ms > 3000 || o.status === 0);
+    console.log(`[faults-postgres] paused: statuses ${out.map((o) => o.status).join(',')} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))} acked=${acked.length} stored=${storedIds.length}`);
+    expect(hung.map((o) => `${o.status} ${Math.round(o.ms)} ms`)).toEqual([]);
+    expect(acked.filter((id) => !storedIds.includes(id))).toEqual([]);
+    // A write answered 503 never lands later (the server cancelled or rolled it back).
+    const refusedWrites = out.filter((o) => o.status === 503 && o.id).map((o) => o.id);
+    expect(storedIds.filter((id) => refusedWrites.includes(id))).toEqual([]);
+    for (const o of out.filter((x) => x.status !== 200)) expect(`${o.status} ${o.retryAfter}`).toBe('503 5');
   }, 60_000);
 });

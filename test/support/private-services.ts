@@ -4,9 +4,9 @@
  * `redis-server` child (no persistence, a port of its own). The machine's shared services are
  * never touched. Starting PostgreSQL takes seconds: share one per test file.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,11 @@ export interface PrivatePostgres {
   stop(): Promise<void>;
   /** Starts it again on the same port and data. */
   start(): Promise<void>;
+  /**
+   * Pauses (SIGSTOP to the server and every backend: connections stay open, nothing answers)
+   * or resumes it.
+   */
+  pause(paused: boolean): void;
   /** Stops it and removes its data dir. */
   destroy(): Promise<void>;
 }
@@ -73,6 +78,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       if (running) return;
       await server.start();
       running = true;
+    },
+    pause(paused) {
+      const postmaster = Number(readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      for (const pid of [postmaster, ...children]) process.kill(pid, paused ? 'SIGSTOP' : 'SIGCONT');
     },
     async destroy() {
       await server.stop().catch(() => undefined);

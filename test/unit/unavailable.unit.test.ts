@@ -23,6 +23,9 @@ describe('failedDependency', () => {
     [Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }), 'postgres'],
     [withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED', { port: 5432 }), 'postgres'],
     [new Error('wrapped', { cause: withCode('x', '57P03') }), 'postgres'],
+    // MikroORM's DriverException: `<sql> - <driver message>`.
+    [Object.assign(new Error('select "o0".* from "orgs" as "o0" limit 1 - Query read timeout'), { name: 'DriverException' }), 'postgres'],
+    [Object.assign(new Error('insert into "x" - Connection terminated unexpectedly'), { name: 'DriverException' }), 'postgres'],
   ])('%s → %s', (err, dep) => {
     expect(failedDependency(err)).toBe(dep);
     const rendered = renderError(classifyUnavailable(err), 'rid');
