@@ -43,6 +43,7 @@ const PG_MESSAGES = [
   /terminating connection due to (administrator command|idle-in-transaction timeout)/,
   /the database system is (starting up|shutting down|in recovery mode)/,
   /Connection ended unexpectedly/,
+  /(^| - )timeout expired$/, // pg.Client connectionTimeoutMillis (knex's connections)
 ];
 
 function causes(err: unknown): unknown[] {

@@ -26,6 +26,7 @@ describe('failedDependency', () => {
     // MikroORM's DriverException: `<sql> - <driver message>`.
     [Object.assign(new Error('select "o0".* from "orgs" as "o0" limit 1 - Query read timeout'), { name: 'DriverException' }), 'postgres'],
     [Object.assign(new Error('insert into "x" - Connection terminated unexpectedly'), { name: 'DriverException' }), 'postgres'],
+    [Object.assign(new Error('timeout expired'), { name: 'DriverException' }), 'postgres'],
   ])('%s → %s', (err, dep) => {
     expect(failedDependency(err)).toBe(dep);
     const rendered = renderError(classifyUnavailable(err), 'rid');
