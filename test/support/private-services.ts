@@ -59,12 +59,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C', '-c', 'fsync=off'],
     onLog: () => undefined, onError: () => undefined,
   });
-  await server.initialise();
-  await server.start();
-  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
-  await admin.connect();
-  await admin.query('create database hrx');
-  await admin.end();
+  try {
+    await server.initialise();
+    await server.start();
+    const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+    await admin.connect();
+    await admin.query('create database hrx');
+    await admin.end();
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   let running = true;
   return {
     url: `postgresql://postgres:${password}@127.0.0.1:${port}/hrx`,
