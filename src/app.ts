@@ -49,8 +49,10 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
   const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0
     ? createRateLimiter({
-      redis: ctx.redis, prefix: config.HRX_REDIS_PREFIX, limit: config.HRX_RATE_LIMIT_PER_MINUTE,
+      redis: ctx.requestRedis, prefix: config.HRX_REDIS_PREFIX, limit: config.HRX_RATE_LIMIT_PER_MINUTE,
       windowMs: config.HRX_RATE_LIMIT_WINDOW_MS, log: ctx.log,
+      // A Redis that does not answer costs a request at most this before the per-process fallback.
+      timeoutMs: 300,
     })
     : undefined;
   const handler = createRouter(routes, {

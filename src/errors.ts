@@ -48,6 +48,8 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type', shape: 'envelope' },
   THROTTLED: { status: 429, message: 'Request was throttled. Expected available in {seconds} seconds.', shape: 'envelope' },
   INTERNAL: { status: 500, message: 'Internal Server Error', shape: 'envelope' },
+  /** Redis or PostgreSQL did not answer in time (decisions §11 "Dependencies down"); sent with `Retry-After`. */
+  UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable', shape: 'envelope' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** The closed set of error codes. */

@@ -1,22 +1,35 @@
 /**
- * Listens with `node:http` and shuts down gracefully: on SIGTERM/SIGINT stop accepting, let
- * in-flight requests finish (up to `graceMs`), then close the context.
+ * Listens with `node:http` and shuts down gracefully (decisions §11 "Shutdown"): on SIGTERM/SIGINT
+ * stop accepting, let in-flight requests finish (up to 25 s), then the caller closes the rest.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app';
 import type { Logger } from './logger';
 
+/** How long in-flight requests may run after SIGTERM/SIGINT (decisions §11 "Shutdown"). */
+export const REQUEST_GRACE_MS = 25_000;
+
 /** A listening server and its stop function. */
 export interface RunningServer {
   server: Server;
   url: string;
-  stop(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to `graceMs`, default 25 s),
+   * then closes what is left. Keep-alive connections are closed as soon as they are idle.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts listening on `host:port` (port 0 picks a free one). */
 export async function listen(app: App, host: string, port: number, basePath: string, log: Logger): Promise<RunningServer> {
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, app.handler);
+  let stopping = false;
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000, headersTimeout: 20_000 }, (req, res) => {
+    // A request that arrives on a kept-alive connection while stopping is still served, but its
+    // connection is not kept.
+    if (stopping) res.setHeader('connection', 'close');
+    app.handler(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -27,27 +40,50 @@ export async function listen(app: App, host: string, port: number, basePath: str
   return {
     server,
     url,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
+    stop: (graceMs = REQUEST_GRACE_MS) => new Promise<void>((resolve) => {
+      stopping = true;
+      const force = setTimeout(() => {
+        log.warn({ graceMs }, 'requests still running after the grace period: closing their connections');
+        server.closeAllConnections();
+      }, graceMs);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
       server.closeIdleConnections();
+      // Connections that finish their request later become idle: close them as they do.
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
+      idle.unref();
+      server.once('close', () => clearInterval(idle));
     }),
   };
 }
 
 /**
- * Runs `onStop` once on SIGTERM or SIGINT, then exits; a second signal or `graceMs` passing
- * forces the exit.
+ * Runs `onStop` once on SIGTERM or SIGINT, then exits 0 (decisions §11 "Shutdown"); `onStop`
+ * failing, a second signal or `graceMs` passing (a bound on `onStop` itself, which has its own
+ * shorter limits) exits 1.
  */
-export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 15_000): void {
+export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 45_000): void {
   let stopping = false;
   const handle = (signal: string): void => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), graceMs);
+    const force = setTimeout(() => {
+      log.error({ graceMs }, 'shutdown did not finish in time');
+      process.exit(1);
+    }, graceMs);
     force.unref();
-    onStop().then(() => process.exit(0), (err: unknown) => {
-      log.error({ err }, 'shutdown failed');
+    onStop().then(() => {
+      log.info('shut down');
+      process.exit(0);
+    }, (err: unknown) => {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'shutdown failed');
       process.exit(1);
     });
   };

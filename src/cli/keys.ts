@@ -22,9 +22,7 @@ async function withContext<T>(config: Config, log: Logger, fn: (ctx: Context) =>
   try {
     return await fn(ctx);
   } finally {
-    // BullMQ's queue initialisation must settle before the shared Redis client is closed, or its
-    // late rejection is emitted with no listener and crashes the process (a fast-failing command).
-    await ctx.syncQueue.queue.waitUntilReady().catch(() => undefined);
+    // close() lets BullMQ's queue initialisation settle first, each step bounded.
     await ctx.close();
   }
 }

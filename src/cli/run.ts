@@ -11,6 +11,7 @@ import { migrate } from '../db/orm';
 import { startHrmsSimulator } from '../hrms/sim/server';
 import type { Logger } from '../logger';
 import { listen, onShutdown } from '../server';
+import { startScheduleReconciler } from '../../jobs/schedules';
 import { parse, required, UsageError } from './args';
 
 /** What a started process runs; `stop()` ends it gracefully. */
@@ -30,13 +31,31 @@ export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
   };
 }
 
+/** How long running jobs may go on after SIGTERM/SIGINT before they are handed back (decisions §11). */
+export const JOB_GRACE_MS = 25_000;
+
+/** Resolves when `p` settles or after `ms`, whichever comes first; true when `p` settled. */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    p.then(() => { clearTimeout(timer); resolve(true); }, () => { clearTimeout(timer); resolve(true); });
+  });
+}
+
 /**
  * Starts the API and/or the worker over one context. `migrateFirst` applies pending migrations
- * (used by `start` and the demo, so one command brings everything up).
+ * (used by `start` and the demo, so one command brings everything up). A worker also runs the
+ * job-scheduler reconciler (jobs/schedules.ts).
  */
 export async function startProcess(config: Config, log: Logger, what: { api: boolean; worker: boolean; migrateFirst?: boolean }): Promise<Running> {
-  const ctx = await openContext(config, log, { poolMax: what.api ? 20 : 5 });
-  if (what.migrateFirst) await migrate(ctx.db);
+  const ctx = await openContext(config, log, { poolMax: what.api ? 20 : 5, worker: what.worker });
+  try {
+    if (what.migrateFirst) await migrate(ctx.db);
+  } catch (err) {
+    await ctx.close();
+    throw err;
+  }
   // V2 service keys are created on first start (race-safe across processes); an unmigrated
   // database only delays it to the first use.
   if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'service keys not ensured at start'));
@@ -45,13 +64,25 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
   if (worker) log.info('sync worker started');
   const eventsWorker = what.worker ? await startEventsWorker(eventsWorkerDeps(ctx)) : undefined;
   if (eventsWorker) log.info('events worker started');
+  const reconciler = what.worker
+    ? startScheduleReconciler({
+      orm: ctx.db.orm, redis: ctx.requestRedis, syncQueue: ctx.syncQueue, eventsQueue: ctx.eventsQueue,
+      refreshSchedule: (orgId) => ctx.services.sync.refreshSchedule(orgId),
+      consentScanMs: config.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: config.HRX_EVENTS_RELAY_MS, log,
+    })
+    : undefined;
   return {
     ctx,
     ...(server ? { url: server.url } : {}),
+    // decisions §11 "Shutdown": requests in flight finish (≤ 25 s) while running jobs finish
+    // (≤ 25 s); a job still running then is left to BullMQ, which hands it to another worker
+    // once its lock expires (its PostgreSQL transaction is rolled back when this process ends).
     async stop() {
+      await reconciler?.stop();
+      const workers = [worker, eventsWorker].filter((w) => w !== undefined);
+      const jobsDone = Promise.all(workers.map((w) => w.close()));
       await server?.stop();
-      await worker?.close();
-      await eventsWorker?.close();
+      if (!(await within(jobsDone, JOB_GRACE_MS))) log.warn('jobs still running after the grace period: handed back to the queue');
       await ctx.close();
     },
   };

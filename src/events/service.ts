@@ -65,8 +65,17 @@ export function createEventService(deps: EventServiceDeps) {
     return { eventIds: events.map((e) => e.id), deliveryIds: deliveries.map((d) => d.id) };
   }
 
-  /** Queues written deliveries; never throws (the relay job retries what could not be queued). */
-  async function dispatch(written: Written | undefined): Promise<void> {
+  /**
+   * Queues written deliveries in the background and returns at once: queueing never blocks nor
+   * fails the producer's answer (decisions §11); what it cannot queue, the relay job does.
+   */
+  function dispatch(written: Written | undefined): Promise<void> {
+    void queueNow(written);
+    return Promise.resolve();
+  }
+
+  /** Queues written deliveries; never throws. */
+  async function queueNow(written: Written | undefined): Promise<void> {
     const ids = written?.deliveryIds ?? [];
     if (ids.length === 0) return;
     try {

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { sourceAddress } from '../auth/source';
 import { AppError, renderError, type FieldError } from '../errors';
+import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { readForm, readJson } from './body';
@@ -232,8 +233,14 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
 
   return (req, res) => {
     const requestId = randomUUID();
-    dispatch(req, res, requestId).catch((err: unknown) => {
-      if (!(err instanceof AppError) || err.code === 'INTERNAL') {
+    dispatch(req, res, requestId).catch((caught: unknown) => {
+      // decisions §11: Redis or PostgreSQL not answering is a 503 with Retry-After, not a 500.
+      const err = classifyUnavailable(caught);
+      if (err instanceof AppError && err.code === 'UNAVAILABLE') {
+        const dependency = failedDependency(caught);
+        const c = caught as { name?: unknown; code?: unknown };
+        opts.log.warn({ requestId, dependency, errName: c?.name, errCode: c?.code, method: req.method, path: (req.url ?? '').split('?')[0] }, 'dependency unavailable');
+      } else if (!(err instanceof AppError) || err.code === 'INTERNAL') {
         opts.log.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?')[0] }, 'request failed');
       }
       const r = renderError(err, requestId);

@@ -19,7 +19,7 @@ export interface SyncQueue {
   readonly queue: Queue<SyncJobData>;
   /** Queues a full sync of `orgId` now (retried with backoff when the org is locked or the HRMS fails). */
   syncNow(orgId: number, trigger: string): Promise<void>;
-  /** Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`. */
+  /** Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`; an unchanged one is left alone. */
   setSchedule(orgId: number, everyMs: number | null): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,6 +49,10 @@ export function createSyncQueue(connection: Redis, prefix: string): SyncQueue {
         await queue.removeJobScheduler(schedulerId(orgId));
         return;
       }
+      // Unchanged: left alone, so that refreshing (every connection change, the reconcile loop of
+      // jobs/schedules.ts) never pushes the next run further away.
+      const existing = await queue.getJobScheduler(schedulerId(orgId));
+      if (existing && existing.every === everyMs) return;
       // The first scheduled run comes one period from now: setup-config queues its own sync.
       await queue.upsertJobScheduler(schedulerId(orgId), { every: everyMs, startDate: Date.now() + everyMs }, {
         name: 'sync', data: { orgId, trigger: 'schedule' }, opts: SYNC_JOB_OPTIONS,

@@ -1,0 +1,95 @@
+/**
+ * Keeps every BullMQ job scheduler in line with PostgreSQL (decisions §11 "Dependencies down"):
+ * the per-client-org sync schedulers (from the approved connections' frequencies and a valid HRMS
+ * configuration) and the events schedulers (outbox relay, consent-expiry scan). Redis may lose
+ * them (restarted empty, flushed, failed over); PostgreSQL is the truth, so a worker recreates
+ * them when its Redis connection becomes ready again and every `everyMs` (default 30 s), well
+ * within the 60 s the contract allows. Every step is an idempotent upsert or removal.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../src/logger';
+import type { EventsQueue } from '../src/events/queue';
+import type { SyncQueue } from '../src/sync/queue';
+
+export interface ScheduleReconcilerDeps {
+  orm: MikroORM;
+  /** The Redis client the queues use: its 'ready' after an outage triggers a reconcile. */
+  redis: Redis;
+  syncQueue: Pick<SyncQueue, 'queue'>;
+  eventsQueue: Pick<EventsQueue, 'installSchedulers'>;
+  /** Recomputes and installs (or removes) the sync scheduler of one client org (sync service). */
+  refreshSchedule(orgId: number): Promise<void>;
+  consentScanMs: number;
+  relayMs: number;
+  log: Logger;
+  everyMs?: number;
+}
+
+export interface ScheduleReconciler {
+  /** One full pass; resolves with the org ids whose sync scheduler was refreshed. Throws Redis/PG errors. */
+  reconcile(): Promise<number[]>;
+  /** Stops the periodic and on-reconnect passes and waits for a running one. */
+  stop(): Promise<void>;
+}
+
+const SYNC_SCHEDULER = /^sync-org-(\d+)$/;
+
+/** Starts the reconciler: a pass now, on every Redis 'ready' and every `everyMs`. */
+export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleReconciler {
+  let running: Promise<unknown> | null = null;
+  let again = false;
+  let stopped = false;
+
+  async function reconcile(): Promise<number[]> {
+    await deps.eventsQueue.installSchedulers({ consentScanMs: deps.consentScanMs, relayMs: deps.relayMs });
+    const rows = await deps.orm.em.getConnection().execute<{ client_org_id: number }[]>(
+      `select distinct client_org_id from connections where status = 'approved'`,
+    );
+    const orgs = new Set(rows.map((r) => Number(r.client_org_id)));
+    // Schedulers of orgs no longer approved (their removal may have been missed while Redis was away).
+    for (const s of await deps.syncQueue.queue.getJobSchedulers(0, -1)) {
+      const m = SYNC_SCHEDULER.exec(s.key ?? '') ?? SYNC_SCHEDULER.exec(s.id ?? '');
+      if (m) orgs.add(Number(m[1]));
+    }
+    const refreshed: number[] = [];
+    for (const orgId of orgs) {
+      await deps.refreshSchedule(orgId);
+      refreshed.push(orgId);
+    }
+    return refreshed;
+  }
+
+  function kick(why: string): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = reconcile()
+      .then((orgs) => deps.log.debug({ why, orgs: orgs.length }, 'job schedulers reconciled'))
+      .catch((err: unknown) => deps.log.warn({ why, err: err instanceof Error ? err.message : String(err) }, 'job schedulers not reconciled; retried later'))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          kick('again');
+        }
+      });
+  }
+
+  const onReady = (): void => kick('redis ready');
+  deps.redis.on('ready', onReady);
+  const timer = setInterval(() => kick('periodic'), deps.everyMs ?? 30_000);
+  timer.unref();
+  kick('start');
+  return {
+    reconcile,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      deps.redis.off('ready', onReady);
+      await running;
+    },
+  };
+}
