@@ -152,8 +152,18 @@ export async function openDatabase(
 export async function migrate(db: Database): Promise<string[]> {
   const own = await db.reopen({ poolMax: 1, timeouts: MIGRATION_DB_TIMEOUTS });
   try {
-    const applied = await own.orm.getMigrator().up();
-    return applied.map((m) => m.name);
+    for (let run = 1; ; run++) {
+      try {
+        const applied = await own.orm.getMigrator().up();
+        return applied.map((m) => m.name);
+      } catch (err) {
+        // MikroORM lists the tables of every schema (casting each name to regclass): a schema or
+        // table dropped meanwhile by someone else (tests drop theirs in parallel) fails that
+        // listing with 3F000 / 42P01. The migrations are all-or-nothing, so running again is safe.
+        const code = (err as { code?: unknown }).code;
+        if (run >= 5 || (code !== '3F000' && code !== '42P01')) throw err;
+      }
+    }
   } finally {
     await own.close();
   }
