@@ -87,7 +87,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
 
   // Every HRMS connector of this process goes through one host policy (SSRF guard) unless the
   // operator allows private hosts.
-  const connectorFor = connectorsWith({ hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy() });
+  const connectorFor = connectorsWith({
+    hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy(), maxResponseBytes: config.HRX_HRMS_MAX_RESPONSE_BYTES,
+  });
   const sync = createSyncService({
     lock, runs: runStore, employees: employeeStore, configs: configStore, connectorFor, log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },

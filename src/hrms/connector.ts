@@ -68,6 +68,11 @@ export interface ConnectorOptions {
    * Refusals are `HrmsError('host_not_allowed')`.
    */
   hostPolicy?: HostPolicy;
+  /**
+   * Largest response body accepted, in bytes after decompression (default 64 MiB, decisions
+   * §11); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
+   */
+  maxResponseBytes?: number;
 }
 
 /** A connector bound to one client org's credentials. */
