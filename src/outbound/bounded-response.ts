@@ -74,7 +74,7 @@ export function requestBounded(
     let size = 0;
     const take = (whole: Buffer): void => {
       // Only up to one byte past the cap is kept: enough to know the cap was passed.
-      const chunk = whole.subarray(0, maxBytes + 1 - size);
+      const chunk = whole.subarray(0, Math.max(0, maxBytes + 1 - size));
       let at = 0;
       while (at < chunk.length) {
         let block = blocks[blocks.length - 1];
