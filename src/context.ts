@@ -62,9 +62,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const pool = new pg.Pool({
     connectionString: db.url, max: opts.poolMax ?? 10, options: `-c search_path="${db.schema}"`,
   });
-  pool.on('error', (err) => log.warn({ err: err.message }, 'pg pool error'));
+  pool.on('error', (err) => log.warn({ err }, 'pg pool error'));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  redis.on('error', (err) => log.warn({ err }, 'redis error'));
   const prefix = config.HRX_REDIS_PREFIX;
 
   const orgStore = createOrgStore(db.orm);
@@ -123,7 +123,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       writes: createEmployeeWriteStore(pool, cipher),
       // The update is committed and answered whatever happens to its event.
       onUpdated: (orgId, changes) => events.employeesUpdated(orgId, changes)
-        .catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err), orgId }, 'employee.updated event not recorded')),
+        .catch((err: unknown) => log.error({ err, orgId }, 'employee.updated event not recorded')),
     }),
     setup: createSetupService({
       orgs: orgStore, configs: configStore, connectorFor,

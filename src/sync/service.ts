@@ -125,7 +125,7 @@ export function createSyncService(deps: SyncServiceDeps) {
             written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
           });
           await deps.events.dispatch(written);
-          deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
+          deps.log.warn({ orgId, runId: run.id, err }, 'sync failed');
           if (isStop(err)) {
             await deps.configs.markInvalid(orgId, STOP_REASONS[err.kind]);
             return { status: 'failed', runId: run.id, reason: err.kind, message };
