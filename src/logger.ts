@@ -18,7 +18,7 @@ export const REDACT_PATHS = [
   '*.pan', '*.aadhar', '*.uan', '*.mobileNumber', '*.accountNumber', '*.ifscCode', '*.salaryDetails',
   // Defence in depth: credentials, names and e-mail addresses under the names hrx's bodies use.
   'app_key', '*.app_key', 'client_id', '*.client_id', 'api_key', 'token', '*.token', 'secret', '*.secret',
-  'email', '*.email', 'name', '*.name', 'fullname', '*.fullname', 'org_name', '*.org_name', 'consent_language',
+  'email', '*.email', 'fullname', '*.fullname', 'org_name', '*.org_name', 'consent_language',
   '*.consent_language', 'aadhaar', '*.aadhaar', 'bankDetails', '*.bankDetails', 'personalDetails', '*.personalDetails',
   'req.headers.cookie', 'headers.cookie', '*.cookie',
 ];

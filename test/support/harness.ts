@@ -8,6 +8,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Worker } from 'bullmq';
+import type { DestinationStream } from 'pino';
 import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
 import { eventsWorkerDeps } from '../../src/cli/run';
@@ -58,10 +59,11 @@ export interface TestApp {
 }
 
 /** Starts hrx (API, and the worker unless `worker: false`) on a fresh schema. */
-export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {}): Promise<TestApp> {
   const env = testEnv(opts.env);
   const config = loadConfig(env);
-  const log = createLogger(config.LOG_LEVEL);
+  // `logStream`: the app's log lines go there (a test reading every line, test/integration/logs-pii).
+  const log = createLogger(config.LOG_LEVEL, 'hrx', opts.logStream);
   const ctx = await openContext(config, log, { poolMax: 5 });
   await migrate(ctx.db);
   const server = await listen(buildApp(ctx, { validateResponses: true }), '127.0.0.1', 0, config.HRX_BASE_PATH, log);
