@@ -2,7 +2,8 @@
  * HRMS responses are bounded (decisions §11: 64 MiB after decompression). A hostile "HRMS" (a
  * real HTTP server in a child process, test/support/oversized-hrms.mjs) answers setup-config's
  * token call, or a sync's first page, with 200 MB: plain (generated as it is sent) or as a gzip
- * bomb (about 200 KB on the wire inflating to 200 MB). hrx refuses each as `bad_response`
+ * bomb (about 200 KB on the wire inflating to 200 MB). hrx refuses each as `bad_response` (a
+ * token response past 1 MiB, a page past 64 MiB)
  * (setup-config: 400 HRMS credentials rejected; sync: a failed run after one page request, not
  * retried), stops reading past the cap (the server never gets to send the whole answer), and the
  * RSS of this process, which runs the app, grows by less than 100 MB.
@@ -56,12 +57,23 @@ describe('HRMS response size cap (64 MiB after decompression)', () => {
     return { c, res };
   };
 
-  /** RSS growth (MB) across `fn`, after a full collection on each side. */
+  /**
+   * Full collections, with pauses: V8 frees array buffers' memory on a background thread after
+   * the collection, so RSS is read once that is done.
+   */
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  /** RSS growth (MB) across `fn`, after settling on each side. */
   const rssGrowth = async (fn: () => Promise<void>): Promise<number> => {
-    gc();
+    await settle();
     const before = process.memoryUsage().rss;
     await fn();
-    gc();
+    await settle();
     return (process.memoryUsage().rss - before) / MB;
   };
 

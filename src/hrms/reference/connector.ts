@@ -24,6 +24,9 @@ export const REFERENCE_DEFAULTS = {
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
 } as const;
 
+/** A token response is a few hundred bytes: past 1 MiB it is refused (within decisions §11's 64 MiB). */
+const TOKEN_MAX_RESPONSE_BYTES = 1024 * 1024;
+
 /** OAuth2 error codes of RFC 6749 §5.2: safe to quote in messages (they carry no secrets). */
 const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
 const RETRYABLE = new Set(['rate_limited', 'unavailable']);
@@ -136,8 +139,9 @@ class ReferenceConnector implements HrmsConnector {
    * `maxResponseBytes` after decompression `bad_response` (decisions §11; never retried). The
    * body is streamed and counted (src/outbound/bounded-response.ts), never buffered past the cap.
    */
-  private async http(url: URL, what: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<HrmsResponse> {
+  private async http(url: URL, what: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string>; maxBytes?: number } = {}): Promise<HrmsResponse> {
     const policy = this.opts.hostPolicy;
+    const maxBytes = Math.min(init.maxBytes ?? Infinity, this.opts.maxResponseBytes);
     try {
       const res = await requestBounded(url, {
         ...(policy ? { dnsLookup: policy.lookup, agent: { http: policy.agent.http, https: policy.agent.https } } : {}),
@@ -147,12 +151,12 @@ class ReferenceConnector implements HrmsConnector {
         timeout: { request: this.opts.timeoutMs },
         retry: { limit: 0 },
         followRedirect: false,
-      }, this.opts.maxResponseBytes);
+      }, maxBytes);
       return { statusCode: res.statusCode, headers: res.headers, body: res.body.toString('utf8') };
     } catch (err) {
       if (isHostNotAllowed(err)) throw new HrmsError('host_not_allowed', `HRMS host not allowed on ${what}`);
       if (isResponseTooLarge(err)) {
-        throw new HrmsError('bad_response', `HRMS response to ${what} exceeds ${this.opts.maxResponseBytes} bytes`);
+        throw new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
       }
       const code = (err as { code?: unknown }).code;
       const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
@@ -180,6 +184,7 @@ class ReferenceConnector implements HrmsConnector {
       method: 'POST',
       headers: { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '') },
       form: { grant_type: 'client_credentials' },
+      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
     });
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       throw new HrmsError('auth', `HRMS rejected the client credentials (HTTP ${res.statusCode}${oauthError(res)})`, res.statusCode);
