@@ -53,16 +53,11 @@ export interface BoundedResponse {
 /**
  * One HTTP exchange through `got.stream` with `options` (the caller's method, headers, timeout,
  * agents, `decompress`...; `throwHttpErrors` is forced off), reading at most `maxBytes` of the
- * body. Behaviour past the cap:
- * - `overflow: 'throw'` (default): rejects with `ResponseTooLargeError` and destroys the request;
- * - `overflow: 'truncate'`: resolves with the first `maxBytes` bytes and destroys the request
- *   (for callers that only want a prefix).
- * A `Content-Length` above the cap is refused before any body byte is read. Transport errors
+ * body: past the cap it rejects with `ResponseTooLargeError` and destroys the request (an
+ * unencoded body whose `Content-Length` is above the cap before any body byte is read). Transport errors
  * (refused, reset, timeout, the host policy's refusal) reject with got's error as it is.
  */
-export function requestBounded(
-  url: string | URL, options: OptionsInit, maxBytes: number, overflow: 'throw' | 'truncate' = 'throw',
-): Promise<BoundedResponse> {
+export function requestBounded(url: string | URL, options: OptionsInit, maxBytes: number): Promise<BoundedResponse> {
   return new Promise((resolve, reject) => {
     const stream = got.stream(url, { ...options, throwHttpErrors: false, isStream: true } as never) as ReturnType<typeof got.stream>;
     let settled = false;
@@ -109,17 +104,13 @@ export function requestBounded(
       }
       resolve({ ...head!, body: body! });
     };
-    const cut = (): void => {
-      if (overflow === 'throw') return finish(new ResponseTooLargeError(maxBytes));
-      finish(null, body().subarray(0, maxBytes));
-      stream.destroy();
-    };
+    const cut = (): void => finish(new ResponseTooLargeError(maxBytes));
     stream.on('response', (res: { statusCode: number; statusMessage?: string; headers: IncomingHttpHeaders }) => {
       head = { statusCode: res.statusCode, statusMessage: res.statusMessage, headers: res.headers };
-      // The declared length is of the encoded body: past the cap, the decoded one is too.
+      // An unencoded body's declared length is its length (an encoded one's is not: counted as read).
       const declared = Number(res.headers['content-length']);
       const encoded = res.headers['content-encoding'] && res.headers['content-encoding'] !== 'identity';
-      if (!encoded && Number.isFinite(declared) && declared > maxBytes && overflow === 'throw') cut();
+      if (!encoded && Number.isFinite(declared) && declared > maxBytes) cut();
     });
     stream.on('data', (chunk: Buffer) => {
       if (settled) return;
