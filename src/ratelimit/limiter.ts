@@ -83,7 +83,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     const t = Date.now();
     if (t - lastWarn >= WARN_EVERY_MS) {
       lastWarn = t;
-      deps.log.warn({ err }, 'rate limiter: Redis unavailable, limiting per process');
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate limiter: Redis unavailable, limiting per process');
     }
     const now = localNow();
     if (local.size > 10_000) for (const [id, tat] of local) if (tat <= now) local.delete(id);
