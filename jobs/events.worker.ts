@@ -85,8 +85,8 @@ export async function startEventsWorker(deps: EventsWorkerDeps): Promise<Worker<
   );
   worker.on('failed', (job, err) => {
     if (err instanceof RetryLater) return;
-    deps.log.warn({ jobId: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message }, 'events job failed');
+    deps.log.warn({ jobId: job?.id, name: job?.name, attempts: job?.attemptsMade, err }, 'events job failed');
   });
-  worker.on('error', (err) => deps.log.error({ err: err.message }, 'events worker error'));
+  worker.on('error', (err) => deps.log.error({ err }, 'events worker error'));
   return worker;
 }

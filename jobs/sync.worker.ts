@@ -44,7 +44,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
       maxStalledCount: 3,
     },
   );
-  worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, orgId: job?.data.orgId, attempts: job?.attemptsMade, err: err.message }, 'sync job failed'));
-  worker.on('error', (err) => deps.log.error({ err: err.message }, 'sync worker error'));
+  worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, orgId: job?.data.orgId, attempts: job?.attemptsMade, err }, 'sync job failed'));
+  worker.on('error', (err) => deps.log.error({ err }, 'sync worker error'));
   return worker;
 }

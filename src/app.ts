@@ -68,7 +68,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
       {
         prefix: '/static/org-logo.svg',
         handler: (_req, res) => {
-          res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' });
+          res.writeHead(200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' });
           res.end(LOGO_SVG);
         },
       },

@@ -90,6 +90,11 @@ const schema = z.object({
    * them (SSRF guard, `src/outbound/host-policy.ts`).
    */
   HRX_HRMS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /**
+   * Largest HRMS response body hrx reads, in bytes after decompression (decisions §11: 64 MiB);
+   * a larger answer aborts that request (`bad_response`).
+   */
+  HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
   /** Common e-mail domains (comma-separated) replacing the default list of decisions §8. */
   HRX_COMMON_EMAIL_DOMAINS: z.string().default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))
     .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),

@@ -176,7 +176,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
   // access cache's TTL make good.
   const afterCommit = (what: string, fn: () => Promise<unknown>): Promise<void> =>
-    bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err: err instanceof Error ? err.message : String(err) }, 'post-commit step skipped'));
+    bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err }, 'post-commit step skipped'));
 
   const orgStore = createOrgStore(db.orm);
   const connectionStore = createConnectionStore(db.orm);
@@ -203,7 +203,9 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
 
   // Every HRMS connector of this process goes through one host policy (SSRF guard) unless the
   // operator allows private hosts.
-  const connectorFor = connectorsWith({ hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy() });
+  const connectorFor = connectorsWith({
+    hostPolicy: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy(), maxResponseBytes: config.HRX_HRMS_MAX_RESPONSE_BYTES,
+  });
   const sync = createSyncService({
     transactor: opts.worker ? createTransactor(syncDb.orm) : transactor, hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
     lock,

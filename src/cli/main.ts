@@ -3,6 +3,7 @@
  * 2 usage error.
  */
 import { ConfigError, loadConfig } from '../config';
+import { describeError } from '../log-error';
 import { AppError, renderError } from '../errors';
 import { createLogger } from '../logger';
 import { UsageError } from './args';
@@ -70,7 +71,8 @@ export async function main(argv: string[]): Promise<void> {
       process.stderr.write(`hrx: ${String(renderError(err, '-').body.message)}\n`);
       process.exit(1);
     }
-    process.stderr.write(`hrx: ${(err as Error).message ?? String(err)}\n`);
+    // Driver messages may quote SQL and values (decisions §15): name and code only.
+    process.stderr.write(`hrx: ${describeError(err)}\n`);
     process.exit(1);
   }
 }

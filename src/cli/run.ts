@@ -58,7 +58,7 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
   }
   // V2 service keys are created on first start (race-safe across processes); an unmigrated
   // database only delays it to the first use.
-  if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'service keys not ensured at start'));
+  if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err }, 'service keys not ensured at start'));
   const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
   const worker = what.worker ? startSyncWorker({ connection: ctx.redis, prefix: config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log }) : undefined;
   if (worker) log.info('sync worker started');

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { vendorPrincipal } from '../auth/principal';
+import { employeeIdSchema } from '../employees/employee-id';
 import { employeeRecordSchema } from '../employees/schema';
 import { route, type RouteDef } from '../http/router';
 import type { ConsentService } from './service';
@@ -13,7 +14,7 @@ const utcDateTime = z.string().datetime({ offset: true }).refine((s) => /(Z|[+-]
 
 const body = z.strictObject({
   org: z.string().min(1, 'required'),
-  employee_id: z.string().trim().min(1, 'required').max(128),
+  employee_id: employeeIdSchema,
   consent_language: z.string().trim().min(1, 'required').max(10_000),
   consent_timestamp: utcDateTime,
   consent_expiry: utcDateTime,

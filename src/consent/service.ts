@@ -18,6 +18,9 @@ export interface ConsentInput {
 /** How far in the future `consent_timestamp` may be (decisions §7: 5 minutes). */
 export const MAX_CONSENT_CLOCK_SKEW_MS = 5 * 60_000;
 
+/** Longest a consent may last, in calendar years after `consent_timestamp` (decisions §11). */
+export const MAX_CONSENT_YEARS = 10;
+
 export type ConsentService = ReturnType<typeof createConsentService>;
 
 /** Builds the consent service. */
@@ -26,7 +29,8 @@ export function createConsentService(deps: { consents: ConsentStore; employees: 
     /**
      * Records a consent of `employee_id` of client org `org` for the calling vendor and returns the
      * employee record as the plain read does (masked, filtered; audited). Throws VALIDATION
-     * (timestamp > 5 min ahead, expiry not after the timestamp or already past), 404
+     * (timestamp > 5 min ahead, expiry not after the timestamp, already past or more than 10
+     * years after the timestamp), 404
      * INVALID_ORGANISATION (no approved connection), 404 EMPLOYEE_NOT_FOUND.
      */
     async submit(vendorOrgId: number, input: ConsentInput, requestId: string, now = new Date()): Promise<EmployeeRecord> {
@@ -37,6 +41,11 @@ export function createConsentService(deps: { consents: ConsentStore; employees: 
         throw AppError.validation([{ field: 'consent_expiry', message: 'must be after consent_timestamp' }]);
       }
       if (input.consent_expiry <= now) throw AppError.validation([{ field: 'consent_expiry', message: 'must be in the future' }]);
+      const latest = new Date(input.consent_timestamp);
+      latest.setUTCFullYear(latest.getUTCFullYear() + MAX_CONSENT_YEARS);
+      if (input.consent_expiry > latest) {
+        throw AppError.validation([{ field: 'consent_expiry', message: `must be at most ${MAX_CONSENT_YEARS} years after consent_timestamp` }]);
+      }
       const org = input.org.toLowerCase();
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(org)) throw new AppError('INVALID_ORGANISATION');
       const target = await deps.consents.target(vendorOrgId, org, input.employee_id);

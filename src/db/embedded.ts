@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { pgLogLine } from '../log-error';
 import type { Logger } from '../logger';
 
 /** A running embedded server: its connection URL and a stop function. */
@@ -66,8 +67,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     // The package passes en_US.UTF-8 for messages, a locale many machines lack; C always exists.
     initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'],
-    onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
-    onError: (e) => log.debug({ pg: String(e).trim() }, 'embedded postgres'),
+    // PostgreSQL's ERROR/DETAIL/STATEMENT lines may quote values: severity only (decisions §15).
+    onLog: (m) => log.debug({ pg: pgLogLine(String(m).trim()) }, 'embedded postgres'),
+    onError: (e) => log.debug({ pg: pgLogLine(String(e).trim()) }, 'embedded postgres'),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log.info({ databaseDir }, 'initialising embedded PostgreSQL');

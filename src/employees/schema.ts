@@ -4,6 +4,7 @@
  * arrays → arrays of dependents. `strict` refuses unknown fields (decisions §1).
  */
 import { z } from 'zod';
+import { DOTS_MESSAGE } from './employee-id';
 import { NOT_AVAILABLE, emptyDependent, emptyRecord } from './record';
 
 // PostgreSQL text and jsonb cannot hold NUL, and a lone UTF-16 surrogate would be stored as
@@ -57,9 +58,9 @@ export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false);
 
 /**
  * A partial record as the update webhook accepts it (decisions §6): `employeeId` required (1–128
- * characters after trimming), every other field optional and nullable (null leaves it unchanged),
+ * characters after trimming, not only dots), every other field optional and nullable (null leaves it unchanged),
  * types as the record's, unknown fields refused. `id` is accepted and ignored (hrx assigns it).
  */
 export const employeeUpdateSchema = (schemaOf(emptyRecord(), 'record', true) as z.ZodObject).extend({
-  employeeId: storableText(z.string().trim().min(1, 'required').max(128)),
+  employeeId: storableText(z.string().trim().min(1, 'required').max(128)).refine((v) => !/^\.+$/.test(v), DOTS_MESSAGE),
 });

@@ -8,6 +8,7 @@ import type { FieldCipher } from '../crypto/field-cipher';
 import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
+import { isUsableEmployeeId } from './employee-id';
 import { filterRecord } from './data-points';
 import { maskRecord } from './masking';
 import { normalizeRecord, type EmployeeRecord } from './record';
@@ -43,7 +44,8 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
   /**
    * Everything a read checks, in order: the approved connection (404 INVALID_ORGANISATION, also
    * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
-   * EMPLOYEE_NOT_FOUND), consent (403 CONSENT_MISSING). Live reads fetch the HRMS here.
+   * EMPLOYEE_NOT_FOUND, also for an id made only of dots or holding NUL), consent (403
+   * CONSENT_MISSING). Live reads check consent first, then fetch the HRMS here.
    */
   async function locate(q: ReadQuery, form: 'full' | 'masked') {
     if (!UUID_RE.test(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
@@ -51,6 +53,8 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
     if (!access) throw new AppError('INVALID_ORGANISATION');
     if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
+    // An id that cannot name an employee (only dots, NUL) is never looked up, here or live.
+    if (!isUsableEmployeeId(q.employeeRef)) throw new AppError('EMPLOYEE_NOT_FOUND');
     // Stored reads are audited by the lookup itself (same statement); live ones once fetched.
     const row = await deps.employees.findEmployee({
       clientOrgId: access.clientOrgId, employeeRef: q.employeeRef, consentFor: access.consentRequired ? q.vendorOrgId : null, form,
@@ -61,9 +65,11 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     });
     let liveRecord: EmployeeRecord | null = null;
     if (live) {
+      // Consent before the HRMS is asked: a vendor without consent learns nothing, not even
+      // whether the HRMS knows the id (a consent names a stored employee, decisions §7).
+      if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
       const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
       if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
-      if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
       liveRecord = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
     } else {
       if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');

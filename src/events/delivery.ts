@@ -2,11 +2,12 @@
  * One delivery attempt (decisions §10; Standard Webhooks "Deliverability and reliability"):
  * POST the event's exact body with fresh `webhook-timestamp` and `webhook-signature`, a timeout,
  * no redirects followed; any 2xx is success. Every attempt is recorded (status or error class,
- * duration, a short status text; never the response body). The caller (the BullMQ job) retries
+ * duration, a short status text; never the response body, of which at most 16 KiB is read). The caller (the BullMQ job) retries
  * on `retry` after `retryInMs`.
  */
-import got, { RequestError } from 'got';
+import { RequestError } from 'got';
 import { HOST_NOT_ALLOWED, isHostNotAllowed, type HostPolicy } from '../outbound/host-policy';
+import { RESPONSE_TOO_LARGE, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
 import type { FieldCipher } from '../crypto/field-cipher';
 import type { Logger } from '../logger';
 import { endpointSecretAad, webhookHeaders } from './signing';
@@ -30,44 +31,45 @@ export interface PostResult {
 }
 
 /**
- * POSTs `body` to `url` once (got: no retries, no redirects, `timeoutMs` for the whole request)
- * and reads only the status line: the body is never read, so a large or slow answer costs
- * nothing. Never throws.
+ * Most bytes of a delivery response's body read (decisions §11). A receiver only needs to answer
+ * a status; the body is read (never decompressed) so the exchange completes, and one longer than
+ * this is a failed attempt with error class `ERR_RESPONSE_TOO_LARGE`.
  */
-export function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number, hostPolicy?: HostPolicy): Promise<PostResult> {
+export const DELIVERY_MAX_RESPONSE_BYTES = 16 * 1024;
+
+/**
+ * POSTs `body` to `url` once (got: no retries, no redirects, `timeoutMs` for the whole request)
+ * and reads at most `DELIVERY_MAX_RESPONSE_BYTES` of the answer, as it came on the wire (no
+ * decompression, so a gzip bomb costs nothing); the body itself is dropped. Never throws: a
+ * transport failure is its error class (`ETIMEDOUT`, `ECONNREFUSED`, `ERR_HOST_NOT_ALLOWED`), a
+ * body past the cap `ERR_RESPONSE_TOO_LARGE`.
+ */
+export async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number, hostPolicy?: HostPolicy): Promise<PostResult> {
   const started = performance.now();
   const took = () => performance.now() - started;
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (r: Omit<PostResult, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...r, durationMs: took() });
-    };
-    if (hostPolicy) {
-      try {
-        hostPolicy.checkUrl(new URL(url));
-      } catch {
-        done({ httpStatus: null, statusText: null, error: HOST_NOT_ALLOWED });
-        return;
-      }
+  const failed = (error: string): PostResult => ({ httpStatus: null, statusText: null, error, durationMs: took() });
+  if (hostPolicy) {
+    try {
+      hostPolicy.checkUrl(new URL(url));
+    } catch {
+      return failed(HOST_NOT_ALLOWED);
     }
-    const stream = got.stream(url, {
-      method: 'POST', body, headers, followRedirect: false, throwHttpErrors: false,
+  }
+  try {
+    const res = await requestBounded(url, {
+      method: 'POST', body, headers, followRedirect: false,
       retry: { limit: 0 }, timeout: { request: timeoutMs }, decompress: false,
       // Names resolving to refused addresses fail at connection time (no DNS rebinding).
       ...(hostPolicy ? { dnsLookup: hostPolicy.lookup, agent: hostPolicy.agent } : {}),
-    });
-    stream.on('response', (res: { statusCode: number; statusMessage?: string }) => {
-      const text = (res.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
-      done({ httpStatus: res.statusCode, statusText: text || null, error: null });
-      stream.destroy();
-    });
-    stream.on('error', (err: Error) => {
-      if (isHostNotAllowed(err)) return done({ httpStatus: null, statusText: null, error: HOST_NOT_ALLOWED });
-      done({ httpStatus: null, statusText: null, error: err instanceof RequestError ? err.code || err.name : err.name || 'Error' });
-    });
-  });
+    }, DELIVERY_MAX_RESPONSE_BYTES);
+    const text = (res.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
+    return { httpStatus: res.statusCode, statusText: text || null, error: null, durationMs: took() };
+  } catch (err) {
+    if (isHostNotAllowed(err)) return failed(HOST_NOT_ALLOWED);
+    if (isResponseTooLarge(err)) return failed(RESPONSE_TOO_LARGE);
+    if (err instanceof RequestError) return failed(err.code || err.name);
+    return failed((err as Error | undefined)?.name || 'Error');
+  }
 }
 
 export interface DelivererDeps {

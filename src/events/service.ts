@@ -82,7 +82,7 @@ export function createEventService(deps: EventServiceDeps) {
       await queue.enqueue(ids);
       await store.markEnqueued(ids);
     } catch (err) {
-      log.warn({ err: (err as Error).message, deliveries: ids.length }, 'event deliveries not queued; the relay will');
+      log.warn({ err, deliveries: ids.length }, 'event deliveries not queued; the relay will');
     }
   }
 

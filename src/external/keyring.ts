@@ -90,7 +90,7 @@ export function createServiceKeyring(deps: { store: ExternalStore; cipher: Field
         const pair = await importServicePrivateJwk(jwk, r.use);
         keys.push({ pair, publicJwk: await exportPublicJwk(pair), current: r.retiredAt === null, expiresAt: r.expiresAt?.getTime() ?? null });
       } catch (err) {
-        deps.log.error({ kid: r.kid, err: (err as Error).message }, 'service key unusable');
+        deps.log.error({ kid: r.kid, err }, 'service key unusable');
       }
     }
     cache = { keys, at: Date.now() };
@@ -164,7 +164,7 @@ export function createVendorKeyCache(deps: { store: ExternalStore; log: Logger; 
           const k = await importVendorPublicJwk(r.publicJwk);
           keys.push(k.kid === r.kid ? k : { ...k, kid: r.kid });
         } catch (err) {
-          deps.log.warn({ orgId, kid: r.kid, err: (err as Error).message }, 'vendor key unusable, skipped');
+          deps.log.warn({ orgId, kid: r.kid, err }, 'vendor key unusable, skipped');
         }
       }
       if (cache.size > 10_000) cache.clear();

@@ -73,6 +73,11 @@ export interface ConnectorOptions {
    * whose HRMS stopped answering or that lost its lock gives up (sync/service.ts).
    */
   signal?: AbortSignal;
+  /**
+   * Largest response body accepted, in bytes after decompression (default 64 MiB, decisions
+   * §11); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
+   */
+  maxResponseBytes?: number;
 }
 
 /** A connector bound to one client org's credentials. */

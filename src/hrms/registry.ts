@@ -16,13 +16,14 @@ export function connectorFor(hrmsId: string): ConnectorFactory | undefined {
 }
 
 /**
- * `connectorFor` whose factories always apply `fixed` (the process's `hostPolicy`, built from
+ * `connectorFor` whose factories always apply `fixed` (the process's `hostPolicy` and response
+ * size cap, built from
  * configuration by the context): a caller's options cannot drop or replace it, so every
  * connector the setup, sync and live-read services build goes through the same guard.
  */
-export function connectorsWith(fixed: Pick<ConnectorOptions, 'hostPolicy'>): (hrmsId: string) => ConnectorFactory | undefined {
+export function connectorsWith(fixed: Pick<ConnectorOptions, 'hostPolicy' | 'maxResponseBytes'>): (hrmsId: string) => ConnectorFactory | undefined {
   return (hrmsId) => {
     const factory = FACTORIES.get(hrmsId);
-    return factory && ((credentials, options = {}) => factory(credentials, { ...options, hostPolicy: fixed.hostPolicy }));
+    return factory && ((credentials, options = {}) => factory(credentials, { ...options, hostPolicy: fixed.hostPolicy, ...(fixed.maxResponseBytes ? { maxResponseBytes: fixed.maxResponseBytes } : {}) }));
   };
 }

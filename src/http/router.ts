@@ -14,7 +14,7 @@ import { AppError, renderError, type FieldError } from '../errors';
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
-import { readForm, readJson } from './body';
+import { readForm, readJson, refuseNul } from './body';
 
 /** Credential kinds of decisions §2. */
 export type CredentialKind =
@@ -127,11 +127,17 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
   sendText(res, status, JSON.stringify(body), requestId, headers);
 }
 
-/** Sends an already serialized JSON body with the request id header. */
+/**
+ * Sends an already serialized JSON body with the request id header. Every JSON answer of the API
+ * (success or error) is `Cache-Control: no-store` (most carry personal data or credentials, and
+ * one rule is safer than a list) and `X-Content-Type-Options: nosniff` (decisions §11).
+ */
 function sendText(res: ServerResponse, status: number, payload: string, requestId: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
     'x-request-id': requestId,
     ...headers,
   });
@@ -189,6 +195,9 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     else req.resume();
     const q = url.indexOf('?');
     const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+    // decisions §11: no text holds U+0000 (bodies are checked by their readers). Path params are
+    // identifiers: one holding NUL names nothing, and its route answers its own 404.
+    refuseNul(query, 'query');
     const ctx: RequestContext<unknown, unknown, unknown> = {
       requestId,
       params: parseWith(def.params, { ...found.params }, 'params'),

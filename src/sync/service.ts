@@ -194,7 +194,7 @@ export function createSyncService(deps: SyncServiceDeps) {
             written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
           });
           await deps.events.dispatch(written);
-          deps.log.warn({ orgId, runId: run.id, err: message }, 'sync failed');
+          deps.log.warn({ orgId, runId: run.id, err }, 'sync failed');
           // The HRMS is not answering: this job ends here (its lock released below); the
           // org's schedule tries again later.
           if (stalled) return { status: 'failed', runId: run.id, reason: 'hrms_stalled', message };

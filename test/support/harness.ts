@@ -8,6 +8,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Worker } from 'bullmq';
+import { destination, type DestinationStream } from 'pino';
+import path from 'node:path';
 import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
 import { eventsWorkerDeps } from '../../src/cli/run';
@@ -38,7 +40,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     HRX_HRMS_RETRIES: '12',
     // The reference simulator of the tests listens on 127.0.0.1 (tests of the guard set '0').
     HRX_HRMS_ALLOW_PRIVATE_HOSTS: '1',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // With HRX_TEST_LOG_DIR, every line goes to a file the suite's teardown scans (log-scan.ts).
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.HRX_TEST_LOG_DIR ? 'debug' : 'silent'),
     PORT: '0',
     ...extra,
   };
@@ -58,10 +61,13 @@ export interface TestApp {
 }
 
 /** Starts hrx (API, and the worker unless `worker: false`) on a fresh schema. */
-export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {}): Promise<TestApp> {
   const env = testEnv(opts.env);
   const config = loadConfig(env);
-  const log = createLogger(config.LOG_LEVEL);
+  // `logStream`: the app's log lines go there (a test reading every line, test/integration/logs-pii).
+  const logDir = process.env.HRX_TEST_LOG_DIR;
+  const log = createLogger(config.LOG_LEVEL, 'hrx', opts.logStream
+    ?? (logDir ? destination({ dest: path.join(logDir, `${config.HRX_DB_SCHEMA}.log`), mkdir: true, sync: true }) : undefined));
   const ctx = await openContext(config, log, { poolMax: 5 });
   await migrate(ctx.db);
   const server = await listen(buildApp(ctx, { validateResponses: true }), '127.0.0.1', 0, config.HRX_BASE_PATH, log);

@@ -7,7 +7,6 @@
  * Error messages name the operation and the HTTP status only: never credentials, tokens, hosts
  * or employee values.
  */
-import got, { type Response } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -16,12 +15,17 @@ import {
 } from '../connector';
 import type { PartialEmployeeRecord } from '../../employees/record';
 import { HostNotAllowedError, isHostNotAllowed } from '../../outbound/host-policy';
+import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../../outbound/bounded-response';
 import { mapEmployee } from './mapping';
 
 /** Defaults of `ConnectorOptions` (connector.ts documents each). */
 export const REFERENCE_DEFAULTS = {
   timeoutMs: 10_000, retries: 5, minRetryDelayMs: 250, maxRetryDelayMs: 30_000, pageSize: 200,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
 } as const;
+
+/** A token response is a few hundred bytes: past 1 MiB it is refused (within decisions §11's 64 MiB). */
+const TOKEN_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** OAuth2 error codes of RFC 6749 §5.2: safe to quote in messages (they carry no secrets). */
 const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
@@ -32,6 +36,13 @@ const TokenResponse = z.object({
   token_type: z.string().refine((t) => t.toLowerCase() === 'bearer'),
   expires_in: z.number().positive().optional(),
 });
+/** One HRMS answer: status, headers and the (decompressed, size-capped) body as text. */
+interface HrmsResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
 const PageResponse = z.object({
   employees: z.array(z.unknown()),
   meta: z.object({
@@ -61,7 +72,7 @@ export function statusError(status: number, what: string, retryAfter?: string | 
   return new HrmsError('bad_response', `HRMS answered ${what} with unexpected HTTP ${status}`, status);
 }
 
-function parseJson(res: Response<string>, what: string): unknown {
+function parseJson(res: HrmsResponse, what: string): unknown {
   try {
     return JSON.parse(res.body);
   } catch {
@@ -69,7 +80,7 @@ function parseJson(res: Response<string>, what: string): unknown {
   }
 }
 
-function oauthError(res: Response<string>): string {
+function oauthError(res: HrmsResponse): string {
   try {
     const err = (JSON.parse(res.body) as { error?: unknown }).error;
     return typeof err === 'string' && OAUTH_ERRORS.has(err) ? ` ${err}` : '';
@@ -97,7 +108,7 @@ class ReferenceConnector implements HrmsConnector {
     this.opts = {
       timeoutMs: pick('timeoutMs'), retries: Math.floor(pick('retries')), minRetryDelayMs: pick('minRetryDelayMs'),
       maxRetryDelayMs: pick('maxRetryDelayMs'), pageSize: Math.max(1, Math.floor(pick('pageSize'))), onRetry: options.onRetry,
-      hostPolicy: options.hostPolicy, signal: options.signal,
+      hostPolicy: options.hostPolicy, signal: options.signal, maxResponseBytes: Math.max(1, Math.floor(pick('maxResponseBytes'))),
     };
   }
 
@@ -124,25 +135,30 @@ class ReferenceConnector implements HrmsConnector {
 
   /**
    * One HTTP exchange; transport failures (refused, reset, timeout) become `unavailable`, a name
-   * the host policy refuses at connection time `host_not_allowed`.
+   * the host policy refuses at connection time `host_not_allowed`, a body past
+   * `maxResponseBytes` after decompression `bad_response` (decisions §11; never retried). The
+   * body is streamed and counted (src/outbound/bounded-response.ts), never buffered past the cap.
    */
-  private async http(url: URL, what: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<Response<string>> {
+  private async http(url: URL, what: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string>; maxBytes?: number } = {}): Promise<HrmsResponse> {
     const policy = this.opts.hostPolicy;
+    const maxBytes = Math.min(init.maxBytes ?? Infinity, this.opts.maxResponseBytes);
     try {
-      return await got(url, {
+      const res = await requestBounded(url, {
         ...(policy ? { dnsLookup: policy.lookup, agent: { http: policy.agent.http, https: policy.agent.https } } : {}),
         method: init.method ?? 'GET',
         headers: { accept: 'application/json', 'user-agent': 'hrx-reference-connector', ...init.headers },
         ...(init.form ? { form: init.form } : {}),
         timeout: { request: this.opts.timeoutMs },
         retry: { limit: 0 },
-        throwHttpErrors: false,
         followRedirect: false,
-        responseType: 'text',
         ...(this.opts.signal ? { signal: this.opts.signal } : {}),
-      });
+      }, maxBytes);
+      return { statusCode: res.statusCode, headers: res.headers, body: res.body.toString('utf8') };
     } catch (err) {
       if (isHostNotAllowed(err)) throw new HrmsError('host_not_allowed', `HRMS host not allowed on ${what}`);
+      if (isResponseTooLarge(err)) {
+        throw new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
+      }
       const code = (err as { code?: unknown }).code;
       const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
       throw new HrmsError('unavailable', `HRMS unreachable on ${what} (${tag})`);
@@ -169,6 +185,7 @@ class ReferenceConnector implements HrmsConnector {
       method: 'POST',
       headers: { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '') },
       form: { grant_type: 'client_credentials' },
+      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
     });
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       throw new HrmsError('auth', `HRMS rejected the client credentials (HTTP ${res.statusCode}${oauthError(res)})`, res.statusCode);
@@ -188,7 +205,7 @@ class ReferenceConnector implements HrmsConnector {
   }
 
   /** Authenticated GET; with client credentials a 401 drops the token and is retried once with a new one. */
-  private async apiGet(path: string, what: string): Promise<Response<string>> {
+  private async apiGet(path: string, what: string): Promise<HrmsResponse> {
     if (this.checkGrant() === 'api_key') return this.http(this.url(path), what, { headers: { 'x-api-key': this.creds.api_key! } });
     const token = await this.accessToken();
     const res = await this.http(this.url(path), what, { headers: { authorization: `Bearer ${token}` } });
@@ -267,10 +284,14 @@ class ReferenceConnector implements HrmsConnector {
     }
   }
 
-  /** `GET /api/v1/employees/{id}` with retries; 404 (or a blank id) gives `null`. */
+  /**
+   * `GET /api/v1/employees/{id}` with retries; 404 gives `null`, and so does, without any call,
+   * an id that cannot name one employee: blank, holding NUL, or made only of dots (`.` and `..`
+   * are dot-segments that URL resolution would turn into the collection or its parent).
+   */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
-    if (id === '') return null;
+    if (id === '' || /^\.+$/.test(id) || id.includes('\u0000')) return null;
     const what = 'employee lookup';
     const native = await this.withRetry(async () => {
       const res = await this.apiGet(`api/v1/employees/${encodeURIComponent(id)}`, what);

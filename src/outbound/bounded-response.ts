@@ -1,0 +1,123 @@
+/**
+ * Bounded reads of outbound HTTP responses (decisions §11: one HRMS response at most 64 MiB
+ * after decompression). Whoever answers hrx's outbound calls (an HRMS host from setup-config, a
+ * vendor's event endpoint) is outside hrx's control; a body read whole into memory lets such a
+ * host take the process's memory (a 200 MB answer, or a gzip bomb whose few kilobytes inflate to
+ * gigabytes). Bodies are therefore read as streams, counting the bytes as the consumer sees them
+ * (after got's decompression when it decompresses), and the request is destroyed the moment the
+ * count passes the cap: at most `cap` bytes plus one chunk are ever held.
+ *
+ * Knows nothing of HRMS or events: the HRMS connector maps `ResponseTooLargeError` to
+ * `HrmsError('bad_response')`, event delivery to a failed attempt with error class
+ * `ERR_RESPONSE_TOO_LARGE`.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import got, { type OptionsInit } from 'got';
+
+/** Default cap of one HRMS response body, in bytes after decompression (decisions §11: 64 MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** Sizes of the blocks a body is gathered in: the first (most answers fit), then the others. */
+const FIRST_BLOCK = 256 * 1024;
+const BLOCK = 32 * 1024 * 1024;
+
+/** Code of the error a body past its cap is refused with. */
+export const RESPONSE_TOO_LARGE = 'ERR_RESPONSE_TOO_LARGE';
+
+/** A body longer than its cap. The message names the cap only (never the host or the body). */
+export class ResponseTooLargeError extends Error {
+  readonly code = RESPONSE_TOO_LARGE;
+  constructor(readonly limit: number) {
+    super(`response body exceeds ${limit} bytes`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/** Whether `err` (or an error it wraps as `cause`, such as got's `RequestError`) is a size refusal. */
+export function isResponseTooLarge(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === RESPONSE_TOO_LARGE) return true;
+  }
+  return false;
+}
+
+/** A response read through `requestBounded`. */
+export interface BoundedResponse {
+  statusCode: number;
+  statusMessage: string | undefined;
+  headers: IncomingHttpHeaders;
+  /** The body (decompressed when got decompressed it), at most the cap given. */
+  body: Buffer;
+}
+
+/**
+ * One HTTP exchange through `got.stream` with `options` (the caller's method, headers, timeout,
+ * agents, `decompress`...; `throwHttpErrors` is forced off), reading at most `maxBytes` of the
+ * body: past the cap it rejects with `ResponseTooLargeError` and destroys the request (an
+ * unencoded body whose `Content-Length` is above the cap before any body byte is read). Transport errors
+ * (refused, reset, timeout, the host policy's refusal) reject with got's error as it is.
+ */
+export function requestBounded(url: string | URL, options: OptionsInit, maxBytes: number): Promise<BoundedResponse> {
+  return new Promise((resolve, reject) => {
+    const stream = got.stream(url, { ...options, throwHttpErrors: false, isStream: true } as never) as ReturnType<typeof got.stream>;
+    let settled = false;
+    let head: Omit<BoundedResponse, 'body'> | undefined;
+    // The body is copied into blocks of at most BLOCK bytes: chunks handed over by the socket or
+    // zlib may be small views of larger allocations, and holding them would hold those too.
+    const blocks: Buffer[] = [];
+    let fill = 0;
+    let size = 0;
+    const take = (whole: Buffer): void => {
+      // Only up to one byte past the cap is kept: enough to know the cap was passed.
+      const chunk = whole.subarray(0, Math.max(0, maxBytes + 1 - size));
+      let at = 0;
+      while (at < chunk.length) {
+        let block = blocks[blocks.length - 1];
+        if (!block || fill === block.length) {
+          // A first small block, then big ones: blocks of BLOCK bytes are mapped on their own
+          // by the allocator (glibc's mmap threshold is at most 32 MiB), so once collected their
+          // memory goes back to the system instead of staying in the process's heap; pages not
+          // written are never resident.
+          block = Buffer.allocUnsafe(blocks.length === 0 ? Math.min(FIRST_BLOCK, maxBytes + 1) : Math.min(BLOCK, maxBytes + 1 - size - at));
+          blocks.push(block);
+          fill = 0;
+        }
+        const n = chunk.copy(block, fill, at);
+        fill += n;
+        at += n;
+      }
+      size += whole.length;
+    };
+    const body = (): Buffer => {
+      const last = blocks.length - 1;
+      if (last <= 0) return (blocks[0] ?? Buffer.alloc(0)).subarray(0, fill);
+      return Buffer.concat(blocks.map((b, i) => (i === last ? b.subarray(0, fill) : b)));
+    };
+    const finish = (err: Error | null, body?: Buffer): void => {
+      if (settled) return;
+      settled = true;
+      if (err) {
+        blocks.length = 0; // released now, whatever still holds the destroyed stream
+        stream.destroy();
+        reject(err);
+        return;
+      }
+      resolve({ ...head!, body: body! });
+    };
+    const cut = (): void => finish(new ResponseTooLargeError(maxBytes));
+    stream.on('response', (res: { statusCode: number; statusMessage?: string; headers: IncomingHttpHeaders }) => {
+      head = { statusCode: res.statusCode, statusMessage: res.statusMessage, headers: res.headers };
+      // An unencoded body's declared length is its length (an encoded one's is not: counted as read).
+      const declared = Number(res.headers['content-length']);
+      const encoded = res.headers['content-encoding'] && res.headers['content-encoding'] !== 'identity';
+      if (!encoded && Number.isFinite(declared) && declared > maxBytes) cut();
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      take(chunk);
+      if (size > maxBytes) cut();
+    });
+    stream.on('end', () => finish(null, body()));
+    stream.on('error', (err: Error) => finish(err));
+  });
+}
