@@ -45,7 +45,7 @@ export interface FailureLimiterDeps {
   /** The window in ms (`HRX_AUTH_FAILURE_WINDOW_MS`, default 60 000). */
   windowMs: number;
   log: Logger;
-  /** How long (ms) to wait for Redis before deciding in this process (default 250). */
+  /** How long (ms) to wait for Redis before deciding in this process (default 500). */
   timeoutMs?: number;
 }
 
@@ -121,7 +121,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   if (!(Number.isSafeInteger(deps.limit) && deps.limit >= 1) || !(Number.isSafeInteger(deps.windowMs) && deps.windowMs >= 1)) {
     throw new RangeError('auth failure limit needs limit >= 1 and windowMs >= 1 (integers)');
   }
-  const timeoutMs = deps.timeoutMs ?? 250;
+  const timeoutMs = deps.timeoutMs ?? 500;
   deps.redis.defineCommand('hrxAuthFailCheck', { lua: CHECK_MANY_LUA });
   deps.redis.defineCommand('hrxAuthFailCount', { lua: FAIL_LUA });
   deps.redis.defineCommand('hrxAuthFailReserve', { lua: RESERVE_LUA });
