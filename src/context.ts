@@ -19,7 +19,7 @@ import { readOrCreateSecret } from './db/embedded';
 import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
 import { createTransactor } from './db/tx';
 import { createEmployeeService, type ReadQuery } from './employees/service';
-import type { EmployeeRecord } from './employees/record';
+import type { EmployeeRecord } from './domain/record';
 import { createEmployeeStore } from './employees/store';
 import { createEmployeeUpdateService } from './employees/update-service';
 import { createEmployeeWriteStore } from './employees/write-store';

@@ -13,7 +13,7 @@ import { queryableOf, type Tx } from '../db/tx';
 import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
-import type { EmployeeRecord } from './record';
+import type { EmployeeRecord } from '../domain/record';
 
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
 export interface RemovedEmployee {
