@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
+import type { Authenticator, CredentialKind } from '../auth/credential';
 import type { Principal } from '../auth/principal';
 import { sourceAddress } from '../auth/source';
 import { AppError, renderError, type FieldError } from '../errors';
@@ -16,27 +17,11 @@ import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { readForm, readJson, refuseNul } from './body';
 
-/** Credential kinds of decisions §2. */
-export type CredentialKind =
-  | 'none'
-  | 'apiKeyUsername' // header `username: <api-key>`
-  | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
-  | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
-  | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
-  | 'connectSession' // the Connect session cookie, only (decisions §8)
-  | 'admin'; // HRX_ADMIN_TOKEN
-
 /**
  * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
  * per V2 Basic username). Not the admin token, not `none`, not the employer's `clientBasic`.
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
-
-/**
- * Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID, or THROTTLED past the
- * failed-authentication limit of `source` (the request's source address, auth/source.ts).
- */
-export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
 
 /** What a handler sees. */
 export interface RequestContext<P, Q, B> {
