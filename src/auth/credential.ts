@@ -21,3 +21,11 @@ export type CredentialKind =
  * Resolves `null` only for `none`.
  */
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
+
+/**
+ * The principal a route's handler gets for its credential kind: `null` for `none` and `admin`
+ * (the admin token names no org), a resolved principal for every other kind (the authenticator
+ * throws rather than resolve those to null). Whether the org is a vendor or a client is a role
+ * check left to the handler (`vendorPrincipal`).
+ */
+export type PrincipalFor<K extends CredentialKind> = K extends 'none' | 'admin' ? null : Principal;
