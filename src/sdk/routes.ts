@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../errors';
 import { sessionCookie } from '../http/cookie';
 import { parseWith, route, type RouteDef } from '../http/router';
-import { accessCredentialsSchema } from '../setup/routes';
+import { accessCredentialsSchema } from '../setup/schema';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
 import { pageHeaders, renderConnectPage } from './page';
 import type { SdkService, SdkTokenRequest } from './service';
