@@ -9,6 +9,7 @@ import { createAuditWriter } from './audit/writer';
 import { createAuthFailureGuard } from './auth/failure-guard';
 import { createRevocationFeed } from './auth/revocations';
 import { createConnectionAccessCache } from './connections/access-cache';
+import { createConnectionAccessLoader } from './connections/access-store';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
 import { createConsentService } from './consent/service';
@@ -223,7 +224,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const subscriber = redis.duplicate();
   watchRedis(subscriber, 'subscriber', log);
   const access = createConnectionAccessCache({
-    load: (vendorOrgId, clientOrgUuid) => employeeStore.connectionAccess(vendorOrgId, clientOrgUuid),
+    load: createConnectionAccessLoader(pool),
     publisher: requestRedis, subscriber: subscriber, channel: `${prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
   });
   const employees = createEmployeeService({
