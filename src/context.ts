@@ -9,6 +9,7 @@ import { createAuditWriter } from './audit/writer';
 import { createAuthFailureGuard } from './auth/failure-guard';
 import { createRevocationFeed } from './auth/revocations';
 import { createConnectionAccessCache } from './connections/access-cache';
+import { createConnectionAccessLoader } from './connections/access-store';
 import { createConnectionService } from './connections/service';
 import { createConnectionStore } from './connections/store';
 import { createConsentService } from './consent/service';
@@ -19,7 +20,7 @@ import { readOrCreateSecret } from './db/embedded';
 import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
 import { createTransactor } from './db/tx';
 import { createEmployeeService, type ReadQuery } from './employees/service';
-import type { EmployeeRecord } from './employees/record';
+import type { EmployeeRecord } from './domain/record';
 import { createEmployeeStore } from './employees/store';
 import { createEmployeeUpdateService } from './employees/update-service';
 import { createEmployeeWriteStore } from './employees/write-store';
@@ -223,7 +224,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   const subscriber = redis.duplicate();
   watchRedis(subscriber, 'subscriber', log);
   const access = createConnectionAccessCache({
-    load: (vendorOrgId, clientOrgUuid) => employeeStore.connectionAccess(vendorOrgId, clientOrgUuid),
+    load: createConnectionAccessLoader(pool),
     publisher: requestRedis, subscriber: subscriber, channel: `${prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
   });
   const employees = createEmployeeService({

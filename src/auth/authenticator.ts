@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
 import { CONNECT_SESSION_COOKIE, readCookie } from '../http/cookie';
-import type { Authenticator, CredentialKind } from '../http/router';
+import type { Authenticator, CredentialKind } from './credential';
 import type { AuthFailureGuard } from './failure-guard';
 import type { Principal } from './principal';
 import type { RevocationFeed } from './revocations';

@@ -2,7 +2,7 @@
  * Vendor connections: listing (interface.md "Get vendor connections"; decisions §4), creation and
  * approval by the operator, and termination under the sync lock (decisions §4).
  */
-import { ALL_DATA_POINTS, isDataPoint } from '../employees/data-points';
+import { ALL_DATA_POINTS, isDataPoint } from '../domain/data-points';
 import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';

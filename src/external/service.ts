@@ -24,7 +24,7 @@ import { InvalidKeyError, importVendorPublicJwk, type PublicRsaJwk } from '../cr
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { EmployeeRecord } from '../employees/record';
+import type { EmployeeRecord } from '../domain/record';
 import type { ReadQuery } from '../employees/service';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';

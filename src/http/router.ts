@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Authenticator, CredentialKind, PrincipalFor } from '../auth/credential';
 import { sourceAddress } from '../auth/source';
 import { AppError, renderError, type FieldError } from '../errors';
 import { classifyUnavailable, failedDependency } from '../unavailable';
@@ -16,35 +16,19 @@ import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { readForm, readJson, refuseNul } from './body';
 
-/** Credential kinds of decisions §2. */
-export type CredentialKind =
-  | 'none'
-  | 'apiKeyUsername' // header `username: <api-key>`
-  | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
-  | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
-  | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
-  | 'connectSession' // the Connect session cookie, only (decisions §8)
-  | 'admin'; // HRX_ADMIN_TOKEN
-
 /**
  * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
  * per V2 Basic username). Not the admin token, not `none`, not the employer's `clientBasic`.
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
 
-/**
- * Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID, or THROTTLED past the
- * failed-authentication limit of `source` (the request's source address, auth/source.ts).
- */
-export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
-
-/** What a handler sees. */
-export interface RequestContext<P, Q, B> {
+/** What a handler sees; `principal` is typed by the route's credential kind `K`. */
+export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKind> {
   requestId: string;
   params: P;
   query: Q;
   body: B;
-  principal: Principal | null;
+  principal: PrincipalFor<K>;
   headers: IncomingHttpHeaders;
   /** The source address (auth/source.ts), for the failed-authentication limit of body credentials. */
   source: string;
@@ -65,11 +49,11 @@ export type Reply =
   | { html: string; status?: number; headers?: Record<string, string> };
 
 /** One row of the route table. */
-export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDef<P = unknown, Q = unknown, B = unknown, K extends CredentialKind = CredentialKind> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below `HRX_BASE_PATH`, find-my-way syntax (`/api/employee_details/:id`). */
   path: string;
-  credential: CredentialKind;
+  credential: K;
   /** How the body is read: JSON (415 for other media types), a form, or not at all. */
   bodyType?: 'json' | 'form' | 'none';
   params?: z.ZodType<P>;
@@ -77,11 +61,11 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** Schema of `data` (or of the raw body); checked when response validation is on. */
   response?: z.ZodType;
-  handler: (ctx: RequestContext<P, Q, B>) => Promise<Reply>;
+  handler: (ctx: RequestContext<P, Q, B, K>) => Promise<Reply>;
 }
 
 /** Builds a typed route (keeps the table declarative while inferring handler types). */
-export function route<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef<unknown, unknown, unknown> {
+export function route<P, Q, B, K extends CredentialKind>(def: RouteDef<P, Q, B, K>): RouteDef<unknown, unknown, unknown> {
   return def as unknown as RouteDef<unknown, unknown, unknown>;
 }
 

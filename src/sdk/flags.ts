@@ -5,7 +5,7 @@
  * flag value are validation failures naming the bad field.
  */
 import { z } from 'zod';
-import { groupOf, isDataPoint, type DataPointGroup } from '../employees/data-points';
+import { groupOf, isDataPoint, type DataPointGroup } from '../domain/data-points';
 
 /** The stored form: group → data point → flag. */
 export type DataModelFlags = Partial<Record<DataPointGroup, Record<string, -1 | 0 | 1>>>;

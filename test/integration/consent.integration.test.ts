@@ -3,7 +3,7 @@
  * employee's consent is in force; submissions are validated and scoped to the calling vendor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeRecord } from '../../src/employees/record';
+import { normalizeRecord } from '../../src/domain/record';
 import { client, connection, vendor } from '../support/factories';
 import { call, startTestApp, type TestApp } from '../support/harness';
 

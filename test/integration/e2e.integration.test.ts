@@ -4,8 +4,8 @@
  * compared field by field with what the simulator served, after normalization and masking.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskRecord } from '../../src/employees/masking';
-import { normalizeRecord, NOT_AVAILABLE } from '../../src/employees/record';
+import { maskRecord } from '../../src/domain/masking';
+import { normalizeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 import { mapEmployee } from '../../src/hrms/reference/mapping';
 import type { NativeEmployee } from '../../src/hrms/sim/data';
 import { hrxJson } from '../support/cli';

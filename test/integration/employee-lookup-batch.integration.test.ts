@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskRecord } from '../../src/employees/masking';
-import { normalizeRecord, type EmployeeRecord } from '../../src/employees/record';
+import { maskRecord } from '../../src/domain/masking';
+import { normalizeRecord, type EmployeeRecord } from '../../src/domain/record';
 import { createEmployeeStore } from '../../src/employees/store';
 import { client, connection, vendor } from '../support/factories';
 import { call, startTestApp, type TestApp } from '../support/harness';

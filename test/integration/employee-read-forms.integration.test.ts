@@ -5,9 +5,9 @@
  * their row: one copied onto another employee does not open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filterRecord } from '../../src/employees/data-points';
-import { maskRecord } from '../../src/employees/masking';
-import { normalizeRecord, type EmployeeRecord } from '../../src/employees/record';
+import { filterRecord } from '../../src/domain/data-points';
+import { maskRecord } from '../../src/domain/masking';
+import { normalizeRecord, type EmployeeRecord } from '../../src/domain/record';
 import { client, connection, vendor } from '../support/factories';
 import { call, startTestApp, type TestApp } from '../support/harness';
 

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEmployee } from '../../src/employees/codec';
-import { maskRecord } from '../../src/employees/masking';
-import { emptyDependent, normalizeRecord, NOT_AVAILABLE, type EmployeeRecord } from '../../src/employees/record';
+import { maskRecord } from '../../src/domain/masking';
+import { emptyDependent, normalizeRecord, NOT_AVAILABLE, type EmployeeRecord } from '../../src/domain/record';
 import { call, startTestApp, type TestApp } from '../support/harness';
 import * as f from '../support/factories';
 import { UUID_V4 } from '../support/expect-error';

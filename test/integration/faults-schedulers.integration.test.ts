@@ -6,6 +6,7 @@
  * connection was terminated while Redis was away gets none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startJobs } from '../../jobs/index';
 import { startProcess, type Running } from '../../src/cli/run';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
@@ -22,7 +23,7 @@ let worker: Running;
 beforeAll(async () => {
   [pgs, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
   const config = loadConfig(privateEnv(pgs.url, redis.url));
-  worker = await startProcess(config, createLogger(config.LOG_LEVEL), { api: false, worker: true, migrateFirst: true });
+  worker = await startProcess(config, createLogger(config.LOG_LEVEL), { api: false, worker: true, migrateFirst: true, startJobs });
 }, 120_000);
 
 afterAll(async () => {

@@ -5,9 +5,9 @@
  * point as its empty value. Then the reject path, and decisions that cannot be taken twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_DATA_POINTS, filterRecord } from '../../src/employees/data-points';
-import { maskRecord } from '../../src/employees/masking';
-import { normalizeRecord, NOT_AVAILABLE } from '../../src/employees/record';
+import { ALL_DATA_POINTS, filterRecord } from '../../src/domain/data-points';
+import { maskRecord } from '../../src/domain/masking';
+import { normalizeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 import { mapEmployee } from '../../src/hrms/reference/mapping';
 import type { NativeEmployee } from '../../src/hrms/sim/data';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../support/harness';

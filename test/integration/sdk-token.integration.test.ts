@@ -4,7 +4,7 @@
  * points; validation errors with their exact bodies. Real HTTP, PostgreSQL and Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_DATA_POINTS } from '../../src/employees/data-points';
+import { ALL_DATA_POINTS } from '../../src/domain/data-points';
 import { call, startTestApp, type TestApp } from '../support/harness';
 import * as f from '../support/factories';
 import { expectError, invalid } from '../support/expect-error';

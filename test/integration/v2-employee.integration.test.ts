@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { JSONWebKeySet, JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
-import { normalizeRecord, type EmployeeRecord } from '../../src/employees/record';
+import { normalizeRecord, type EmployeeRecord } from '../../src/domain/record';
 import { hrxJson } from '../support/cli';
 import { expectError, invalid, plain, UUID_V4, withoutRequestId } from '../support/expect-error';
 import { client, connection, v2Vendor } from '../support/factories';

@@ -8,7 +8,7 @@
 import { KeyObject, createHmac, createPublicKey, generateKeyPairSync, randomUUID, sign as nodeSign } from 'node:crypto';
 import { CompactEncrypt, CompactSign, FlattenedEncrypt, decodeProtectedHeader, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeRecord } from '../../src/employees/record';
+import { normalizeRecord } from '../../src/domain/record';
 import { expectError, plain, withoutRequestId } from '../support/expect-error';
 import { client, connection, v2Vendor } from '../support/factories';
 import { call, startTestApp, type TestApp } from '../support/harness';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
-import { normalizeRecord } from '../../src/employees/record';
+import { normalizeRecord } from '../../src/domain/record';
 import { client, connection, v2Vendor } from '../support/factories';
 import { call, REDIS_URL, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../support/harness';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { compactDecrypt, decodeProtectedHeader, type JSONWebKeySet, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
-import { normalizeRecord } from '../../src/employees/record';
+import { normalizeRecord } from '../../src/domain/record';
 import { hrxJson } from '../support/cli';
 import { expectError, plain } from '../support/expect-error';
 import { client, connection, v2Vendor } from '../support/factories';

@@ -12,7 +12,7 @@ import { destination, type DestinationStream } from 'pino';
 import path from 'node:path';
 import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
-import { eventsWorkerDeps } from '../../src/cli/run';
+import { eventsWorkerDeps } from '../../jobs/index';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openContext, type Context } from '../../src/context';

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import {
   HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsConnector, type HrmsCredentials,
 } from '../connector';
-import type { PartialEmployeeRecord } from '../../employees/record';
+import type { PartialEmployeeRecord } from '../../domain/record';
 import { HostNotAllowedError, isHostNotAllowed } from '../../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../../outbound/bounded-response';
 import { mapEmployee } from './mapping';

@@ -2,7 +2,11 @@
  * The employee record: the one shape hrx stores and serves (interface.md "Employee record";
  * decisions.md §3). Every response carries the full shape: text without a value is
  * `NOT AVAILABLE`, `terminationDate` is `""` when none, money is `null`, arrays are `[]`.
+ *
+ * The shapes are type aliases, not interfaces, so a record is assignable to `Json` (interfaces
+ * carry no implicit index signature) and the walkers below need no casts.
  */
+import { isJsonObject, type Json } from './json';
 
 /** Literal carried by text fields that have no value (interface.md "Employee record"). */
 export const NOT_AVAILABLE = 'NOT AVAILABLE';
@@ -10,33 +14,33 @@ export const NOT_AVAILABLE = 'NOT AVAILABLE';
 /** A money amount in INR (rupees, may carry paise as decimals), or null when unknown. */
 export type Money = number | null;
 
-export interface BonusBreakdown {
+export type BonusBreakdown = {
   joining: Money;
   referral: Money;
   retention: Money;
   performance: Money;
   relocation: Money;
   misc: Money;
-}
+};
 
-export interface CtcDeductions {
+export type CtcDeductions = {
   pf: Money;
   esi: Money;
   professionalTax: Money;
   labourWelfareFund: Money;
   misc: Money;
   nps: Money;
-}
+};
 
-export interface MonthlyDeductions extends CtcDeductions {
+export type MonthlyDeductions = CtcDeductions & {
   tds: Money;
   medicalClaimDeduction: Money;
   groupTermInsuranceDeductions: Money;
   earlyWageDeduction: Money;
-}
+};
 
 /** Annual cost-to-company breakdown, INR per year. */
-export interface CtcDetails {
+export type CtcDetails = {
   basic: Money;
   dearnessAllowance: Money;
   hra: Money;
@@ -51,10 +55,10 @@ export interface CtcDetails {
   taxRegime: string | null;
   bonus: BonusBreakdown;
   deductions: CtcDeductions;
-}
+};
 
 /** One month's pay breakdown, INR for that month. */
-export interface MonthlyDetails {
+export type MonthlyDetails = {
   month: number | null;
   year: number | null;
   basic: Money;
@@ -72,17 +76,17 @@ export interface MonthlyDetails {
   bonus: BonusBreakdown;
   deductions: MonthlyDeductions;
   reimbursements: Money;
-}
+};
 
-export interface Address {
+export type Address = {
   addressPincode: string;
   addressCity: string;
   addressCountry: string;
   addressState: string;
   addressLine: string;
-}
+};
 
-export interface Dependent {
+export type Dependent = {
   name: string;
   relation: string;
   dob: string;
@@ -90,10 +94,10 @@ export interface Dependent {
   gender: string;
   mobileNumber: string;
   profession: string;
-}
+};
 
 /** The full employee record of interface.md, field for field. */
-export interface EmployeeRecord {
+export type EmployeeRecord = {
   id: string;
   employeeId: string;
   name: string;
@@ -133,7 +137,7 @@ export interface EmployeeRecord {
   employeeMetadata: { marriageDate: string };
   dependentDetails: Dependent[];
   salaryDetails: { ctc: CtcDetails; monthly: MonthlyDetails };
-}
+};
 
 /** Recursively optional: what a connector or the update webhook may supply. */
 export type DeepPartial<T> = T extends (infer U)[]
@@ -203,8 +207,6 @@ export function emptyRecord(): EmployeeRecord {
   };
 }
 
-type Json = null | string | number | boolean | Json[] | { [k: string]: Json };
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -213,13 +215,16 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Fills `template` from `input`, field by field, keeping the template's shape: unknown keys are
  * dropped, `null`/`undefined`/blank text keep the empty value, numbers stay numbers. Used to
  * normalize connector output (template = empty record) and the dependents of webhook updates.
+ * The result has the template's shape (the overload says so; every branch returns the template
+ * or a value of the template's kind).
  */
+function fill<T extends Json>(template: T, input: unknown): T;
 function fill(template: Json, input: unknown): Json {
   if (input === undefined || input === null) return template;
   if (Array.isArray(template)) {
-    return Array.isArray(input) ? input.map((item) => fill(emptyDependent() as unknown as Json, item)) : template;
+    return Array.isArray(input) ? input.map((item) => fill(emptyDependent(), item)) : template;
   }
-  if (isPlainObject(template)) {
+  if (isJsonObject(template)) {
     if (!isPlainObject(input)) return template;
     const out: Record<string, Json> = {};
     for (const [k, v] of Object.entries(template)) out[k] = fill(v, input[k]);
@@ -244,7 +249,7 @@ function fill(template: Json, input: unknown): Json {
  * of decisions §3. `id` is the store's id for the employee and is supplied by the caller.
  */
 export function normalizeRecord(partial: PartialEmployeeRecord, id: string): EmployeeRecord {
-  const rec = fill(emptyRecord() as unknown as Json, partial) as unknown as EmployeeRecord;
+  const rec = fill(emptyRecord(), partial);
   rec.id = id;
   rec.employeeId = partial.employeeId;
   // `terminationDate` is the one text field whose empty value is "" rather than NOT AVAILABLE.
@@ -259,15 +264,17 @@ export function normalizeRecord(partial: PartialEmployeeRecord, id: string): Emp
  * `NOT AVAILABLE` clears a text field to its empty value (`""` for `terminationDate`); nested
  * objects merge field by field; arrays (dependents) are replaced whole, each item filled onto an
  * empty dependent. Unknown keys are ignored (the webhook's schema refuses them first).
+ * The result has `current`'s shape (the overload says so).
  */
+function merge<T extends Json>(current: T, update: unknown, empty: Json): T;
 function merge(current: Json, update: unknown, empty: Json): Json {
   if (update === undefined || update === null) return current;
   if (Array.isArray(current)) {
-    return Array.isArray(update) ? update.map((item) => fill(emptyDependent() as unknown as Json, item)) : current;
+    return Array.isArray(update) ? update.map((item) => fill(emptyDependent(), item)) : current;
   }
-  if (isPlainObject(current)) {
+  if (isJsonObject(current)) {
     if (!isPlainObject(update)) return current;
-    const emptyObj = isPlainObject(empty) ? empty : {};
+    const emptyObj = isJsonObject(empty) ? empty : {};
     const out: Record<string, Json> = {};
     for (const [k, v] of Object.entries(current)) out[k] = merge(v, update[k], emptyObj[k] ?? null);
     return out;
@@ -286,7 +293,7 @@ function merge(current: Json, update: unknown, empty: Json): Json {
  * README "Employee update webhook"). `id` and `employeeId` are kept from `current`.
  */
 export function mergeRecord(current: EmployeeRecord, update: DeepPartial<EmployeeRecord>): EmployeeRecord {
-  const merged = merge(current as unknown as Json, update, emptyRecord() as unknown as Json) as unknown as EmployeeRecord;
+  const merged = merge(current, update, emptyRecord());
   merged.id = current.id;
   merged.employeeId = current.employeeId;
   return merged;

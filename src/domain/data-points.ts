@@ -2,7 +2,8 @@
  * Data points: the named leaves of the employee record (decisions.md §3), their groups, and the
  * filtering of a record down to what a connection shares.
  */
-import { emptyDependent, emptyRecord, type EmployeeRecord } from './record';
+import { isJsonObject, type Json } from './json';
+import { emptyDependent, emptyRecord, type Dependent, type EmployeeRecord } from './record';
 
 /** The three groups of `data_model_flags` (interface.md "Generate SDK token"). */
 export type DataPointGroup = 'detail_info_fields' | 'dependent_details_fields' | 'ctc_details_fields';
@@ -15,6 +16,8 @@ interface Leaf {
   name: string;
   /** Path into the record, e.g. `['salaryDetails','ctc','bonus','joining']`. */
   path: string[];
+  /** The leaf's empty value (decisions §3), what a filtered-out point carries. */
+  empty: Json;
 }
 
 /** `salaryDetails.ctc` is written `ctc` and `salaryDetails.monthly` is written `monthly`. */
@@ -23,18 +26,17 @@ function pointName(path: string[]): string {
   return parts.join('_');
 }
 
-function collectLeaves(value: unknown, path: string[], out: Leaf[]): void {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+function collectLeaves(value: Json, path: string[], out: Leaf[]): void {
+  if (isJsonObject(value)) {
     for (const [k, v] of Object.entries(value)) collectLeaves(v, [...path, k], out);
     return;
   }
-  out.push({ name: pointName(path), path });
+  out.push({ name: pointName(path), path, empty: value });
 }
 
 const RECORD_LEAVES: Leaf[] = (() => {
   const out: Leaf[] = [];
-  const template = emptyRecord() as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(template)) {
+  for (const [k, v] of Object.entries(emptyRecord())) {
     if (k === 'dependentDetails') continue;
     collectLeaves(v, [k], out);
   }
@@ -42,7 +44,7 @@ const RECORD_LEAVES: Leaf[] = (() => {
 })();
 
 /** Leaves of one dependent, named by the array: `dependentDetails_mobileNumber`. */
-const DEPENDENT_FIELDS = Object.keys(emptyDependent()) as (keyof ReturnType<typeof emptyDependent>)[];
+const DEPENDENT_FIELDS = Object.keys(emptyDependent()) as (keyof Dependent)[];
 
 /** Every data point name, in record order (excluding the always-shared `id`, `employeeId`). */
 export const ALL_DATA_POINTS: readonly string[] = Object.freeze([
@@ -64,20 +66,24 @@ export function groupOf(name: string): DataPointGroup {
   return 'detail_info_fields';
 }
 
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  let node = target;
-  for (let i = 0; i < path.length - 1; i++) node = node[path[i]!] as Record<string, unknown>;
-  node[path[path.length - 1]!] = value;
-}
-
-function getPath(source: Record<string, unknown>, path: string[]): unknown {
-  let node: unknown = source;
-  for (const p of path) node = (node as Record<string, unknown>)[p];
+/** The value at `path` in `source`; `undefined` when a step is missing or not an object. */
+function getPath(source: Json, path: readonly string[]): Json | undefined {
+  let node: Json | undefined = source;
+  for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
   return node;
 }
 
-const EMPTY = emptyRecord() as unknown as Record<string, unknown>;
-const EMPTY_DEPENDENT = emptyDependent() as unknown as Record<string, unknown>;
+/**
+ * Sets the value at `path` in `target`. Throws when the parent is not an object (a record not of
+ * the stored shape): filtering must never pass such a record through unfiltered.
+ */
+function setPath(target: Json, path: readonly string[], value: Json): void {
+  const parent = getPath(target, path.slice(0, -1));
+  if (!isJsonObject(parent)) throw new TypeError(`record has no object at ${path.slice(0, -1).join('.')}`);
+  parent[path[path.length - 1]!] = value;
+}
+
+const EMPTY_DEPENDENT: Dependent = emptyDependent();
 
 /**
  * Returns a copy of `record` where every data point not in `shared` carries its empty value
@@ -87,17 +93,15 @@ const EMPTY_DEPENDENT = emptyDependent() as unknown as Record<string, unknown>;
 export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string> | 'all'): EmployeeRecord {
   const copy = structuredClone(record);
   if (shared === 'all') return copy;
-  const out = copy as unknown as Record<string, unknown>;
   for (const leaf of RECORD_LEAVES) {
-    if (!shared.has(leaf.name)) setPath(out, leaf.path, getPath(EMPTY, leaf.path));
+    if (!shared.has(leaf.name)) setPath(copy, leaf.path, leaf.empty);
   }
   const sharedDependentFields = DEPENDENT_FIELDS.filter((f) => shared.has(`dependentDetails_${f}`));
   if (sharedDependentFields.length === 0) {
     copy.dependentDetails = [];
   } else {
     copy.dependentDetails = copy.dependentDetails.map((d) => {
-      const dep = d as unknown as Record<string, unknown>;
-      for (const f of DEPENDENT_FIELDS) if (!sharedDependentFields.includes(f)) dep[f] = EMPTY_DEPENDENT[f];
+      for (const f of DEPENDENT_FIELDS) if (!sharedDependentFields.includes(f)) d[f] = EMPTY_DEPENDENT[f];
       return d;
     });
   }
@@ -110,10 +114,8 @@ export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string>
  */
 export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord): string[] {
   const changed: string[] = [];
-  const b = before as unknown as Record<string, unknown>;
-  const a = after as unknown as Record<string, unknown>;
   for (const leaf of RECORD_LEAVES) {
-    if (getPath(b, leaf.path) !== getPath(a, leaf.path)) changed.push(leaf.name);
+    if (getPath(before, leaf.path) !== getPath(after, leaf.path)) changed.push(leaf.name);
   }
   for (const f of DEPENDENT_FIELDS) {
     const bv = before.dependentDetails.map((d) => d[f]);

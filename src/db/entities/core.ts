@@ -1,11 +1,10 @@
 /**
- * MikroORM entities (EntitySchema, no decorators) of every table hrx keeps. Table layout is fixed
- * by the committed migrations in `./migrations`; these schemas must match them.
+ * MikroORM entities (EntitySchema, no decorators) of the core tables: orgs, API keys,
+ * connections, HRMS configurations, employees, sync runs, consents, audit entries. Table layout
+ * is fixed by the committed migrations in `../migrations`; these schemas must match them.
  * Sensitive columns (`*_enc`) hold AES-256-GCM envelopes from `crypto/field-cipher`.
  */
 import { EntitySchema } from '@mikro-orm/core';
-import { EXTERNAL_ENTITIES } from '../external/entities';
-import { SDK_ENTITIES } from '../sdk/entities';
 
 /** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
 export class Org {
@@ -303,10 +302,8 @@ export const AuditEntrySchema = new EntitySchema<AuditEntry>({
   },
 });
 
-/** Every entity schema, for the ORM configuration. */
-export const ALL_ENTITIES = [
+/** The core tables' entity schemas (collected with the others in `./index.ts`). */
+export const CORE_ENTITIES = [
   OrgSchema, ApiKeySchema, ConnectionSchema, HrmsConfigSchema, EmployeeSchema, SyncRunSchema,
   ConsentSchema, AuditEntrySchema,
-  ...EXTERNAL_ENTITIES,
-  ...SDK_ENTITIES,
 ];
