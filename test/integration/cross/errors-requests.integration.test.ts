@@ -11,34 +11,34 @@ import { expectError, invalid, plain } from '../../support/expect-error';
 const UNKNOWN_UUID = '6f1c2b8e-3d4a-4f5b-9c6d-7e8f9a0b1c2d';
 const MIB = 1024 * 1024;
 
+let app: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+const simCreds = { clientId: 'sim-client', clientSecret: 'sim-secret-errors' };
+let v: Awaited<ReturnType<typeof f.vendor>>;
+let lonely: Awaited<ReturnType<typeof f.vendor>>;
+let c: Awaited<ReturnType<typeof f.client>>;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  sim = await startSim({ employees: 3, ...simCreds });
+  v = await f.vendor(app.ctx);
+  lonely = await f.vendor(app.ctx);
+  c = await f.client(app.ctx);
+});
+afterAll(async () => {
+  await sim?.close();
+  await app?.stop();
+});
+
+const u = (path: string) => `${app.url}${path}`;
+const json = { 'content-type': 'application/json' };
+const form = (fields: Record<string, string>) => {
+  const fd = new FormData();
+  for (const [k, val] of Object.entries(fields)) fd.append(k, val);
+  return fd;
+};
+
 describe('error rows of decisions §1: request bodies and parameters', () => {
-  let app: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  const simCreds = { clientId: 'sim-client', clientSecret: 'sim-secret-errors' };
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-  let lonely: Awaited<ReturnType<typeof f.vendor>>;
-  let c: Awaited<ReturnType<typeof f.client>>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    sim = await startSim({ employees: 3, ...simCreds });
-    v = await f.vendor(app.ctx);
-    lonely = await f.vendor(app.ctx);
-    c = await f.client(app.ctx);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await app?.stop();
-  });
-
-  const u = (path: string) => `${app.url}${path}`;
-  const json = { 'content-type': 'application/json' };
-  const form = (fields: Record<string, string>) => {
-    const fd = new FormData();
-    for (const [k, val] of Object.entries(fields)) fd.append(k, val);
-    return fd;
-  };
-
   describe('setup-config (decisions §5)', () => {
     const post = (body: unknown, headers: Record<string, string> = json) =>
       call(u('/api/webhook/v1/setup-config/'), { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
@@ -146,7 +146,9 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
       });
     });
   });
+});
 
+describe('error rows of decisions §1: request bodies and parameters: terminate connection', () => {
   describe('terminate connection', () => {
     const terminate = (body: RequestInit['body'], headers: Record<string, string> = {}, key = v.apiKey) =>
       call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key, ...headers }, body });

@@ -17,44 +17,44 @@ import { expectError, invalid, plain, UUID_V4, withoutRequestId } from '../../su
 
 const UNKNOWN_UUID = '6f1c2b8e-3d4a-4f5b-9c6d-7e8f9a0b1c2d';
 
+let app: TestApp;
+let v: Awaited<ReturnType<typeof f.vendor>>;
+let other: Awaited<ReturnType<typeof f.vendor>>;
+let approved: Awaited<ReturnType<typeof f.client>>;
+let consent: Awaited<ReturnType<typeof f.client>>;
+let pending: Awaited<ReturnType<typeof f.client>>;
+let live: Awaited<ReturnType<typeof f.client>>;
+let stranger: Awaited<ReturnType<typeof f.client>>;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  const { ctx } = app;
+  v = await f.vendor(ctx);
+  other = await f.vendor(ctx);
+  [approved, consent, pending, live, stranger] = await Promise.all([f.client(ctx), f.client(ctx), f.client(ctx), f.client(ctx), f.client(ctx)]);
+  await f.connection(ctx, v.org.uuid, approved.org.uuid);
+  // Consent required (the service's default), and no consent recorded.
+  await ctx.services.connections.create({ vendorUuid: v.org.uuid, clientUuid: consent.org.uuid });
+  await f.connection(ctx, v.org.uuid, pending.org.uuid, { status: 'pending' });
+  await f.connection(ctx, v.org.uuid, live.org.uuid, { liveSource: true });
+  for (const c of [approved, consent, pending, live, stranger]) {
+    await f.employees(ctx, c.org.id, [{ employeeId: 'EMP00001', name: 'Asha Rao' }]);
+  }
+});
+afterAll(async () => { await app?.stop(); });
+
+const u = (path: string) => `${app.url}${path}`;
+const details = (id: string, query: Record<string, string>, headers: Record<string, string> = { username: v.apiKey }) =>
+  call(u(`/api/employee_details/${id}?${new URLSearchParams(query)}`), { headers });
+const q = (c: { org: { uuid: string } }, extra: Record<string, string> = {}) => ({ org: c.org.uuid, vendor_org: v.org.uuid, ...extra });
+const form = (fields: Record<string, string>) => {
+  const fd = new FormData();
+  for (const [k, val] of Object.entries(fields)) fd.append(k, val);
+  return fd;
+};
+const adminBasic = () => `Basic ${Buffer.from(`admin:${app.env.HRX_ADMIN_TOKEN}`).toString('base64')}`;
+
 describe('error rows of decisions §1: routing, credentials, reads', () => {
-  let app: TestApp;
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-  let other: Awaited<ReturnType<typeof f.vendor>>;
-  let approved: Awaited<ReturnType<typeof f.client>>;
-  let consent: Awaited<ReturnType<typeof f.client>>;
-  let pending: Awaited<ReturnType<typeof f.client>>;
-  let live: Awaited<ReturnType<typeof f.client>>;
-  let stranger: Awaited<ReturnType<typeof f.client>>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    const { ctx } = app;
-    v = await f.vendor(ctx);
-    other = await f.vendor(ctx);
-    [approved, consent, pending, live, stranger] = await Promise.all([f.client(ctx), f.client(ctx), f.client(ctx), f.client(ctx), f.client(ctx)]);
-    await f.connection(ctx, v.org.uuid, approved.org.uuid);
-    // Consent required (the service's default), and no consent recorded.
-    await ctx.services.connections.create({ vendorUuid: v.org.uuid, clientUuid: consent.org.uuid });
-    await f.connection(ctx, v.org.uuid, pending.org.uuid, { status: 'pending' });
-    await f.connection(ctx, v.org.uuid, live.org.uuid, { liveSource: true });
-    for (const c of [approved, consent, pending, live, stranger]) {
-      await f.employees(ctx, c.org.id, [{ employeeId: 'EMP00001', name: 'Asha Rao' }]);
-    }
-  });
-  afterAll(async () => { await app?.stop(); });
-
-  const u = (path: string) => `${app.url}${path}`;
-  const details = (id: string, query: Record<string, string>, headers: Record<string, string> = { username: v.apiKey }) =>
-    call(u(`/api/employee_details/${id}?${new URLSearchParams(query)}`), { headers });
-  const q = (c: { org: { uuid: string } }, extra: Record<string, string> = {}) => ({ org: c.org.uuid, vendor_org: v.org.uuid, ...extra });
-  const form = (fields: Record<string, string>) => {
-    const fd = new FormData();
-    for (const [k, val] of Object.entries(fields)) fd.append(k, val);
-    return fd;
-  };
-  const adminBasic = () => `Basic ${Buffer.from(`admin:${app.env.HRX_ADMIN_TOKEN}`).toString('base64')}`;
-
   describe('routing', () => {
     it('an unknown path is 404 Not found. before any credential is looked at', async () => {
       for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/nope/'], ['GET', '/'], ['GET', '/api/employee_details/']]) {
@@ -111,7 +111,9 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
       expect(responses[5]!.body.uuid).toBe(v.org.uuid);
     });
   });
+});
 
+describe('error rows of decisions §1: routing, credentials, reads: credentials (decisions §2)', () => {
   describe('credentials (decisions §2)', () => {
     it('401 Authentication credentials were not provided. on every endpoint without one', async () => {
       const missing = plain('Authentication credentials were not provided.');
@@ -209,7 +211,9 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
       }
     });
   });
+});
 
+describe('error rows of decisions §1: routing, credentials, reads: employee details (decisions §7)', () => {
   describe('employee details (decisions §7)', () => {
     it('reads an approved, consent-free employee (the baseline of the rows below)', async () => {
       const res = await details('EMP00001', q(approved));

@@ -44,51 +44,51 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
   });
 }
 
+let app: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+let v: Awaited<ReturnType<typeof f.vendor>>;
+let c: Awaited<ReturnType<typeof f.client>>;
+let live: Awaited<ReturnType<typeof f.client>>;
+let liveConsent: Awaited<ReturnType<typeof f.client>>;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  sim = await startSim({ employees: 5, ...simCreds });
+  v = await f.vendor(app.ctx);
+  c = await f.client(app.ctx);
+  live = await f.client(app.ctx);
+  liveConsent = await f.client(app.ctx);
+  await f.connection(app.ctx, v.org.uuid, c.org.uuid);
+  await f.connection(app.ctx, v.org.uuid, live.org.uuid, { liveSource: true });
+  await f.connection(app.ctx, v.org.uuid, liveConsent.org.uuid, { liveSource: true, consentRequired: true });
+  for (const org of [live, liveConsent]) {
+    const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(org, sim, simCreds)),
+    });
+    expect(res.status).toBe(200);
+  }
+  await f.employees(app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Stored One' }]);
+  await f.employees(app.ctx, liveConsent.org.id, [{ employeeId: 'EMP00001' }, { employeeId: 'EMP00002' }]);
+});
+afterAll(async () => {
+  await sim?.close();
+  await app?.stop();
+});
+
+const json = (path: string, body: string, headers: Record<string, string>) => call(`${app.url}${path}`, {
+  method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body,
+});
+const update = (body: string) => json('/api/webhook/v1/employee/update/', body, { authorization: f.appBasic(c) });
+const sdkToken = (body: string) => json('/api/sdk/token/', body, { authorization: v.apiKey });
+const setup = (body: string) => json('/api/webhook/v1/setup-config/', body, {});
+const consent = (body: Record<string, unknown>) => json('/api/v1/employee/consent-data/', JSON.stringify(body), { authorization: v.apiKey });
+const read = (org: { org: { uuid: string } }, id: string, extra = '') =>
+  call(`${app.url}/api/employee_details/${id}?org=${org.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
+const tokenBody = (over: Record<string, unknown> = {}) => ({ email: 'hr@limits-corp.example', org_name: 'Limits Corp', fullname: 'Asha Rao', ...over });
+const employeeCount = async (orgId: number) => Number((await app.ctx.pool.query('select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
+const sdkTokenRows = async () => Number((await app.ctx.pool.query('select count(*) from connections')).rows[0].count);
+
 describe('request limits (decisions §11)', () => {
-  let app: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-  let c: Awaited<ReturnType<typeof f.client>>;
-  let live: Awaited<ReturnType<typeof f.client>>;
-  let liveConsent: Awaited<ReturnType<typeof f.client>>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    sim = await startSim({ employees: 5, ...simCreds });
-    v = await f.vendor(app.ctx);
-    c = await f.client(app.ctx);
-    live = await f.client(app.ctx);
-    liveConsent = await f.client(app.ctx);
-    await f.connection(app.ctx, v.org.uuid, c.org.uuid);
-    await f.connection(app.ctx, v.org.uuid, live.org.uuid, { liveSource: true });
-    await f.connection(app.ctx, v.org.uuid, liveConsent.org.uuid, { liveSource: true, consentRequired: true });
-    for (const org of [live, liveConsent]) {
-      const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(org, sim, simCreds)),
-      });
-      expect(res.status).toBe(200);
-    }
-    await f.employees(app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Stored One' }]);
-    await f.employees(app.ctx, liveConsent.org.id, [{ employeeId: 'EMP00001' }, { employeeId: 'EMP00002' }]);
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await app?.stop();
-  });
-
-  const json = (path: string, body: string, headers: Record<string, string>) => call(`${app.url}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body,
-  });
-  const update = (body: string) => json('/api/webhook/v1/employee/update/', body, { authorization: f.appBasic(c) });
-  const sdkToken = (body: string) => json('/api/sdk/token/', body, { authorization: v.apiKey });
-  const setup = (body: string) => json('/api/webhook/v1/setup-config/', body, {});
-  const consent = (body: Record<string, unknown>) => json('/api/v1/employee/consent-data/', JSON.stringify(body), { authorization: v.apiKey });
-  const read = (org: { org: { uuid: string } }, id: string, extra = '') =>
-    call(`${app.url}/api/employee_details/${id}?org=${org.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
-  const tokenBody = (over: Record<string, unknown> = {}) => ({ email: 'hr@limits-corp.example', org_name: 'Limits Corp', fullname: 'Asha Rao', ...over });
-  const employeeCount = async (orgId: number) => Number((await app.ctx.pool.query('select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
-  const sdkTokenRows = async () => Number((await app.ctx.pool.query('select count(*) from connections')).rows[0].count);
-
   describe('JSON nesting depth 32', () => {
     it('64 and 200,000 levels in corporate_reference_data: 400 naming it, no token, no org, no connection', async () => {
       const before = await sdkTokenRows();
@@ -228,7 +228,9 @@ describe('request limits (decisions §11)', () => {
       expect((await consent(body(years(10)))).status).toBe(200);
     });
   });
+});
 
+describe('request limits (decisions §11): response headers', () => {
   describe('response headers', () => {
     it('JSON answers, success and error, personal data or not, are no-store and nosniff', async () => {
       const answers = [

@@ -10,37 +10,37 @@ import { call, medianMs, startTestApp, type TestApp } from '../../support/harnes
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
 
+let app: TestApp;
+let a: Awaited<ReturnType<typeof f.client>>;
+let b: Awaited<ReturnType<typeof f.client>>;
+let v: Awaited<ReturnType<typeof f.vendor>>;
+let aEmployee: { id: string };
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  a = await f.client(app.ctx, 'Employer A');
+  b = await f.client(app.ctx, 'Employer B');
+  v = await f.vendor(app.ctx);
+  await f.connection(app.ctx, v.org.uuid, a.org.uuid);
+  await f.connection(app.ctx, v.org.uuid, b.org.uuid);
+  aEmployee = (await f.employees(app.ctx, a.org.id, [{ employeeId: 'E1', name: 'Meera Iyer' }]))[0]!;
+});
+afterAll(async () => app?.stop());
+
+const URL_PATH = '/api/webhook/v1/employee/update/';
+const post = (body: unknown, headers: Record<string, string>) => call(`${app.url}${URL_PATH}`, {
+  method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+const asA = (body: unknown) => post(body, { authorization: f.appBasic(a) });
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+const readAs = (client: { org: { uuid: string } }, id: string) =>
+  call(`${app.url}/api/employee_details/${id}?org=${client.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
+const rowsOf = async (orgId: number) =>
+  (await app.ctx.pool.query(`select id, employee_id, record, sensitive_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows;
+const auditCount = async (orgId: number) =>
+  (await app.ctx.pool.query(`select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
+
 describe('employee update webhook: errors, credentials and BOLA', () => {
-  let app: TestApp;
-  let a: Awaited<ReturnType<typeof f.client>>;
-  let b: Awaited<ReturnType<typeof f.client>>;
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-  let aEmployee: { id: string };
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    a = await f.client(app.ctx, 'Employer A');
-    b = await f.client(app.ctx, 'Employer B');
-    v = await f.vendor(app.ctx);
-    await f.connection(app.ctx, v.org.uuid, a.org.uuid);
-    await f.connection(app.ctx, v.org.uuid, b.org.uuid);
-    aEmployee = (await f.employees(app.ctx, a.org.id, [{ employeeId: 'E1', name: 'Meera Iyer' }]))[0]!;
-  });
-  afterAll(async () => app?.stop());
-
-  const URL_PATH = '/api/webhook/v1/employee/update/';
-  const post = (body: unknown, headers: Record<string, string>) => call(`${app.url}${URL_PATH}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const asA = (body: unknown) => post(body, { authorization: f.appBasic(a) });
-  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-  const readAs = (client: { org: { uuid: string } }, id: string) =>
-    call(`${app.url}/api/employee_details/${id}?org=${client.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  const rowsOf = async (orgId: number) =>
-    (await app.ctx.pool.query(`select id, employee_id, record, sensitive_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows;
-  const auditCount = async (orgId: number) =>
-    (await app.ctx.pool.query(`select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
-
   describe('credentials (decisions §2)', () => {
     const body = { employeeId: 'E1', name: 'Changed' };
 

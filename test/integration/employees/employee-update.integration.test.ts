@@ -16,36 +16,36 @@ import { UUID_V4 } from '../../support/expect-error';
 
 const DEPENDENT_POINTS = Object.keys(emptyDependent()).map((k) => `dependentDetails_${k}`);
 
+let app: TestApp;
+let c: Awaited<ReturnType<typeof f.client>>;
+let v: Awaited<ReturnType<typeof f.vendor>>;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  c = await f.client(app.ctx);
+  v = await f.vendor(app.ctx);
+  await f.connection(app.ctx, v.org.uuid, c.org.uuid);
+});
+afterAll(async () => app?.stop());
+
+const update = (body: unknown, who: { org: { appKey: string }; appSecret: string } = c) => call(`${app.url}/api/webhook/v1/employee/update/`, {
+  method: 'POST', headers: { authorization: f.appBasic(who), 'content-type': 'application/json' }, body: JSON.stringify(body),
+});
+const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
+/** The stored row, its record decoded from the plain and sensitive parts (what V2 serves). */
+const row = async (employeeId: string, orgId = c.org.id) => {
+  const r = await app.ctx.pool.query(`select * from employees where org_id = $1 and employee_id = $2`, [orgId, employeeId]);
+  const x = r.rows[0];
+  if (!x) return null;
+  const record = decodeEmployee({ id: x.id, employeeId: x.employee_id, record: x.record, sensitiveEnc: x.sensitive_enc }, orgId, app.ctx.cipher);
+  return { record, updatedAt: (x.updated_at as Date).getTime(), removedAt: x.removed_at as Date | null, lastSyncRunId: x.last_sync_run_id as string | null };
+};
+const expectOk = (res: Awaited<ReturnType<typeof call>>, data: unknown) => {
+  expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
+  expect({ status: res.status, body: res.body }).toStrictEqual({ status: 200, body: { requestId: res.headers.get('x-request-id'), message: 'success', data } });
+};
+
 describe('employee update webhook', () => {
-  let app: TestApp;
-  let c: Awaited<ReturnType<typeof f.client>>;
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    c = await f.client(app.ctx);
-    v = await f.vendor(app.ctx);
-    await f.connection(app.ctx, v.org.uuid, c.org.uuid);
-  });
-  afterAll(async () => app?.stop());
-
-  const update = (body: unknown, who: { org: { appKey: string }; appSecret: string } = c) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-    method: 'POST', headers: { authorization: f.appBasic(who), 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  /** The stored row, its record decoded from the plain and sensitive parts (what V2 serves). */
-  const row = async (employeeId: string, orgId = c.org.id) => {
-    const r = await app.ctx.pool.query(`select * from employees where org_id = $1 and employee_id = $2`, [orgId, employeeId]);
-    const x = r.rows[0];
-    if (!x) return null;
-    const record = decodeEmployee({ id: x.id, employeeId: x.employee_id, record: x.record, sensitiveEnc: x.sensitive_enc }, orgId, app.ctx.cipher);
-    return { record, updatedAt: (x.updated_at as Date).getTime(), removedAt: x.removed_at as Date | null, lastSyncRunId: x.last_sync_run_id as string | null };
-  };
-  const expectOk = (res: Awaited<ReturnType<typeof call>>, data: unknown) => {
-    expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
-    expect({ status: res.status, body: res.body }).toStrictEqual({ status: 200, body: { requestId: res.headers.get('x-request-id'), message: 'success', data } });
-  };
-
   it('creates an unknown employee with the record defaults and serves it masked', async () => {
     const res = await update({
       employeeId: 'N1', name: 'Asha Rao', pan: 'ABCPR1234K', bankDetails: { accountNumber: '001234567890' },
@@ -173,7 +173,9 @@ describe('employee update webhook', () => {
     expect(c2Ids.size).toBe(1);
     expect((await app.ctx.pool.query(`select count(*)::int as n from employees where org_id = $1 and employee_id = 'C2'`, [c.org.id])).rows[0].n).toBe(1);
   });
+});
 
+describe('employee update webhook: interleaves with sync upserts without deadlock, and a sync keeps a webhook-created id', () => {
   it('interleaves with sync upserts without deadlock, and a sync keeps a webhook-created id', async () => {
     // A sync page whose ids were looked up before the webhook created S1 (a fresh id for it).
     const created = await update({ employeeId: 'S1', name: 'From Webhook' });

@@ -13,35 +13,35 @@ import { startReceiver, verifySignature, type Receiver } from '../../support/rec
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let app: TestApp;
+let rx: Receiver;
+
+beforeAll(async () => {
+  app = await startTestApp({
+    worker: false,
+    env: {
+      HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '700,700,700',
+      HRX_EVENTS_CONSENT_SCAN_MS: '200', HRX_EVENTS_RELAY_MS: '500',
+    },
+  });
+  await app.startEventsWorker();
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+  await app?.stop();
+});
+
+const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+const endpoint = (orgUuid: string, path: string, events?: any[]) =>
+  app.ctx.services.endpoints.add({ orgUuid, url: rx.url(path), ...(events ? { events } : {}) });
+const terminate = (apiKey: string, clientOrg: string) => {
+  const form = new FormData();
+  form.set('client_org', clientOrg);
+  return call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: apiKey }, body: form });
+};
+
 describe('events to vendors: connections, isolation, employees, consents', () => {
-  let app: TestApp;
-  let rx: Receiver;
-
-  beforeAll(async () => {
-    app = await startTestApp({
-      worker: false,
-      env: {
-        HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '700,700,700',
-        HRX_EVENTS_CONSENT_SCAN_MS: '200', HRX_EVENTS_RELAY_MS: '500',
-      },
-    });
-    await app.startEventsWorker();
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await rx?.close();
-    await app?.stop();
-  });
-
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
-  const endpoint = (orgUuid: string, path: string, events?: any[]) =>
-    app.ctx.services.endpoints.add({ orgUuid, url: rx.url(path), ...(events ? { events } : {}) });
-  const terminate = (apiKey: string, clientOrg: string) => {
-    const form = new FormData();
-    form.set('client_org', clientOrg);
-    return call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: apiKey }, body: form });
-  };
-
   it('delivers connection.approved and connection.terminated, signed, with the Standard Webhooks headers', async () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);
@@ -189,7 +189,9 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect(toPartial!.json.data).toEqual({ client_org_id: c.org.uuid, employees: [{ id: e1!.id, employee_id: 'U1', updated_fields: ['gender'] }] });
     expect(toFull!.body).not.toMatch(/Asha|Ravi/);
   });
+});
 
+describe('events to vendors: connections, isolation, employees, consents: announces consent.expired once, to the consent\'s vendor, and not for a consent renewed in time', () => {
   it('announces consent.expired once, to the consent\'s vendor, and not for a consent renewed in time', async () => {
     const v = await vendor(app.ctx);
     const other = await vendor(app.ctx);

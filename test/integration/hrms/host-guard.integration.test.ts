@@ -21,47 +21,47 @@ import { expectError } from '../../support/expect-error';
 const REFUSED = { code: 400, message: 'HRMS credentials rejected: host not allowed', data: null };
 const simCreds = { clientId: 'guard-client', clientSecret: 'guard-secret-value-7c1' };
 
-describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
-  let guarded: TestApp;
-  let open: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  let sim6: Awaited<ReturnType<typeof startSim>>;
-  let nothingServed: () => void;
+let guarded: TestApp;
+let open: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+let sim6: Awaited<ReturnType<typeof startSim>>;
+let nothingServed: () => void;
 
-  beforeAll(async () => {
-    [guarded, open] = await Promise.all([
-      startTestApp({ worker: false, env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0' } }),
-      startTestApp({ worker: false }),
-    ]);
-    expect(guarded.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(false);
-    expect(open.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(true);
-    sim = await startSim({ employees: 3, ...simCreds });
-    sim6 = await startSim({ employees: 3, host: '::1', ...simCreds });
-    nothingServed = () => {
-      for (const s of [sim, sim6]) expect(s.control.stats()).toMatchObject({ tokenRequests: 0, pageRequests: 0, employeeRequests: 0 });
-    };
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await sim6?.close();
-    await guarded?.stop();
-    await open?.stop();
-  });
-
-  const resetStats = () => { sim.control.resetStats(); sim6.control.resetStats(); };
-  const setup = (app: TestApp, c: Awaited<ReturnType<typeof f.client>>, host: string) => call(`${app.url}/api/webhook/v1/setup-config/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...f.setupBody(c, sim, simCreds), access_credentials: { ...f.setupBody(c, sim, simCreds).access_credentials, hrms_host: host } }),
-  });
-  /** The org's stored configuration rows, its sync queued now (setup's) and its job scheduler. */
-  const stored = async (app: TestApp, orgId: number) => {
-    const configs = Number((await app.ctx.pool.query(`select count(*) from hrms_configs where org_id = $1`, [orgId])).rows[0].count);
-    const jobs = (await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active']))
-      .filter((j) => j.data.orgId === orgId && j.data.trigger === 'setup').length;
-    const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${orgId}`);
-    return { configs, jobs, scheduler: scheduler ? 1 : 0 };
+beforeAll(async () => {
+  [guarded, open] = await Promise.all([
+    startTestApp({ worker: false, env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0' } }),
+    startTestApp({ worker: false }),
+  ]);
+  expect(guarded.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(false);
+  expect(open.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(true);
+  sim = await startSim({ employees: 3, ...simCreds });
+  sim6 = await startSim({ employees: 3, host: '::1', ...simCreds });
+  nothingServed = () => {
+    for (const s of [sim, sim6]) expect(s.control.stats()).toMatchObject({ tokenRequests: 0, pageRequests: 0, employeeRequests: 0 });
   };
+});
+afterAll(async () => {
+  await sim?.close();
+  await sim6?.close();
+  await guarded?.stop();
+  await open?.stop();
+});
 
+const resetStats = () => { sim.control.resetStats(); sim6.control.resetStats(); };
+const setup = (app: TestApp, c: Awaited<ReturnType<typeof f.client>>, host: string) => call(`${app.url}/api/webhook/v1/setup-config/`, {
+  method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ ...f.setupBody(c, sim, simCreds), access_credentials: { ...f.setupBody(c, sim, simCreds).access_credentials, hrms_host: host } }),
+});
+/** The org's stored configuration rows, its sync queued now (setup's) and its job scheduler. */
+const stored = async (app: TestApp, orgId: number) => {
+  const configs = Number((await app.ctx.pool.query(`select count(*) from hrms_configs where org_id = $1`, [orgId])).rows[0].count);
+  const jobs = (await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active']))
+    .filter((j) => j.data.orgId === orgId && j.data.trigger === 'setup').length;
+  const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${orgId}`);
+  return { configs, jobs, scheduler: scheduler ? 1 : 0 };
+};
+
+describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
   describe('setup-config', () => {
     it('refuses the simulator on 127.0.0.1 with the exact 400 body, stores and queues nothing, contacts nothing', async () => {
       const v = await f.vendor(guarded.ctx);
@@ -166,7 +166,9 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
       expect((await stored(open, orgId)).configs).toBe(1);
     });
   });
+});
 
+describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration whose host is refused (stored while allowed, or its name now resolves privately)', () => {
   describe('a stored configuration whose host is refused (stored while allowed, or its name now resolves privately)', () => {
     const prepare = async (app: TestApp) => {
       const v = await f.vendor(app.ctx);

@@ -246,7 +246,9 @@ describe('reference connector', () => {
     expect(refused.kind).toBe('unavailable');
     expect(refused.message).toContain('ECONNREFUSED');
   });
+});
 
+describe('reference connector: reports malformed JSON as bad_response without retrying', () => {
   it('reports malformed JSON as bad_response without retrying', async () => {
     let hits = 0;
     const broken: Server = createServer((_req, res) => { hits++; res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"access_token": '); });

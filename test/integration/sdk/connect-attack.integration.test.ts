@@ -32,103 +32,103 @@ interface Employer {
   domain: string;
 }
 
+let app: TestApp;
+let realSim: Sim;
+let evilSim: Sim;
+const realCreds = { clientId: 'acme-hr', clientSecret: 'acme-hr-secret-5d1e' };
+const evilCreds = { clientId: 'evil', clientSecret: 'evil-secret' };
+let attacker: Awaited<ReturnType<typeof f.vendor>>;
+let lender: Awaited<ReturnType<typeof f.vendor>>;
+let attackerClient: Awaited<ReturnType<typeof f.client>>;
+const employers: Record<'sync' | 'webhook' | 'invalid' | 'valid', Employer> = {} as never;
+let n = 0;
+
+const hrmsBody = (sim: Sim, creds: { clientId: string; clientSecret: string }) => ({
+  hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+});
+const issue = (v: { apiKey: string }, body: Record<string, unknown>) => call(`${app.url}/api/sdk/token/`, {
+  method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ fullname: 'Someone', data_model_flags: FLAGS, ...body }),
+});
+const newEmployer = async (label: string): Promise<Employer> => {
+  const domain = `${label}-${++n}.example`;
+  const { org, appSecret } = await app.ctx.services.orgs.create({ name: `Acme ${label} ${n}`, vendor: false, client: true, domain });
+  return { label, org, appSecret, domain };
+};
+const synced = (orgId: number, count: number) => waitFor(async () => {
+  const { rows } = await app.ctx.pool.query(
+    `select (select count(*)::int from employees where org_id = $1) as employees,
+            (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`, [orgId]);
+  return rows[0].employees === count && rows[0].runs >= 1;
+}, 60_000, 200);
+/** Everything of the employer the attack must not touch, as stored. */
+const snapshot = async (orgId: number) => ({
+  config: (await app.ctx.pool.query(`select * from hrms_configs where org_id = $1`, [orgId])).rows,
+  employees: (await app.ctx.pool.query(`select * from employees where org_id = $1 order by employee_id`, [orgId])).rows,
+  runs: (await app.ctx.pool.query(`select id, status from sync_runs where org_id = $1 order by started_at`, [orgId])).rows,
+});
+const connectionOf = async (vendorOrgId: number, clientOrgId: number) => (await app.ctx.pool.query(
+  `select id, status, shared_data_points from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`, [vendorOrgId, clientOrgId],
+)).rows[0] as { id: string; status: string; shared_data_points: string[] | null };
+const auditOf = async (connectionId: string) => (await app.ctx.pool.query(
+  `select method, outcome, source_address from connect_proof_audit where connection_id = $1 order by id`, [connectionId],
+)).rows as { method: string; outcome: string; source_address: string }[];
+const tokenFor = async (v: { apiKey: string }, e: Employer, how: 'gmail' | 'domain' = 'domain') => {
+  const identity = how === 'gmail'
+    ? { email: `acme.hr.${++n}@gmail.com`, org_name: `  ${e.org.orgName.toUpperCase()} ` }
+    : { email: `hr${++n}@${e.domain}`, org_name: 'Whatever Name' };
+  const res = await issue(v, identity);
+  expect(res.status).toBe(200);
+  expect(res.body.data.org_id).toBe(e.org.uuid);
+  return res.body.data.access_token as string;
+};
+
+beforeAll(async () => {
+  app = await startTestApp();
+  realSim = await startSim({ employees: 30, seed: 'acme', ...realCreds });
+  evilSim = await startSim({ employees: 3, seed: 'evil', ...evilCreds });
+  attacker = await f.vendor(app.ctx, 'Shady Lender');
+  attackerClient = await f.client(app.ctx, 'Shady Holdings');
+  lender = await f.vendor(app.ctx, 'Honest Lender');
+  // The employers' existing, approved partner (a sync needs a live connection).
+  const partner = await f.vendor(app.ctx, 'Payroll Partner');
+
+  // (a) setup-config, then the sync stores its 30 employees.
+  employers.sync = await newEmployer('sync');
+  await f.connection(app.ctx, partner.org.uuid, employers.sync.org.uuid);
+  expect((await call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(employers.sync, realSim, realCreds)),
+  })).status).toBe(200);
+  // (c) the same, then its configuration marked invalid (as a sync refused by the HRMS leaves it).
+  employers.invalid = await newEmployer('invalid');
+  await f.connection(app.ctx, partner.org.uuid, employers.invalid.org.uuid);
+  expect((await call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(employers.invalid, realSim, realCreds)),
+  })).status).toBe(200);
+  await synced(employers.sync.org.id, 30);
+  await synced(employers.invalid.org.id, 30);
+  await app.ctx.stores.configs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
+  // (b) employees from the update webhook only, no configuration.
+  employers.webhook = await newEmployer('webhook');
+  for (const employeeId of ['W1', 'W2', 'W3']) {
+    expect((await call(`${app.url}/api/webhook/v1/employee/update/`, {
+      method: 'POST', headers: { authorization: f.appBasic(employers.webhook), 'content-type': 'application/json' },
+      body: JSON.stringify({ employeeId, name: `Worker ${employeeId}`, pan: 'ABCPR1234K' }),
+    })).status).toBe(200);
+  }
+  // (d) a valid configuration, no sync run yet (stored as setup-config stores it, without the queued sync).
+  employers.valid = await newEmployer('valid');
+  await app.ctx.stores.configs.save({
+    orgId: employers.valid.org.id, hrmsId: 'reference', apiConfigs: [],
+    credentials: { grant_type: 'client_credentials', client_id: realCreds.clientId, client_secret: realCreds.clientSecret, hrms_host: realSim.url },
+  });
+}, 120_000);
+afterAll(async () => {
+  await realSim?.close();
+  await evilSim?.close();
+  await app?.stop();
+});
+
 describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', () => {
-  let app: TestApp;
-  let realSim: Sim;
-  let evilSim: Sim;
-  const realCreds = { clientId: 'acme-hr', clientSecret: 'acme-hr-secret-5d1e' };
-  const evilCreds = { clientId: 'evil', clientSecret: 'evil-secret' };
-  let attacker: Awaited<ReturnType<typeof f.vendor>>;
-  let lender: Awaited<ReturnType<typeof f.vendor>>;
-  let attackerClient: Awaited<ReturnType<typeof f.client>>;
-  const employers: Record<'sync' | 'webhook' | 'invalid' | 'valid', Employer> = {} as never;
-  let n = 0;
-
-  const hrmsBody = (sim: Sim, creds: { clientId: string; clientSecret: string }) => ({
-    hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
-  });
-  const issue = (v: { apiKey: string }, body: Record<string, unknown>) => call(`${app.url}/api/sdk/token/`, {
-    method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ fullname: 'Someone', data_model_flags: FLAGS, ...body }),
-  });
-  const newEmployer = async (label: string): Promise<Employer> => {
-    const domain = `${label}-${++n}.example`;
-    const { org, appSecret } = await app.ctx.services.orgs.create({ name: `Acme ${label} ${n}`, vendor: false, client: true, domain });
-    return { label, org, appSecret, domain };
-  };
-  const synced = (orgId: number, count: number) => waitFor(async () => {
-    const { rows } = await app.ctx.pool.query(
-      `select (select count(*)::int from employees where org_id = $1) as employees,
-              (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`, [orgId]);
-    return rows[0].employees === count && rows[0].runs >= 1;
-  }, 60_000, 200);
-  /** Everything of the employer the attack must not touch, as stored. */
-  const snapshot = async (orgId: number) => ({
-    config: (await app.ctx.pool.query(`select * from hrms_configs where org_id = $1`, [orgId])).rows,
-    employees: (await app.ctx.pool.query(`select * from employees where org_id = $1 order by employee_id`, [orgId])).rows,
-    runs: (await app.ctx.pool.query(`select id, status from sync_runs where org_id = $1 order by started_at`, [orgId])).rows,
-  });
-  const connectionOf = async (vendorOrgId: number, clientOrgId: number) => (await app.ctx.pool.query(
-    `select id, status, shared_data_points from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`, [vendorOrgId, clientOrgId],
-  )).rows[0] as { id: string; status: string; shared_data_points: string[] | null };
-  const auditOf = async (connectionId: string) => (await app.ctx.pool.query(
-    `select method, outcome, source_address from connect_proof_audit where connection_id = $1 order by id`, [connectionId],
-  )).rows as { method: string; outcome: string; source_address: string }[];
-  const tokenFor = async (v: { apiKey: string }, e: Employer, how: 'gmail' | 'domain' = 'domain') => {
-    const identity = how === 'gmail'
-      ? { email: `acme.hr.${++n}@gmail.com`, org_name: `  ${e.org.orgName.toUpperCase()} ` }
-      : { email: `hr${++n}@${e.domain}`, org_name: 'Whatever Name' };
-    const res = await issue(v, identity);
-    expect(res.status).toBe(200);
-    expect(res.body.data.org_id).toBe(e.org.uuid);
-    return res.body.data.access_token as string;
-  };
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    realSim = await startSim({ employees: 30, seed: 'acme', ...realCreds });
-    evilSim = await startSim({ employees: 3, seed: 'evil', ...evilCreds });
-    attacker = await f.vendor(app.ctx, 'Shady Lender');
-    attackerClient = await f.client(app.ctx, 'Shady Holdings');
-    lender = await f.vendor(app.ctx, 'Honest Lender');
-    // The employers' existing, approved partner (a sync needs a live connection).
-    const partner = await f.vendor(app.ctx, 'Payroll Partner');
-
-    // (a) setup-config, then the sync stores its 30 employees.
-    employers.sync = await newEmployer('sync');
-    await f.connection(app.ctx, partner.org.uuid, employers.sync.org.uuid);
-    expect((await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(employers.sync, realSim, realCreds)),
-    })).status).toBe(200);
-    // (c) the same, then its configuration marked invalid (as a sync refused by the HRMS leaves it).
-    employers.invalid = await newEmployer('invalid');
-    await f.connection(app.ctx, partner.org.uuid, employers.invalid.org.uuid);
-    expect((await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(employers.invalid, realSim, realCreds)),
-    })).status).toBe(200);
-    await synced(employers.sync.org.id, 30);
-    await synced(employers.invalid.org.id, 30);
-    await app.ctx.stores.configs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
-    // (b) employees from the update webhook only, no configuration.
-    employers.webhook = await newEmployer('webhook');
-    for (const employeeId of ['W1', 'W2', 'W3']) {
-      expect((await call(`${app.url}/api/webhook/v1/employee/update/`, {
-        method: 'POST', headers: { authorization: f.appBasic(employers.webhook), 'content-type': 'application/json' },
-        body: JSON.stringify({ employeeId, name: `Worker ${employeeId}`, pan: 'ABCPR1234K' }),
-      })).status).toBe(200);
-    }
-    // (d) a valid configuration, no sync run yet (stored as setup-config stores it, without the queued sync).
-    employers.valid = await newEmployer('valid');
-    await app.ctx.stores.configs.save({
-      orgId: employers.valid.org.id, hrmsId: 'reference', apiConfigs: [],
-      credentials: { grant_type: 'client_credentials', client_id: realCreds.clientId, client_secret: realCreds.clientSecret, hrms_host: realSim.url },
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await realSim?.close();
-    await evilSim?.close();
-    await app?.stop();
-  });
-
   describe.each(['sync', 'webhook', 'invalid', 'valid'] as const)('the attack on an employer established %s', (path) => {
     it('ends in 403s and a pending connection; configuration and employees unchanged; no consent, no read', async () => {
       const e = employers[path];
@@ -244,7 +244,9 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
       expect((await app.ctx.stores.configs.load(e.org.id))?.valid).toBe(false);
     });
   });
+});
 
+describe('Connect: no vendor can claim an employer (issue 7, decisions §8): lockout (5 failed proofs, 15 minutes)', () => {
   describe('lockout (5 failed proofs, 15 minutes)', () => {
     it('the 6th proof, with the RIGHT app credentials, is refused unchecked; approve too; all audited', async () => {
       const e = employers.valid;
@@ -372,26 +374,5 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
       expect((await connectionOf(lender.org.id, b.org.id)).status).toBe('pending');
       expect(await app.ctx.stores.configs.load(b.org.id)).toBeNull();
     });
-  });
-});
-
-describe('the session cookie behind https and a base path', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false, env: { HRX_PUBLIC_URL: 'https://hrx.example', HRX_BASE_PATH: '/hrx' } });
-  });
-  afterAll(async () => app?.stop());
-
-  it('is Secure and scoped to {base}/api/sdk/connect', async () => {
-    const v = await f.vendor(app.ctx);
-    const tok = await f.sdkToken(app.ctx, v.org);
-    const res = await call(`${app.url}/api/sdk/connect/session/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: tok.access_token }),
-    });
-    expect(res.status).toBe(200);
-    const attrs = res.headers.get('set-cookie')!.split(';').map((a) => a.trim());
-    expect(attrs).toEqual(expect.arrayContaining(['Path=/hrx/api/sdk/connect', 'HttpOnly', 'SameSite=Strict', 'Secure']));
-    const cookie = attrs[0]!;
-    expect((await call(`${app.url}/api/sdk/connect/`, { headers: { cookie } })).body.data.org.org_id).toBe(tok.org_id);
   });
 });

@@ -18,40 +18,40 @@ import { connectCall, openSession, type TestSession } from '../../support/connec
 const VENDOR_NAME = 'Lender <b>"One"</b> & Co\'s';
 const FLAGS = { detail_info_fields: { name: -1, gender: 1, dob: 1, pan: 0 }, ctc_details_fields: { ctc_basic: 1 } };
 
+let app: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+const simCreds = { clientId: 'connect-client', clientSecret: 'connect-secret-value-9f2' };
+let v: Awaited<ReturnType<typeof f.vendor>>;
+let native: NativeEmployee[];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  sim = await startSim({ employees: 12, seed: 'connect', ...simCreds });
+  v = await f.vendor(app.ctx, VENDOR_NAME);
+  const tok = await fetch(`${sim.url}/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret }),
+  }).then((r) => r.json() as Promise<{ access_token: string }>);
+  native = (await fetch(`${sim.url}/api/v1/employees?page=1&per_page=100`, { headers: { authorization: `Bearer ${tok.access_token}` } })
+    .then((r) => r.json() as Promise<{ employees: NativeEmployee[] }>)).employees;
+});
+afterAll(async () => {
+  await sim?.close();
+  await app?.stop();
+});
+
+const issue = (body: Record<string, unknown>) => call(`${app.url}/api/sdk/token/`, {
+  method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
+});
+const widget = (session: TestSession, path: string, body?: unknown) => connectCall(app.url, session, path, body);
+const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
+  hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: secret, hrms_host: host },
+});
+const connectionRow = async (id: string) => (await app.ctx.pool.query(
+  `select status, shared_data_points, not_shared_data_points, not_requested_data_points from connections where id = $1`, [id],
+)).rows[0];
+
 describe('Connect flow', () => {
-  let app: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  const simCreds = { clientId: 'connect-client', clientSecret: 'connect-secret-value-9f2' };
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-  let native: NativeEmployee[];
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    sim = await startSim({ employees: 12, seed: 'connect', ...simCreds });
-    v = await f.vendor(app.ctx, VENDOR_NAME);
-    const tok = await fetch(`${sim.url}/oauth/token`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    native = (await fetch(`${sim.url}/api/v1/employees?page=1&per_page=100`, { headers: { authorization: `Bearer ${tok.access_token}` } })
-      .then((r) => r.json() as Promise<{ employees: NativeEmployee[] }>)).employees;
-  });
-  afterAll(async () => {
-    await sim?.close();
-    await app?.stop();
-  });
-
-  const issue = (body: Record<string, unknown>) => call(`${app.url}/api/sdk/token/`, {
-    method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  const widget = (session: TestSession, path: string, body?: unknown) => connectCall(app.url, session, path, body);
-  const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
-    hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: secret, hrms_host: host },
-  });
-  const connectionRow = async (id: string) => (await app.ctx.pool.query(
-    `select status, shared_data_points, not_shared_data_points, not_requested_data_points from connections where id = $1`, [id],
-  )).rows[0];
-
   describe('approve', () => {
     let token: string;
     let session: TestSession;
@@ -198,7 +198,9 @@ describe('Connect flow', () => {
       expect(got.salaryDetails.ctc.hra).toBeNull();
     });
   });
+});
 
+describe('Connect flow: reject', () => {
   describe('reject', () => {
     it('rejects: connection rejected, org still pending, nothing readable, no second decision', async () => {
       const res = await issue({ email: 'hr@initech.example', org_name: 'Initech', fullname: 'Bill L', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } });

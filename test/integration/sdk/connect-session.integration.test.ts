@@ -26,3 +26,24 @@ describe('POST /api/sdk/connect/session/', () => {
     expectError(await exchange({ token: 'a.b.c' }), 401, plain('Invalid token.'));
   });
 });
+
+describe('the session cookie behind https and a base path', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ worker: false, env: { HRX_PUBLIC_URL: 'https://hrx.example', HRX_BASE_PATH: '/hrx' } });
+  });
+  afterAll(async () => app?.stop());
+
+  it('is Secure and scoped to {base}/api/sdk/connect', async () => {
+    const v = await f.vendor(app.ctx);
+    const tok = await f.sdkToken(app.ctx, v.org);
+    const res = await call(`${app.url}/api/sdk/connect/session/`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: tok.access_token }),
+    });
+    expect(res.status).toBe(200);
+    const attrs = res.headers.get('set-cookie')!.split(';').map((a) => a.trim());
+    expect(attrs).toEqual(expect.arrayContaining(['Path=/hrx/api/sdk/connect', 'HttpOnly', 'SameSite=Strict', 'Secure']));
+    const cookie = attrs[0]!;
+    expect((await call(`${app.url}/api/sdk/connect/`, { headers: { cookie } })).body.data.org.org_id).toBe(tok.org_id);
+  });
+});

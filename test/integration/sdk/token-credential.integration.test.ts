@@ -16,45 +16,45 @@ import { connectCall, openSession, type TestSession } from '../../support/connec
 const INVALID = plain('Invalid token.');
 const MISSING = plain('Authentication credentials were not provided.');
 
+let app: TestApp;
+let sims: Awaited<ReturnType<typeof startSim>>[];
+let a: Awaited<ReturnType<typeof f.vendor>>;
+let b: Awaited<ReturnType<typeof f.vendor>>;
+let tokenA: string;
+let orgId: string;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  sims = [await startSim({ employees: 3, clientId: 'hrms-1', clientSecret: 'secret-1' }), await startSim({ employees: 3, clientId: 'hrms-2', clientSecret: 'secret-2' })];
+  a = await f.vendor(app.ctx, 'Lender A');
+  b = await f.vendor(app.ctx, 'Lender B');
+  const res = await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } });
+  tokenA = res.access_token;
+  orgId = res.org_id;
+});
+afterAll(async () => {
+  for (const s of sims ?? []) await s.close();
+  await app?.stop();
+});
+
+const exchange = (token: string) => call(`${app.url}/api/sdk/connect/session/`, {
+  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }),
+});
+const view = (s: TestSession) => connectCall(app.url, s, '');
+const post = (s: TestSession, path: string, body: unknown) => connectCall(app.url, s, path, body);
+const hrms = (i: 0 | 1) => ({
+  hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
+});
+const connectionOf = async (vendorOrgId: number) => (await app.ctx.pool.query(
+  `select c.id, c.status from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2`, [orgId, vendorOrgId],
+)).rows[0] as { id: string; status: string };
+/** A token with `tokenA`'s claims changed by `patch`, signed with `key` (default: the service's real signing key). */
+const resign = async (patch: Record<string, unknown>, key?: { kid: string; privateKey: CryptoKey | KeyObject }) => {
+  const signing = key ?? await app.ctx.services.external.keyring.signingKey();
+  return new SignJWT({ ...decodeJwt(tokenA), ...patch }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signing.kid }).sign(signing.privateKey);
+};
+
 describe('SDK token as a credential', () => {
-  let app: TestApp;
-  let sims: Awaited<ReturnType<typeof startSim>>[];
-  let a: Awaited<ReturnType<typeof f.vendor>>;
-  let b: Awaited<ReturnType<typeof f.vendor>>;
-  let tokenA: string;
-  let orgId: string;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    sims = [await startSim({ employees: 3, clientId: 'hrms-1', clientSecret: 'secret-1' }), await startSim({ employees: 3, clientId: 'hrms-2', clientSecret: 'secret-2' })];
-    a = await f.vendor(app.ctx, 'Lender A');
-    b = await f.vendor(app.ctx, 'Lender B');
-    const res = await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } });
-    tokenA = res.access_token;
-    orgId = res.org_id;
-  });
-  afterAll(async () => {
-    for (const s of sims ?? []) await s.close();
-    await app?.stop();
-  });
-
-  const exchange = (token: string) => call(`${app.url}/api/sdk/connect/session/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }),
-  });
-  const view = (s: TestSession) => connectCall(app.url, s, '');
-  const post = (s: TestSession, path: string, body: unknown) => connectCall(app.url, s, path, body);
-  const hrms = (i: 0 | 1) => ({
-    hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
-  });
-  const connectionOf = async (vendorOrgId: number) => (await app.ctx.pool.query(
-    `select c.id, c.status from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2`, [orgId, vendorOrgId],
-  )).rows[0] as { id: string; status: string };
-  /** A token with `tokenA`'s claims changed by `patch`, signed with `key` (default: the service's real signing key). */
-  const resign = async (patch: Record<string, unknown>, key?: { kid: string; privateKey: CryptoKey | KeyObject }) => {
-    const signing = key ?? await app.ctx.services.external.keyring.signingKey();
-    return new SignJWT({ ...decodeJwt(tokenA), ...patch }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signing.kid }).sign(signing.privateKey);
-  };
-
   it('verifies against the published JWKS with the expected claims, exp - iat = 3600', async () => {
     const jwks = createRemoteJWKSet(new URL(`${app.url}/.well-known/jwks.json`));
     const { payload, protectedHeader } = await jwtVerify(tokenA, jwks, { issuer: 'urn:hrx', audience: 'urn:hrx:connect', algorithms: ['RS256'] });
