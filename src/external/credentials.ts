@@ -27,6 +27,17 @@ export interface BasicCredentials {
   verify(username: string, password: string): Promise<Principal | null>;
 }
 
+/**
+ * The vendor org named by `orgUuid` (an operator's CLI argument). Throws `AppError` NOT_FOUND for
+ * no such org, a 400 validation failure on `org` for an org that is not a vendor.
+ */
+export async function findVendorOrg(orgs: OrgStore, orgUuid: string) {
+  const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await orgs.findByUuid(orgUuid.toLowerCase()) : null;
+  if (!org) throw new AppError('NOT_FOUND');
+  if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
+  return org;
+}
+
 /** Builds the Basic credential service. */
 export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgStore; cacheTtlMs?: number; secretPeppers?: KeyObject[] }): BasicCredentials {
   const peppers = deps.secretPeppers ?? [];
@@ -34,12 +45,7 @@ export function createBasicCredentials(deps: { store: ExternalStore; orgs: OrgSt
   const cache = new Map<string, { principal: Principal; until: number; username: string }>();
   const inflight = new Map<string, Promise<Principal | null>>();
 
-  async function vendorOrg(orgUuid: string) {
-    const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
-    if (!org) throw new AppError('NOT_FOUND');
-    if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
-    return org;
-  }
+  const vendorOrg = (orgUuid: string) => findVendorOrg(deps.orgs, orgUuid);
 
   async function check(username: string, password: string): Promise<Principal | null> {
     const hit = await deps.store.findBasicCredential(username);

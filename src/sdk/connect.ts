@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectGrant, Principal } from '../auth/principal';
 import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
-import type { Connection } from '../db/entities';
+import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
@@ -35,7 +35,7 @@ export interface DataPointLists {
 /** What the Connect page shows (`GET /api/sdk/connect/`). */
 export interface ConnectSession extends DataPointLists {
   connection_id: string;
-  status: string;
+  status: ConnectionStatus;
   vendor: { org_id: string; org_name: string };
   org: { org_id: string; org_name: string; invite_status: string };
   user: { email: string; fullname: string };
@@ -50,7 +50,7 @@ export interface ConnectSession extends DataPointLists {
 /** The answer to a decision. */
 export interface ConnectOutcome extends DataPointLists {
   connection_id: string;
-  status: string;
+  status: 'approved' | 'rejected';
 }
 
 /** Where a request came from, for the audit trail. */
@@ -251,7 +251,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       await audit(p, 'approve', 'approved', meta);
       await deps.orgs.markInviteAccepted(p.orgId);
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+      // decideInConnect stored exactly this status (it throws on any other state).
+      return { connection_id: done.id, status: 'approved', ...listsOf(done) };
     },
 
     /** Rejects the connection (no proof needed: it shares nothing). Throws 409 when decided already. */
@@ -260,7 +261,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       const c = await pendingConnection(g);
       const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+      return { connection_id: done.id, status: 'rejected', ...listsOf(done) };
     },
   };
 }

@@ -40,7 +40,8 @@ export interface SdkTokenRequest {
 export interface SdkTokenResult {
   org_id: string;
   access_token: string;
-  exp: number;
+  /** Seconds; SDK_TOKEN_TTL_SEC. */
+  exp: typeof SDK_TOKEN_TTL_SEC;
   corporate_reference_data: Record<string, unknown>;
 }
 
