@@ -255,6 +255,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       syncNow: (orgId, trigger) => afterCommit('first sync', () => syncQueue.syncNow(orgId, trigger)),
       refreshSchedule: (orgId) => afterCommit('sync schedule', () => sync.refreshSchedule(orgId)),
       secretPeppers, ...(authFailures ? { failures: authFailures } : {}),
+      onAccessChange: () => afterCommit('connection change announcement', () => access.changed()),
     }),
     sync,
     consents: createConsentService({ consents: createConsentStore(db.orm), employees }),

@@ -100,8 +100,12 @@ export function dataPointLists(c: Connection): { shared: string[]; notShared: st
 const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFlags']): boolean =>
   JSON.stringify(requestSplit(a)) === JSON.stringify(requestSplit(b));
 
-/** A decision of the Connect flow: approve with the optional points opted in, or reject. */
-export type ConnectDecision = { to: 'approved'; optedIn: readonly string[] } | { to: 'rejected' };
+/**
+ * A decision of the Connect flow: approve with the optional points opted in, or reject.
+ * `configSession`: the Connect session that entered the org's configuration the approval rests
+ * on (decisions §8, squat-then-replace), recorded so setup-config replacing it revokes the approval.
+ */
+export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' };
 
 /** The data points a connection shares now (`[]` unless approved). */
 export function sharedDataPoints(c: Connection): string[] {
@@ -282,7 +286,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
         const requested = new Set([...required, ...optional]);
         return {
-          status: 'approved', statusChangedAt: now,
+          status: 'approved', statusChangedAt: now, approvedOnConfigSession: decision.configSession ?? null,
           sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
           notSharedDataPoints: optional.filter((p) => !share.has(p)),
           notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),

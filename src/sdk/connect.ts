@@ -134,12 +134,18 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return { proven: true };
   }
 
-  /** Whether this session may approve: it proved control, or it entered the org's current configuration. */
-  async function mayApprove(p: Principal, g: ConnectGrant): Promise<'yes' | 'needs-hrms' | 'needs-proof'> {
+  /**
+   * Whether this session may approve: it proved control, or it entered the org's current
+   * configuration. `yes` carries the Connect session whose configuration the approval rests on
+   * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
+   * or a configuration from setup-config (squat-then-replace, decisions §8).
+   */
+  async function mayApprove(p: Principal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
     if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
-    return session?.provenAt || enteredBy === g.sessionId ? 'yes' : 'needs-proof';
+    if (!session?.provenAt && enteredBy !== g.sessionId) return 'needs-proof';
+    return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
   }
 
   return {
@@ -247,7 +253,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const both = choice.opted_out.findIndex((n) => choice.opted_in.includes(n));
       if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in });
+      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in, configSession: may.yes.configSession });
       await audit(p, 'approve', 'approved', meta);
       await deps.orgs.markInviteAccepted(p.orgId);
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');
