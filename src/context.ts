@@ -270,6 +270,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
   };
   const sdk = createSdkService({
     store: createSdkStore(db.orm), sessions: createConnectStore(db.orm), orgs: services.orgs, connections: services.connections, setup: services.setup, log,
+    failures: authFailures,
     supportedHrms: SUPPORTED_HRMS, commonEmailDomains: config.HRX_COMMON_EMAIL_DOMAINS,
     signingKey: () => services.external.keyring.signingKey(),
     jwks: async (o) => {

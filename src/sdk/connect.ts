@@ -12,6 +12,8 @@
  * vendor/client pair's approval; every proof and approval attempt is audited.
  */
 import { randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectGrant, Principal } from '../auth/principal';
 import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
@@ -76,6 +78,18 @@ export interface ConnectFlowDeps {
   /** The live row of an SDK token hrx issued and still honours, else null (service.ts). */
   verifyToken: (token: string) => Promise<SdkTokenView | null>;
   log: Logger;
+  /** The failed-authentication limit (decisions §2) on the session exchange; absent: none. */
+  failures?: AuthFailureGuard | undefined;
+}
+
+/** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
+function presentedJti(token: string): string {
+  try {
+    const { jti } = decodeJwt(token);
+    return typeof jti === 'string' ? jti.slice(0, 128) : '';
+  } catch {
+    return '';
+  }
 }
 
 const listsOf = (c: Connection): DataPointLists => {
@@ -152,16 +166,25 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /**
      * Exchanges an SDK token for a Connect session, once per token (decisions §8). Returns the
      * session's secret (for the cookie) and its expiry (the token's). Throws AUTH_INVALID for a
-     * token hrx does not honour or one exchanged before.
+     * token hrx does not honour or one exchanged before (each a failed authentication of
+     * `opts.source` and of the token's `jti`, decisions §2), THROTTLED past the limit (checked
+     * before the token: a refused exchange never uses the token up).
      */
-    async openSession(token: string): Promise<OpenedSession> {
-      const live = await deps.verifyToken(token);
-      if (!live) throw new AppError('AUTH_INVALID');
-      const secret = randomBytes(32).toString('base64url');
-      const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
-      if (!id) throw new AppError('AUTH_INVALID');
-      deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
-      return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+    async openSession(token: string, opts: { source?: string } = {}): Promise<OpenedSession> {
+      const exchange = async (): Promise<OpenedSession | null> => {
+        const live = await deps.verifyToken(token);
+        if (!live) return null;
+        const secret = randomBytes(32).toString('base64url');
+        const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
+        if (!id) return null;
+        deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
+        return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+      };
+      const opened = deps.failures
+        ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'sdk', presented: presentedJti(token) }, exchange)
+        : await exchange();
+      if (!opened) throw new AppError('AUTH_INVALID');
+      return opened;
     },
 
     /** The principal of a live session secret (the authenticator's check of the cookie), or null. */
