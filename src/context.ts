@@ -172,6 +172,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     })
     : undefined;
   const apiKeyRevocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:api-keys-revoked` });
+  const basicRevocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:basic-credentials-revoked` });
   // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
   // access cache's TTL make good.
@@ -264,7 +265,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       store: eventStore, orgs: orgStore, cipher, queue: eventsQueue, allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
     }),
     external: createExternalService({
-      orm: db.orm, cipher, redis: requestRedis, prefix, orgs: orgStore, log, secretPeppers,
+      orm: db.orm, cipher, redis: requestRedis, prefix, orgs: orgStore, log, secretPeppers, basicRevocations, basicCacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
       readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
     }),
   };
@@ -296,6 +297,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       });
       await step('access cache', () => access.close());
       await step('api key revocations', () => apiKeyRevocations.close());
+      await step('basic credential revocations', () => basicRevocations.close());
       await step('pg pool', () => pool.end());
       if (syncPool !== pool) await step('sync pg pool', () => syncPool.end());
       requestRedis.disconnect();
