@@ -242,10 +242,18 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       return prove(p, 'hrms', meta, () => deps.setup.proveHrms(p.orgId, input));
     },
 
-    /** Proof (b): the client org's application credentials. Throws 409 (decided), PROOF_FAILED. */
+    /**
+     * Proof (b): the client org's application credentials, also a failed authentication of the
+     * source and the `app_key` when wrong (decisions §2: the same budget as the update webhook
+     * and setup-config; it may run scrypt for a credential made before keyed hashes). Throws 409
+     * (decided), PROOF_FAILED, THROTTLED (over the failure limit: not counted against the pair).
+     */
     async proof(p: Principal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
       await pendingConnection(grantOf(p));
-      return prove(p, 'app_credentials', meta, async () => (await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId);
+      const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
+      return prove(p, 'app_credentials', meta, async () => (deps.failures
+        ? await deps.failures.run({ source: meta.sourceAddress ?? 'unknown', kind: 'app', presented: creds.app_key }, check)
+        : await check()) === true);
     },
 
     /**

@@ -1,8 +1,10 @@
 /**
  * The failed-authentication limit of decisions §2 on the two credentials it did not cover: the
  * Connect session exchange (`POST /api/sdk/connect/session/` with an SDK token; counted per
- * source and per the token's `jti` when it parses as a JWT) and `HRX_ADMIN_TOKEN` at the job
- * dashboard (`/admin/queues`, counted per source). Over HTTP: 20 failures a minute, then 429
+ * source and per the token's `jti` when it parses as a JWT), `HRX_ADMIN_TOKEN` at the job
+ * dashboard (`/admin/queues`, counted per source), and the Connect flow's proof (b) (app
+ * credentials, counted per source and `app_key` like the update webhook, beside the per-pair
+ * lock of 5 failed proofs). Over HTTP: 20 failures a minute, then 429
  * `Request was throttled...` with `Retry-After` whatever the credential; a refused exchange does
  * not use the token up.
  *
@@ -77,6 +79,26 @@ describe('Connect session exchange', () => {
     expect((await exchange(good, src)).status).toBe(200);
     for (let i = 0; i < 20; i++) expectError(await exchange(good, src), 401, plain('Invalid token.'));
     expectThrottled(await exchange(good, src));
+  });
+});
+
+describe('Connect proof (b): app credentials', () => {
+  const proof = (cookie: string, source: string, body: unknown) => call(`${app.url}/api/sdk/connect/proof/`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-forwarded-for': source }, body: JSON.stringify(body),
+  });
+  it('20 failed proofs from one source over 5 connections (4 each, under the pair lock), then 429', async () => {
+    const src = newSource();
+    const cookies: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await exchange((await f.sdkToken(app.ctx, vendor.org)).access_token, src);
+      expect(res.status).toBe(200);
+      cookies.push(res.headers.get('set-cookie')!.split(';')[0]!);
+    }
+    const wrongCreds = () => ({ app_key: randomBytes(16).toString('hex'), app_secret: randomBytes(32).toString('base64url') });
+    for (let i = 0; i < 20; i++) expectError(await proof(cookies[i % 5]!, src, wrongCreds()), 403, plain('Proof of control failed'));
+    expectThrottled(await proof(cookies[0]!, src, wrongCreds()));
+    // Another source is not throttled (and that pair is not locked yet: its 5th failure).
+    expectError(await proof(cookies[1]!, newSource(), wrongCreds()), 403, plain('Proof of control failed'));
   });
 });
 
