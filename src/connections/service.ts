@@ -275,7 +275,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     async decideInConnect(connectionId: string, expectedFlags: Connection['dataModelFlags'], decision: ConnectDecision): Promise<Connection> {
       // The connection.approved / .rejected event (decisions §10) commits with the decision.
       let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
+      let clientOrgId = 0;
       const c = await connections.updateLocked(connectionId, (cur) => {
+        clientOrgId = cur.clientOrgId;
         if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
         if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
         if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
@@ -291,7 +293,16 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
           notSharedDataPoints: optional.filter((p) => !share.has(p)),
           notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
         };
-      }, (tx) => event!.write(tx));
+      }, async (tx) => {
+        if (decision.to === 'approved' && decision.configSession) {
+          // The configuration the approval rests on must still be the org's: setup-config
+          // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
+          // sends this approval back to pending) or this sees its replacement (squat-then-replace).
+          const [row] = await tx.execute(`select connect_session_id from hrms_configs where org_id = ? for share`, [clientOrgId]) as { connect_session_id: string | null }[];
+          if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
+        }
+        await event!.write(tx);
+      });
       if (!c) throw new AppError('NOT_FOUND');
       await event?.dispatch();
       await deps.onAccessChange();

@@ -284,7 +284,14 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const both = choice.opted_out.findIndex((n) => choice.opted_in.includes(n));
       if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in, configSession: may.yes.configSession });
+      let done: Connection;
+      try {
+        done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in, configSession: may.yes.configSession });
+      } catch (err) {
+        // The configuration it rested on was replaced meanwhile (squat-then-replace).
+        if (err instanceof AppError && err.code === 'PROOF_FAILED') await audit(p, 'approve', 'refused', meta);
+        throw err;
+      }
       await audit(p, 'approve', 'approved', meta);
       await deps.orgs.markInviteAccepted(p.orgId);
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');

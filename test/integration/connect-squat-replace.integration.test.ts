@@ -159,4 +159,30 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     expect(cfg.connect_session_id).toBeNull();
     expect((await app.ctx.stores.configs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
   }, 180_000);
+
+  it('an approval racing the replacement never outlives it: it waits for the row and is refused', async () => {
+    const domain = `race-${Date.now()}.example`;
+    const { org } = await app.ctx.services.orgs.create({ name: 'Acme Race', vendor: false, client: true, domain });
+    const token = (await call(`${app.url}/api/sdk/token/`, {
+      method: 'POST', headers: { authorization: attacker.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ fullname: 'Someone', email: `hr@${domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
+    })).body.data.access_token as string;
+    const s = await openSession(app.url, token);
+    expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);
+    // setup-config's transaction, held open: the configuration row locked, then replaced.
+    const client = await app.ctx.pool.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select 1 from hrms_configs where org_id = $1 for update`, [org.id]);
+      const approving = connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
+      await new Promise((r) => setTimeout(r, 400));
+      await client.query(`update hrms_configs set connect_session_id = null where org_id = $1`, [org.id]);
+      await client.query('commit');
+      expectError(await approving, 403, PROOF_FAILED);
+    } finally {
+      client.release();
+    }
+    const { rows } = await app.ctx.pool.query(`select status from connections where vendor_org_id = $1 and client_org_id = $2`, [attacker.org.id, org.id]);
+    expect(rows).toEqual([{ status: 'pending' }]);
+  }, 60_000);
 });
