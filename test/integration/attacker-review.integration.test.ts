@@ -79,6 +79,23 @@ describe('credentials beyond their use', () => {
     // The update webhook was reached only with the client's own credential, which wrote its own employee.
   });
 
+  it('client org B\'s app credentials at the update webhook reach B\'s employees only, never A\'s of the same employeeId', async () => {
+    const b = await f.client(app.ctx, 'Other Employer');
+    const before = (await app.ctx.pool.query(`select * from employees where org_id = $1`, [c.org.id])).rows;
+    const res = await call(`${app.url}/api/webhook/v1/employee/update/`, {
+      method: 'POST', headers: { authorization: f.appBasic(b), ...json }, body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
+    });
+    expect(res.status).toBe(200);
+    expect((await app.ctx.pool.query(`select * from employees where org_id = $1`, [c.org.id])).rows).toEqual(before);
+    const { rows } = await app.ctx.pool.query(`select org_id, id from employees where employee_id = 'EMP00001' order by org_id`);
+    expect(rows.map((r: { org_id: number }) => r.org_id).sort()).toEqual([c.org.id, b.org.id].sort());
+    expect(res.body.data.id).toBe(rows.find((r: { org_id: number }) => r.org_id === b.org.id).id);
+    // And vendor v (connected to A only) cannot read B's.
+    const read = await call(`${app.url}/api/employee_details/EMP00001?org=${b.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: (await app.ctx.services.orgs.createApiKey(v.org.uuid)) } });
+    expect(read.status).toBe(404);
+    expect(JSON.stringify(read.body)).not.toContain('Overwritten');
+  });
+
   it('setup-config with a vendor-only org\'s own application credentials: 401, nothing stored', async () => {
     const vendorOnly = await app.ctx.services.orgs.create({ name: 'Vendor Only', vendor: true, client: false, domain: 'vendor-only.example' });
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
