@@ -173,6 +173,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
     })
     : undefined;
   const apiKeyRevocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:api-keys-revoked` });
+  const basicRevocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:basic-credentials-revoked` });
   // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
   // access cache's TTL make good.
@@ -256,6 +257,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       syncNow: (orgId, trigger) => afterCommit('first sync', () => syncQueue.syncNow(orgId, trigger)),
       refreshSchedule: (orgId) => afterCommit('sync schedule', () => sync.refreshSchedule(orgId)),
       secretPeppers, ...(authFailures ? { failures: authFailures } : {}),
+      onAccessChange: () => afterCommit('connection change announcement', () => access.changed()),
     }),
     sync,
     consents: createConsentService({ consents: createConsentStore(db.orm), employees }),
@@ -264,12 +266,13 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       store: eventStore, orgs: orgStore, cipher, queue: eventsQueue, allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
     }),
     external: createExternalService({
-      orm: db.orm, cipher, redis: requestRedis, prefix, orgs: orgStore, log, secretPeppers,
+      orm: db.orm, cipher, redis: requestRedis, prefix, orgs: orgStore, log, secretPeppers, basicRevocations, basicCacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
       readEmployee: (q: ReadQuery): Promise<EmployeeRecord> => services.employees.read(q),
     }),
   };
   const sdk = createSdkService({
     store: createSdkStore(db.orm), sessions: createConnectStore(db.orm), orgs: services.orgs, connections: services.connections, setup: services.setup, log,
+    failures: authFailures,
     supportedHrms: SUPPORTED_HRMS, commonEmailDomains: config.HRX_COMMON_EMAIL_DOMAINS,
     signingKey: () => services.external.keyring.signingKey(),
     jwks: async (o) => {
@@ -295,6 +298,7 @@ export async function openContext(config: Config, log: Logger, opts: { poolMax?:
       });
       await step('access cache', () => access.close());
       await step('api key revocations', () => apiKeyRevocations.close());
+      await step('basic credential revocations', () => basicRevocations.close());
       await step('pg pool', () => pool.end());
       if (syncPool !== pool) await step('sync pg pool', () => syncPool.end());
       requestRedis.disconnect();

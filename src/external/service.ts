@@ -19,6 +19,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { RevocationFeed } from '../auth/revocations';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { InvalidKeyError, importVendorPublicJwk, type ServicePublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
@@ -50,6 +51,10 @@ export interface ExternalServiceDeps {
   readEmployee: (q: ReadQuery) => Promise<EmployeeRecord>;
   /** Keys of the Basic password keyed hash, current first (context.ts `secretPeppers`). */
   secretPeppers?: KeyObject[];
+  /** Announcements of revoked Basic credentials to every process (auth/revocations.ts). */
+  basicRevocations?: RevocationFeed | undefined;
+  /** TTL of a checked Basic credential in this process's cache, ms (`HRX_API_KEY_CACHE_TTL_MS`; default 1000). */
+  basicCacheTtlMs?: number | undefined;
 }
 
 /** One row of `hrx keys list`. */
@@ -80,7 +85,10 @@ export function createExternalService(deps: ExternalServiceDeps) {
   const store = createExternalStore(deps.orm);
   const keyring = createServiceKeyring({ store, cipher: deps.cipher, log: deps.log });
   const vendorKeys = createVendorKeyCache({ store, log: deps.log });
-  const basic = createBasicCredentials({ store, orgs: deps.orgs, ...(deps.secretPeppers ? { secretPeppers: deps.secretPeppers } : {}) });
+  const basic = createBasicCredentials({
+    store, orgs: deps.orgs, revocations: deps.basicRevocations, ...(deps.basicCacheTtlMs !== undefined ? { cacheTtlMs: deps.basicCacheTtlMs } : {}),
+    ...(deps.secretPeppers ? { secretPeppers: deps.secretPeppers } : {}),
+  });
 
   const invalid = (log: Logger, reason: string, extra: Record<string, unknown> = {}): never => {
     log.info({ reason, ...extra }, 'encrypted payload refused');

@@ -103,8 +103,8 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ token: z.string({ error: 'required' }).min(1, 'required').max(4096) }),
       response: z.strictObject({ connection_id: z.string().uuid(), expires_at: z.string() }),
-      async handler({ body }) {
-        const s = await sdk.openSession(body.token);
+      async handler({ body, source }) {
+        const s = await sdk.openSession(body.token, { source });
         return {
           data: { connection_id: s.connectionId, expires_at: s.expiresAt.toISOString() },
           headers: { 'set-cookie': sessionCookie(s.secret, { path: apiBase, expires: s.expiresAt, secure: opts.secureCookie }), 'cache-control': 'no-store' },

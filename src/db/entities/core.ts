@@ -117,6 +117,12 @@ export class Connection {
   statusChangedAt: Date = new Date();
   createdAt: Date = new Date();
   terminatedAt: Date | null = null;
+  /**
+   * The Connect session that entered the client org's HRMS configuration this approval rested on
+   * (decisions §8; Migration20261123060000): setup-config replacing it sends the connection back
+   * to pending. Null otherwise.
+   */
+  approvedOnConfigSession: string | null = null;
 }
 
 export const ConnectionSchema = new EntitySchema<Connection>({
@@ -144,6 +150,7 @@ export const ConnectionSchema = new EntitySchema<Connection>({
     statusChangedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     terminatedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    approvedOnConfigSession: { type: 'uuid', nullable: true },
   },
 });
 

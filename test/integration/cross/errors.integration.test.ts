@@ -27,7 +27,8 @@ let live: Awaited<ReturnType<typeof f.client>>;
 let stranger: Awaited<ReturnType<typeof f.client>>;
 
 beforeAll(async () => {
-  app = await startTestApp({ worker: false });
+  // Its many wrong credentials from one source would pass the failed-auth limit (tested elsewhere).
+  app = await startTestApp({ worker: false, env: { HRX_AUTH_FAILURE_LIMIT: '1000' } });
   const { ctx } = app;
   v = await f.vendor(ctx);
   other = await f.vendor(ctx);
