@@ -7,7 +7,7 @@
  */
 import { RequestError } from 'got';
 import { HOST_NOT_ALLOWED, isHostNotAllowed, type HostPolicy } from '../outbound/host-policy';
-import { RESPONSE_TOO_LARGE, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
+import { RESPONSE_TOO_LARGE, isResponseTooLarge, requestBounded, type ResponseTooLargeError } from '../outbound/bounded-response';
 import type { FieldCipher } from '../crypto/field-cipher';
 import type { Logger } from '../logger';
 import { endpointSecretAad, webhookHeaders } from './signing';
@@ -32,8 +32,9 @@ export interface PostResult {
 
 /**
  * Most bytes of a delivery response's body read (decisions §11). A receiver only needs to answer
- * a status; the body is read (never decompressed) so the exchange completes, and one longer than
- * this is a failed attempt with error class `ERR_RESPONSE_TOO_LARGE`.
+ * a status (Standard Webhooks: any 2xx is a delivery); the body is read (never decompressed) up to
+ * this many bytes, and past it the exchange is cut off and judged by its status alone, so a
+ * receiver whose framework answers 200 with a large page is not sent the event again and again.
  */
 export const DELIVERY_MAX_RESPONSE_BYTES = 16 * 1024;
 
@@ -41,8 +42,9 @@ export const DELIVERY_MAX_RESPONSE_BYTES = 16 * 1024;
  * POSTs `body` to `url` once (got: no retries, no redirects, `timeoutMs` for the whole request)
  * and reads at most `DELIVERY_MAX_RESPONSE_BYTES` of the answer, as it came on the wire (no
  * decompression, so a gzip bomb costs nothing); the body itself is dropped. Never throws: a
- * transport failure is its error class (`ETIMEDOUT`, `ECONNREFUSED`, `ERR_HOST_NOT_ALLOWED`), a
- * body past the cap `ERR_RESPONSE_TOO_LARGE`.
+ * transport failure is its error class (`ETIMEDOUT`, `ECONNREFUSED`, `ERR_HOST_NOT_ALLOWED`); a
+ * body past the cap is cut off and the answer judged by its status (`ERR_RESPONSE_TOO_LARGE` only
+ * if no status had arrived).
  */
 export async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number, hostPolicy?: HostPolicy): Promise<PostResult> {
   const started = performance.now();
@@ -66,7 +68,13 @@ export async function postOnce(url: string, headers: Record<string, string>, bod
     return { httpStatus: res.statusCode, statusText: text || null, error: null, durationMs: took() };
   } catch (err) {
     if (isHostNotAllowed(err)) return failed(HOST_NOT_ALLOWED);
-    if (isResponseTooLarge(err)) return failed(RESPONSE_TOO_LARGE);
+    if (isResponseTooLarge(err)) {
+      // The status came before the body: it decides, the rest of the body is not read.
+      const { statusCode, statusMessage } = err as ResponseTooLargeError;
+      if (statusCode === undefined) return failed(RESPONSE_TOO_LARGE);
+      const text = (statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
+      return { httpStatus: statusCode, statusText: text || null, error: null, durationMs: took() };
+    }
     if (err instanceof RequestError) return failed(err.code || err.name);
     return failed((err as Error | undefined)?.name || 'Error');
   }

@@ -27,7 +27,13 @@ export const RESPONSE_TOO_LARGE = 'ERR_RESPONSE_TOO_LARGE';
 /** A body longer than its cap. The message names the cap only (never the host or the body). */
 export class ResponseTooLargeError extends Error {
   readonly code = RESPONSE_TOO_LARGE;
-  constructor(readonly limit: number) {
+  /**
+   * @param limit the cap, in bytes
+   * @param statusCode the answer's HTTP status, known once its head arrived (always, in practice:
+   *   the cap is counted over the body)
+   * @param statusMessage its reason phrase
+   */
+  constructor(readonly limit: number, readonly statusCode?: number, readonly statusMessage?: string) {
     super(`response body exceeds ${limit} bytes`);
     this.name = 'ResponseTooLargeError';
   }
@@ -104,7 +110,7 @@ export function requestBounded(url: string | URL, options: OptionsInit, maxBytes
       }
       resolve({ ...head!, body: body! });
     };
-    const cut = (): void => finish(new ResponseTooLargeError(maxBytes));
+    const cut = (): void => finish(new ResponseTooLargeError(maxBytes, head?.statusCode, head?.statusMessage));
     stream.on('response', (res: { statusCode: number; statusMessage?: string; headers: IncomingHttpHeaders }) => {
       head = { statusCode: res.statusCode, statusMessage: res.statusMessage, headers: res.headers };
       // An unencoded body's declared length is its length (an encoded one's is not: counted as read).
