@@ -2,7 +2,8 @@
  * Long-running commands: `hrx serve` (API), `hrx worker` (sync and events workers), `hrx start` (both in one
  * process), `hrx hrms-sim` (the reference HRMS simulator).
  */
-import { startEventsWorker, type EventsWorkerDeps } from '../../jobs/events.worker';
+import { eventsWorkerDeps, reconcilerDeps, syncWorkerDeps } from '../../jobs/deps';
+import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
 import { buildApp } from '../app';
 import type { Config } from '../config';
@@ -19,16 +20,6 @@ export interface Running {
   ctx: Context;
   url?: string;
   stop(): Promise<void>;
-}
-
-/** What the events worker needs, from an open context and its configuration. */
-export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
-  const c = ctx.config;
-  return {
-    connection: ctx.redis, prefix: c.HRX_REDIS_PREFIX, events: ctx.services.events, deliverer: ctx.deliverer, queue: ctx.eventsQueue,
-    scheduleMs: c.HRX_EVENTS_RETRY_SCHEDULE_MS, consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS,
-    concurrency: c.HRX_EVENTS_CONCURRENCY, log: ctx.log,
-  };
 }
 
 /** How long running jobs may go on after SIGTERM/SIGINT before they are handed back (decisions §11). */
@@ -60,17 +51,11 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
   // database only delays it to the first use.
   if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err }, 'service keys not ensured at start'));
   const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
-  const worker = what.worker ? startSyncWorker({ connection: ctx.redis, prefix: config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log }) : undefined;
+  const worker = what.worker ? startSyncWorker(syncWorkerDeps(ctx)) : undefined;
   if (worker) log.info('sync worker started');
   const eventsWorker = what.worker ? await startEventsWorker(eventsWorkerDeps(ctx)) : undefined;
   if (eventsWorker) log.info('events worker started');
-  const reconciler = what.worker
-    ? startScheduleReconciler({
-      orm: ctx.db.orm, redis: ctx.requestRedis, syncQueue: ctx.syncQueue, eventsQueue: ctx.eventsQueue,
-      refreshSchedule: (orgId) => ctx.services.sync.refreshSchedule(orgId),
-      consentScanMs: config.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: config.HRX_EVENTS_RELAY_MS, log,
-    })
-    : undefined;
+  const reconciler = what.worker ? startScheduleReconciler(reconcilerDeps(ctx)) : undefined;
   return {
     ctx,
     ...(server ? { url: server.url } : {}),

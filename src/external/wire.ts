@@ -1,0 +1,28 @@
+/** Wiring of the V2 (encrypted employee details) feature (see `context.ts`). */
+import type { ReadQuery } from '../employees/service';
+import type { EmployeeRecord } from '../employees/record';
+import type { Infra } from '../infra';
+import type { OrgStore } from '../orgs/store';
+import { createBasicCredentials } from './credentials';
+import { createServiceKeyring, createVendorKeyCache } from './keyring';
+import { createExternalService } from './service';
+import { createExternalStore } from './store';
+
+/**
+ * Builds the V2 store, the service keyring (`keyring`: JWKS, response signing, request
+ * decryption; the SDK feature signs its tokens with it too), the vendor key cache, the Basic
+ * credentials (`basic`) and the V2 service over them (replay check on the request-path Redis).
+ * Takes the org store (keys and credentials are managed per org uuid) and the employee read
+ * service (the unmasked read of decisions §7).
+ */
+export function wireExternal(infra: Infra, deps: { orgs: OrgStore; employees: { read(q: ReadQuery): Promise<EmployeeRecord> } }) {
+  const { cipher, log } = infra;
+  const store = createExternalStore(infra.db.orm);
+  const keyring = createServiceKeyring({ store, cipher, log });
+  const vendorKeys = createVendorKeyCache({ store, log });
+  const basic = createBasicCredentials({ store, orgs: deps.orgs, secretPeppers: infra.secretPeppers });
+  const service = createExternalService({
+    store, keyring, vendorKeys, basic, redis: infra.requestRedis, prefix: infra.prefix, orgs: deps.orgs, log, employees: deps.employees,
+  });
+  return { service, store, keyring, basic };
+}
