@@ -17,8 +17,6 @@ import { wireSdk } from './sdk/wire';
 import { wireHrmsConfigs, wireSetup } from './setup/wire';
 import { wireSync } from './sync/wire';
 
-export { deriveKey, REDIS_COMMAND_TIMEOUT_MS, resolveMasterKeys } from './infra';
-
 /**
  * Opens the infrastructure (see `openInfra`: throws DependencyUnreachableError naming
  * PostgreSQL or Redis when either cannot be reached within a few seconds; `worker` gives syncs
