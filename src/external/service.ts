@@ -47,7 +47,6 @@ export interface ExternalServiceDeps {
   /** Redis key prefix (`HRX_REDIS_PREFIX`). */
   prefix: string;
   orgs: OrgStore;
-  log: Logger;
   /** The employee read of decisions §7 (`mask: false` here). */
   employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
 }
@@ -92,7 +91,6 @@ export function createExternalService(deps: ExternalServiceDeps) {
   }
 
   return {
-    store,
     keyring,
     basic,
 

@@ -22,7 +22,7 @@ export function wireExternal(infra: Infra, deps: { orgs: OrgStore; employees: { 
   const vendorKeys = createVendorKeyCache({ store, log });
   const basic = createBasicCredentials({ store, orgs: deps.orgs, secretPeppers: infra.secretPeppers });
   const service = createExternalService({
-    store, keyring, vendorKeys, basic, redis: infra.requestRedis, prefix: infra.prefix, orgs: deps.orgs, log, employees: deps.employees,
+    store, keyring, vendorKeys, basic, redis: infra.requestRedis, prefix: infra.prefix, orgs: deps.orgs, employees: deps.employees,
   });
   return { service, store, keyring, basic };
 }

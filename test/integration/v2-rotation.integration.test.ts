@@ -104,7 +104,7 @@ describe('service key rotation', () => {
   it('concurrent first starts create exactly one current key per use', async () => {
     await dbQuery(app, 'delete from service_keys');
     app.ctx.services.external.keyring.invalidate();
-    const store = app.ctx.services.external.store;
+    const store = storesOf(app).external;
     let made = 0;
     const results = await Promise.all(Array.from({ length: 5 }, () => store.createMissingServiceKeys(async (missing) => {
       made += missing.length;

@@ -8,6 +8,7 @@ import { createConnectionStore } from '../../src/connections/store';
 import type { Context } from '../../src/context';
 import { createEmployeeStore } from '../../src/employees/store';
 import { createEventStore } from '../../src/events/store';
+import { createExternalStore } from '../../src/external/store';
 import { createOrgStore } from '../../src/orgs/store';
 import { createHrmsConfigStore } from '../../src/setup/store';
 
@@ -44,6 +45,7 @@ function buildStores(ctx: Context) {
     connections: createConnectionStore(ctx.db.orm),
     events: createEventStore(ctx.db.orm),
     orgs: createOrgStore(ctx.db.orm),
+    external: createExternalStore(ctx.db.orm),
   };
 }
 
