@@ -9,4 +9,6 @@ if (major < 22) {
 }
 register();
 const { main } = await import('../src/cli/main.ts');
-await main(process.argv.slice(2));
+// The composition root: the job side (jobs/) is handed to the CLI, which never imports it.
+const { startJobs } = await import('../jobs/index.ts');
+await main(process.argv.slice(2), startJobs);

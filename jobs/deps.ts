@@ -1,6 +1,7 @@
 /**
- * What the workers need, taken from an open context: used by `hrx worker`/`hrx start`
- * (src/cli/run.ts) and the test harness alike, so both run the workers wired the same way.
+ * What the workers need, taken from an open context: the one place for it, used by `startJobs`
+ * (jobs/index.ts: `hrx worker`, `hrx start`, `hrx demo`) and the test harness alike, so both run
+ * the workers wired the same way.
  */
 import type { Context } from '../src/context';
 import type { EventsWorkerDeps } from './events.worker';

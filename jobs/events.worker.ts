@@ -10,7 +10,7 @@ import type { Logger } from '../src/logger';
 import type { Deliverer } from '../src/events/delivery';
 import { DELIVERY_BACKOFF, EVENTS_QUEUE, type EventsJobData, type EventsQueue } from '../src/events/queue';
 import type { EventService } from '../src/events/service';
-import { bullPrefix } from '../src/sync/queue';
+import { sharedWorkerOptions } from './worker-options';
 
 /** Thrown by a `deliver` job that should be attempted again after `delayMs` (the backoff reads it). */
 export class RetryLater extends Error {
@@ -67,12 +67,8 @@ export async function startEventsWorker(deps: EventsWorkerDeps): Promise<Worker<
       }
     },
     {
-      connection: deps.connection,
-      prefix: bullPrefix(deps.prefix),
+      ...sharedWorkerOptions(deps.connection, deps.prefix),
       concurrency: deps.concurrency ?? 8,
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      maxStalledCount: 3,
       settings: {
         // RetryLater carries the schedule's delay; anything else (database, Redis) backs off
         // exponentially from 5 s to 10 min, and the row's own attempt count is untouched.

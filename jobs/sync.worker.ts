@@ -7,8 +7,9 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
-import { bullPrefix, SYNC_QUEUE, type SyncJobData } from '../src/sync/queue';
+import { SYNC_QUEUE, type SyncJobData } from '../src/sync/queue';
 import { SyncLockedError, type SyncService } from '../src/sync/service';
+import { sharedWorkerOptions } from './worker-options';
 
 export interface SyncWorkerDeps {
   connection: Redis;
@@ -36,12 +37,8 @@ export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
       }
     },
     {
-      connection: deps.connection,
-      prefix: bullPrefix(deps.prefix),
+      ...sharedWorkerOptions(deps.connection, deps.prefix),
       concurrency: deps.concurrency ?? 2,
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
-      maxStalledCount: 3,
     },
   );
   worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, orgId: job?.data.orgId, attempts: job?.attemptsMade, err }, 'sync job failed'));

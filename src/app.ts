@@ -64,7 +64,9 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
     mounts: [
-      { prefix: '/admin/queues', handler: bullBoardHandler([ctx.syncQueue.queue, ctx.eventsQueue.queue], config.HRX_BASE_PATH + '/admin/queues', config.HRX_ADMIN_TOKEN) },
+      { prefix: '/admin/queues', handler: bullBoardHandler([ctx.syncQueue.queue, ctx.eventsQueue.queue], config.HRX_BASE_PATH + '/admin/queues', config.HRX_ADMIN_TOKEN, {
+        failures: ctx.authFailures, trustProxy: config.HRX_TRUST_PROXY,
+      }) },
       {
         prefix: '/static/org-logo.svg',
         handler: (_req, res) => {

@@ -32,10 +32,10 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const employees = wireEmployees(infra, { hrms: hrmsConfigs.source, events: events.service });
   const sync = wireSync(infra, { employees: employees.syncStore, hrmsConfigs, connections: connectionStore, events: events.service });
   const connections = wireConnections(infra, { store: connectionStore, orgs: orgs.store, sync, access: employees.access, events: events.service });
-  const setup = wireSetup(infra, { orgs: orgs.store, hrmsConfigs, sync, failures: auth.failures });
+  const setup = wireSetup(infra, { orgs: orgs.store, hrmsConfigs, sync, failures: auth.failures, access: employees.access });
   const consents = wireConsent(infra, { employees: employees.service });
-  const external = wireExternal(infra, { orgs: orgs.store, employees: employees.service });
-  const sdk = wireSdk(infra, { orgs: orgs.service, connections: connections.service, setup: setup.service, keyring: external.keyring });
+  const external = wireExternal(infra, { orgs: orgs.store, employees: employees.service, basicRevocations: auth.basicRevocations });
+  const sdk = wireSdk(infra, { orgs: orgs.service, connections: connections.service, setup: setup.service, keyring: external.keyring, failures: auth.failures });
   return {
     config, log, db: infra.db, redis: infra.redis, requestRedis: infra.requestRedis, cipher: infra.cipher,
     apiKeyPeppers: infra.apiKeyPeppers, authFailures: auth.failures, apiKeyRevocations: auth.revocations,

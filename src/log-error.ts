@@ -40,13 +40,10 @@ const SAFE_MESSAGE_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Erro
 
 /**
  * Further hrx errors with hrx-written messages, by class name (importing them here would make
- * import cycles through the logger): JOSE key and payload checks, key registration, sync lock,
- * and a dependency unreachable at start (names the setting, never the address; the connection
- * error's text has any URL credentials masked), which the CLI prints (decisions §11).
+ * import cycles through the logger): JOSE key and payload checks, key registration, sync lock, an unreachable dependency (its
+ * connection error with any URL credentials masked, src/unavailable.ts).
  */
-const SAFE_MESSAGE_NAMES: ReadonlySet<string> = new Set([
-  'InvalidKeyError', 'KidConflictError', 'InvalidEncryptedPayload', 'SyncLockedError', 'DependencyUnreachableError',
-]);
+const SAFE_MESSAGE_NAMES: ReadonlySet<string> = new Set(['InvalidKeyError', 'KidConflictError', 'InvalidEncryptedPayload', 'SyncLockedError', 'DependencyUnreachableError']);
 
 /** A short identifier-like string (a code or a name), or undefined. */
 function ident(v: unknown, max = 64): string | undefined {

@@ -15,8 +15,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../crypto/secrets';
 import { AppError } from '../errors';
 import { CONNECT_SESSION_COOKIE, readCookie } from '../http/cookie';
-import type { Authenticator, CredentialKind } from '../http/router';
-import type { AuthFailureGuard } from './failure-guard';
+import type { Authenticator, CredentialKind } from './credential';
+import type { AuthFailureGuard, PresentedKind } from './failure-guard';
 import type { Principal } from './principal';
 import type { RevocationFeed } from './revocations';
 import type { OrgStore } from '../orgs/store';
@@ -89,7 +89,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   }
 
   /** Runs `verify` behind the failure limit when there is one. */
-  function guarded<T>(source: string, kind: 'apikey' | 'basic' | 'app', presented: string, verify: () => Promise<T | null>, concurrent = false): Promise<T | null> {
+  function guarded<T>(source: string, kind: PresentedKind, presented: string, verify: () => Promise<T | null>, concurrent = false): Promise<T | null> {
     return deps.failures ? deps.failures.run({ source, kind, presented }, verify, { concurrent }) : verify();
   }
 
@@ -140,9 +140,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         if (!v) throw new AppError('AUTH_MISSING');
         const token = v.replace(/^Bearer\s+/i, '');
         const expected = deps.adminToken;
-        if (!expected || token.length !== expected.length || !timingSafeEqual(Buffer.from(token), Buffer.from(expected))) {
-          throw new AppError('AUTH_INVALID');
-        }
+        // decisions §2: the failure limit per source (no id: a guessed token names nobody).
+        const ok = await guarded(source, 'admin', '', async () =>
+          (expected && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected)) ? true : null), true);
+        if (!ok) throw new AppError('AUTH_INVALID');
         return null;
       }
     }

@@ -15,8 +15,12 @@ import { AppError } from '../errors';
 import type { FailureLimiter } from '../ratelimit/auth-failures';
 import { withSlowHashPermit } from './slow-hash-permit';
 
-/** What was presented: `apikey` (either header form), `basic` (V2 username) or `app` (an org's app_key). */
-export type PresentedKind = 'apikey' | 'basic' | 'app';
+/**
+ * What was presented: `apikey` (either header form), `basic` (V2 username), `app` (an org's
+ * app_key), `sdk` (an SDK token's `jti` at the Connect session exchange) or `admin`
+ * (`HRX_ADMIN_TOKEN`; counted per source only, so failures cannot lock the operator out).
+ */
+export type PresentedKind = 'apikey' | 'basic' | 'app' | 'sdk' | 'admin';
 
 /** One authentication attempt: where it came from and the id it named. */
 export interface AuthAttempt {

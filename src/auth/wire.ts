@@ -6,9 +6,10 @@ import { createRevocationFeed } from './revocations';
 
 /**
  * Builds the failed-authentication guard (decisions §2; `undefined` when
- * `HRX_AUTH_FAILURE_LIMIT` is 0) over the request-path Redis, and the announcement of revoked API
- * keys (published on the request-path Redis, heard on a duplicate of the worker client). Takes
- * only `infra`; registers the feed's close.
+ * `HRX_AUTH_FAILURE_LIMIT` is 0) over the request-path Redis, and the announcements of revoked
+ * API keys (`revocations`) and of revoked V2 Basic credentials (`basicRevocations`), each
+ * published on the request-path Redis and heard on a duplicate of the worker client. Takes only
+ * `infra`; registers the feeds' closes.
  */
 export function wireAuth(infra: Infra) {
   const { config, requestRedis, redis, prefix, log } = infra;
@@ -19,6 +20,8 @@ export function wireAuth(infra: Infra) {
     })
     : undefined;
   const revocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:api-keys-revoked` });
+  const basicRevocations = createRevocationFeed({ publisher: requestRedis, subscriber: () => redis.duplicate(), channel: `${prefix}:basic-credentials-revoked` });
   infra.onClose('api key revocations', () => revocations.close());
-  return { failures, revocations };
+  infra.onClose('basic credential revocations', () => basicRevocations.close());
+  return { failures, revocations, basicRevocations };
 }

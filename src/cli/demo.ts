@@ -12,19 +12,19 @@ import { startHrmsSimulator } from '../hrms/sim/server';
 import type { Logger } from '../logger';
 import { onShutdown } from '../server';
 import { parse, UsageError } from './args';
-import { startProcess } from './run';
+import { startProcess, type StartJobs } from './run';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the demo; prints the curl lines and the time to the first read on stdout. */
-export async function demoCommand(argv: string[], environmentConfig: Config, log: Logger): Promise<void> {
+export async function demoCommand(argv: string[], environmentConfig: Config, log: Logger, startJobs?: StartJobs): Promise<void> {
   const config: Config = { ...environmentConfig, HRX_HRMS_ALLOW_PRIVATE_HOSTS: true };
   const { values } = parse(argv, {
     employees: { type: 'string' }, 'sim-port': { type: 'string' }, 'exit-after-read': { type: 'boolean' },
   });
   const employees = Number(values.employees ?? 250);
   if (!Number.isInteger(employees) || employees < 1) throw new UsageError('--employees must be a positive integer');
-  const running = await startProcess(config, log, { api: true, worker: true, migrateFirst: true });
+  const running = await startProcess(config, log, { api: true, worker: true, migrateFirst: true, startJobs });
   const { services } = running.ctx;
   const simSecret = randomBytes(18).toString('base64url');
   const sim = await startHrmsSimulator({

@@ -125,7 +125,8 @@ export async function clientCommand(argv: string[]): Promise<void> {
   else {
     const r = await getJson(`${base}/.well-known/jwks.json`);
     if (r.status !== 200) throw new Error(`JWKS: HTTP ${r.status}`);
-    jwks = r.body as unknown as JSONWebKeySet;
+    // A body without a `keys` array holds no key to encrypt to (refused just below).
+    jwks = { keys: Array.isArray(r.body.keys) ? r.body.keys : [] };
   }
   // Keys are listed current first: the first `enc` key is the one to encrypt to.
   const encJwk = (jwks.keys ?? []).find((k) => k.use === 'enc' && k.alg === 'RSA-OAEP-256');

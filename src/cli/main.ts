@@ -11,7 +11,7 @@ import { demoCommand } from './demo';
 import { endpointCommand } from './endpoint';
 import { basicCommand, clientCommand, keysCommand, serviceKeysCommand } from './keys';
 import { apiKeyCommand, connectionCommand, migrateCommand, orgCommand } from './operator';
-import { hrmsSimCommand, runCommand } from './run';
+import { hrmsSimCommand, runCommand, type StartJobs } from './run';
 
 const USAGE = `hrx: the HR data exchange service
   hrx demo                      set up and run everything on real input (embedded PostgreSQL)
@@ -31,16 +31,19 @@ const USAGE = `hrx: the HR data exchange service
   hrx hrms-sim --port P --employees N --seed S --client-id ID --client-secret SECRET
                [--latency-ms MS] [--rate-429 F] [--rate-5xx F]`;
 
-/** Runs the CLI with `argv` (without node and script). */
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs the CLI with `argv` (without node and script). `startJobs` starts the job side of
+ * `worker`, `start` and `demo` (jobs/index.ts; bin/hrx.js passes it): `src/` never imports `jobs/`.
+ */
+export async function main(argv: string[], startJobs?: StartJobs): Promise<void> {
   const [cmd, ...rest] = argv;
   const long = cmd === 'serve' || cmd === 'worker' || cmd === 'start' || cmd === 'demo' || cmd === 'hrms-sim';
   try {
     const config = loadConfig();
     const log = createLogger(long ? config.LOG_LEVEL : (process.env.LOG_LEVEL ?? 'warn'));
     switch (cmd) {
-      case 'serve': case 'worker': case 'start': return await runCommand(cmd, rest, config, log);
-      case 'demo': return await demoCommand(rest, config, log);
+      case 'serve': case 'worker': case 'start': return await runCommand(cmd, rest, config, log, startJobs);
+      case 'demo': return await demoCommand(rest, config, log, startJobs);
       case 'hrms-sim': return await hrmsSimCommand(rest, log);
       case 'migrate': await migrateCommand(rest, config, log); break;
       case 'org': await orgCommand(rest, config, log); break;

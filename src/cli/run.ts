@@ -2,9 +2,6 @@
  * Long-running commands: `hrx serve` (API), `hrx worker` (sync and events workers), `hrx start` (both in one
  * process), `hrx hrms-sim` (the reference HRMS simulator).
  */
-import { eventsWorkerDeps, reconcilerDeps, syncWorkerDeps } from '../../jobs/deps';
-import { startEventsWorker } from '../../jobs/events.worker';
-import { startSyncWorker } from '../../jobs/sync.worker';
 import { buildApp } from '../app';
 import type { Config } from '../config';
 import { openContext, type Context } from '../context';
@@ -12,7 +9,6 @@ import { migrate } from '../db/orm';
 import { startHrmsSimulator } from '../hrms/sim/server';
 import type { Logger } from '../logger';
 import { listen, onShutdown } from '../server';
-import { startScheduleReconciler } from '../../jobs/schedules';
 import { parse, required, UsageError } from './args';
 
 /** What a started process runs; `stop()` ends it gracefully. */
@@ -21,6 +17,21 @@ export interface Running {
   url?: string;
   stop(): Promise<void>;
 }
+
+/** The job side of a worker process (sync and events workers, schedule reconciler), once started. */
+export interface RunningJobs {
+  /** Stops installing job schedulers (first, so no new work is scheduled during shutdown). */
+  stopScheduling(): Promise<void>;
+  /** Closes the workers; resolves once their running jobs have finished. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the job side over an open context. Injected by the composition root (`jobs/index.ts`,
+ * handed over by `bin/hrx.js`), so `src/` never imports `jobs/`. Throws when Redis refuses the
+ * events worker's schedulers.
+ */
+export type StartJobs = (ctx: Context) => Promise<RunningJobs>;
 
 /** How long running jobs may go on after SIGTERM/SIGINT before they are handed back (decisions §11). */
 export const JOB_GRACE_MS = 25_000;
@@ -36,10 +47,14 @@ function within(p: Promise<unknown>, ms: number): Promise<boolean> {
 
 /**
  * Starts the API and/or the worker over one context. `migrateFirst` applies pending migrations
- * (used by `start` and the demo, so one command brings everything up). A worker also runs the
- * job-scheduler reconciler (jobs/schedules.ts).
+ * (used by `start` and the demo, so one command brings everything up). A worker runs what
+ * `startJobs` starts (jobs/index.ts: the workers and the job-scheduler reconciler); a worker
+ * without it throws before anything is opened.
  */
-export async function startProcess(config: Config, log: Logger, what: { api: boolean; worker: boolean; migrateFirst?: boolean }): Promise<Running> {
+export async function startProcess(
+  config: Config, log: Logger, what: { api: boolean; worker: boolean; migrateFirst?: boolean; startJobs?: StartJobs | undefined },
+): Promise<Running> {
+  if (what.worker && !what.startJobs) throw new Error('a worker process needs the job starters (jobs/index.ts)');
   const ctx = await openContext(config, log, { poolMax: what.api ? 20 : 5, worker: what.worker });
   try {
     if (what.migrateFirst) await migrate(ctx.db);
@@ -51,11 +66,7 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
   // database only delays it to the first use.
   if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err }, 'service keys not ensured at start'));
   const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
-  const worker = what.worker ? startSyncWorker(syncWorkerDeps(ctx)) : undefined;
-  if (worker) log.info('sync worker started');
-  const eventsWorker = what.worker ? await startEventsWorker(eventsWorkerDeps(ctx)) : undefined;
-  if (eventsWorker) log.info('events worker started');
-  const reconciler = what.worker ? startScheduleReconciler(reconcilerDeps(ctx)) : undefined;
+  const jobs = what.worker && what.startJobs ? await what.startJobs(ctx) : undefined;
   return {
     ctx,
     ...(server ? { url: server.url } : {}),
@@ -63,9 +74,8 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
     // (≤ 25 s); a job still running then is left to BullMQ, which hands it to another worker
     // once its lock expires (its PostgreSQL transaction is rolled back when this process ends).
     async stop() {
-      await reconciler?.stop();
-      const workers = [worker, eventsWorker].filter((w) => w !== undefined);
-      const jobsDone = Promise.all(workers.map((w) => w.close()));
+      await jobs?.stopScheduling();
+      const jobsDone = jobs ? jobs.close() : Promise.resolve();
       await server?.stop();
       if (!(await within(jobsDone, JOB_GRACE_MS))) log.warn('jobs still running after the grace period: handed back to the queue');
       await ctx.close();
@@ -74,10 +84,10 @@ export async function startProcess(config: Config, log: Logger, what: { api: boo
 }
 
 /** `hrx serve`, `hrx worker`, `hrx start`: run until SIGTERM/SIGINT. */
-export async function runCommand(kind: 'serve' | 'worker' | 'start', argv: string[], config: Config, log: Logger): Promise<void> {
+export async function runCommand(kind: 'serve' | 'worker' | 'start', argv: string[], config: Config, log: Logger, startJobs?: StartJobs): Promise<void> {
   parse(argv, {});
   const running = await startProcess(config, log, {
-    api: kind !== 'worker', worker: kind !== 'serve', migrateFirst: kind === 'start',
+    api: kind !== 'worker', worker: kind !== 'serve', migrateFirst: kind === 'start', startJobs,
   });
   onShutdown(() => running.stop(), log);
 }

@@ -47,7 +47,7 @@ export function connectionRoutes(connections: ConnectionService): RouteDef[] {
         const uuid = body.client_org.toLowerCase();
         if (!z.string().uuid().safeParse(uuid).success) throw new AppError('CLIENT_ORG_NOT_FOUND');
         const c = await connections.terminate(vendor.orgId, uuid, requestId);
-        return { message: 'Connection terminated successfully', data: { connection_id: c.id, org_id: uuid, application_connection_status: 'Terminated' } };
+        return { message: 'Connection terminated successfully', data: { connection_id: c.id, org_id: uuid, application_connection_status: 'Terminated' as const } };
       },
     }),
   ];

@@ -2,7 +2,7 @@
  * Vendor connections: listing (interface.md "Get vendor connections"; decisions §4), creation and
  * approval by the operator, and termination under the sync lock (decisions §4).
  */
-import { ALL_DATA_POINTS, isDataPoint } from '../employees/data-points';
+import { ALL_DATA_POINTS, isDataPoint } from '../domain/data-points';
 import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
@@ -100,8 +100,12 @@ export function dataPointLists(c: Connection): { shared: string[]; notShared: st
 const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFlags']): boolean =>
   JSON.stringify(requestSplit(a)) === JSON.stringify(requestSplit(b));
 
-/** A decision of the Connect flow: approve with the optional points opted in, or reject. */
-export type ConnectDecision = { to: 'approved'; optedIn: readonly string[] } | { to: 'rejected' };
+/**
+ * A decision of the Connect flow: approve with the optional points opted in, or reject.
+ * `configSession`: the Connect session that entered the org's configuration the approval rests
+ * on (decisions §8, squat-then-replace), recorded so setup-config replacing it revokes the approval.
+ */
+export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' };
 
 /** The data points a connection shares now (`[]` unless approved). */
 export function sharedDataPoints(c: Connection): string[] {
@@ -271,7 +275,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     async decideInConnect(connectionId: string, expectedFlags: Connection['dataModelFlags'], decision: ConnectDecision): Promise<Connection> {
       // The connection.approved / .rejected event (decisions §10) commits with the decision.
       let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
+      let clientOrgId = 0;
       const c = await connections.updateLocked(connectionId, (cur) => {
+        clientOrgId = cur.clientOrgId;
         if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
         if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
         if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
@@ -282,12 +288,21 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
         const requested = new Set([...required, ...optional]);
         return {
-          status: 'approved', statusChangedAt: now,
+          status: 'approved', statusChangedAt: now, approvedOnConfigSession: decision.configSession ?? null,
           sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
           notSharedDataPoints: optional.filter((p) => !share.has(p)),
           notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
         };
-      }, (tx) => event!.write(tx));
+      }, async (tx) => {
+        if (decision.to === 'approved' && decision.configSession) {
+          // The configuration the approval rests on must still be the org's: setup-config
+          // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
+          // sends this approval back to pending) or this sees its replacement (squat-then-replace).
+          const [row] = await tx.execute(`select connect_session_id from hrms_configs where org_id = ? for share`, [clientOrgId]) as { connect_session_id: string | null }[];
+          if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
+        }
+        await event!.write(tx);
+      });
       if (!c) throw new AppError('NOT_FOUND');
       await event?.dispatch();
       await deps.onAccessChange();

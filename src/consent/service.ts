@@ -2,7 +2,7 @@
  * Consent submission (interface.md "Submit employee consent data"; decisions §7).
  */
 import { AppError } from '../errors';
-import type { EmployeeRecord } from '../employees/record';
+import type { EmployeeRecord } from '../domain/record';
 import type { EmployeeService } from '../employees/service';
 import type { ConsentStore } from './store';
 

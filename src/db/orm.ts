@@ -45,6 +45,8 @@ let teardownInstalled = false;
 export function closeConnectionsOnQueryTimeout(): void {
   if (teardownInstalled) return;
   teardownInstalled = true;
+  // seam: pg's Query.handleError is internal (not in @types/pg); this patch is the only way to
+  // close a connection whose query timed out.
   const proto = (pg as unknown as { Query: { prototype: { handleError(err: unknown, connection: unknown): unknown } } }).Query.prototype;
   const handleError = proto.handleError;
   proto.handleError = function (this: unknown, err: unknown, connection: unknown) {

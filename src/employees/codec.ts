@@ -9,8 +9,8 @@
  * is, with no parse and no re-serialization (the hottest path of the service, see bench/).
  */
 import type { FieldCipher } from '../crypto/field-cipher';
-import { maskRecord } from './masking';
-import type { EmployeeRecord } from './record';
+import { maskRecord } from '../domain/masking';
+import type { EmployeeRecord } from '../domain/record';
 
 const SENSITIVE_KEYS = ['pan', 'aadhar', 'uan', 'mobileNumber', 'bankDetails', 'dependentDetails', 'salaryDetails'] as const;
 

@@ -73,7 +73,11 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
       async handler({ body, principal, requestId }) {
         if (!principal?.isClient) throw new AppError('AUTH_INVALID');
         const results = await updates.apply({ clientOrgId: principal.orgId, requestId, updates: body.updates });
-        return { data: body.many ? results : results[0] };
+        if (body.many) return { data: results };
+        // One update in, one result out (the service answers one result per update, in order).
+        const [one] = results;
+        if (!one) throw new Error('update webhook: no result for the update');
+        return { data: one };
       },
     }),
   ];

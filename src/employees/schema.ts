@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DOTS_MESSAGE } from './employee-id';
-import { NOT_AVAILABLE, emptyDependent, emptyRecord } from './record';
+import { NOT_AVAILABLE, emptyDependent, emptyRecord } from '../domain/record';
 
 // PostgreSQL text and jsonb cannot hold NUL, and a lone UTF-16 surrogate would be stored as
 // U+FFFD: such text is refused up front instead of failing (or changing) at write time.

@@ -9,9 +9,9 @@ import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
 import { isUsableEmployeeId } from './employee-id';
-import { filterRecord } from './data-points';
-import { maskRecord } from './masking';
-import { normalizeRecord, type EmployeeRecord } from './record';
+import { filterRecord } from '../domain/data-points';
+import { maskRecord } from '../domain/masking';
+import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

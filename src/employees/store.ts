@@ -10,10 +10,9 @@ import DataLoader from 'dataloader';
 import type pg from 'pg';
 import { pgTextArray } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
-import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
-import type { EmployeeRecord } from './record';
+import type { EmployeeRecord } from '../domain/record';
 
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
 export interface RemovedEmployee {
@@ -76,8 +75,6 @@ export interface EmployeeStore {
   removeUnseen(orgId: number, runId: string, tx?: Tx): Promise<RemovedEmployee[]>;
   /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
   idsFor(orgId: number, employeeIds: string[], tx?: Tx): Promise<Map<string, string>>;
-  /** The approved connection of `vendorOrgId` with client org `clientOrgUuid` (a UUID), or null. */
-  connectionAccess(vendorOrgId: number, clientOrgUuid: string): Promise<ConnectionAccess | null>;
   /**
    * The (not removed) employee of `q`, with whether the consent asked about is in force, or null.
    * Lookups made in the same turn of the event loop share one statement (see `LOOKUP_SQL`).
@@ -87,10 +84,6 @@ export interface EmployeeStore {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source
-    from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
-   where co.uuid = $2 limit 1`;
 
 /**
  * The read path's one statement, for a batch of lookups (one array element per lookup): each
@@ -241,16 +234,6 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
         .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
     },
     idsFor,
-    async connectionAccess(vendorOrgId, clientOrgUuid) {
-      const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
-      const r = res.rows[0] as Record<string, unknown> | undefined;
-      if (!r) return null;
-      return {
-        clientOrgId: r.client_org_id as number, connectionId: r.connection_id as string,
-        sharedDataPoints: r.shared_data_points as string[] | null, consentRequired: r.consent_required as boolean,
-        liveSource: r.live_source as boolean,
-      };
-    },
     findEmployee(q) {
       return lookups.load(q);
     },

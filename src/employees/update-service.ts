@@ -8,8 +8,8 @@
 import type { AuditEntryInput } from '../db/sql';
 import type { Transactor, Tx } from '../db/tx';
 import type { Written } from '../events/types';
-import { changedDataPoints } from './data-points';
-import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from './record';
+import { changedDataPoints } from '../domain/data-points';
+import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from '../domain/record';
 import { newEmployeeId } from './store';
 import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store';
 

@@ -1,6 +1,7 @@
 /** Wiring of the employees feature (see `context.ts`). */
 import { createAuditWriter } from '../audit/writer';
 import { createConnectionAccessCache } from '../connections/access-cache';
+import { createConnectionAccessLoader } from '../connections/access-store';
 import type { EventService } from '../events/service';
 import type { HrmsSource } from '../hrms/live-source';
 import { watchRedis, type Infra } from '../infra';
@@ -12,7 +13,8 @@ import { createEmployeeWriteStore } from './write-store';
 /**
  * Builds the employee store over the request pool (`store`) and over the syncs' pool
  * (`syncStore`, the same object unless this process is a worker), the connection access cache
- * (`access`: loads through the store, hears changes on a subscriber of its own), the read service
+ * (`access`: loads through `connections/access-store.ts` over the request pool, hears changes on
+ * a subscriber of its own), the read service
  * (`service`: store, access cache, audit writer, live HRMS source) and the webhook update service
  * (`updates`). Takes the live HRMS source (setup's HRMS configurations) and the event service
  * (`employee.updated`); registers the access cache's close.
@@ -25,7 +27,7 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
   const subscriber = infra.redis.duplicate();
   watchRedis(subscriber, 'subscriber', log);
   const access = createConnectionAccessCache({
-    load: (vendorOrgId, clientOrgUuid) => store.connectionAccess(vendorOrgId, clientOrgUuid),
+    load: createConnectionAccessLoader(pool),
     publisher: infra.requestRedis, subscriber, channel: `${infra.prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
   });
   infra.onClose('access cache', async () => {

@@ -17,7 +17,7 @@ import { insertAuditEntries, type AuditEntryInput } from '../db/sql';
 import { pgClientOf, queryableOf, RETRYABLE_SQLSTATES, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { decodeEmployee, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
-import { normalizeRecord, type EmployeeRecord } from './record';
+import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 
 /** An employee row as the webhook's transaction holds it (locked until commit). */
 export interface LockedEmployee {

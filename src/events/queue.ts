@@ -6,7 +6,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { bullPrefix } from '../sync/queue';
+import { bullPrefix } from '../queue/bull';
 
 /** Name of the events queue. */
 export const EVENTS_QUEUE = 'events';

@@ -11,7 +11,7 @@ import type { JWK } from 'jose';
 import type { FieldCipher } from '../crypto/field-cipher';
 import {
   exportPublicJwk, exportServicePrivateJwk, generateServiceKeyPair, importServicePrivateJwk, importVendorPublicJwk,
-  type PublicRsaJwk, type ServiceKeyPair, type VendorPublicKey,
+  type ServicePublicJwk, type ServiceKeyPair, type VendorPublicKey,
 } from '../crypto/jose/keys';
 import type { DecryptKey } from '../crypto/jose/request';
 import type { Logger } from '../logger';
@@ -20,7 +20,7 @@ import type { ExternalStore, NewServiceKey } from './store';
 /** A loaded service key. `expiresAt` null while current. */
 interface LoadedServiceKey {
   pair: ServiceKeyPair;
-  publicJwk: Required<PublicRsaJwk>;
+  publicJwk: ServicePublicJwk;
   current: boolean;
   expiresAt: number | null;
 }
@@ -47,7 +47,7 @@ export interface ServiceKeyring {
   /** The current RS256 signing key. */
   signingKey(): Promise<{ kid: string; privateKey: ServiceKeyPair['privateKey'] }>;
   /** JWKS of current and in-grace public keys, current first (RFC 7517 §5). */
-  jwks(): Promise<{ keys: Required<PublicRsaJwk>[] }>;
+  jwks(): Promise<{ keys: ServicePublicJwk[] }>;
   /** New current keys; the old ones stay usable for `graceMs`. */
   rotate(graceMs: number): Promise<RotationResult>;
   /** Drops the cache (next use reloads). */

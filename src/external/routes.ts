@@ -21,7 +21,7 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
       body: z.strictObject({ encrypted_payload: z.string() }),
       response: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+){4}$/),
       async handler({ body, principal, requestId, log }) {
-        const data = await external.employee({ principal: principal!, encryptedPayload: body.encrypted_payload, requestId, log });
+        const data = await external.employee({ principal: principal, encryptedPayload: body.encrypted_payload, requestId, log });
         // Body order: requestId, message, status_code, status, data (the router spreads `extra` before `data`).
         return { data, extra: { status_code: 'success', status: 200 } };
       },

@@ -18,16 +18,16 @@
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
 import type { Redis } from 'ioredis';
-import { InvalidKeyError, importVendorPublicJwk, type PublicRsaJwk } from '../crypto/jose/keys';
+import { InvalidKeyError, importVendorPublicJwk, type ServicePublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
-import type { EmployeeRecord } from '../employees/record';
+import type { EmployeeRecord } from '../domain/record';
 import type { ReadQuery } from '../employees/service';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
 import type { OrgStore } from '../orgs/store';
-import type { BasicCredentials } from './credentials';
+import { findVendorOrg, type BasicCredentials } from './credentials';
 import type { RotationResult, ServiceKeyring, VendorKeyCache } from './keyring';
 import { KidConflictError, type ExternalStore } from './store';
 
@@ -83,12 +83,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
     throw new AppError('INVALID_ENCRYPTED_PAYLOAD');
   };
 
-  async function vendorOrg(orgUuid: string) {
-    const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
-    if (!org) throw new AppError('NOT_FOUND');
-    if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
-    return org;
-  }
+  const vendorOrg = (orgUuid: string) => findVendorOrg(deps.orgs, orgUuid);
 
   return {
     keyring,
@@ -98,7 +93,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
     verifyBasic: (username: string, password: string): Promise<Principal | null> => basic.verify(username, password),
 
     /** The service JWKS (`GET /.well-known/jwks.json`): current then in-grace keys. */
-    jwks: (): Promise<{ keys: Required<PublicRsaJwk>[] }> => keyring.jwks(),
+    jwks: (): Promise<{ keys: ServicePublicJwk[] }> => keyring.jwks(),
 
     /**
      * Serves one V2 request (see the module doc). Returns the response JWE compact string.

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { BasicCredential, ServiceKey, VendorKey } from './entities';
+import { BasicCredential, ServiceKey, VendorKey } from '../db/entities';
 
 /** A service key to insert (the private JWK already encrypted). */
 export interface NewServiceKey {

@@ -3,7 +3,7 @@
  * native employee data into partial employee records. It knows nothing of the store or of hrx's
  * HTTP routes (DEVELOPERS.md, architecture).
  */
-import type { PartialEmployeeRecord } from '../employees/record';
+import type { PartialEmployeeRecord } from '../domain/record';
 import type { HostPolicy } from '../outbound/host-policy';
 
 /** Access credentials as stored from setup-config (interface.md "Setup configuration"). */

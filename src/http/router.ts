@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { Authenticator, CredentialKind, PrincipalFor } from '../auth/credential';
 import { sourceAddress } from '../auth/source';
 import { AppError, renderError, type FieldError } from '../errors';
 import { classifyUnavailable, failedDependency } from '../unavailable';
@@ -16,35 +16,19 @@ import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { readForm, readJson, refuseNul } from './body';
 
-/** Credential kinds of decisions §2. */
-export type CredentialKind =
-  | 'none'
-  | 'apiKeyUsername' // header `username: <api-key>`
-  | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
-  | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
-  | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
-  | 'connectSession' // the Connect session cookie, only (decisions §8)
-  | 'admin'; // HRX_ADMIN_TOKEN
-
 /**
  * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
  * per V2 Basic username). Not the admin token, not `none`, not the employer's `clientBasic`.
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
 
-/**
- * Resolves a credential; throws `AppError` AUTH_MISSING / AUTH_INVALID, or THROTTLED past the
- * failed-authentication limit of `source` (the request's source address, auth/source.ts).
- */
-export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
-
-/** What a handler sees. */
-export interface RequestContext<P, Q, B> {
+/** What a handler sees; `principal` is typed by the route's credential kind `K`. */
+export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKind> {
   requestId: string;
   params: P;
   query: Q;
   body: B;
-  principal: Principal | null;
+  principal: PrincipalFor<K>;
   headers: IncomingHttpHeaders;
   /** The source address (auth/source.ts), for the failed-authentication limit of body credentials. */
   source: string;
@@ -55,34 +39,67 @@ export interface RequestContext<P, Q, B> {
  * A handler's answer: `data` is wrapped in the envelope `{requestId, message, data}` (message
  * `success` unless given)
  * plus `extra` top-level fields; `raw` bodies are sent as they are (org details is top-level).
+ * `D` is what the route's `response` schema accepts (`z.input` of it), so a handler answering
+ * another shape fails `tsc` (issue 11 point 5).
  */
-export type Reply =
-  | { data: unknown; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string> }
-  /** `data` already serialized (a trusted JSON text the service produced), spliced in as it is. */
+export type Reply<D = unknown> =
+  | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string> }
+  /**
+   * `data` already serialized (a trusted JSON text the service produced), spliced in as it is:
+   * typed by the service that wrote it, checked against the schema when validation is on.
+   */
   | { dataJson: string }
-  | { raw: unknown }
+  | { raw: D }
   /** An HTML page (the Connect page), sent with `status` (default 200) and the handler's headers. */
   | { html: string; status?: number; headers?: Record<string, string> };
 
-/** One row of the route table. */
-export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+/** Fields of a route row that do not depend on its types. */
+interface RouteBase<K extends CredentialKind = CredentialKind> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below `HRX_BASE_PATH`, find-my-way syntax (`/api/employee_details/:id`). */
   path: string;
-  credential: CredentialKind;
+  credential: K;
   /** How the body is read: JSON (415 for other media types), a form, or not at all. */
   bodyType?: 'json' | 'form' | 'none';
+}
+
+/**
+ * One row of the route table as written: `S` is the `response` schema, and the handler's answer
+ * must be what `S` accepts (without a `response`, the answer is unchecked); `K` is the credential
+ * kind, which types the handler's principal (`PrincipalFor<K>`).
+ */
+export interface TypedRouteDef<P, Q, B, S extends z.ZodType, K extends CredentialKind> extends RouteBase<K> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
-  /** Schema of `data` (or of the raw body); checked when response validation is on. */
-  response?: z.ZodType;
-  handler: (ctx: RequestContext<P, Q, B>) => Promise<Reply>;
+  /** Schema of `data` (or of the raw body); types the handler's answer, checked when response validation is on. */
+  response?: S;
+  handler: (ctx: RequestContext<P, Q, B, K>) => Promise<Reply<z.input<S>>>;
 }
 
-/** Builds a typed route (keeps the table declarative while inferring handler types). */
-export function route<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef<unknown, unknown, unknown> {
-  return def as unknown as RouteDef<unknown, unknown, unknown>;
+/** One row of the route table as the dispatcher sees it: the types erased by `route()`. */
+export interface RouteDef extends RouteBase {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Schema of `data` (or of the raw body); checked when response validation is on. */
+  response?: z.ZodType;
+  handler: (ctx: RequestContext<unknown, unknown, unknown>) => Promise<Reply>;
+}
+
+/**
+ * Builds a typed route (keeps the table declarative while inferring handler types) and erases its
+ * types for the table.
+ */
+export function route<P, Q, B, K extends CredentialKind, S extends z.ZodType = z.ZodType>(def: TypedRouteDef<P, Q, B, S, K>): RouteDef {
+  const { handler, ...rest } = def;
+  return {
+    ...rest,
+    // seam: the dispatcher parses params, query and body with this row's own schemas, and
+    // authenticates with this row's credential kind, before it calls the handler, so the context
+    // it passes holds P, Q, B and a principal of kind K (a downcast, no `unknown` hop).
+    handler: (ctx) => handler(ctx as RequestContext<P, Q, B, K>),
+  };
 }
 
 export interface RouterOptions {

@@ -27,7 +27,7 @@ export function orgRoutes(orgs: OrgService): RouteDef[] {
       response: orgRecordSchema,
       async handler({ params, principal }) {
         // Top-level record, not wrapped in the envelope (interface.md).
-        return { raw: await orgs.detailsFor(principal!.orgId, params.org) };
+        return { raw: await orgs.detailsFor(principal.orgId, params.org) };
       },
     }),
   ];

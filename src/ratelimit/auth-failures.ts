@@ -15,7 +15,22 @@
  * 10 s). The limit then holds per process instead of across processes; no request waits longer
  * than `timeoutMs` for it.
  */
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
+
+// The script commands `createFailureLimiter` defines with `defineCommand` (ioredis README, "Lua
+// scripting": custom commands are typed by augmenting RedisCommander). KEYS first, then ARGV.
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** CHECK_MANY_LUA: whether any of the keys is past the limit. */
+    hrxAuthFailCheck(numKeys: number, ...args: (string | number)[]): Result<unknown, Context>;
+    /** FAIL_LUA: counts one failure. */
+    hrxAuthFailCount(numKeys: number, ...args: (string | number)[]): Result<unknown, Context>;
+    /** RESERVE_LUA: reserves a slot before a slow check. */
+    hrxAuthFailReserve(numKeys: number, ...args: (string | number)[]): Result<unknown, Context>;
+    /** REFUND_LUA: gives a reserved slot back. */
+    hrxAuthFailRefund(numKeys: number, ...args: (string | number)[]): Result<unknown, Context>;
+  }
+}
 import type { Logger } from '../logger';
 import { retryAfterSeconds } from './gcra';
 import type { RateDecision } from './limiter';
@@ -45,7 +60,7 @@ export interface FailureLimiterDeps {
   /** The window in ms (`HRX_AUTH_FAILURE_WINDOW_MS`, default 60 000). */
   windowMs: number;
   log: Logger;
-  /** How long (ms) to wait for Redis before deciding in this process (default 250). */
+  /** How long (ms) to wait for Redis before deciding in this process (default 500). */
   timeoutMs?: number;
 }
 
@@ -121,13 +136,16 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   if (!(Number.isSafeInteger(deps.limit) && deps.limit >= 1) || !(Number.isSafeInteger(deps.windowMs) && deps.windowMs >= 1)) {
     throw new RangeError('auth failure limit needs limit >= 1 and windowMs >= 1 (integers)');
   }
-  const timeoutMs = deps.timeoutMs ?? 250;
+  const timeoutMs = deps.timeoutMs ?? 500;
   deps.redis.defineCommand('hrxAuthFailCheck', { lua: CHECK_MANY_LUA });
   deps.redis.defineCommand('hrxAuthFailCount', { lua: FAIL_LUA });
   deps.redis.defineCommand('hrxAuthFailReserve', { lua: RESERVE_LUA });
   deps.redis.defineCommand('hrxAuthFailRefund', { lua: REFUND_LUA });
   type Name = 'hrxAuthFailCheck' | 'hrxAuthFailCount' | 'hrxAuthFailReserve' | 'hrxAuthFailRefund';
-  const scripts = deps.redis as unknown as Record<Name, Script>;
+  const scripts: Record<Name, Script> = {
+    hrxAuthFailCheck: deps.redis.hrxAuthFailCheck, hrxAuthFailCount: deps.redis.hrxAuthFailCount,
+    hrxAuthFailReserve: deps.redis.hrxAuthFailReserve, hrxAuthFailRefund: deps.redis.hrxAuthFailRefund,
+  };
   // Per-process fallback: failures per key and the end of the key's window (ms).
   const local = new Map<string, { count: number; until: number }>();
   let degraded = false;

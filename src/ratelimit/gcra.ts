@@ -9,7 +9,7 @@
  * The state of one credential is one number, its TAT ("theoretical arrival time", µs): the
  * moment its budget would be full again. The same arithmetic exists twice, here (pure, for the
  * per-process fallback and for tests) and in `GCRA_LUA` (atomic in Redis, shared by every API
- * process); test/integration/rate-limiter.integration.test.ts checks that the two agree.
+ * process); test/integration/ratelimit/limiter.integration.test.ts checks that the two agree.
  */
 
 /** Limit parameters in the units of the arithmetic. */

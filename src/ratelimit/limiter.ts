@@ -15,7 +15,16 @@
  * (at most every 10 s). A Redis outage neither stops the API (reads do not need Redis) nor
  * leaves a leaked key unlimited; the budget is then per process instead of shared.
  */
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
+
+// The script command `createRateLimiter` defines with `defineCommand` (ioredis README, "Lua
+// scripting": custom commands are typed by augmenting RedisCommander).
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** GCRA_LUA: KEYS = the credential keys, ARGV = the GCRA parameters; answers the decisions. */
+    hrxGcra(numKeys: number, ...args: (string | number)[]): Result<unknown, Context>;
+  }
+}
 import type { Logger } from '../logger';
 import { GCRA_LUA, gcra, gcraParams, retryAfterSeconds } from './gcra';
 
@@ -64,7 +73,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
   const timeoutMs = deps.timeoutMs ?? 1000;
   const localNow = deps.nowUs ?? (() => Date.now() * 1000);
   deps.redis.defineCommand('hrxGcra', { lua: GCRA_LUA });
-  const command = (deps.redis as unknown as { hrxGcra: GcraCommand }).hrxGcra.bind(deps.redis);
+  const command: GcraCommand = deps.redis.hrxGcra.bind(deps.redis);
 
   let pending = new Map<string, Waiters>();
   let scheduled = false;

@@ -53,7 +53,7 @@ export interface ConnectStore {
   /** The live session whose secret is `secret`, or null. */
   findSession(secret: string): Promise<ConnectSessionView | null>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
-  findSessionById(id: string): Promise<{ provenAt: Date | null } | null>;
+  findSessionById(id: string): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null } | null>;
   /** Whether the pair's approval is locked now. */
   isLocked(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
   /**
@@ -112,8 +112,9 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
       };
     },
     async findSessionById(id) {
-      const [row] = await sql(`select proven_at from connect_sessions where id = ?`, [id]);
-      return row ? { provenAt: row.proven_at ? new Date(row.proven_at as string) : null } : null;
+      const [row] = await sql(`select proven_at, proof_method from connect_sessions where id = ?`, [id]);
+      if (!row) return null;
+      return { provenAt: row.proven_at ? new Date(row.proven_at as string) : null, proofMethod: (row.proof_method as 'hrms' | 'app_credentials' | null) ?? null };
     },
     async isLocked(vendorOrgId, clientOrgId) {
       const [row] = await sql(

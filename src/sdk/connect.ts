@@ -12,9 +12,11 @@
  * vendor/client pair's approval; every proof and approval attempt is audited.
  */
 import { randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectGrant, Principal } from '../auth/principal';
 import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
-import type { Connection } from '../db/entities';
+import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
@@ -35,7 +37,7 @@ export interface DataPointLists {
 /** What the Connect page shows (`GET /api/sdk/connect/`). */
 export interface ConnectSession extends DataPointLists {
   connection_id: string;
-  status: string;
+  status: ConnectionStatus;
   vendor: { org_id: string; org_name: string };
   org: { org_id: string; org_name: string; invite_status: string };
   user: { email: string; fullname: string };
@@ -50,7 +52,7 @@ export interface ConnectSession extends DataPointLists {
 /** The answer to a decision. */
 export interface ConnectOutcome extends DataPointLists {
   connection_id: string;
-  status: string;
+  status: 'approved' | 'rejected';
 }
 
 /** Where a request came from, for the audit trail. */
@@ -76,6 +78,18 @@ export interface ConnectFlowDeps {
   /** The live row of an SDK token hrx issued and still honours, else null (service.ts). */
   verifyToken: (token: string) => Promise<SdkTokenView | null>;
   log: Logger;
+  /** The failed-authentication limit (decisions §2) on the session exchange; absent: none. */
+  failures?: AuthFailureGuard | undefined;
+}
+
+/** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
+function presentedJti(token: string): string {
+  try {
+    const { jti } = decodeJwt(token);
+    return typeof jti === 'string' ? jti.slice(0, 128) : '';
+  } catch {
+    return '';
+  }
 }
 
 const listsOf = (c: Connection): DataPointLists => {
@@ -134,28 +148,43 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return { proven: true };
   }
 
-  /** Whether this session may approve: it proved control, or it entered the org's current configuration. */
-  async function mayApprove(p: Principal, g: ConnectGrant): Promise<'yes' | 'needs-hrms' | 'needs-proof'> {
+  /**
+   * Whether this session may approve: it proved control, or it entered the org's current
+   * configuration. `yes` carries the Connect session whose configuration the approval rests on
+   * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
+   * or a configuration from setup-config (squat-then-replace, decisions §8).
+   */
+  async function mayApprove(p: Principal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
     if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
-    return session?.provenAt || enteredBy === g.sessionId ? 'yes' : 'needs-proof';
+    if (!session?.provenAt && enteredBy !== g.sessionId) return 'needs-proof';
+    return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
   }
 
   return {
     /**
      * Exchanges an SDK token for a Connect session, once per token (decisions §8). Returns the
      * session's secret (for the cookie) and its expiry (the token's). Throws AUTH_INVALID for a
-     * token hrx does not honour or one exchanged before.
+     * token hrx does not honour or one exchanged before (each a failed authentication of
+     * `opts.source` and of the token's `jti`, decisions §2), THROTTLED past the limit (checked
+     * before the token: a refused exchange never uses the token up).
      */
-    async openSession(token: string): Promise<OpenedSession> {
-      const live = await deps.verifyToken(token);
-      if (!live) throw new AppError('AUTH_INVALID');
-      const secret = randomBytes(32).toString('base64url');
-      const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
-      if (!id) throw new AppError('AUTH_INVALID');
-      deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
-      return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+    async openSession(token: string, opts: { source?: string } = {}): Promise<OpenedSession> {
+      const exchange = async (): Promise<OpenedSession | null> => {
+        const live = await deps.verifyToken(token);
+        if (!live) return null;
+        const secret = randomBytes(32).toString('base64url');
+        const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
+        if (!id) return null;
+        deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
+        return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+      };
+      const opened = deps.failures
+        ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'sdk', presented: presentedJti(token) }, exchange)
+        : await exchange();
+      if (!opened) throw new AppError('AUTH_INVALID');
+      return opened;
     },
 
     /** The principal of a live session secret (the authenticator's check of the cookie), or null. */
@@ -213,10 +242,18 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       return prove(p, 'hrms', meta, () => deps.setup.proveHrms(p.orgId, input));
     },
 
-    /** Proof (b): the client org's application credentials. Throws 409 (decided), PROOF_FAILED. */
+    /**
+     * Proof (b): the client org's application credentials, also a failed authentication of the
+     * source and the `app_key` when wrong (decisions §2: the same budget as the update webhook
+     * and setup-config; it may run scrypt for a credential made before keyed hashes). Throws 409
+     * (decided), PROOF_FAILED, THROTTLED (over the failure limit: not counted against the pair).
+     */
     async proof(p: Principal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
       await pendingConnection(grantOf(p));
-      return prove(p, 'app_credentials', meta, async () => (await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId);
+      const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
+      return prove(p, 'app_credentials', meta, async () => (deps.failures
+        ? await deps.failures.run({ source: meta.sourceAddress ?? 'unknown', kind: 'app', presented: creds.app_key }, check)
+        : await check()) === true);
     },
 
     /**
@@ -247,11 +284,19 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const both = choice.opted_out.findIndex((n) => choice.opted_in.includes(n));
       if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in });
+      let done: Connection;
+      try {
+        done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in, configSession: may.yes.configSession });
+      } catch (err) {
+        // The configuration it rested on was replaced meanwhile (squat-then-replace).
+        if (err instanceof AppError && err.code === 'PROOF_FAILED') await audit(p, 'approve', 'refused', meta);
+        throw err;
+      }
       await audit(p, 'approve', 'approved', meta);
       await deps.orgs.markInviteAccepted(p.orgId);
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection approved');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+      // decideInConnect stored exactly this status (it throws on any other state).
+      return { connection_id: done.id, status: 'approved', ...listsOf(done) };
     },
 
     /** Rejects the connection (no proof needed: it shares nothing). Throws 409 when decided already. */
@@ -260,7 +305,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       const c = await pendingConnection(g);
       const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');
-      return { connection_id: done.id, status: done.status, ...listsOf(done) };
+      return { connection_id: done.id, status: 'rejected', ...listsOf(done) };
     },
   };
 }

@@ -5,13 +5,12 @@
  * flag value are validation failures naming the bad field.
  */
 import { z } from 'zod';
-import { groupOf, isDataPoint, type DataPointGroup } from '../employees/data-points';
+import { groupOf, isDataPoint, type DataPointGroup } from '../domain/data-points';
 
 /** The stored form: group → data point → flag. */
 export type DataModelFlags = Partial<Record<DataPointGroup, Record<string, -1 | 0 | 1>>>;
 
-const flag = z.number({ error: 'must be -1, 0 or 1' })
-  .refine((v) => v === -1 || v === 0 || v === 1, 'must be -1, 0 or 1') as unknown as z.ZodType<-1 | 0 | 1>;
+const flag = z.custom<-1 | 0 | 1>((v) => v === -1 || v === 0 || v === 1, 'must be -1, 0 or 1');
 
 function group(name: DataPointGroup) {
   return z.record(z.string(), flag, { error: 'must be an object' }).superRefine((rec, ctx) => {
@@ -23,11 +22,11 @@ function group(name: DataPointGroup) {
 }
 
 /** Schema of `data_model_flags` (see {@link requestsNothing} for the check that follows it). */
-export const dataModelFlagsSchema = z.strictObject({
+export const dataModelFlagsSchema: z.ZodType<DataModelFlags> = z.strictObject({
   detail_info_fields: group('detail_info_fields').optional(),
   dependent_details_fields: group('dependent_details_fields').optional(),
   ctc_details_fields: group('ctc_details_fields').optional(),
-}, { error: 'must be an object' }) as unknown as z.ZodType<DataModelFlags>;
+}, { error: 'must be an object' });
 
 /** True when valid flags request no data point at all (every flag 0, or none): refused as a 400. */
 export function requestsNothing(flags: DataModelFlags): boolean {

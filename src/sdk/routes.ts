@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../errors';
 import { sessionCookie } from '../http/cookie';
 import { parseWith, route, type RouteDef } from '../http/router';
-import { accessCredentialsSchema } from '../setup/routes';
+import { accessCredentialsSchema } from '../setup/schema';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
 import { pageHeaders, renderConnectPage } from './page';
 import type { SdkService, SdkTokenRequest } from './service';
@@ -84,7 +84,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
         org_id: z.string().uuid(), access_token: z.string().regex(/^[\w-]+\.[\w-]+\.[\w-]+$/), exp: z.literal(3600),
         corporate_reference_data: z.record(z.string(), z.unknown()),
       }),
-      handler: async ({ body, principal }) => ({ data: await sdk.issueToken(principal!, parseTokenRequest(body)) }),
+      handler: async ({ body, principal }) => ({ data: await sdk.issueToken(principal, parseTokenRequest(body)) }),
     }),
     route({
       method: 'GET',
@@ -103,8 +103,8 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ token: z.string({ error: 'required' }).min(1, 'required').max(4096) }),
       response: z.strictObject({ connection_id: z.string().uuid(), expires_at: z.string() }),
-      async handler({ body }) {
-        const s = await sdk.openSession(body.token);
+      async handler({ body, source }) {
+        const s = await sdk.openSession(body.token, { source });
         return {
           data: { connection_id: s.connectionId, expires_at: s.expiresAt.toISOString() },
           headers: { 'set-cookie': sessionCookie(s.secret, { path: apiBase, expires: s.expiresAt, secure: opts.secureCookie }), 'cache-control': 'no-store' },
@@ -116,7 +116,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       path: '/api/sdk/connect/',
       credential: 'connectSession',
       response: sessionSchema,
-      handler: async ({ principal }) => ({ data: await sdk.session(principal!) }),
+      handler: async ({ principal }) => ({ data: await sdk.session(principal) }),
     }),
     route({
       method: 'POST',
@@ -125,7 +125,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: hrmsBody,
       response: z.union([setupResultSchema, provenSchema]),
-      handler: async (ctx) => ({ data: await sdk.hrms(ctx.principal!, ctx.body, meta(ctx)) }),
+      handler: async (ctx) => ({ data: await sdk.hrms(ctx.principal, ctx.body, meta(ctx)) }),
     }),
     route({
       method: 'POST',
@@ -134,7 +134,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ app_key: z.string({ error: 'required' }).min(1, 'required'), app_secret: z.string({ error: 'required' }).min(1, 'required') }),
       response: provenSchema,
-      handler: async (ctx) => ({ data: await sdk.proof(ctx.principal!, ctx.body, meta(ctx)) }),
+      handler: async (ctx) => ({ data: await sdk.proof(ctx.principal, ctx.body, meta(ctx)) }),
     }),
     route({
       method: 'POST',
@@ -143,7 +143,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ opted_in: names, opted_out: names }),
       response: outcomeSchema,
-      handler: async (ctx) => ({ data: await sdk.approve(ctx.principal!, ctx.body, meta(ctx)) }),
+      handler: async (ctx) => ({ data: await sdk.approve(ctx.principal, ctx.body, meta(ctx)) }),
     }),
     route({
       method: 'POST',
@@ -151,7 +151,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       credential: 'connectSession',
       bodyType: 'none',
       response: outcomeSchema,
-      handler: async ({ principal }) => ({ data: await sdk.reject(principal!) }),
+      handler: async ({ principal }) => ({ data: await sdk.reject(principal) }),
     }),
   ];
 }

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, type JSONWebKeySet, type CryptoKey, type KeyObject } from 'jose';
 import type { Principal } from '../auth/principal';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectionService } from '../connections/service';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
@@ -40,7 +41,8 @@ export interface SdkTokenRequest {
 export interface SdkTokenResult {
   org_id: string;
   access_token: string;
-  exp: number;
+  /** Seconds; SDK_TOKEN_TTL_SEC. */
+  exp: typeof SDK_TOKEN_TTL_SEC;
   corporate_reference_data: Record<string, unknown>;
 }
 
@@ -48,6 +50,8 @@ export type { ConnectOutcome, ConnectSession, DataPointLists } from './connect';
 
 export interface SdkServiceDeps {
   store: SdkStore;
+  /** The failed-authentication limit (decisions §2) on the Connect session exchange; absent: none. */
+  failures?: AuthFailureGuard | undefined;
   /** Connect sessions, proof locks and their audit (decisions §8). */
   sessions: ConnectStore;
   orgs: OrgService;
@@ -100,7 +104,7 @@ export function createSdkService(deps: SdkServiceDeps) {
   return {
     ...createConnectFlow({
       store: deps.store, sessions: deps.sessions, orgs: deps.orgs, connections: deps.connections, setup: deps.setup,
-      supportedHrms: deps.supportedHrms, verifyToken: verify, log: deps.log,
+      supportedHrms: deps.supportedHrms, verifyToken: verify, log: deps.log, failures: deps.failures,
     }),
 
     /**

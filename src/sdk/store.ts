@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SdkToken, User } from './entities';
+import { SdkToken, User } from '../db/entities';
 
 /** An unrevoked SDK token row with what a request made with it needs of its orgs and user. */
 export interface SdkTokenView {

@@ -62,9 +62,12 @@ export async function verifyConnectToken(token: string, jwks: JSONWebKeySet): Pr
       requiredClaims: ['sub', 'jti', 'iat', 'exp'], clockTolerance: CLOCK_TOLERANCE_SEC,
     });
     const p = payload as Record<string, unknown>;
-    for (const k of ['sub', 'vendor_org', 'client_org', 'connection_id', 'jti']) if (typeof p[k] !== 'string') return null;
-    if (typeof p.iat !== 'number' || typeof p.exp !== 'number' || p.exp - p.iat !== SDK_TOKEN_TTL_SEC) return null;
-    return p as unknown as ConnectClaims;
+    const { sub, vendor_org, client_org, connection_id, jti, iat, exp } = p;
+    if (typeof sub !== 'string' || typeof vendor_org !== 'string' || typeof client_org !== 'string'
+      || typeof connection_id !== 'string' || typeof jti !== 'string') return null;
+    if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat !== SDK_TOKEN_TTL_SEC) return null;
+    // The verified payload as it is (other registered claims included), now known to hold every claim.
+    return { ...p, sub, vendor_org, client_org, connection_id, jti, iat, exp };
   } catch {
     return null;
   }

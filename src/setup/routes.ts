@@ -3,20 +3,8 @@
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
+import { accessCredentialsSchema } from './schema';
 import type { SetupService } from './service';
-
-/**
- * An `access_credentials` object (interface.md "Setup configuration"). `hrms_host` must parse as
- * a URL; its scheme and address are the setup service's and the host policy's to refuse (`400
- * HRMS credentials rejected: host not allowed`).
- */
-export const accessCredentialsSchema = z.strictObject({
-  client_id: z.string().optional(),
-  client_secret: z.string().optional(),
-  api_key: z.string().optional(),
-  grant_type: z.string().min(1, 'required'),
-  hrms_host: z.string().url(),
-});
 
 const setupBody = z.strictObject({
   client_id: z.string().min(1, 'required'),

@@ -41,6 +41,12 @@ export interface SetupServiceDeps {
   secretPeppers?: KeyObject[];
   /** The failed-authentication limit of decisions §2 on `client_id` / `client_secret`; absent: none. */
   failures?: AuthFailureGuard;
+  /**
+   * Announces that connections changed state (the connection service's access-change
+   * announcement: every API process clears its connection access cache). Called after a
+   * replacement sent connections back to pending (squat-then-replace, decisions §8).
+   */
+  onAccessChange?: () => Promise<void>;
 }
 
 /** Checks the grant-specific fields of decisions §5; returns the first problem or null. */
@@ -169,7 +175,9 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
       const { client_id: _id, client_secret: _secret, ...setup } = input;
       const factory = checkInput(setup);
       await verifyWithHrms(factory, setup.access_credentials);
-      await deps.configs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
+      const { revoked } = await deps.configs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
+      // Approvals that rested on a Connect-entered configuration this one replaced are gone.
+      if (revoked.length > 0) await deps.onAccessChange?.();
       return afterStore(org, setup);
     },
 

@@ -27,8 +27,16 @@ export interface Establishment {
 }
 
 export interface HrmsConfigStore {
-  /** Creates or replaces the configuration of `orgId` (setup-config; posting again replaces it). */
-  save(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<void>;
+  /**
+   * Creates or replaces the configuration of `orgId` (setup-config; posting again replaces it).
+   * In the same transaction (squat-then-replace, decisions §8): when the replaced configuration
+   * was entered through Connect session S, every approved connection of the org whose approval
+   * rested on S goes back to `pending` (its data point lists reset as for a new request,
+   * decisions §4); and every Connect session of the org's connections that proved control with
+   * the HRMS step (against the replaced configuration) is no longer proven. Returns the ids of
+   * the connections sent back to pending.
+   */
+  save(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
    * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
@@ -53,13 +61,32 @@ const ESTABLISHED_SQL = `select exists (select 1 from hrms_configs where org_id 
 export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsConfigStore {
   return {
     async save(cfg) {
-      const em = orm.em.fork();
       const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: cfg.credentials, apiConfigs: cfg.apiConfigs }), aad(cfg.orgId));
-      const configuredApis = cfg.apiConfigs.map((a) => a.api_id);
-      await em.upsert(HrmsConfig, {
-        orgId: cfg.orgId, hrmsId: cfg.hrmsId, credentialsEnc, configuredApis, valid: true, invalidReason: null,
-        connectSessionId: null, createdAt: new Date(), updatedAt: new Date(),
-      }, { onConflictFields: ['orgId'], onConflictExcludeFields: ['createdAt'] });
+      return orm.em.fork().transactional(async (em) => {
+        // The replaced row, locked so a concurrent Connect approval cannot slip in between.
+        const [prior] = await em.execute(`select connect_session_id from hrms_configs where org_id = ? for update`, [cfg.orgId]) as { connect_session_id: string | null }[];
+        await em.execute(
+          `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
+           values (?, ?, ?, ?::text[], true, null, null, now(), now())
+           on conflict (org_id) do update set hrms_id = excluded.hrms_id, credentials_enc = excluded.credentials_enc,
+             configured_apis = excluded.configured_apis, valid = true, invalid_reason = null, connect_session_id = null, updated_at = now()`,
+          [cfg.orgId, cfg.hrmsId, credentialsEnc, pgTextArray(cfg.apiConfigs.map((a) => a.api_id))],
+        );
+        if (!prior) return { revoked: [] };
+        await em.execute(
+          `update connect_sessions set proven_at = null, proof_method = null
+            where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`, [cfg.orgId],
+        );
+        if (!prior.connect_session_id) return { revoked: [] };
+        // Pending lists as a new request stores them (connections/store.ts request()).
+        const rows = await em.execute(
+          `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null,
+                  shared_data_points = null, not_shared_data_points = '{}', not_requested_data_points = '{}'
+            where client_org_id = ? and status = 'approved' and approved_on_config_session = ?
+           returning id`, [cfg.orgId, prior.connect_session_id],
+        ) as { id: string }[];
+        return { revoked: rows.map((r) => r.id) };
+      });
     },
     async saveIfUnestablished(cfg, sessionId) {
       const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: cfg.credentials, apiConfigs: cfg.apiConfigs }), aad(cfg.orgId));

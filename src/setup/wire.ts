@@ -1,6 +1,7 @@
 /** Wiring of the setup feature and of the HRMS configurations it stores (see `context.ts`). */
 import type { Redis } from 'ioredis';
 import type { AuthFailureGuard } from '../auth/failure-guard';
+import type { ConnectionAccessCache } from '../connections/access-cache';
 import { connectorsWith } from '../hrms/registry';
 import type { Infra } from '../infra';
 import type { OrgStore } from '../orgs/store';
@@ -32,13 +33,16 @@ export type HrmsConfigs = ReturnType<typeof wireHrmsConfigs>;
 /**
  * Builds the setup service. Takes the org store (the caller's org), the HRMS configurations
  * (from {@link wireHrmsConfigs}), the sync queue and service (setup queues the first sync and
- * refreshes the schedule, both after the commit) and the failed-authentication guard, if any.
+ * refreshes the schedule, both after the commit), the failed-authentication guard, if any, and
+ * the connection access cache (a configuration replacing a Connect-entered one sends approvals
+ * back to pending: every process's cache is told after the commit).
  */
 export function wireSetup(infra: Infra, deps: {
   orgs: OrgStore;
   hrmsConfigs: HrmsConfigs;
   sync: { queue: SyncQueue; service: { refreshSchedule(orgId: number): Promise<void> } };
   failures: AuthFailureGuard | undefined;
+  access: Pick<ConnectionAccessCache, 'changed'>;
 }) {
   const { afterCommit, requestRedis } = infra;
   const configs = deps.hrmsConfigs.store;
@@ -49,6 +53,7 @@ export function wireSetup(infra: Infra, deps: {
     syncNow: (orgId, trigger) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, trigger)),
     refreshSchedule: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
     secretPeppers: infra.secretPeppers, ...(deps.failures ? { failures: deps.failures } : {}),
+    onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
   });
   return { service, store: configs };
 }

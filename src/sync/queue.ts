@@ -5,6 +5,7 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { bullPrefix } from '../queue/bull';
 
 /** Name of the sync queue. */
 export const SYNC_QUEUE = 'sync';
@@ -31,9 +32,6 @@ export const SYNC_JOB_OPTIONS = {
   removeOnComplete: { count: 1000 },
   removeOnFail: { count: 5000 },
 } as const;
-
-/** BullMQ key prefix for a Redis prefix. */
-export const bullPrefix = (prefix: string): string => `${prefix}:bull`;
 
 /** Builds the producer side over `connection` (an ioredis client with `maxRetriesPerRequest: null`). */
 export function createSyncQueue(connection: Redis, prefix: string): SyncQueue {

@@ -10,7 +10,7 @@
  */
 import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
-import { normalizeRecord } from '../employees/record';
+import { normalizeRecord } from '../domain/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';

@@ -3,7 +3,7 @@
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import type { Context } from '../../src/context';
-import { normalizeRecord } from '../../src/employees/record';
+import { normalizeRecord } from '../../src/domain/record';
 import type { CreateConnectionInput } from '../../src/connections/service';
 import type { SdkTokenRequest } from '../../src/sdk/service';
 import { storesOf } from './db';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_DATA_POINTS, filterRecord, groupOf, changedDataPoints } from '../../src/employees/data-points';
-import { maskRecord } from '../../src/employees/masking';
-import { emptyRecord, normalizeRecord, mergeRecord, NOT_AVAILABLE } from '../../src/employees/record';
+import { ALL_DATA_POINTS, filterRecord, groupOf, changedDataPoints } from '../../src/domain/data-points';
+import { maskRecord } from '../../src/domain/masking';
+import { emptyRecord, normalizeRecord, mergeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 
 describe('data points', () => {
   it('names leaves as decisions §3 does', () => {

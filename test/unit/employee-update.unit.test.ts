@@ -4,8 +4,8 @@
  * text, nested objects merge, arrays are replaced; types as the record's, unknown fields refused.
  */
 import { describe, expect, it } from 'vitest';
-import { changedDataPoints } from '../../src/employees/data-points';
-import { emptyDependent, mergeRecord, normalizeRecord, NOT_AVAILABLE } from '../../src/employees/record';
+import { changedDataPoints } from '../../src/domain/data-points';
+import { emptyDependent, mergeRecord, normalizeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 import { updateBodySchema } from '../../src/employees/routes';
 
 const base = () => normalizeRecord({

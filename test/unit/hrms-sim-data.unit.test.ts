@@ -8,7 +8,7 @@ import { parseRetryAfter } from '../../src/hrms/reference/connector';
 import { connectorFor, SUPPORTED_HRMS } from '../../src/hrms/registry';
 import { createReferenceConnector } from '../../src/hrms/reference/connector';
 import { HrmsError } from '../../src/hrms/connector';
-import { NOT_AVAILABLE, normalizeRecord } from '../../src/employees/record';
+import { NOT_AVAILABLE, normalizeRecord } from '../../src/domain/record';
 
 const N = 200;
 const sample = Array.from({ length: N }, (_, k) => generateEmployee('unit-seed', k + 1));

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_COMMON_EMAIL_DOMAINS, loadConfig } from '../../src/config';
 import { requestSplit } from '../../src/connections/service';
-import { ALL_DATA_POINTS } from '../../src/employees/data-points';
+import { ALL_DATA_POINTS } from '../../src/domain/data-points';
 import { escapeHtml, pageHeaders, renderConnectPage } from '../../src/sdk/page';
 
 describe('Connect page', () => {

@@ -55,6 +55,12 @@ export interface VendorPublicKey {
   jwk: PublicRsaJwk;
 }
 
+/** The public half of a service key as published in the JWKS: `use` and `alg` always set (RFC 7517 §4.2, §4.4). */
+export interface ServicePublicJwk extends PublicRsaJwk {
+  use: ServiceKeyPair['use'];
+  alg: ServiceKeyPair['alg'];
+}
+
 /** A service key pair; `use`/`alg` fixed per RFC 7517 §4.2 / §4.4. */
 export interface ServiceKeyPair {
   kid: string;
@@ -199,7 +205,7 @@ export async function generateServiceKeys(
  * Public JWK of a service key for `/.well-known/jwks.json`: exactly
  * `{ kty, n, e, kid, use, alg }` (RFC 7517 §4), never a private member.
  */
-export async function exportPublicJwk(pair: Pick<ServiceKeyPair, 'kid' | 'use' | 'alg' | 'publicKey'>): Promise<Required<PublicRsaJwk>> {
+export async function exportPublicJwk(pair: Pick<ServiceKeyPair, 'kid' | 'use' | 'alg' | 'publicKey'>): Promise<ServicePublicJwk> {
   const jwk = await exportJWK(pair.publicKey);
   if (jwk.kty !== 'RSA' || typeof jwk.n !== 'string' || typeof jwk.e !== 'string') {
     throw new InvalidKeyError('service key is not an RSA public key');
@@ -210,7 +216,7 @@ export async function exportPublicJwk(pair: Pick<ServiceKeyPair, 'kid' | 'use' |
 /** JWKS document (RFC 7517 §5) of the given service keys' public halves: `{ keys: [...] }`. */
 export async function exportJwks(
   pairs: ReadonlyArray<Pick<ServiceKeyPair, 'kid' | 'use' | 'alg' | 'publicKey'>>,
-): Promise<{ keys: Required<PublicRsaJwk>[] }> {
+): Promise<{ keys: ServicePublicJwk[] }> {
   return { keys: await Promise.all(pairs.map((p) => exportPublicJwk(p))) };
 }
 

@@ -10,6 +10,7 @@ import { Migration20261121050000 } from './Migration20261121050000';
 import { Migration20261121060000 } from './Migration20261121060000';
 import { Migration20261123010000 } from './Migration20261123010000';
 import { Migration20261123020000 } from './Migration20261123020000';
+import { Migration20261123060000 } from './Migration20261123060000';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261121060000', class: Migration20261121060000 },
   { name: 'Migration20261123010000', class: Migration20261123010000 },
   { name: 'Migration20261123020000', class: Migration20261123020000 },
+  { name: 'Migration20261123060000', class: Migration20261123060000 },
 ];

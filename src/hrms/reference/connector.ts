@@ -13,7 +13,7 @@ import { z } from 'zod';
 import {
   HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsConnector, type HrmsCredentials,
 } from '../connector';
-import type { PartialEmployeeRecord } from '../../employees/record';
+import type { PartialEmployeeRecord } from '../../domain/record';
 import { HostNotAllowedError, isHostNotAllowed } from '../../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../../outbound/bounded-response';
 import { mapEmployee } from './mapping';
@@ -235,12 +235,14 @@ class ReferenceConnector implements HrmsConnector {
       ...(this.opts.signal ? { signal: this.opts.signal } : {}),
       onFailedAttempt: async (error) => {
         if (error.retriesLeft <= 0) return;
-        const e = error as unknown as HrmsError;
-        const delayMs = e.retryAfterMs !== undefined
+        // p-retry hands back the thrown error itself (with the attempt counts added): only a
+        // retryable HrmsError gets here, the rest were turned into AbortError above.
+        const e = error instanceof HrmsError ? error : undefined;
+        const delayMs = e?.retryAfterMs !== undefined
           ? Math.min(e.retryAfterMs, max)
           : Math.min(max, Math.round(min * 2 ** (error.attemptNumber - 1) * (1 + Math.random())));
         try {
-          onRetry?.({ attempt: error.attemptNumber, delayMs, reason: `${e.kind}${e.status ? ` (HTTP ${e.status})` : ''}` });
+          onRetry?.({ attempt: error.attemptNumber, delayMs, reason: `${e?.kind ?? error.name}${e?.status ? ` (HTTP ${e.status})` : ''}` });
         } catch { /* a failing logger must not stop retries */ }
         if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.opts.signal });
       },

@@ -5,7 +5,7 @@
  * `NOT AVAILABLE` / `null`), and unknown fields are ignored.
  */
 import { HrmsError } from '../connector';
-import type { PartialEmployeeRecord } from '../../employees/record';
+import type { PartialEmployeeRecord } from '../../domain/record';
 
 type Obj = Record<string, unknown>;
 

@@ -1,0 +1,32 @@
+/**
+ * The database question behind every vendor read: which approved connection does vendor V have
+ * with client org C (by the client's UUID)? One prepared statement on `pg` (the read path's
+ * pool; bench/: the hottest path), answered through `access-cache.ts`. The employees service
+ * gets it as a function (`EmployeeServiceDeps.connectionAccess`) and knows no connection SQL.
+ */
+import type pg from 'pg';
+import type { ConnectionAccess } from './access-cache';
+
+const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source
+    from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
+   where co.uuid = $2 limit 1`;
+
+/** Loads what a vendor's read needs of its approved connection with a client org. */
+export type ConnectionAccessLoader = (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
+
+/**
+ * The loader over `pool`: the approved connection of `vendorOrgId` with client org
+ * `clientOrgUuid` (a UUID, lower case), or null. Throws the database error.
+ */
+export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoader {
+  return async (vendorOrgId, clientOrgUuid) => {
+    const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
+    const r = res.rows[0] as Record<string, unknown> | undefined;
+    if (!r) return null;
+    return {
+      clientOrgId: r.client_org_id as number, connectionId: r.connection_id as string,
+      sharedDataPoints: r.shared_data_points as string[] | null, consentRequired: r.consent_required as boolean,
+      liveSource: r.live_source as boolean,
+    };
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Data points: the named leaves of the employee record (decisions.md §3), their groups, and the
+ * filtering of a record down to what a connection shares.
+ */
+import { isJsonObject, type Json } from './json';
+import { emptyDependent, emptyRecord, type Dependent, type EmployeeRecord } from './record';
+
+/** The three groups of `data_model_flags` (interface.md "Generate SDK token"). */
+export type DataPointGroup = 'detail_info_fields' | 'dependent_details_fields' | 'ctc_details_fields';
+
+/** Always shared, never filtered (decisions §3). */
+export const ALWAYS_SHARED = new Set(['id', 'employeeId']);
+
+interface Leaf {
+  /** Data point name, e.g. `ctc_bonus_joining`. */
+  name: string;
+  /** Path into the record, e.g. `['salaryDetails','ctc','bonus','joining']`. */
+  path: string[];
+  /** The leaf's empty value (decisions §3), what a filtered-out point carries. */
+  empty: Json;
+}
+
+/** `salaryDetails.ctc` is written `ctc` and `salaryDetails.monthly` is written `monthly`. */
+function pointName(path: string[]): string {
+  const parts = path[0] === 'salaryDetails' ? path.slice(1) : path;
+  return parts.join('_');
+}
+
+function collectLeaves(value: Json, path: string[], out: Leaf[]): void {
+  if (isJsonObject(value)) {
+    for (const [k, v] of Object.entries(value)) collectLeaves(v, [...path, k], out);
+    return;
+  }
+  out.push({ name: pointName(path), path, empty: value });
+}
+
+const RECORD_LEAVES: Leaf[] = (() => {
+  const out: Leaf[] = [];
+  for (const [k, v] of Object.entries(emptyRecord())) {
+    if (k === 'dependentDetails') continue;
+    collectLeaves(v, [k], out);
+  }
+  return out.filter((l) => !ALWAYS_SHARED.has(l.name));
+})();
+
+/** Leaves of one dependent, named by the array: `dependentDetails_mobileNumber`. */
+const DEPENDENT_FIELDS = Object.keys(emptyDependent()) as (keyof Dependent)[];
+
+/** Every data point name, in record order (excluding the always-shared `id`, `employeeId`). */
+export const ALL_DATA_POINTS: readonly string[] = Object.freeze([
+  ...RECORD_LEAVES.map((l) => l.name),
+  ...DEPENDENT_FIELDS.map((f) => `dependentDetails_${f}`),
+]);
+
+const ALL_SET = new Set(ALL_DATA_POINTS);
+
+/** True when `name` is a data point of the record. */
+export function isDataPoint(name: string): boolean {
+  return ALL_SET.has(name);
+}
+
+/** The `data_model_flags` group a data point belongs to (decisions §3). */
+export function groupOf(name: string): DataPointGroup {
+  if (name.startsWith('dependentDetails_')) return 'dependent_details_fields';
+  if (name.startsWith('ctc_') || name.startsWith('monthly_')) return 'ctc_details_fields';
+  return 'detail_info_fields';
+}
+
+/** The value at `path` in `source`; `undefined` when a step is missing or not an object. */
+function getPath(source: Json, path: readonly string[]): Json | undefined {
+  let node: Json | undefined = source;
+  for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
+  return node;
+}
+
+/**
+ * Sets the value at `path` in `target`. Throws when the parent is not an object (a record not of
+ * the stored shape): filtering must never pass such a record through unfiltered.
+ */
+function setPath(target: Json, path: readonly string[], value: Json): void {
+  const parent = getPath(target, path.slice(0, -1));
+  if (!isJsonObject(parent)) throw new TypeError(`record has no object at ${path.slice(0, -1).join('.')}`);
+  parent[path[path.length - 1]!] = value;
+}
+
+const EMPTY_DEPENDENT: Dependent = emptyDependent();
+
+/**
+ * Returns a copy of `record` where every data point not in `shared` carries its empty value
+ * (decisions §3). With no `dependentDetails_*` point shared, `dependentDetails` is `[]`.
+ * `shared === 'all'` returns the record unchanged (a copy).
+ */
+export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string> | 'all'): EmployeeRecord {
+  const copy = structuredClone(record);
+  if (shared === 'all') return copy;
+  for (const leaf of RECORD_LEAVES) {
+    if (!shared.has(leaf.name)) setPath(copy, leaf.path, leaf.empty);
+  }
+  const sharedDependentFields = DEPENDENT_FIELDS.filter((f) => shared.has(`dependentDetails_${f}`));
+  if (sharedDependentFields.length === 0) {
+    copy.dependentDetails = [];
+  } else {
+    copy.dependentDetails = copy.dependentDetails.map((d) => {
+      for (const f of DEPENDENT_FIELDS) if (!sharedDependentFields.includes(f)) d[f] = EMPTY_DEPENDENT[f];
+      return d;
+    });
+  }
+  return copy;
+}
+
+/**
+ * Lists the data points whose values differ between two records (used for `updated_fields` of
+ * the update webhook, decisions §6, and for `employee.updated` events).
+ */
+export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord): string[] {
+  const changed: string[] = [];
+  for (const leaf of RECORD_LEAVES) {
+    if (getPath(before, leaf.path) !== getPath(after, leaf.path)) changed.push(leaf.name);
+  }
+  for (const f of DEPENDENT_FIELDS) {
+    const bv = before.dependentDetails.map((d) => d[f]);
+    const av = after.dependentDetails.map((d) => d[f]);
+    if (bv.length !== av.length || bv.some((v, i) => v !== av[i])) changed.push(`dependentDetails_${f}`);
+  }
+  return changed;
+}

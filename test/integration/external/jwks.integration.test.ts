@@ -1,0 +1,22 @@
+/** `GET /.well-known/jwks.json` (decisions §9): the service's public keys, one for signatures and one for encryption. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestApp, type TestApp } from '../../support/harness';
+import { expectError } from '../../support/expect-error';
+
+let app: TestApp;
+beforeAll(async () => { app = await startTestApp({ worker: false }); });
+afterAll(async () => { await app?.stop(); });
+
+describe('GET /.well-known/jwks.json', () => {
+  it('serves public keys only, one per use', async () => {
+    const res = await call(`${app.url}/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    const uses = (res.body.keys as { use: string }[]).map((k) => k.use).sort();
+    expect(uses).toStrictEqual(['enc', 'sig']);
+    for (const k of res.body.keys) expect(k).not.toHaveProperty('d');
+  });
+
+  it('refuses another method', async () => {
+    expectError(await call(`${app.url}/.well-known/jwks.json`, { method: 'POST' }), 405, { message: 'Method "POST" not allowed.', data: null });
+  });
+});
