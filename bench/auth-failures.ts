@@ -20,6 +20,7 @@ import * as secrets from '../src/crypto/secrets';
 import { listen } from '../src/server';
 import { createLogger } from '../src/logger';
 import { benchEnv, openBenchContext, runCleanups } from './lib';
+import { dbQuery } from '../test/support/db';
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '8' }, legacy: { type: 'boolean' } } });
 const durationMs = Number(values.duration) * 1000;
@@ -35,8 +36,8 @@ async function main(): Promise<void> {
     const cred = await ctx.services.external.basic.create(vendor.org.uuid);
     const client = await ctx.services.orgs.create({ name: 'Bench Client', vendor: false, client: true });
     if (values.legacy) {
-      await ctx.pool.query('update basic_credentials set password_keyed_hash = null');
-      await ctx.pool.query('update orgs set app_secret_keyed_hash = null');
+      await dbQuery(ctx, 'update basic_credentials set password_keyed_hash = null');
+      await dbQuery(ctx, 'update orgs set app_secret_keyed_hash = null');
     }
     const doors = [
       { name: 'V2 Basic', path: '/api/external/employee/', user: cred.username, body: '{"encrypted_payload":"x"}' },

@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   benchEnv, freePort, openBenchContext, ROOT, round, seedEmployees, seedOrgs, spawnNode, waitForHttp, type Child,
 } from './lib';
+import { testPool } from '../test/support/db';
 import { measureLoad, type LoadFigures } from './load';
 import { summariseProfile, type ProfileSummary } from './profile';
 
@@ -93,7 +94,7 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
     profArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
   }
   const roundCount = Math.max(1, Number(process.env.HRX_BENCH_ROUNDS ?? 3));
-  const auditBefore = await countAudit(ctx.pool);
+  const auditBefore = await countAudit(testPool(ctx));
   const pairs: { pgRow: Awaited<ReturnType<typeof target>>; hrx: Awaited<ReturnType<typeof target>>; ratio: number }[] = [];
   for (let i = 0; i < roundCount; i++) {
     if (roundCount > 1) log(`  round ${i + 1} of ${roundCount}`);
@@ -109,7 +110,7 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
     }
     pairs.push({ pgRow: pgRowRound, hrx: hrxRound, ratio: hrxRound.figures.rps / pgRowRound.figures.rps });
   }
-  const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
+  const auditRowsWritten = (await countAudit(testPool(ctx))) - auditBefore;
   const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)]!;
   const { hrx, pgRow } = median;
 

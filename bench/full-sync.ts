@@ -9,6 +9,7 @@ import { startHrmsSimulator } from '../src/hrms/sim/server';
 import {
   benchEnv, configureHrms, cpuSeconds, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB,
 } from './lib';
+import { dbQuery } from '../test/support/db';
 
 export interface FullSyncRun {
   employees: number;
@@ -63,7 +64,7 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
     await ctx.syncQueue.syncNow(client.id, 'bench');
     const row = await poll(`the ${employees}-employee sync to succeed`, async () => {
       if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
-      const r = (await ctx.pool.query<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(
+      const r = (await dbQuery<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(ctx,
         `select status, error, pages, employees_seen,
                 extract(epoch from (finished_at - started_at)) * 1000 as run_ms
            from sync_runs where org_id = $1 order by started_at desc limit 1`, [client.id],
@@ -76,7 +77,7 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
     const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
     const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
 
-    const stored = (await ctx.pool.query<{ n: number }>(
+    const stored = (await dbQuery<{ n: number }>(ctx,
       'select count(*)::int as n from employees where org_id = $1 and removed_at is null', [client.id],
     )).rows[0]!.n;
     if (stored !== employees || row.employees_seen !== employees) {

@@ -16,6 +16,8 @@ import { openContext, type Context } from '../src/context';
 import { migrate } from '../src/db/orm';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
 import { createLogger } from '../src/logger';
+// The bench reads and seeds rows through its own pool on the bench schema, as the tests do.
+import { closeTestDb, dbQuery, storesOf } from '../test/support/db';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -90,6 +92,7 @@ export async function openBenchContext(env: Record<string, string>): Promise<Con
   onCleanup(`redis ${env.HRX_REDIS_PREFIX}`, () => deleteRedisPrefix(env.HRX_REDIS_PREFIX!));
   onCleanup(`context ${env.HRX_DB_SCHEMA}`, async () => {
     await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
+    await closeTestDb(ctx);
     await ctx.close();
   });
   await migrate(ctx.db);
@@ -135,7 +138,7 @@ export async function seedOrgs(ctx: Context) {
 
 /** Stores the client org's HRMS configuration pointing at a simulator (what setup-config saves). */
 export async function configureHrms(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }): Promise<void> {
-  await ctx.stores.configs.save({
+  await storesOf(ctx).configs.save({
     orgId, hrmsId: 'reference', apiConfigs: [],
     credentials: { hrms_host: sim.url, grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
   });
@@ -156,7 +159,7 @@ export async function seedEmployees(ctx: Context, clientOrgId: number, n: number
     const outcome = await ctx.services.sync.run(clientOrgId, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
     const seedSyncMs = round(performance.now() - t0, 0);
     if (outcome.status !== 'succeeded' || outcome.employees !== n) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
-    const ids = (await ctx.pool.query<{ employee_id: string }>(
+    const ids = (await dbQuery<{ employee_id: string }>(ctx, 
       'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [clientOrgId],
     )).rows.map((r) => r.employee_id);
     if (ids.length !== n) throw new Error(`expected ${n} employees in the store, found ${ids.length}`);

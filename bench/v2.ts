@@ -19,6 +19,7 @@ import {
   benchEnv, busyFraction, cpuSeconds, freePort, machineCpu, openBenchContext, postgresCpu, postgresCpuDelta,
   round, seedEmployees, spawnNode, waitForHttp, type Child,
 } from './lib';
+import { testPool } from '../test/support/db';
 import { figuresOf, type LoadFigures } from './load';
 
 const ENDPOINT = '/api/external/employee/';
@@ -256,7 +257,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
         throw new Error(`warm-up: ${w.r.non2xx} non-2xx, ${w.r.errors} errors (status codes ${JSON.stringify(codes(w.r))})`);
       }
     }
-    const auditBefore = await countAudit(ctx.pool);
+    const auditBefore = await countAudit(testPool(ctx));
     log(`  hrx: measuring ${o.durationSec} s with ${o.connections} connections...`);
     const cpu0 = cpuSeconds(child.pid);
     const m0 = machineCpu();
@@ -270,7 +271,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     const own = process.cpuUsage(own0);
     const pgSec = postgresCpuDelta(pg0, postgresCpu());
     const secondsToExpiryAtEnd = round(firstExp - Date.now() / 1000, 0);
-    const auditRowsWritten = (await countAudit(ctx.pool)) - auditBefore;
+    const auditRowsWritten = (await countAudit(testPool(ctx))) - auditBefore;
 
     const endpoint = figuresOf(r, { wallSec, cpu0, cpu1, m0, m1, own, pgSec, cores });
     log(`  hrx: ${endpoint.rps} req/s, p99 ${endpoint.latencyMs.p99} ms, non-2xx ${endpoint.non2xx}, errors ${endpoint.errors}`);

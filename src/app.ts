@@ -40,7 +40,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
   ];
   const authenticate = createAuthenticator({
-    orgs: ctx.stores.orgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
+    orgs: ctx.apiKeyOrgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
     verifyConnectSession: (secret) => services.sdk.verifySession(secret),

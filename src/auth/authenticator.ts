@@ -22,7 +22,7 @@ import type { RevocationFeed } from './revocations';
 import type { OrgStore } from '../orgs/store';
 
 export interface AuthenticatorDeps {
-  orgs: OrgStore;
+  orgs: Pick<OrgStore, 'findByApiKeyHash'>;
   /** Peppers of the API-key hash, current first (derived from the current and retired master keys). */
   apiKeyPeppers: Buffer[];
   adminToken?: string | undefined;

@@ -17,44 +17,38 @@
  *    JWE RSA-OAEP-256/A256GCM to the vendor's most recently registered active key that can
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
-import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RevocationFeed } from '../auth/revocations';
-import type { FieldCipher } from '../crypto/field-cipher';
 import { InvalidKeyError, importVendorPublicJwk, type ServicePublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { EmployeeRecord } from '../domain/record';
 import type { ReadQuery } from '../employees/service';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
 import type { OrgStore } from '../orgs/store';
-import { createBasicCredentials, findVendorOrg } from './credentials';
-import { createServiceKeyring, createVendorKeyCache, type RotationResult } from './keyring';
-import { createExternalStore, KidConflictError } from './store';
+import { findVendorOrg, type BasicCredentials } from './credentials';
+import type { RotationResult, ServiceKeyring, VendorKeyCache } from './keyring';
+import { KidConflictError, type ExternalStore } from './store';
 
 /** Clock tolerance of the V2 claims, seconds (decisions §9, at most 30). */
 export const V2_CLOCK_TOLERANCE_SEC = MAX_CLOCK_TOLERANCE_SEC;
 
-/** Dependencies of {@link createExternalService}. */
+/** Dependencies of {@link createExternalService} (built by `external/wire.ts`). */
 export interface ExternalServiceDeps {
-  orm: MikroORM;
-  cipher: FieldCipher;
+  store: ExternalStore;
+  /** The service's own keys (JWKS, response signing, request decryption). */
+  keyring: ServiceKeyring;
+  /** The vendors' registered public keys, cached. */
+  vendorKeys: VendorKeyCache;
+  /** The V2 Basic credentials. */
+  basic: BasicCredentials;
   redis: Redis;
   /** Redis key prefix (`HRX_REDIS_PREFIX`). */
   prefix: string;
   orgs: OrgStore;
-  log: Logger;
   /** The employee read of decisions §7 (`mask: false` here). */
-  readEmployee: (q: ReadQuery) => Promise<EmployeeRecord>;
-  /** Keys of the Basic password keyed hash, current first (context.ts `secretPeppers`). */
-  secretPeppers?: KeyObject[];
-  /** Announcements of revoked Basic credentials to every process (auth/revocations.ts). */
-  basicRevocations?: RevocationFeed | undefined;
-  /** TTL of a checked Basic credential in this process's cache, ms (`HRX_API_KEY_CACHE_TTL_MS`; default 1000). */
-  basicCacheTtlMs?: number | undefined;
+  employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
 }
 
 /** One row of `hrx keys list`. */
@@ -82,13 +76,7 @@ function jweKid(token: string): string | undefined {
 
 /** Builds the V2 service. */
 export function createExternalService(deps: ExternalServiceDeps) {
-  const store = createExternalStore(deps.orm);
-  const keyring = createServiceKeyring({ store, cipher: deps.cipher, log: deps.log });
-  const vendorKeys = createVendorKeyCache({ store, log: deps.log });
-  const basic = createBasicCredentials({
-    store, orgs: deps.orgs, revocations: deps.basicRevocations, ...(deps.basicCacheTtlMs !== undefined ? { cacheTtlMs: deps.basicCacheTtlMs } : {}),
-    ...(deps.secretPeppers ? { secretPeppers: deps.secretPeppers } : {}),
-  });
+  const { store, keyring, vendorKeys, basic } = deps;
 
   const invalid = (log: Logger, reason: string, extra: Record<string, unknown> = {}): never => {
     log.info({ reason, ...extra }, 'encrypted payload refused');
@@ -98,7 +86,6 @@ export function createExternalService(deps: ExternalServiceDeps) {
   const vendorOrg = (orgUuid: string) => findVendorOrg(deps.orgs, orgUuid);
 
   return {
-    store,
     keyring,
     basic,
 
@@ -146,7 +133,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
       if (!recipient) return invalid(log, 'no vendor key usable for response encryption');
       let employee: EmployeeRecord;
       try {
-        employee = await deps.readEmployee({
+        employee = await deps.employees.read({
           vendorOrgId: principal.orgId, clientOrgUuid, employeeRef: claims.employee_id, source: claims.source, requestId, mask: false,
         });
       } catch (err) {

@@ -6,6 +6,7 @@ import type { Context } from '../../src/context';
 import { normalizeRecord } from '../../src/domain/record';
 import type { CreateConnectionInput } from '../../src/connections/service';
 import type { SdkTokenRequest } from '../../src/sdk/service';
+import { storesOf } from './db';
 
 let n = 0;
 
@@ -41,7 +42,7 @@ export function setupBody(c: { org: { appKey: string }; appSecret: string }, sim
 /** Employees of a client org stored directly (as a sync would), `{employeeId, name}` each; returns the stored records. */
 export async function employees(ctx: Context, clientOrgId: number, people: { employeeId: string; name?: string }[]) {
   const records = people.map((p) => normalizeRecord(p, randomUUID()));
-  await ctx.stores.employees.upsertBatch(clientOrgId, null, records);
+  await storesOf(ctx).employees.upsertBatch(clientOrgId, null, records);
   return records;
 }
 
@@ -69,7 +70,7 @@ export function appBasic(o: { org: { appKey: string }; appSecret: string }): str
 
 /** Marks every employee of a client org removed, as a full sync whose HRMS lists none of them would. */
 export async function removeAllEmployees(ctx: Context, clientOrgId: number): Promise<number> {
-  return (await ctx.stores.employees.removeUnseen(clientOrgId, randomUUID())).length;
+  return (await storesOf(ctx).employees.removeUnseen(clientOrgId, randomUUID())).length;
 }
 
 /**

@@ -12,7 +12,7 @@ import { destination, type DestinationStream } from 'pino';
 import path from 'node:path';
 import { startEventsWorker } from '../../jobs/events.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
-import { eventsWorkerDeps } from '../../jobs/index';
+import { eventsWorkerDeps, syncWorkerDeps } from '../../jobs/deps';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openContext, type Context } from '../../src/context';
@@ -21,6 +21,7 @@ import { startHrmsSimulator, type SimOptions } from '../../src/hrms/sim/server';
 import { createLogger } from '../../src/logger';
 import { listen } from '../../src/server';
 import { HRX_BIN } from './cli';
+import { closeTestDb } from './db';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -75,7 +76,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
   const app: TestApp = {
     env, config, ctx, url: server.url, worker: undefined,
     startWorker() {
-      const w = startSyncWorker({ connection: ctx.redis, prefix: config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log });
+      const w = startSyncWorker(syncWorkerDeps(ctx));
       workers.push(w);
       app.worker = w;
       return w;
@@ -94,6 +95,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
       const keys = await redis.keys(`${config.HRX_REDIS_PREFIX}:*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
+      await closeTestDb(ctx);
       await ctx.close();
       await dropSchema(config.HRX_DB_SCHEMA);
     },

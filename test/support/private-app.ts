@@ -8,6 +8,7 @@ import { openContext, type Context } from '../../src/context';
 import { migrate } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
 import { listen } from '../../src/server';
+import { closeTestDb } from './db';
 import { testEnv } from './harness';
 
 /** A running hrx API over private services. */
@@ -35,6 +36,7 @@ export async function startPrivateApp(env: Record<string, string>): Promise<Priv
     env, config, ctx, url: server.url,
     async stop() {
       await server.stop(1000);
+      await closeTestDb(ctx);
       await ctx.close();
     },
   };

@@ -10,6 +10,7 @@ import { call, startSecondApi, startTestApp, type SecondApi, type TestApp } from
 import { hrxJson } from '../../support/cli';
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
+import { dbQuery } from '../../support/db';
 
 let app: TestApp;
 let second: SecondApi;
@@ -39,7 +40,7 @@ describe('hrx apikey list / revoke', () => {
       expect(k.revoked_at).toBeNull();
     }
     expect(out.api_keys.map((k: { prefix: string }) => k.prefix).sort()).toEqual([v.apiKey.slice(0, 8), extra.slice(0, 8)].sort());
-    const { rows } = await app.ctx.pool.query('select key_hash from api_keys');
+    const { rows } = await dbQuery(app, 'select key_hash from api_keys');
     const text = JSON.stringify(out);
     for (const secret of [v.apiKey, extra, ...rows.map((r: { key_hash: string }) => r.key_hash)]) expect(text).not.toContain(secret);
   });

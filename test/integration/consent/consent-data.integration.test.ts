@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeRecord } from '../../../src/domain/record';
 import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
+import { storesOf } from '../../support/db';
 
 describe('consent', () => {
   let app: TestApp;
@@ -19,7 +20,7 @@ describe('consent', () => {
     other = await vendor(app.ctx);
     c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
-    await app.ctx.stores.employees.upsertBatch(c.org.id, null, ['E1', 'E2', 'E3'].map((id, i) =>
+    await storesOf(app).employees.upsertBatch(c.org.id, null, ['E1', 'E2', 'E3'].map((id, i) =>
       normalizeRecord({ employeeId: id, name: `Person ${i}`, pan: 'ABCPD1234K', mobileNumber: '9876543210' }, crypto.randomUUID())));
   });
   afterAll(async () => app?.stop());

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { openSession } from '../../support/connect';
+import { dbQuery } from '../../support/db';
 
 let app: TestApp;
 let sim: Awaited<ReturnType<typeof startSim>>;
@@ -74,20 +75,20 @@ describe('credentials beyond their use', () => {
       }
     }
     expect(accepted).toEqual([]);
-    const { rows } = await app.ctx.pool.query(`select employee_id from employees where org_id = $1`, [c.org.id]);
+    const { rows } = await dbQuery(app, `select employee_id from employees where org_id = $1`, [c.org.id]);
     expect(rows).toHaveLength(1);
     // The update webhook was reached only with the client's own credential, which wrote its own employee.
   });
 
   it('client org B\'s app credentials at the update webhook reach B\'s employees only, never A\'s of the same employeeId', async () => {
     const b = await f.client(app.ctx, 'Other Employer');
-    const before = (await app.ctx.pool.query(`select * from employees where org_id = $1`, [c.org.id])).rows;
+    const before = (await dbQuery(app, `select * from employees where org_id = $1`, [c.org.id])).rows;
     const res = await call(`${app.url}/api/webhook/v1/employee/update/`, {
       method: 'POST', headers: { authorization: f.appBasic(b), ...json }, body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
     });
     expect(res.status).toBe(200);
-    expect((await app.ctx.pool.query(`select * from employees where org_id = $1`, [c.org.id])).rows).toEqual(before);
-    const { rows } = await app.ctx.pool.query(`select org_id, id from employees where employee_id = 'EMP00001' order by org_id`);
+    expect((await dbQuery(app, `select * from employees where org_id = $1`, [c.org.id])).rows).toEqual(before);
+    const { rows } = await dbQuery(app, `select org_id, id from employees where employee_id = 'EMP00001' order by org_id`);
     expect(rows.map((r: { org_id: number }) => r.org_id).sort()).toEqual([c.org.id, b.org.id].sort());
     expect(res.body.data.id).toBe(rows.find((r: { org_id: number }) => r.org_id === b.org.id).id);
     // And vendor v (connected to A only) cannot read B's.
@@ -102,7 +103,7 @@ describe('credentials beyond their use', () => {
       method: 'POST', headers: json, body: JSON.stringify(f.setupBody(vendorOnly, sim, SIM)),
     });
     expect(res.status).toBe(401);
-    expect((await app.ctx.pool.query(`select 1 from hrms_configs where org_id = $1`, [vendorOnly.org.id])).rows).toHaveLength(0);
+    expect((await dbQuery(app, `select 1 from hrms_configs where org_id = $1`, [vendorOnly.org.id])).rows).toHaveLength(0);
     expect(sim.control.stats().tokenRequests).toBe(0);
   });
 });

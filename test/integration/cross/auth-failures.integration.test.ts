@@ -16,6 +16,7 @@ import { scryptRuns } from '../../../src/crypto/secrets';
 import { call, medianMs, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, plain, type Res } from '../../support/expect-error';
+import { dbQuery } from '../../support/db';
 
 let app: TestApp;
 let v: Awaited<ReturnType<typeof f.v2Vendor>>;
@@ -191,8 +192,8 @@ describe('keyed-hash pre-check (no scrypt for a wrong secret)', () => {
   it('a credential without a keyed hash (made before it) costs scrypt behind the limit, and its first success upgrades it', async () => {
     const legacy = await f.v2Vendor(app.ctx);
     const legacyClient = await f.client(app.ctx);
-    await app.ctx.pool.query('update basic_credentials set password_keyed_hash = null where username = $1', [legacy.username]);
-    await app.ctx.pool.query('update orgs set app_secret_keyed_hash = null where id = $1', [legacyClient.org.id]);
+    await dbQuery(app, 'update basic_credentials set password_keyed_hash = null where username = $1', [legacy.username]);
+    await dbQuery(app, 'update orgs set app_secret_keyed_hash = null where id = $1', [legacyClient.org.id]);
     let before = scryptRuns();
     expect((await v2(basic(legacy.username, wrong()), newSource())).status).toBe(401);
     expect((await webhook(basic(legacyClient.org.appKey, wrong()), newSource())).status).toBe(401);
@@ -204,7 +205,7 @@ describe('keyed-hash pre-check (no scrypt for a wrong secret)', () => {
     expect(scryptRuns() - before).toBe(0);
     // The right secret passes scrypt once and stores the keyed hash; then wrong ones cost none.
     expect((await webhook(f.appBasic(legacyClient), newSource())).status).toBe(200);
-    const { rows } = await app.ctx.pool.query('select app_secret_keyed_hash from orgs where id = $1', [legacyClient.org.id]);
+    const { rows } = await dbQuery(app, 'select app_secret_keyed_hash from orgs where id = $1', [legacyClient.org.id]);
     expect(rows[0].app_secret_keyed_hash).toMatch(/^[0-9a-f]{64}$/);
     before = scryptRuns();
     expect((await webhook(basic(legacyClient.org.appKey, wrong()), newSource())).status).toBe(401);
@@ -214,7 +215,7 @@ describe('keyed-hash pre-check (no scrypt for a wrong secret)', () => {
 
   it('concurrent attempts at a credential without a keyed hash run at most 20 scrypts (counted before they run)', async () => {
     const legacy = await f.v2Vendor(app.ctx);
-    await app.ctx.pool.query('update basic_credentials set password_keyed_hash = null where username = $1', [legacy.username]);
+    await dbQuery(app, 'update basic_credentials set password_keyed_hash = null where username = $1', [legacy.username]);
     const before = scryptRuns();
     const answers = await Promise.all(Array.from({ length: 60 }, () => v2(basic(legacy.username, wrong()), newSource())));
     expect(scryptRuns() - before).toBe(20);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, plain, withoutRequestId } from '../../support/expect-error';
+import { dbQuery, storesOf } from '../../support/db';
 
 const UNKNOWN_UUID = '0b7f9a52-61c4-4d1e-8f3a-2c5d6e7f8a9b';
 
@@ -73,7 +74,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     // Naming A as vendor_org with B's key is a wrong credential, not a way in.
     expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: a.org.uuid }), 401, plain('Invalid token.'));
     // Nothing of these was served, so nothing was audited against A's connection for B.
-    const audited = await app.ctx.pool.query(`select count(*)::int as n from audit_log where actor_org_id = $1`, [b.org.id]);
+    const audited = await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1`, [b.org.id]);
     expect(audited.rows[0].n).toBe(0);
   });
 
@@ -98,7 +99,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     const notFound = { code: 404, message: 'No organisation found with the given client_org', data: null };
     for (let i = 0; i < 2; i++) expectError(await terminate(client.org.uuid, b.apiKey), 404, notFound);
     expectError(await terminate(UNKNOWN_UUID, b.apiKey), 404, notFound);
-    const row = await app.ctx.stores.connections.findById(connectionId);
+    const row = await storesOf(app).connections.findById(connectionId);
     expect(row?.status).toBe('approved');
     await expectAStillReads();
     const list = await connections(a.apiKey, '?status=approved');
@@ -117,7 +118,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     expect(ended.status).toBe(200);
     expect(ended.body.data).toStrictEqual({ connection_id: own.id, org_id: client.org.uuid, application_connection_status: 'Terminated' });
     // A's connection with the same client is untouched.
-    expect((await app.ctx.stores.connections.findById(connectionId))?.status).toBe('approved');
+    expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
     await expectAStillReads();
     expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Invalid Organisation ID'));
   });
@@ -134,7 +135,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     it('lists no vendor connections and terminates none: not a vendor key, 401', async () => {
       expectError(await connections(clientKey), 401, plain('Invalid token.'));
       expectError(await terminate(client.org.uuid, clientKey), 401, plain('Invalid token.'));
-      expect((await app.ctx.stores.connections.findById(connectionId))?.status).toBe('approved');
+      expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
       await expectAStillReads();
     });
 

@@ -14,6 +14,7 @@ import { hashApiKey } from '../../../src/crypto/secrets';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid, plain, UUID_V4, withoutRequestId } from '../../support/expect-error';
+import { dbQuery, storesOf } from '../../support/db';
 
 const UNKNOWN_UUID = '6f1c2b8e-3d4a-4f5b-9c6d-7e8f9a0b1c2d';
 
@@ -147,8 +148,8 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
 
     it('401 Invalid token. for a revoked key', async () => {
       const key = await app.ctx.services.orgs.createApiKey(v.org.uuid);
-      const found = await app.ctx.stores.orgs.findByApiKeyHash(hashApiKey(key, app.ctx.apiKeyPeppers[0]!));
-      expect(await app.ctx.stores.orgs.revokeApiKey(found!.keyId)).toBe(true);
+      const found = await storesOf(app).orgs.findByApiKeyHash(hashApiKey(key, app.ctx.apiKeyPeppers[0]!));
+      expect(await storesOf(app).orgs.revokeApiKey(found!.keyId)).toBe(true);
       expectError(await details('EMP00001', q(approved), { username: key }), 401, plain('Invalid token.'));
       expectError(await call(u('/api/vendor/connections/'), { headers: { authorization: `Bearer ${key}` } }), 401, plain('Invalid token.'));
     });
@@ -252,7 +253,7 @@ describe('error rows of decisions §1: routing, credentials, reads: employee det
       await f.connection(app.ctx, v.org.uuid, c.org.uuid);
       await f.employees(app.ctx, c.org.id, [{ employeeId: 'EMP00001' }]);
       expect((await details('EMP00001', q(c))).status).toBe(200);
-      await app.ctx.stores.employees.removeUnseen(c.org.id, randomUUID());
+      await storesOf(app).employees.removeUnseen(c.org.id, randomUUID());
       expectError(await details('EMP00001', q(c)), 404, body);
     });
 
@@ -267,7 +268,7 @@ describe('error rows of decisions §1: routing, credentials, reads: employee det
     it('403 Consent not found or expired where the connection requires consent and none is recorded', async () => {
       expectError(await details('EMP00001', q(consent)), 403, plain('Consent not found or expired'));
       // Reading by the store id is the same employee, refused the same way.
-      const [row] = await app.ctx.pool.query(`select id from employees where org_id = $1`, [consent.org.id]).then((r) => r.rows as { id: string }[]);
+      const [row] = await dbQuery(app, `select id from employees where org_id = $1`, [consent.org.id]).then((r) => r.rows as { id: string }[]);
       expectError(await details(row!.id, q(consent)), 403, plain('Consent not found or expired'));
     });
   });

@@ -9,6 +9,7 @@ import * as f from '../../support/factories';
 import { call } from '../../support/harness';
 import { privateEnv, startPrivateApp, type PrivateApp } from '../../support/private-app';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../../support/private-services';
+import { dbQuery } from '../../support/db';
 
 let pgs: PrivatePostgres;
 let redis: PrivateRedis;
@@ -65,7 +66,7 @@ describe('PostgreSQL restarted under webhook writes', () => {
     await Promise.all(writers);
 
     const acked = out.filter((o) => o.status === 200).map((o) => o.id);
-    const stored = await app.ctx.pool.query(`select employee_id, record->>'name' as name from employees where org_id = $1`, [c.org.id]);
+    const stored = await dbQuery(app, `select employee_id, record->>'name' as name from employees where org_id = $1`, [c.org.id]);
     const names = new Map(stored.rows.map((r) => [r.employee_id as string, r.name as string]));
     const lost = acked.filter((id) => names.get(id) !== `Name ${id}`);
     const hung = out.filter((o) => o.ms > 3000 || o.status === 0);
@@ -113,7 +114,7 @@ describe('PostgreSQL restarted under webhook writes', () => {
     }
     await new Promise((r) => setTimeout(r, 3000));
     const acked = out.filter((o) => o.status === 200 && o.id).map((o) => o.id);
-    const stored = await app.ctx.pool.query(`select employee_id from employees where org_id = $1 and employee_id like 'Q%'`, [c.org.id]);
+    const stored = await dbQuery(app, `select employee_id from employees where org_id = $1 and employee_id like 'Q%'`, [c.org.id]);
     const storedIds = stored.rows.map((r) => r.employee_id as string);
     const hung = out.filter((o) => o.ms > 3000 || o.status === 0);
     console.log(`[faults-postgres] paused: statuses ${out.map((o) => o.status).join(',')} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))} acked=${acked.length} stored=${storedIds.length}`);

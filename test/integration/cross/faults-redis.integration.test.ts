@@ -16,6 +16,7 @@ import * as f from '../../support/factories';
 import { call } from '../../support/harness';
 import { privateEnv, startPrivateApp, type PrivateApp } from '../../support/private-app';
 import { pauseRedis, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../../support/private-services';
+import { dbQuery } from '../../support/db';
 
 let pgs: PrivatePostgres;
 let redis: PrivateRedis;
@@ -112,7 +113,7 @@ async function mixedLoad(ms: number, terms: { uuid: string; connectionId: string
   return out;
 }
 
-const statusOf = (id: string) => app.ctx.pool.query(`select status from connections where id = $1`, [id]).then((r) => r.rows[0]?.status as string);
+const statusOf = (id: string) => dbQuery(app, `select status from connections where id = $1`, [id]).then((r) => r.rows[0]?.status as string);
 const summary = (o: Outcome[]) => Object.fromEntries((['read', 'v2', 'webhook', 'sdk', 'terminate'] as Kind[]).map((k) => {
   const mine = o.filter((x) => x.kind === k);
   return [k, Object.entries(mine.reduce<Record<string, number>>((a, x) => ({ ...a, [x.status]: (a[x.status] ?? 0) + 1 }), {})).map(([s, n]) => `${s}×${n}`).join(' ')];
@@ -146,12 +147,12 @@ describe('Redis down under a mixed load', () => {
       if ((await statusOf(o.key)) !== 'approved') halfDone.push(`terminate ${o.status} ${o.key}`);
     }
     // A V2 answered 503 read nothing: the vendor's audit rows are the healthy phase's 200s only.
-    const audited = await app.ctx.pool.query(`select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.read'`, [v2.org.id]);
+    const audited = await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.read'`, [v2.org.id]);
     const v2Served = [...healthy, ...during].filter((o) => o.kind === 'v2' && o.status === 200).length;
     if (audited.rows[0].n !== v2Served) halfDone.push(`v2 audited ${audited.rows[0].n} served ${v2Served}`);
     // Every webhook write answered 200 is stored.
     const acked = [...healthy, ...during].filter((o) => o.kind === 'webhook' && o.status === 200).map((o) => o.key);
-    const stored = await app.ctx.pool.query(`select employee_id from employees where org_id = $1 and employee_id = any($2::text[])`, [c.org.id, acked]);
+    const stored = await dbQuery(app, `select employee_id from employees where org_id = $1 and employee_id = any($2::text[])`, [c.org.id, acked]);
     const lost = acked.filter((id) => !stored.rows.some((r) => r.employee_id === id));
     console.log(`[faults-redis] killed: ${JSON.stringify(summary(killed))} paused: ${JSON.stringify(summary(paused))}`
       + ` hung(>3s)=${hung.length} half-done=${halfDone.length} webhook acked=${acked.length} lost=${lost.length}`

@@ -15,6 +15,7 @@ import * as f from '../../support/factories';
 import { waitFor } from '../../support/harness';
 import { privateEnv } from '../../support/private-app';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../../support/private-services';
+import { dbQuery, storesOf } from '../../support/db';
 
 let pgs: PrivatePostgres;
 let redis: PrivateRedis;
@@ -46,7 +47,7 @@ describe('schedulers after Redis restarts empty', () => {
     const orgs: { id: number; uuid: string; freq: 'hourly' | 'daily' | 'weekly' }[] = [];
     for (const freq of ['hourly', 'daily', 'weekly'] as const) {
       const c = await f.client(ctx);
-      await ctx.stores.configs.save({
+      await storesOf(ctx).configs.save({
         orgId: c.org.id, hrmsId: 'reference', apiConfigs: [],
         credentials: { client_id: 'x', client_secret: 'y', api_key: '', grant_type: 'client_credentials', hrms_host: 'http://127.0.0.1:9' },
       });
@@ -64,7 +65,7 @@ describe('schedulers after Redis restarts empty', () => {
     // While Redis is away, the weekly org's connection is terminated in PostgreSQL (as the
     // API would: the scheduler removal it attempts cannot reach Redis).
     const gone = orgs[2]!;
-    await ctx.pool.query(`update connections set status = 'terminated' where client_org_id = $1`, [gone.id]);
+    await dbQuery(ctx, `update connections set status = 'terminated' where client_org_id = $1`, [gone.id]);
     await redis.start();
     const t = Date.now();
     const { [`sync-org-${gone.id}`]: _, ...want } = expected;

@@ -16,6 +16,7 @@ import * as f from '../../support/factories';
 import { call, startSim, waitFor } from '../../support/harness';
 import { privateEnv } from '../../support/private-app';
 import { freePort, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../../support/private-services';
+import { dbQuery, storesOf } from '../../support/db';
 
 let pgs: PrivatePostgres;
 let redis: PrivateRedis;
@@ -48,7 +49,7 @@ describe('SIGTERM during a request and a sync', () => {
     const v = await f.vendor(ctx);
     const a = await f.client(ctx);
     const b = await f.client(ctx);
-    await ctx.stores.configs.save({
+    await storesOf(ctx).configs.save({
       orgId: a.org.id, hrmsId: 'reference', apiConfigs: [],
       credentials: { client_id: 'a', client_secret: 'a-secret', api_key: '', grant_type: 'client_credentials', hrms_host: slowPages.url },
     });
@@ -63,7 +64,7 @@ describe('SIGTERM during a request and a sync', () => {
     try {
       await waitFor(async () => (await call(`${url}/healthz`)).status === 200, 60_000, 200);
       await ctx.syncQueue.syncNow(a.org.id, 'test');
-      await waitFor(async () => (await ctx.pool.query(`select 1 from sync_runs where org_id = $1 and status = 'running'`, [a.org.id])).rowCount === 1, 20_000);
+      await waitFor(async () => (await dbQuery(ctx, `select 1 from sync_runs where org_id = $1 and status = 'running'`, [a.org.id])).rowCount === 1, 20_000);
       const setup = call(`${url}/api/webhook/v1/setup-config/`, {
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify(f.setupBody(b, slowToken, { clientId: 'b', clientSecret: 'b-secret' })),
@@ -78,10 +79,10 @@ describe('SIGTERM during a request and a sync', () => {
       expect(res.body.data).toMatchObject({ org_id: b.org.uuid, hrms_id: 'reference' });
       expect(exit, out).toEqual({ code: 0, signal: null });
       // The sync that was running finished before the exit.
-      const runs = await ctx.pool.query(`select status, employees_seen from sync_runs where org_id = $1`, [a.org.id]);
+      const runs = await dbQuery(ctx, `select status, employees_seen from sync_runs where org_id = $1`, [a.org.id]);
       expect(runs.rows).toEqual([{ status: 'succeeded', employees_seen: 25 }]);
       // Org B's configuration was stored with the 200.
-      expect((await ctx.stores.configs.load(b.org.id))?.valid).toBe(true);
+      expect((await storesOf(ctx).configs.load(b.org.id))?.valid).toBe(true);
       expect(out).toContain('shutting down');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -14,6 +14,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
+import { dbQuery } from '../../support/db';
 
 const simCreds = { clientId: 'pii-client', clientSecret: 'pii-hrms-secret-Zq81vT' };
 
@@ -69,7 +70,7 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     // setup-config (and a wrong secret), then the sync it queues.
     expect((await json('/api/webhook/v1/setup-config/', { ...f.setupBody(c, sim, simCreds), client_secret: 'x' + c.appSecret }, {})).status).toBe(401);
     expect((await json('/api/webhook/v1/setup-config/', f.setupBody(c, sim, simCreds), {})).status).toBe(200);
-    await waitFor(async () => (await app.ctx.pool.query(`select 1 from sync_runs where org_id = $1 and status = 'succeeded'`, [c.org.id])).rowCount, 60_000);
+    await waitFor(async () => (await dbQuery(app, `select 1 from sync_runs where org_id = $1 and status = 'succeeded'`, [c.org.id])).rowCount, 60_000);
 
     // The update webhook with a person's values; stored and live reads; consent.
     const upd = await json('/api/webhook/v1/employee/update/', { employeeId: 'PII1', name: PERSON.name, pan: PERSON.pan, aadhar: PERSON.aadhar, mobileNumber: PERSON.mobileNumber }, basic);
@@ -97,14 +98,14 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     expect((await call(`${app.url}/api/employee_details/PII1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: `${v.apiKey}x` } })).status).toBe(401);
 
     // A forced database error: the consents table renamed away for one request, a 500.
-    await app.ctx.pool.query('alter table consents rename to consents_away');
+    await dbQuery(app, 'alter table consents rename to consents_away');
     try {
       const failed = await consent({ employee_id: 'PII1', consent_language: `Consent of ${PERSON.name} <${PERSON.email}> PAN ${PERSON.pan}` });
       expect(failed.status).toBe(500);
       expect(failed.body).toMatchObject({ message: 'Internal Server Error', data: null });
       expect(JSON.stringify(failed.body)).not.toContain(PERSON.pan);
     } finally {
-      await app.ctx.pool.query('alter table consents_away rename to consents');
+      await dbQuery(app, 'alter table consents_away rename to consents');
     }
     // A driver error carrying SQL and values in its message, logged as the code does.
     const driverError = Object.assign(new Error(`insert into "orgs" ("email") values ('${PERSON.email}') - invalid byte sequence`), { code: '22021', name: 'DriverException' });

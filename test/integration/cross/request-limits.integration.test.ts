@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
+import { dbQuery } from '../../support/db';
 
 const simCreds = { clientId: 'limits-client', clientSecret: 'limits-secret-value-1f3' };
 const NUL = 'must not contain NUL characters';
@@ -85,8 +86,8 @@ const consent = (body: Record<string, unknown>) => json('/api/v1/employee/consen
 const read = (org: { org: { uuid: string } }, id: string, extra = '') =>
   call(`${app.url}/api/employee_details/${id}?org=${org.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
 const tokenBody = (over: Record<string, unknown> = {}) => ({ email: 'hr@limits-corp.example', org_name: 'Limits Corp', fullname: 'Asha Rao', ...over });
-const employeeCount = async (orgId: number) => Number((await app.ctx.pool.query('select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
-const sdkTokenRows = async () => Number((await app.ctx.pool.query('select count(*) from connections')).rows[0].count);
+const employeeCount = async (orgId: number) => Number((await dbQuery(app, 'select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
+const sdkTokenRows = async () => Number((await dbQuery(app, 'select count(*) from connections')).rows[0].count);
 
 describe('request limits (decisions §11)', () => {
   describe('JSON nesting depth 32', () => {
@@ -97,7 +98,7 @@ describe('request limits (decisions §11)', () => {
         expectError(await sdkToken(body), 400, invalid('corporate_reference_data', 'nested deeper than 32 levels'));
       }
       expect(await sdkTokenRows()).toBe(before);
-      expect((await app.ctx.pool.query(`select count(*) from orgs where org_name = 'Deep Corp'`)).rows[0].count).toBe('0');
+      expect((await dbQuery(app, `select count(*) from orgs where org_name = 'Deep Corp'`)).rows[0].count).toBe('0');
       expect((await call(`${app.url}/healthz`)).status).toBe(200);
     });
 
@@ -136,12 +137,12 @@ describe('request limits (decisions §11)', () => {
         consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
       };
       expectError(await consent(consentBody), 400, invalid('consent_language', NUL));
-      expect((await app.ctx.pool.query('select count(*) from consents')).rows[0].count).toBe('0');
+      expect((await dbQuery(app, 'select count(*) from consents')).rows[0].count).toBe('0');
       const s = f.setupBody(c, sim, simCreds);
       expectError(await setup(JSON.stringify({ ...s, client_id: `${c.org.appKey}\u0000` })), 400, invalid('client_id', NUL));
       expectError(await setup(JSON.stringify({ ...s, access_credentials: { ...s.access_credentials, client_secret: 's\u0000' } })), 400,
         invalid('access_credentials.client_secret', NUL));
-      expect((await app.ctx.pool.query('select count(*) from hrms_configs where org_id = $1', [c.org.id])).rows[0].count).toBe('0');
+      expect((await dbQuery(app, 'select count(*) from hrms_configs where org_id = $1', [c.org.id])).rows[0].count).toBe('0');
     });
 
     it('an object key holding NUL is named with the NUL written \\u0000', async () => {
@@ -221,10 +222,10 @@ describe('request limits (decisions §11)', () => {
     const body = (expiry: string) => ({ org: c.org.uuid, employee_id: 'E1', consent_language: 'I agree', consent_timestamp: at.toISOString(), consent_expiry: expiry });
 
     it('10 years and one second: 400 naming consent_expiry, nothing stored; exactly 10 years: accepted', async () => {
-      const before = (await app.ctx.pool.query('select count(*) from consents')).rows[0].count;
+      const before = (await dbQuery(app, 'select count(*) from consents')).rows[0].count;
       expectError(await consent(body(years(10, 1000))), 400, invalid('consent_expiry', 'must be at most 10 years after consent_timestamp'));
       expectError(await consent(body(years(100))), 400, invalid('consent_expiry', 'must be at most 10 years after consent_timestamp'));
-      expect((await app.ctx.pool.query('select count(*) from consents')).rows[0].count).toBe(before);
+      expect((await dbQuery(app, 'select count(*) from consents')).rows[0].count).toBe(before);
       expect((await consent(body(years(10)))).status).toBe(200);
     });
   });

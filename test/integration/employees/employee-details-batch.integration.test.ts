@@ -12,6 +12,7 @@ import { normalizeRecord, type EmployeeRecord } from '../../../src/domain/record
 import { createEmployeeStore } from '../../../src/employees/store';
 import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
+import { dbQuery, storesOf } from '../../support/db';
 
 describe('batched employee lookups', () => {
   let app: TestApp;
@@ -32,10 +33,10 @@ describe('batched employee lookups', () => {
       employeeId: `E${String(i).padStart(2, '0')}`, name: `Person ${i}`, pan: 'ABCPD1234K',
       salaryDetails: { ctc: { basic: 500_000 + i } },
     }, randomUUID()));
-    await app.ctx.stores.employees.upsertBatch(c.org.id, null, records);
+    await storesOf(app).employees.upsertBatch(c.org.id, null, records);
     const now = Date.now();
     for (const id of consented) {
-      await app.ctx.pool.query(
+      await dbQuery(app,
         `insert into consents (id, vendor_org_id, client_org_id, employee_id, consent_language, consent_timestamp, consent_expiry, request_id)
          values ($1, $2, $3, $4, 'I agree.', $5, $6, $7)`,
         [randomUUID(), a.org.id, c.org.id, id, new Date(now - 1000), new Date(now + 3_600_000), randomUUID()],
@@ -44,7 +45,7 @@ describe('batched employee lookups', () => {
   });
   afterAll(async () => app?.stop());
 
-  const auditRows = async (requestIds: string[]) => (await app.ctx.pool.query(
+  const auditRows = async (requestIds: string[]) => (await dbQuery(app,
     'select request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = any($1::uuid[])',
     [requestIds],
   )).rows;
@@ -99,7 +100,7 @@ describe('batched employee lookups', () => {
   });
 
   it("keeps one lookup's bad input from failing the others of its batch", async () => {
-    const store = app.ctx.stores.employees;
+    const store = storesOf(app).employees;
     const ask = (ref: string, connectionId: string) => store.findEmployee({
       clientOrgId: c.org.id, employeeRef: ref, consentFor: null, form: 'masked',
       audit: { requestId: randomUUID(), actorOrgId: b.org.id, action: 'employee.read', connectionId, dataPoints: null },
@@ -112,7 +113,7 @@ describe('batched employee lookups', () => {
     expect(nul).toEqual({ status: 'fulfilled', value: null });
     expect(bad.status).toBe('rejected');
     expect(r2).toMatchObject({ status: 'fulfilled', value: { employeeId: 'E13' } });
-    const audited = await app.ctx.pool.query('select employee_id from audit_log where connection_id = $1 order by employee_id', [good]);
+    const audited = await dbQuery(app, 'select employee_id from audit_log where connection_id = $1 order by employee_id', [good]);
     expect(audited.rows.map((r) => r.employee_id)).toEqual(['E11', 'E13']);
 
     const res = await call(`${app.url}/api/employee_details/E1%002?org=${c.org.uuid}&vendor_org=${b.org.uuid}`, { headers: { username: b.apiKey } });

@@ -10,6 +10,7 @@ import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../../../src/domain/record';
 import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
+import { storesOf } from '../../support/db';
 
 describe('plain employee read forms', () => {
   let app: TestApp;
@@ -32,7 +33,7 @@ describe('plain employee read forms', () => {
       salaryDetails: { ctc: { basic: 600000 + i, hra: 240000 } },
       dependentDetails: [{ name: 'Ravi', relation: 'Son', mobileNumber: '9876543210' }],
     }, crypto.randomUUID()));
-    await app.ctx.stores.employees.upsertBatch(c.org.id, null, records);
+    await storesOf(app).employees.upsertBatch(c.org.id, null, records);
   });
   afterAll(async () => app?.stop());
 

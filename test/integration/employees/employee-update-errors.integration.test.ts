@@ -9,6 +9,7 @@ import { checkAppCredentials } from '../../../src/orgs/app-credentials';
 import { call, medianMs, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
+import { dbQuery, storesOf } from '../../support/db';
 
 let app: TestApp;
 let a: Awaited<ReturnType<typeof f.client>>;
@@ -36,9 +37,9 @@ const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pa
 const readAs = (client: { org: { uuid: string } }, id: string) =>
   call(`${app.url}/api/employee_details/${id}?org=${client.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
 const rowsOf = async (orgId: number) =>
-  (await app.ctx.pool.query(`select id, employee_id, record, sensitive_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows;
+  (await dbQuery(app, `select id, employee_id, record, sensitive_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows;
 const auditCount = async (orgId: number) =>
-  (await app.ctx.pool.query(`select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
+  (await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
 
 describe('employee update webhook: errors, credentials and BOLA', () => {
   describe('credentials (decisions §2)', () => {
@@ -73,7 +74,7 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
     });
 
     it('an unknown app key costs the same slow hash as a known one (no timing oracle)', async () => {
-      const orgs = app.ctx.stores.orgs;
+      const orgs = storesOf(app).orgs;
       expect(await checkAppCredentials(orgs, a.org.appKey, a.appSecret)).toMatchObject({ id: a.org.id });
       expect(await checkAppCredentials(orgs, 'app_unknown', a.appSecret)).toBeNull();
       const known = await medianMs(() => checkAppCredentials(orgs, a.org.appKey, 'wrong'));
@@ -157,7 +158,7 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
       expect((await rowsOf(a.org.id)).map((r) => r.record.name)).toEqual(['Meera Iyer']);
       expect((await readAs(a, aEmployee.id)).body.data.name).toBe('Meera Iyer');
       // B's audit entries name B's writes only.
-      const audit = await app.ctx.pool.query(`select distinct client_org_id from audit_log where action = 'employee.update'`);
+      const audit = await dbQuery(app, `select distinct client_org_id from audit_log where action = 'employee.update'`);
       expect(audit.rows).toEqual([{ client_org_id: b.org.id }]);
     });
   });

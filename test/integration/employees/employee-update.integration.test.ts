@@ -13,6 +13,7 @@ import { emptyDependent, normalizeRecord, NOT_AVAILABLE, type EmployeeRecord } f
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { UUID_V4 } from '../../support/expect-error';
+import { dbQuery, storesOf } from '../../support/db';
 
 const DEPENDENT_POINTS = Object.keys(emptyDependent()).map((k) => `dependentDetails_${k}`);
 
@@ -34,7 +35,7 @@ const update = (body: unknown, who: { org: { appKey: string }; appSecret: string
 const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
 /** The stored row, its record decoded from the plain and sensitive parts (what V2 serves). */
 const row = async (employeeId: string, orgId = c.org.id) => {
-  const r = await app.ctx.pool.query(`select * from employees where org_id = $1 and employee_id = $2`, [orgId, employeeId]);
+  const r = await dbQuery(app, `select * from employees where org_id = $1 and employee_id = $2`, [orgId, employeeId]);
   const x = r.rows[0];
   if (!x) return null;
   const record = decodeEmployee({ id: x.id, employeeId: x.employee_id, record: x.record, sensitiveEnc: x.sensitive_enc }, orgId, app.ctx.cipher);
@@ -138,7 +139,7 @@ describe('employee update webhook', () => {
 
   it('audits each employee written as employee.update by the client org, with the changed points', async () => {
     const res = await update([{ employeeId: 'U1', name: 'Audit Me', uan: '100200300400' }, { employeeId: 'A2', name: 'Known' }]);
-    const audit = await app.ctx.pool.query(
+    const audit = await dbQuery(app,
       `select actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = $1`, [res.headers.get('x-request-id')]);
     // A2 did not change: not written, not audited.
     expect(audit.rows).toEqual([{ actor_org_id: c.org.id, action: 'employee.update', client_org_id: c.org.id, connection_id: null, employee_id: 'U1', data_points: ['name', 'uan'] }]);
@@ -171,7 +172,7 @@ describe('employee update webhook', () => {
     }
     const c2Ids = new Set(results.map((r) => r.body.data[1].id));
     expect(c2Ids.size).toBe(1);
-    expect((await app.ctx.pool.query(`select count(*)::int as n from employees where org_id = $1 and employee_id = 'C2'`, [c.org.id])).rows[0].n).toBe(1);
+    expect((await dbQuery(app, `select count(*)::int as n from employees where org_id = $1 and employee_id = 'C2'`, [c.org.id])).rows[0].n).toBe(1);
   });
 });
 
@@ -181,7 +182,7 @@ describe('employee update webhook: interleaves with sync upserts without deadloc
     const created = await update({ employeeId: 'S1', name: 'From Webhook' });
     const runId = randomUUID();
     const page = [normalizeRecord({ employeeId: 'S1', name: 'From HRMS', designation: 'Analyst' }, randomUUID())];
-    await app.ctx.stores.employees.upsertBatch(c.org.id, runId, page);
+    await storesOf(app).employees.upsertBatch(c.org.id, runId, page);
     const synced = (await row('S1'))!;
     expect(synced.record).toMatchObject({ id: created.body.data.id, name: 'From HRMS', designation: 'Analyst' });
     expect(synced.lastSyncRunId).toBe(runId);
@@ -192,7 +193,7 @@ describe('employee update webhook: interleaves with sync upserts without deadloc
     // The sync writes whole records and the webhook merges onto whatever is committed.
     const syncRecords = ['S1', 'S2', 'S3'].map((id) => normalizeRecord({ employeeId: id, name: `HRMS ${id}` }, randomUUID()));
     const [syncs, hooks] = await Promise.all([
-      Promise.all(Array.from({ length: 5 }, () => app.ctx.stores.employees.upsertBatch(c.org.id, runId, [...syncRecords].reverse()))),
+      Promise.all(Array.from({ length: 5 }, () => storesOf(app).employees.upsertBatch(c.org.id, runId, [...syncRecords].reverse()))),
       Promise.all(Array.from({ length: 5 }, () => update([{ employeeId: 'S3', uan: '999988887777' }, { employeeId: 'S2', uan: '999988887777' }, { employeeId: 'S1', uan: '999988887777' }]))),
     ]);
     expect(syncs).toEqual([3, 3, 3, 3, 3]);

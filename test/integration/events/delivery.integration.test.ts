@@ -15,6 +15,7 @@ import { HRX_BIN, hrxJson } from '../../support/cli';
 import { client, connection, vendor } from '../../support/factories';
 import { startTestApp, waitFor, type TestApp } from '../../support/harness';
 import { startReceiver, verifySignature, type Receiver } from '../../support/receiver';
+import { storesOf } from '../../support/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const runHrx = promisify(execFile);
@@ -110,7 +111,7 @@ describe('events to vendors: delivery', () => {
 
   it('the relay delivers events written in a transaction whose deliveries were never queued', async () => {
     const { c, ep } = await subscribed('/relayed');
-    const written = await app.ctx.stores.events.transaction((tx) => app.ctx.services.events.writeIn(tx, syncCompletedEvent({
+    const written = await storesOf(app).events.transaction((tx) => app.ctx.services.events.writeIn(tx, syncCompletedEvent({
       clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-00000000000b', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 1, employeesRemoved: 0,
     })));
     expect(written.deliveryIds).toHaveLength(1);

@@ -13,6 +13,7 @@ import { expectError, plain, withoutRequestId } from '../../support/expect-error
 import { client, connection, v2Vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import { b64, clean, flip, json64, mutate, rawJwe as forgeRawJwe, rawJws, rs256, type RawJweOptions } from '../../support/jose-forge';
+import { dbQuery, storesOf } from '../../support/db';
 
 type V2Vendor = Awaited<ReturnType<typeof v2Vendor>>;
 let app: TestApp;
@@ -35,9 +36,9 @@ beforeAll(async () => {
   const c = await client(app.ctx);
   connA = (await connection(app.ctx, a.org.uuid, c.org.uuid)).id;
   connB = (await connection(app.ctx, b.org.uuid, c.org.uuid)).id;
-  await app.ctx.stores.employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', pan: 'ABCDE1234F' }, randomUUID())]);
+  await storesOf(app).employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', pan: 'ABCDE1234F' }, randomUUID())]);
   // A 1024-bit key slipped into the table past validation (as an old row or a manual insert would).
-  await app.ctx.pool.query(
+  await dbQuery(app,
     `insert into vendor_keys (id, org_id, kid, public_jwk, bits) values ($1, $2, 'small-1024', $3, 2048)`,
     [randomUUID(), a.org.id, JSON.stringify({ ...small.publicKey.export({ format: 'jwk' }), kid: 'small-1024' })],
   );
@@ -141,7 +142,7 @@ const CASES: Case[] = [
 const post = (payload: string, authorization = a.authorization) => call(`${app.url}/api/external/employee/`, {
   method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ encrypted_payload: payload }),
 });
-const auditCount = async () => Number((await app.ctx.pool.query('select count(*) from audit_log where actor_org_id = $1', [a.org.id])).rows[0].count);
+const auditCount = async () => Number((await dbQuery(app, 'select count(*) from audit_log where actor_org_id = $1', [a.org.id])).rows[0].count);
 
 describe('forged and malformed requests over HTTP', () => {
   it('has at least 40 distinct cases', () => {

@@ -12,6 +12,7 @@ import { buildEncryptedRequest, openEncryptedResponse } from '../../../src/crypt
 import { normalizeRecord } from '../../../src/domain/record';
 import { client, connection, v2Vendor } from '../../support/factories';
 import { call, REDIS_URL, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../../support/harness';
+import { dbQuery, storesOf } from '../../support/db';
 
 let app: TestApp;
 let second: SecondApi | undefined;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   v = await v2Vendor(app.ctx);
   const c = await client(app.ctx);
   connId = (await connection(app.ctx, v.org.uuid, c.org.uuid)).id;
-  await app.ctx.stores.employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Meera' }, randomUUID())]);
+  await storesOf(app).employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Meera' }, randomUUID())]);
   second = await startSecondApi(app);
 });
 afterAll(async () => {
@@ -56,7 +57,7 @@ describe('jti replay across two API processes', () => {
     const opened = await openEncryptedResponse({ data: ok[0]!.body.data, vendorPrivateKey: v.privateKey, serviceSigningJwks: jwks });
     expect(opened).toMatchObject({ jti: ok[0]!.body.requestId, employee: { employeeId: 'EMP00001', name: 'Meera' } });
     // Served once, audited once.
-    const audited = await app.ctx.pool.query(`select count(*) from audit_log where actor_org_id = $1 and action = 'employee.read'`, [v.org.id]);
+    const audited = await dbQuery(app, `select count(*) from audit_log where actor_org_id = $1 and action = 'employee.read'`, [v.org.id]);
     expect(Number(audited.rows[0].count)).toBe(1);
     // The jti is kept until exp + 30 s (EXAT), under this deployment's prefix and the vendor org.
     const redis = new Redis(REDIS_URL);

@@ -19,6 +19,7 @@ import { call, medianMs, startTestApp, waitFor, type TestApp } from '../../suppo
 import {
   webcryptoDecryptJwe, webcryptoImportPublic, webcryptoJwe, webcryptoJws, webcryptoVendorKey, webcryptoVerifyJws,
 } from '../../support/webcrypto-jose';
+import { dbQuery, storesOf } from '../../support/db';
 
 type V2Vendor = Awaited<ReturnType<typeof v2Vendor>>;
 const SHARED = ['name', 'pan', 'aadhar', 'mobileNumber', 'bankDetails_accountNumber', 'bankDetails_ifscCode', 'ctc_basic'];
@@ -49,7 +50,7 @@ const request = (over: { vendor?: V2Vendor; connectionId?: string; employeeId?: 
     vendorPrivateKey: who.privateKey, vendorKid: who.kid, servicePublicJwk: encJwk(),
   });
 };
-const auditRows = async (requestId: string) => (await app.ctx.pool.query('select * from audit_log where request_id = $1', [requestId])).rows;
+const auditRows = async (requestId: string) => (await dbQuery(app, 'select * from audit_log where request_id = $1', [requestId])).rows;
 
 beforeAll(async () => {
   app = await startTestApp({ worker: false });
@@ -58,7 +59,7 @@ beforeAll(async () => {
   clientOrg = await client(app.ctx);
   connId = (await connection(app.ctx, v.org.uuid, clientOrg.org.uuid, { shared: SHARED })).id;
   stored = normalizeRecord(person, randomUUID());
-  await app.ctx.stores.employees.upsertBatch(clientOrg.org.id, null, [stored, normalizeRecord({ employeeId: 'EMP00002', name: 'Ravi' }, randomUUID())]);
+  await storesOf(app).employees.upsertBatch(clientOrg.org.id, null, [stored, normalizeRecord({ employeeId: 'EMP00002', name: 'Ravi' }, randomUUID())]);
   jwks = (await call(`${app.url}/.well-known/jwks.json`)).body as JSONWebKeySet;
 });
 afterAll(async () => { await app?.stop(); });
@@ -201,7 +202,7 @@ describe('after decryption: connection, employee, consent, source, body', () => 
     expectError(await post(await request({ source: 'hrms' })), 403, { message: 'Source Permission denied', data: {} }, { requestId: false });
     const c3 = await client(app.ctx);
     const strict = (await connection(app.ctx, v.org.uuid, c3.org.uuid, { consentRequired: true })).id;
-    await app.ctx.stores.employees.upsertBatch(c3.org.id, null, [normalizeRecord({ employeeId: 'EMP00001' }, randomUUID())]);
+    await storesOf(app).employees.upsertBatch(c3.org.id, null, [normalizeRecord({ employeeId: 'EMP00001' }, randomUUID())]);
     expectError(await post(await request({ connectionId: strict })), 403, plain('Consent not found or expired'));
   });
 
@@ -249,7 +250,7 @@ describe('CLI key and credential management', () => {
     const created = await hrxJson(['basic', 'create', '--org', v.org.uuid], app.env);
     expect(Object.keys(created)).toEqual(['username', 'password']);
     expect(created.password.length).toBeGreaterThanOrEqual(43);
-    const [row] = (await app.ctx.pool.query('select password_hash from basic_credentials where username = $1', [created.username])).rows;
+    const [row] = (await dbQuery(app, 'select password_hash from basic_credentials where username = $1', [created.username])).rows;
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain(created.password);
     expect(await hrxJson(['basic', 'revoke', '--org', v.org.uuid, '--username', created.username], app.env)).toEqual({ username: created.username, revoked: true });

@@ -12,6 +12,7 @@ import { hrxJson } from '../../support/cli';
 import { expectError, plain } from '../../support/expect-error';
 import { client, connection, v2Vendor } from '../../support/factories';
 import { call, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { dbQuery, storesOf } from '../../support/db';
 
 let app: TestApp;
 let v: Awaited<ReturnType<typeof v2Vendor>>;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   v = await v2Vendor(app.ctx);
   const c = await client(app.ctx);
   connId = (await connection(app.ctx, v.org.uuid, c.org.uuid)).id;
-  await app.ctx.stores.employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Kiran' }, randomUUID())]);
+  await storesOf(app).employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Kiran' }, randomUUID())]);
 });
 afterAll(async () => { await app?.stop(); });
 
@@ -88,7 +89,7 @@ describe('service key rotation', () => {
   });
 
   it('stores private keys only encrypted, bound to their kid', async () => {
-    const rows = (await app.ctx.pool.query('select kid, private_jwk_enc, public_jwk from service_keys')).rows as { kid: string; private_jwk_enc: string; public_jwk: Record<string, unknown> }[];
+    const rows = (await dbQuery(app, 'select kid, private_jwk_enc, public_jwk from service_keys')).rows as { kid: string; private_jwk_enc: string; public_jwk: Record<string, unknown> }[];
     expect(rows.length).toBeGreaterThanOrEqual(8);
     for (const r of rows) {
       expect(r.private_jwk_enc).toMatch(/^v1\./);
@@ -101,9 +102,9 @@ describe('service key rotation', () => {
   });
 
   it('concurrent first starts create exactly one current key per use', async () => {
-    await app.ctx.pool.query('delete from service_keys');
+    await dbQuery(app, 'delete from service_keys');
     app.ctx.services.external.keyring.invalidate();
-    const store = app.ctx.services.external.store;
+    const store = storesOf(app).external;
     let made = 0;
     const results = await Promise.all(Array.from({ length: 5 }, () => store.createMissingServiceKeys(async (missing) => {
       made += missing.length;
@@ -111,7 +112,7 @@ describe('service key rotation', () => {
     })));
     expect(results.reduce((a, b) => a + b, 0)).toBe(2);
     expect(made).toBe(2);
-    const current = (await app.ctx.pool.query('select use from service_keys where retired_at is null order by use')).rows;
+    const current = (await dbQuery(app, 'select use from service_keys where retired_at is null order by use')).rows;
     expect(current).toEqual([{ use: 'enc' }, { use: 'sig' }]);
   });
 });

@@ -17,6 +17,7 @@ import { call, startSim, startTestApp, type TestApp } from '../../support/harnes
 import * as f from '../../support/factories';
 import { connectCall, openSession } from '../../support/connect';
 import { expectError } from '../../support/expect-error';
+import { dbQuery, storesOf } from '../../support/db';
 
 const REFUSED = { code: 400, message: 'HRMS credentials rejected: host not allowed', data: null };
 const simCreds = { clientId: 'guard-client', clientSecret: 'guard-secret-value-7c1' };
@@ -54,7 +55,7 @@ const setup = (app: TestApp, c: Awaited<ReturnType<typeof f.client>>, host: stri
 });
 /** The org's stored configuration rows, its sync queued now (setup's) and its job scheduler. */
 const stored = async (app: TestApp, orgId: number) => {
-  const configs = Number((await app.ctx.pool.query(`select count(*) from hrms_configs where org_id = $1`, [orgId])).rows[0].count);
+  const configs = Number((await dbQuery(app, `select count(*) from hrms_configs where org_id = $1`, [orgId])).rows[0].count);
   const jobs = (await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active']))
     .filter((j) => j.data.orgId === orgId && j.data.trigger === 'setup').length;
   const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${orgId}`);
@@ -146,7 +147,7 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
         hrms_id: 'reference',
         access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret, hrms_host: host },
       });
-      const orgId = Number((await app.ctx.pool.query(`select id from orgs where uuid = $1`, [tok.org_id])).rows[0].id);
+      const orgId = Number((await dbQuery(app, `select id from orgs where uuid = $1`, [tok.org_id])).rows[0].id);
       return { res, orgId };
     };
 
@@ -177,7 +178,7 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       const credentials: HrmsCredentials = {
         hrms_host: `http://localhost:${sim.port}`, grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret,
       };
-      await app.ctx.stores.configs.save({ orgId: c.org.id, hrmsId: 'reference', credentials, apiConfigs: [] });
+      await storesOf(app).configs.save({ orgId: c.org.id, hrmsId: 'reference', credentials, apiConfigs: [] });
       resetStats();
       return { v, c };
     };
@@ -189,9 +190,9 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       // HRX_HRMS_RETRIES=12 from 20 ms with backoff in the tests: a retried failure would take over 80 s.
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(outcome).toMatchObject({ status: 'failed', reason: 'host_not_allowed' });
-      const runs = (await guarded.ctx.pool.query(`select status, error from sync_runs where org_id = $1`, [c.org.id])).rows;
+      const runs = (await dbQuery(guarded, `select status, error from sync_runs where org_id = $1`, [c.org.id])).rows;
       expect(runs).toEqual([{ status: 'failed', error: 'host_not_allowed: HRMS host not allowed on token request' }]);
-      const cfg = await guarded.ctx.stores.configs.load(c.org.id);
+      const cfg = await storesOf(guarded).configs.load(c.org.id);
       expect(cfg).toMatchObject({ valid: false, invalidReason: 'the HRMS host is not allowed' });
       nothingServed();
     });

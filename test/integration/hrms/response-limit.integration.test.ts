@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HrmsError } from '../../../src/hrms/connector';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
+import { dbQuery } from '../../support/db';
 
 const MB = 1024 * 1024;
 const TOTAL = 200 * MB;
@@ -95,7 +96,7 @@ describe('HRMS response size cap (64 MiB after decompression)', () => {
       if (size === 'big') expect(s.written).toBeLessThan(TOTAL / 2);
       console.log(`[hrms-response-limit] ${scenario}: RSS growth ${growth.toFixed(1)} MB, server wrote ${(s.written / MB).toFixed(1)} MB`);
       expect(growth).toBeLessThan(100);
-      expect(await app.ctx.pool.query(`select 1 from hrms_configs c join orgs o on o.id = c.org_id where o.uuid = $1`, [c!.org.uuid]).then((r) => r.rowCount)).toBe(0);
+      expect(await dbQuery(app, `select 1 from hrms_configs c join orgs o on o.id = c.org_id where o.uuid = $1`, [c!.org.uuid]).then((r) => r.rowCount)).toBe(0);
     });
 
     it(`sync: a ${what} employee page fails the run as bad_response, not retried, RSS growth < 100 MB`, async () => {
@@ -117,7 +118,7 @@ describe('HRMS response size cap (64 MiB after decompression)', () => {
       // One token request and one page request: a size refusal is not retried.
       expect(after.requests - before.requests).toBe(2);
       if (size === 'big') expect(after.written - before.written).toBeLessThan(TOTAL / 2);
-      const run = await app.ctx.pool.query(`select status, error from sync_runs where org_id = $1`, [c.org.id]);
+      const run = await dbQuery(app, `select status, error from sync_runs where org_id = $1`, [c.org.id]);
       expect(run.rows).toHaveLength(1);
       expect(run.rows[0]).toMatchObject({ status: 'failed' });
       expect(run.rows[0].error).toContain('bad_response');

@@ -18,6 +18,7 @@ import { call, startSim, startTestApp, waitFor, type TestApp } from '../../suppo
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
 import { connectCall, openSession, type TestSession } from '../../support/connect';
+import { dbQuery, storesOf } from '../../support/db';
 
 const PROOF_FAILED = plain('Proof of control failed');
 const MISSING = plain('Authentication credentials were not provided.');
@@ -55,21 +56,21 @@ const newEmployer = async (label: string): Promise<Employer> => {
   return { label, org, appSecret, domain };
 };
 const synced = (orgId: number, count: number) => waitFor(async () => {
-  const { rows } = await app.ctx.pool.query(
+  const { rows } = await dbQuery(app,
     `select (select count(*)::int from employees where org_id = $1) as employees,
             (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`, [orgId]);
   return rows[0].employees === count && rows[0].runs >= 1;
 }, 60_000, 200);
 /** Everything of the employer the attack must not touch, as stored. */
 const snapshot = async (orgId: number) => ({
-  config: (await app.ctx.pool.query(`select * from hrms_configs where org_id = $1`, [orgId])).rows,
-  employees: (await app.ctx.pool.query(`select * from employees where org_id = $1 order by employee_id`, [orgId])).rows,
-  runs: (await app.ctx.pool.query(`select id, status from sync_runs where org_id = $1 order by started_at`, [orgId])).rows,
+  config: (await dbQuery(app, `select * from hrms_configs where org_id = $1`, [orgId])).rows,
+  employees: (await dbQuery(app, `select * from employees where org_id = $1 order by employee_id`, [orgId])).rows,
+  runs: (await dbQuery(app, `select id, status from sync_runs where org_id = $1 order by started_at`, [orgId])).rows,
 });
-const connectionOf = async (vendorOrgId: number, clientOrgId: number) => (await app.ctx.pool.query(
+const connectionOf = async (vendorOrgId: number, clientOrgId: number) => (await dbQuery(app,
   `select id, status, shared_data_points from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`, [vendorOrgId, clientOrgId],
 )).rows[0] as { id: string; status: string; shared_data_points: string[] | null };
-const auditOf = async (connectionId: string) => (await app.ctx.pool.query(
+const auditOf = async (connectionId: string) => (await dbQuery(app,
   `select method, outcome, source_address from connect_proof_audit where connection_id = $1 order by id`, [connectionId],
 )).rows as { method: string; outcome: string; source_address: string }[];
 const tokenFor = async (v: { apiKey: string }, e: Employer, how: 'gmail' | 'domain' = 'domain') => {
@@ -106,7 +107,7 @@ beforeAll(async () => {
   })).status).toBe(200);
   await synced(employers.sync.org.id, 30);
   await synced(employers.invalid.org.id, 30);
-  await app.ctx.stores.configs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
+  await storesOf(app).configs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
   // (b) employees from the update webhook only, no configuration.
   employers.webhook = await newEmployer('webhook');
   for (const employeeId of ['W1', 'W2', 'W3']) {
@@ -117,7 +118,7 @@ beforeAll(async () => {
   }
   // (d) a valid configuration, no sync run yet (stored as setup-config stores it, without the queued sync).
   employers.valid = await newEmployer('valid');
-  await app.ctx.stores.configs.save({
+  await storesOf(app).configs.save({
     orgId: employers.valid.org.id, hrmsId: 'reference', apiConfigs: [],
     credentials: { grant_type: 'client_credentials', client_id: realCreds.clientId, client_secret: realCreds.clientSecret, hrms_host: realSim.url },
   });
@@ -171,7 +172,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
       const read = await call(`${app.url}/api/employee_details/${before.employees[0]?.employee_id ?? 'EMP00001'}?org=${e.org.uuid}&vendor_org=${attacker.org.uuid}`, { headers: { username: attacker.apiKey } });
       expect(read.status).not.toBe(200);
       expect(JSON.stringify(read.body)).not.toContain('ABCPR');
-      expect((await app.ctx.pool.query(`select count(*)::int as n from consents where vendor_org_id = $1`, [attacker.org.id])).rows[0].n).toBe(0);
+      expect((await dbQuery(app, `select count(*)::int as n from consents where vendor_org_id = $1`, [attacker.org.id])).rows[0].n).toBe(0);
       // Nothing queued a sync or changed a byte, and no HRMS was called on the attacker's behalf.
       await new Promise((r) => setTimeout(r, 1500));
       expect(await snapshot(e.org.id)).toEqual(before);
@@ -241,7 +242,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
       expect((await connectCall(app.url, s2, 'hrms/', hrmsBody(realSim, realCreds))).body.data).toStrictEqual({ proven: true });
       expect((await connectCall(app.url, s2, 'approve/', { opted_in: [], opted_out: [] })).body.data.status).toBe('approved');
       // Still marked invalid: a proof never rewrites the configuration.
-      expect((await app.ctx.stores.configs.load(e.org.id))?.valid).toBe(false);
+      expect((await storesOf(app).configs.load(e.org.id))?.valid).toBe(false);
     });
   });
 });
@@ -275,13 +276,13 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
         'app_credentials:failed', 'hrms:failed', 'app_credentials:failed', 'hrms:failed', 'app_credentials:failed',
         'app_credentials:locked', 'hrms:locked', 'approve:locked', 'app_credentials:locked',
       ]);
-      const [lock] = (await app.ctx.pool.query(
+      const [lock] = (await dbQuery(app,
         `select extract(epoch from locked_until - now()) as left_sec from connect_proof_locks where vendor_org_id = $1 and client_org_id = $2`, [v.org.id, e.org.id],
       )).rows;
       expect(Number(lock.left_sec)).toBeGreaterThan(14 * 60);
       expect(Number(lock.left_sec)).toBeLessThanOrEqual(15 * 60);
       // Once the lock has passed, the right credentials prove control and approval succeeds.
-      await app.ctx.pool.query(`update connect_proof_locks set locked_until = now() - interval '1 second' where vendor_org_id = $1 and client_org_id = $2`, [v.org.id, e.org.id]);
+      await dbQuery(app, `update connect_proof_locks set locked_until = now() - interval '1 second' where vendor_org_id = $1 and client_org_id = $2`, [v.org.id, e.org.id]);
       expect((await connectCall(app.url, s2, 'proof/', { app_key: e.org.appKey, app_secret: e.appSecret })).body.data).toStrictEqual({ proven: true });
       expect((await connectCall(app.url, s2, 'approve/', { opted_in: [], opted_out: [] })).body.data.status).toBe('approved');
     });
@@ -309,7 +310,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       ]);
       expect([r1.status, r2.status].sort()).toEqual([200, 403]);
       const winner = r1.status === 200 ? realSim : evilSim;
-      expect((await app.ctx.stores.configs.load(e.org.id))?.credentials.hrms_host).toBe(winner.url);
+      expect((await storesOf(app).configs.load(e.org.id))?.credentials.hrms_host).toBe(winner.url);
       const loser = r1.status === 200 ? s2 : s1;
       expectError(await connectCall(app.url, loser, 'approve/', { opted_in: [], opted_out: [] }), 403, PROOF_FAILED);
     });
@@ -332,7 +333,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
         method: 'POST', headers: { authorization: f.appBasic(e), 'content-type': 'application/json' }, body: JSON.stringify({ employeeId: 'L1', name: 'Late' }),
       })).status).toBe(200);
       expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(evilSim, evilCreds)), 403, PROOF_FAILED);
-      expect(await app.ctx.stores.configs.load(e.org.id)).toBeNull();
+      expect(await storesOf(app).configs.load(e.org.id)).toBeNull();
     });
   });
 
@@ -354,7 +355,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       expect(Number(attrs.find((a) => a.startsWith('Max-Age='))!.slice(8))).toBeLessThanOrEqual(3600);
       // Only a hash of the secret is stored.
       const secret = attrs[0]!.slice('hrx_connect='.length);
-      const { rows } = await app.ctx.pool.query(`select encode(secret_hash, 'hex') as h from connect_sessions`);
+      const { rows } = await dbQuery(app, `select encode(secret_hash, 'hex') as h from connect_sessions`);
       expect(rows.some((r) => r.h.includes(Buffer.from(secret).toString('hex')))).toBe(false);
       expect(JSON.stringify(rows)).not.toContain(secret);
       // A second exchange of the same token: 401, no cookie.
@@ -372,7 +373,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       expect((await connectCall(app.url, sa, 'hrms/', hrmsBody(realSim, realCreds))).status).toBe(200);
       expect((await connectCall(app.url, sa, 'approve/', { opted_in: [], opted_out: [] })).body.data.connection_id).toBe((await connectionOf(lender.org.id, a.org.id)).id);
       expect((await connectionOf(lender.org.id, b.org.id)).status).toBe('pending');
-      expect(await app.ctx.stores.configs.load(b.org.id)).toBeNull();
+      expect(await storesOf(app).configs.load(b.org.id)).toBeNull();
     });
   });
 });

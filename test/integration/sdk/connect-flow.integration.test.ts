@@ -14,6 +14,7 @@ import { call, startSim, startTestApp, waitFor, type TestApp } from '../../suppo
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
 import { connectCall, openSession, type TestSession } from '../../support/connect';
+import { dbQuery, storesOf } from '../../support/db';
 
 const VENDOR_NAME = 'Lender <b>"One"</b> & Co\'s';
 const FLAGS = { detail_info_fields: { name: -1, gender: 1, dob: 1, pan: 0 }, ctc_details_fields: { ctc_basic: 1 } };
@@ -47,7 +48,7 @@ const widget = (session: TestSession, path: string, body?: unknown) => connectCa
 const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
   hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: secret, hrms_host: host },
 });
-const connectionRow = async (id: string) => (await app.ctx.pool.query(
+const connectionRow = async (id: string) => (await dbQuery(app,
   `select status, shared_data_points, not_shared_data_points, not_requested_data_points from connections where id = $1`, [id],
 )).rows[0];
 
@@ -122,8 +123,8 @@ describe('Connect flow', () => {
       expectError(await widget(session, 'approve/', { opted_in: ['gender'], opted_out: [] }), 400, invalid('hrms', 'enter the HRMS credentials before approving'));
       expectError(await widget(session, 'hrms/', hrmsBody('wrong-secret')), 400,
         { code: 400, message: 'HRMS credentials rejected: the HRMS refused the credentials', data: null });
-      const org = (await app.ctx.pool.query(`select id from orgs where uuid = $1`, [orgId])).rows[0];
-      expect(await app.ctx.stores.configs.load(org.id)).toBeNull();
+      const org = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0];
+      expect(await storesOf(app).configs.load(org.id)).toBeNull();
     });
 
     it('stores the HRMS credentials encrypted, never echoes them, and queues a sync', async () => {
@@ -131,7 +132,7 @@ describe('Connect flow', () => {
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ org_id: orgId, hrms_id: 'reference', configured_apis: ['employees'] });
       expect(JSON.stringify(res.body)).not.toContain(simCreds.clientSecret);
-      const [row] = (await app.ctx.pool.query(
+      const [row] = (await dbQuery(app,
         `select h.credentials_enc from hrms_configs h join orgs o on o.id = h.org_id where o.uuid = $1`, [orgId],
       )).rows;
       expect(row.credentials_enc).toMatch(/^v1\./);
@@ -156,7 +157,7 @@ describe('Connect flow', () => {
       const lists = { shared_data_points: ['name', 'gender', 'ctc_basic'], not_shared_data_points: ['dob'], not_requested_data_points: notRequested };
       expect(res.body.data).toStrictEqual({ connection_id: connectionId, status: 'approved', ...lists });
       expect(await connectionRow(connectionId)).toStrictEqual({ status: 'approved', ...lists });
-      expect((await app.ctx.pool.query(`select invite_status from orgs where uuid = $1`, [orgId])).rows[0].invite_status).toBe('accepted');
+      expect((await dbQuery(app, `select invite_status from orgs where uuid = $1`, [orgId])).rows[0].invite_status).toBe('accepted');
       const listing = await call(`${app.url}/api/vendor/connections/?status=approved`, { headers: { authorization: v.apiKey } });
       expect(listing.body.data).toHaveLength(1);
       expect(listing.body.data[0]).toMatchObject({ org_id: orgId, org_name: 'Globex', application_connection_status: 'Active', salary_details_flag: true, ...lists });
@@ -214,7 +215,7 @@ describe('Connect flow: reject', () => {
         not_requested_data_points: ALL_DATA_POINTS.filter((p) => p !== 'name' && p !== 'dob'),
       });
       expect((await connectionRow(rejected.body.data.connection_id)).status).toBe('rejected');
-      expect((await app.ctx.pool.query(`select invite_status from orgs where uuid = $1`, [orgId])).rows[0].invite_status).toBe('pending');
+      expect((await dbQuery(app, `select invite_status from orgs where uuid = $1`, [orgId])).rows[0].invite_status).toBe('pending');
       expectError(await widget(token, 'approve/', { opted_in: ['dob'], opted_out: [] }), 409, plain('Connection already rejected'));
       expectError(await widget(token, 'reject/'), 409, plain('Connection already rejected'));
       expectError(await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } }),

@@ -15,6 +15,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, vendor } from '../../support/factories';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
+import { dbQuery, storesOf } from '../../support/db';
 
 const CHROMIUM = process.env.HRX_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -83,7 +84,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     await page.waitForSelector('#status.ok >> text=Approved');
     expect(await page.textContent('#status')).toBe('Approved. Shared: gender, pan');
 
-    const [c] = (await app.ctx.pool.query('select status, shared_data_points, not_shared_data_points from connections where vendor_org_id = $1', [v.org.id])).rows;
+    const [c] = (await dbQuery(app, 'select status, shared_data_points, not_shared_data_points from connections where vendor_org_id = $1', [v.org.id])).rows;
     expect(c).toEqual({ status: 'approved', shared_data_points: ['gender', 'pan'], not_shared_data_points: ['dob'] });
     expect(problems).toEqual([]);
     await page.context().close();
@@ -92,7 +93,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
   it('an established org: approve stays off until control is proven with the app key and secret', async () => {
     const v = await vendor(app.ctx, 'Lender Two');
     const employer = await client(app.ctx, 'Established Page Co');
-    await app.ctx.stores.configs.save({
+    await storesOf(app).configs.save({
       orgId: employer.org.id, hrmsId: 'reference', apiConfigs: [],
       credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
     });
@@ -124,7 +125,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     await page.waitForSelector('#approve:not([disabled])');
     await page.click('#approve');
     await page.waitForSelector('#status.ok >> text=Approved');
-    const [c] = (await app.ctx.pool.query('select status from connections where vendor_org_id = $1', [v.org.id])).rows;
+    const [c] = (await dbQuery(app, 'select status from connections where vendor_org_id = $1', [v.org.id])).rows;
     expect(c.status).toBe('approved');
     expect(problems).toEqual([]);
   });

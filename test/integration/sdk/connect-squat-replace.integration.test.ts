@@ -16,6 +16,7 @@ import { call, startSecondApi, startSim, startTestApp, waitFor, type SecondApi, 
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 import { connectCall, openSession } from '../../support/connect';
+import { dbQuery, storesOf, testPool } from '../../support/db';
 
 const PROOF_FAILED = plain('Proof of control failed');
 const FLAGS = { detail_info_fields: { name: -1, pan: 1 }, ctc_details_fields: { ctc_basic: 1 } };
@@ -46,7 +47,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     expect(res.body.data.org_id).toBe(employer.org.uuid);
     return res.body.data.access_token as string;
   };
-  const connectionOf = async (vendorOrgId: number) => (await app.ctx.pool.query(
+  const connectionOf = async (vendorOrgId: number) => (await dbQuery(app,
     `select id, status, shared_data_points, not_shared_data_points, not_requested_data_points, approved_on_config_session
        from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`, [vendorOrgId, employer.org.id],
   )).rows[0] as { id: string; status: string; approved_on_config_session: string | null };
@@ -62,7 +63,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
   const listing = async (v: { apiKey: string }) => (await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } })).body.data
     .find((e: { org_id: string }) => e.org_id === employer.org.uuid);
   const synced = (count: number, runs: number) => waitFor(async () => {
-    const { rows } = await app.ctx.pool.query(
+    const { rows } = await dbQuery(app,
       `select (select count(*)::int from employees where org_id = $1 and removed_at is null) as employees,
               (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`, [employer.org.id]);
     return rows[0].employees === count && rows[0].runs >= runs;
@@ -93,7 +94,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     const s = await openSession(app.url, await tokenFor(attacker));
     expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);
     expect((await connectCall(app.url, s, 'approve/', { opted_in: ['pan'], opted_out: ['ctc_basic'] })).body.data.status).toBe('approved');
-    const squatSession = (await app.ctx.pool.query(`select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0].connect_session_id;
+    const squatSession = (await dbQuery(app, `select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0].connect_session_id;
     expect(squatSession).toBeTruthy();
     expect((await connectionOf(attacker.org.id)).approved_on_config_session).toBe(squatSession);
     // 2. An accomplice proves control against the squatted configuration (proof (a)) and approves.
@@ -155,9 +156,9 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     expectError(await connectCall(app.url, accAgain, 'approve/', { opted_in: [], opted_out: [] }), 403, PROOF_FAILED);
     for (const v of [attacker, accomplice]) expect((await connectionOf(v.org.id)).status).toBe('pending');
     // The employer's configuration is setup-config's, untouched by the attempts.
-    const cfg = (await app.ctx.pool.query(`select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0];
+    const cfg = (await dbQuery(app, `select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0];
     expect(cfg.connect_session_id).toBeNull();
-    expect((await app.ctx.stores.configs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
+    expect((await storesOf(app).configs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
   }, 180_000);
 
   it('an approval racing the replacement never outlives it: it waits for the row and is refused', async () => {
@@ -170,7 +171,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     const s = await openSession(app.url, token);
     expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);
     // setup-config's transaction, held open: the configuration row locked, then replaced.
-    const client = await app.ctx.pool.connect();
+    const client = await testPool(app).connect();
     try {
       await client.query('begin');
       await client.query(`select 1 from hrms_configs where org_id = $1 for update`, [org.id]);
@@ -182,7 +183,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     } finally {
       client.release();
     }
-    const { rows } = await app.ctx.pool.query(`select status from connections where vendor_org_id = $1 and client_org_id = $2`, [attacker.org.id, org.id]);
+    const { rows } = await dbQuery(app, `select status from connections where vendor_org_id = $1 and client_org_id = $2`, [attacker.org.id, org.id]);
     expect(rows).toEqual([{ status: 'pending' }]);
   }, 60_000);
 });

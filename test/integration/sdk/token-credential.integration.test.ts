@@ -12,6 +12,7 @@ import { call, startSim, startTestApp, type TestApp } from '../../support/harnes
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 import { connectCall, openSession, type TestSession } from '../../support/connect';
+import { dbQuery, storesOf } from '../../support/db';
 
 const INVALID = plain('Invalid token.');
 const MISSING = plain('Authentication credentials were not provided.');
@@ -45,7 +46,7 @@ const post = (s: TestSession, path: string, body: unknown) => connectCall(app.ur
 const hrms = (i: 0 | 1) => ({
   hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
 });
-const connectionOf = async (vendorOrgId: number) => (await app.ctx.pool.query(
+const connectionOf = async (vendorOrgId: number) => (await dbQuery(app,
   `select c.id, c.status from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2`, [orgId, vendorOrgId],
 )).rows[0] as { id: string; status: string };
 /** A token with `tokenA`'s claims changed by `patch`, signed with `key` (default: the service's real signing key). */
@@ -61,7 +62,7 @@ describe('SDK token as a credential', () => {
     const published = (await call(`${app.url}/.well-known/jwks.json`)).body.keys as { kid: string; use: string }[];
     expect(protectedHeader).toStrictEqual({ alg: 'RS256', typ: 'JWT', kid: published.find((k) => k.use === 'sig')!.kid });
     const c = await connectionOf(a.org.id);
-    const [user] = (await app.ctx.pool.query(`select u.id from users u join orgs o on o.id = u.org_id where o.uuid = $1 and u.email = 'hr@shared.example'`, [orgId])).rows;
+    const [user] = (await dbQuery(app, `select u.id from users u join orgs o on o.id = u.org_id where o.uuid = $1 and u.email = 'hr@shared.example'`, [orgId])).rows;
     expect(payload).toStrictEqual({
       iss: 'urn:hrx', aud: 'urn:hrx:connect', sub: user.id, vendor_org: a.org.uuid, client_org: orgId, connection_id: c.id,
       jti: expect.stringMatching(/^[0-9a-f-]{36}$/), iat: payload.iat, exp: payload.iat! + 3600,
@@ -160,11 +161,11 @@ describe('SDK token as a credential', () => {
     it('B\'s session cannot move the employer\'s configured HRMS to another host: a failed proof, nothing stored', async () => {
       expect((await post(sa, 'hrms/', hrms(0))).status).toBe(200);
       expectError(await post(sb, 'hrms/', hrms(1)), 403, plain('Proof of control failed'));
-      const orgRow = (await app.ctx.pool.query(`select id from orgs where uuid = $1`, [orgId])).rows[0];
-      expect((await app.ctx.stores.configs.load(orgRow.id))?.credentials).toMatchObject({ hrms_host: sims[0]!.url, client_id: 'hrms-1' });
+      const orgRow = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0];
+      expect((await storesOf(app).configs.load(orgRow.id))?.credentials).toMatchObject({ hrms_host: sims[0]!.url, client_id: 'hrms-1' });
       // The same HRMS credentials prove control (compared, not stored again).
       expect((await post(sb, 'hrms/', hrms(0))).body.data).toStrictEqual({ proven: true });
-      expect((await app.ctx.stores.configs.load(orgRow.id))?.connectSessionId).not.toBeNull();
+      expect((await storesOf(app).configs.load(orgRow.id))?.connectSessionId).not.toBeNull();
     });
 
     it('B\'s decision changes B\'s connection only; B\'s key reaches nothing of A\'s', async () => {

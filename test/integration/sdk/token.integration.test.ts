@@ -8,11 +8,12 @@ import { ALL_DATA_POINTS } from '../../../src/domain/data-points';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid } from '../../support/expect-error';
+import { dbQuery } from '../../support/db';
 
 describe('SDK token: org resolution and the pending connection', () => {
   let app: TestApp;
   let a: Awaited<ReturnType<typeof f.vendor>>;
-  const sql = async <T = Record<string, unknown>>(q: string, params: unknown[] = []) => (await app.ctx.pool.query(q, params)).rows as T[];
+  const sql = async <T = Record<string, unknown>>(q: string, params: unknown[] = []) => (await dbQuery(app, q, params)).rows as T[];
 
   beforeAll(async () => {
     // outlook.com is left out of the common list on purpose: the list is configuration.
@@ -207,7 +208,7 @@ describe('SDK token: validation', () => {
   });
 
   it('a refused request creates no org, user or connection', async () => {
-    const count = async () => (await app.ctx.pool.query(`select (select count(*) from orgs) + (select count(*) from users) + (select count(*) from connections) as n`)).rows[0].n;
+    const count = async () => (await dbQuery(app, `select (select count(*) from orgs) + (select count(*) from users) + (select count(*) from connections) as n`)).rows[0].n;
     const before = await count();
     await post(JSON.stringify({ email: 'hr@never.example', org_name: 'Never', fullname: 'N', data_model_flags: { detail_info_fields: { bogus: 1 } } }));
     await post(JSON.stringify({ email: 'hr@never.example', org_name: 'Never' }));

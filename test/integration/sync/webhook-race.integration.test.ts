@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBasic, client, connection, setupBody, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { dbQuery } from '../../support/db';
 
 describe('sync vs update webhook', () => {
   let app: TestApp;
@@ -60,7 +61,7 @@ describe('sync vs update webhook', () => {
     expect(after.designation).toBe('Staff Engineer');
     // Others of the same page took the HRMS's values, and nobody was removed.
     expect((await read('EMP00004')).name).toBeTruthy();
-    const [row] = (await app.ctx.pool.query(
+    const [row] = (await dbQuery(app,
       `select last_sync_run_id = $2 as seen, removed_at from employees where org_id = $1 and employee_id = 'EMP00003'`, [c.org.id, outcome.status === 'succeeded' ? outcome.runId : null],
     )).rows;
     expect(row).toEqual({ seen: true, removed_at: null });

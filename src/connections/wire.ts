@@ -1,0 +1,59 @@
+/** Wiring of the connections feature (see `context.ts`). */
+import type { Infra } from '../infra';
+import type { OrgStore } from '../orgs/store';
+import type { SyncLock } from '../sync/lock';
+import type { EventService } from '../events/service';
+import type { ConnectionAccessCache } from './access-cache';
+import { createConnectionService } from './service';
+import { createConnectionStore, type ConnectionStore } from './store';
+
+/**
+ * The connection store alone: the piece the orgs feature (is this org connected to that one?)
+ * and sync (approved frequencies) read, built before them so no feature waits on another's
+ * service. Takes only `infra`.
+ */
+export function wireConnectionStore(infra: Infra): ConnectionStore {
+  return createConnectionStore(infra.db.orm);
+}
+
+/**
+ * Builds the connection service over `store` (from {@link wireConnectionStore}). Takes the org
+ * store (connections name orgs by uuid), the sync lock and service (a connection change alters
+ * the client's sync schedule), the connection access cache (every change is announced to it) and
+ * the event service (`connection.<status>` events).
+ */
+export function wireConnections(infra: Infra, deps: {
+  store: ConnectionStore;
+  orgs: OrgStore;
+  sync: { lock: SyncLock; service: { refreshSchedule(orgId: number): Promise<void> } };
+  access: Pick<ConnectionAccessCache, 'changed'>;
+  events: EventService;
+}) {
+  const { afterCommit } = infra;
+  const service = createConnectionService({
+    // Releasing after the commit is best effort: a lock left behind expires after its TTL.
+    connections: deps.store, orgs: deps.orgs, lock: releaseBestEffort(deps.sync.lock, afterCommit), displayTimeZone: infra.config.HRX_DISPLAY_TIMEZONE,
+    onScheduleChange: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
+    onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
+    events: deps.events,
+  });
+  return { service, store: deps.store };
+}
+
+/** `lock` whose release never throws nor blocks (bounded by `afterCommit`). */
+function releaseBestEffort(lock: SyncLock, afterCommit: Infra['afterCommit']): SyncLock {
+  return {
+    ...lock,
+    async acquire(orgId, owner) {
+      const held = await lock.acquire(orgId, owner);
+      if (!held) return null;
+      return {
+        owner: held.owner,
+        get lost() { return held.lost; },
+        signal: held.signal,
+        confirm: () => held.confirm(),
+        release: () => afterCommit('sync lock release', () => held.release()),
+      };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/** Wiring of the employees feature (see `context.ts`). */
+import { createAuditWriter } from '../audit/writer';
+import { createConnectionAccessCache } from '../connections/access-cache';
+import { createConnectionAccessLoader } from '../connections/access-store';
+import type { EventService } from '../events/service';
+import type { HrmsSource } from '../hrms/live-source';
+import { watchRedis, type Infra } from '../infra';
+import { createEmployeeService } from './service';
+import { createEmployeeStore } from './store';
+import { createEmployeeUpdateService } from './update-service';
+import { createEmployeeWriteStore } from './write-store';
+
+/**
+ * Builds the employee store over the request pool (`store`) and over the syncs' pool
+ * (`syncStore`, the same object unless this process is a worker), the connection access cache
+ * (`access`: loads through `connections/access-store.ts` over the request pool, hears changes on
+ * a subscriber of its own), the read service
+ * (`service`: store, access cache, audit writer, live HRMS source) and the webhook update service
+ * (`updates`). Takes the live HRMS source (setup's HRMS configurations) and the event service
+ * (`employee.updated`); registers the access cache's close.
+ */
+export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: EventService }) {
+  const { config, cipher, pool, log } = infra;
+  const store = createEmployeeStore(pool, cipher);
+  const syncStore = infra.syncPool === pool ? store : createEmployeeStore(infra.syncPool, cipher);
+  // The subscriber waits and resubscribes across outages; while it is away the TTL bounds staleness.
+  const subscriber = infra.redis.duplicate();
+  watchRedis(subscriber, 'subscriber', log);
+  const access = createConnectionAccessCache({
+    load: createConnectionAccessLoader(pool),
+    publisher: infra.requestRedis, subscriber, channel: `${infra.prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
+  });
+  infra.onClose('access cache', async () => {
+    await access.close();
+    subscriber.disconnect();
+  });
+  const service = createEmployeeService({
+    employees: store, connectionAccess: (v, c) => access.get(v, c), cipher,
+    audit: createAuditWriter(pool, { windowMs: config.HRX_AUDIT_WINDOW_MS }),
+    hrms: deps.hrms,
+  });
+  const updates = createEmployeeUpdateService({
+    transactor: infra.transactor, writes: createEmployeeWriteStore(pool, cipher), events: deps.events,
+  });
+  return { service, store, syncStore, access, updates };
+}

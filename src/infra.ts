@@ -1,0 +1,193 @@
+/**
+ * What every feature may use (database, pools, Redis, ciphers and keys, host policies) opened by
+ * one function, {@link openInfra}. The features' `wire.ts` build their stores and services over it;
+ * `context.ts` calls them in dependency order.
+ */
+import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { Config } from './config';
+import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
+import { readOrCreateSecret } from './db/embedded';
+import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
+import { createTransactor } from './db/tx';
+import type { Logger } from './logger';
+import { createHostPolicy, type HostPolicy } from './outbound/host-policy';
+import { bestEffort, DependencyUnreachableError } from './unavailable';
+
+/** Derives a purpose-bound 32-byte key from a master key (HKDF-SHA256, RFC 5869). */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `hrx:${purpose}`, 32));
+}
+
+/** Resolves the master keys: configured, or (embedded mode only) generated and kept in the data dir. */
+export function resolveMasterKeys(config: Config): { current: Buffer; retired: Buffer[] } {
+  if (config.masterKeys) return config.masterKeys;
+  const b64 = readOrCreateSecret(config.HRX_DATA_DIR, 'master.key', () => randomBytes(32).toString('base64'));
+  return { current: Buffer.from(b64, 'base64'), retired: [] };
+}
+
+/**
+ * How long a request-path Redis command may take before it fails (decisions §11: a request gives
+ * up within 2 s; the rate limiter's own 300 ms comes before it).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1500;
+/** How long a request waits for its post-commit steps (they go on in the background after it). */
+const POST_COMMIT_WAIT_MS = 500;
+/** How long opening a context waits for Redis before failing (CLI commands exit within ~5 s). */
+const REDIS_PREFLIGHT_MS = 2000;
+
+/**
+ * Logs a Redis client's connection errors once per outage (not once per reconnect attempt) and
+ * its recovery.
+ */
+export function watchRedis(client: Redis, name: string, log: Logger): void {
+  let down = false;
+  client.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    log.warn({ client: name, err: err.message }, 'redis unavailable');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info({ client: name }, 'redis is back');
+  });
+}
+
+/** Resolves once `client` is ready; throws DependencyUnreachableError after `ms`. */
+async function redisReady(client: Redis, ms: number): Promise<void> {
+  if (client.status === 'ready') return;
+  let last: Error | undefined;
+  const onError = (err: Error): void => { last = err; };
+  client.on('error', onError);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DependencyUnreachableError('Redis', 'REDIS_URL', last)), ms);
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  } finally {
+    client.off('error', onError);
+  }
+}
+
+/** A pg pool over `db`'s schema whose errors never end the process. */
+function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger): pg.Pool {
+  const pool = new pg.Pool({ connectionString: db.url, max, options: `-c search_path="${db.schema}"`, ...pgTimeoutOptions(timeouts) });
+  pool.on('error', (err) => log.warn({ errName: err.name, errCode: (err as { code?: unknown }).code }, 'pg pool error'));
+  // A checked-out client whose server goes away between two queries emits 'error' with no
+  // listener (pg.Pool listens only while it is idle), which would end the process: the next
+  // query on it fails instead, and that failure is the request's 503.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+/** Work after a change has committed, bounded; see {@link Infra.afterCommit}. */
+export type AfterCommit = (what: string, fn: () => Promise<unknown>) => Promise<void>;
+
+/** Options of {@link openInfra}. */
+export interface InfraOptions {
+  /** Size of the request path's pg pool (default 10). */
+  poolMax?: number;
+  /** This process runs syncs: they get an ORM and pool of their own without the 2 s limits. */
+  worker?: boolean;
+}
+
+/**
+ * Opens the database, Redis and the pg pool(s), and derives the keys. Throws
+ * DependencyUnreachableError (naming PostgreSQL or Redis) when either cannot be reached within a
+ * few seconds. `worker`: this process runs syncs, which get an ORM and a pool of their own without
+ * the request path's 2 s statement limit (`syncDb`, `syncPool`, `syncTransactor`; otherwise the
+ * same objects as the request path's).
+ *
+ * Two kinds of Redis client (decisions §11 "Dependencies down"): `requestRedis`, for everything
+ * a request waits on (locks, V2 replay check, rate limit, queueing jobs, pub/sub publishes), has
+ * no offline queue, never resends a command after a reconnect and times out after 1.5 s, so a
+ * command a request gave up on never reaches Redis later; `redis` (BullMQ workers and the
+ * pub/sub subscribers) waits and reconnects forever, as BullMQ requires.
+ */
+export async function openInfra(config: Config, log: Logger, opts: InfraOptions = {}) {
+  const keys = resolveMasterKeys(config);
+  const cipher: FieldCipher = createFieldCipher(deriveKey(keys.current, 'field-cipher'), keys.retired.map((k) => deriveKey(k, 'field-cipher')));
+  const apiKeyPeppers = [keys.current, ...keys.retired].map((k) => deriveKey(k, 'api-key-pepper'));
+  let db: Database;
+  try {
+    db = await openDatabase(config, log, { ...opts, timeouts: REQUEST_DB_TIMEOUTS });
+  } catch (err) {
+    throw new DependencyUnreachableError('PostgreSQL', config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL', err);
+  }
+  const requestRedis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    retryStrategy: (n) => Math.min(100 * n, 1000),
+  });
+  watchRedis(requestRedis, 'request', log);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: (n) => Math.min(100 * n, 1000) });
+  watchRedis(redis, 'worker', log);
+  try {
+    await Promise.all([redisReady(requestRedis, REDIS_PREFLIGHT_MS), redisReady(redis, REDIS_PREFLIGHT_MS)]);
+  } catch (err) {
+    requestRedis.disconnect();
+    redis.disconnect();
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  const pool = openPool(db, opts.poolMax ?? 10, REQUEST_DB_TIMEOUTS, log);
+  // Syncs write large batches: in a worker they get their own ORM and pool (no 2 s limit).
+  const syncDb = opts.worker ? await db.reopen({ poolMax: 5, timeouts: BACKGROUND_DB_TIMEOUTS }) : db;
+  const syncPool = opts.worker ? openPool(db, 5, BACKGROUND_DB_TIMEOUTS, log) : pool;
+  // The one transaction type of every store (db/tx.ts).
+  const transactor = createTransactor(db.orm);
+  const syncTransactor = syncDb === db ? transactor : createTransactor(syncDb.orm);
+  // decisions §2: keyed hashes of app_secrets and Basic passwords (current key first).
+  const secretPeppers: KeyObject[] = [keys.current, ...keys.retired].map((k) => createSecretKey(deriveKey(k, 'secret-pepper')));
+  // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
+  // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
+  // access cache's TTL make good.
+  const afterCommit: AfterCommit = (what, fn) =>
+    bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err }, 'post-commit step skipped'));
+  // Outside hosts (HRMS hosts, vendor endpoints) go through the SSRF guard unless the operator
+  // allows private hosts.
+  const hostPolicies: { hrms: HostPolicy | undefined; events: HostPolicy | undefined } = {
+    hrms: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy(),
+    events: config.HRX_EVENTS_ALLOW_PRIVATE_HOSTS || config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK ? undefined : createHostPolicy(),
+  };
+  /** Bounded close steps registered by the wired features, run (in order) before the infra's own. */
+  const closers: { what: string; fn: () => Promise<unknown> }[] = [];
+  return {
+    config, log, cipher, apiKeyPeppers, secretPeppers,
+    /** The current master key's key for `purpose` (HKDF, see {@link deriveKey}). */
+    derivedKey: (purpose: string): Buffer => deriveKey(keys.current, purpose),
+    db, syncDb, transactor, syncTransactor,
+    /** The request path's pg pool (hot paths: employee reads, audit, webhook writes). */
+    pool,
+    /** The syncs' pg pool (the request pool unless `worker`). */
+    syncPool,
+    requestRedis, redis,
+    /** Redis key prefix (`HRX_REDIS_PREFIX`). */
+    prefix: config.HRX_REDIS_PREFIX,
+    afterCommit, hostPolicies,
+    /** Registers a close step of a feature (queues, caches, subscribers); each is bounded at close. */
+    onClose(what: string, fn: () => Promise<unknown>): void {
+      closers.push({ what, fn });
+    },
+    /** Closes the features' parts, then everything opened here; each step is bounded, so a dependency that is down never holds the process. */
+    async close(): Promise<void> {
+      const step = (what: string, fn: () => Promise<unknown>): Promise<void> =>
+        bestEffort(fn, 3000, (err) => log.debug({ what, err: err instanceof Error ? err.message : String(err) }, 'close step skipped'));
+      for (const c of closers) await step(c.what, c.fn);
+      await step('pg pool', () => pool.end());
+      if (syncPool !== pool) await step('sync pg pool', () => syncPool.end());
+      requestRedis.disconnect();
+      redis.disconnect();
+      if (syncDb !== db) await step('sync database', () => syncDb.close());
+      await step('database', () => db.close());
+    },
+  };
+}
+
+/** Everything a feature may use; built by {@link openInfra}. */
+export type Infra = Awaited<ReturnType<typeof openInfra>>;

@@ -1,0 +1,23 @@
+/** Wiring of the orgs feature (see `context.ts`). */
+import type { RevocationFeed } from '../auth/revocations';
+import type { ConnectionStore } from '../connections/store';
+import type { Infra } from '../infra';
+import { createOrgService } from './service';
+import { createOrgStore } from './store';
+
+/**
+ * Builds the org store and service. Takes the connection store (an org's profile is visible to
+ * the orgs it is connected to) and the revocation feed (a revoked API key is announced to every
+ * process).
+ */
+export function wireOrgs(infra: Infra, deps: { connections: Pick<ConnectionStore, 'areConnected'>; revocations: RevocationFeed }) {
+  const { config } = infra;
+  const store = createOrgStore(infra.db.orm);
+  const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
+  const service = createOrgService({
+    orgs: store, apiKeyPepper: infra.apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
+    areConnected: (a, b) => deps.connections.areConnected(a, b),
+    secretPeppers: infra.secretPeppers, onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
+  });
+  return { service, store };
+}

@@ -1,0 +1,70 @@
+/**
+ * A test's own view of its database: a small pg pool on the test schema (`dbQuery`, `testPool`)
+ * and stores built over it for seeding and inspecting rows (`storesOf`). The app's context hands
+ * out neither its pool nor its stores.
+ */
+import pg from 'pg';
+import { createConnectionStore } from '../../src/connections/store';
+import type { Context } from '../../src/context';
+import { createEmployeeStore } from '../../src/employees/store';
+import { createEventStore } from '../../src/events/store';
+import { createExternalStore } from '../../src/external/store';
+import { createOrgStore } from '../../src/orgs/store';
+import { createHrmsConfigStore } from '../../src/setup/store';
+
+/** A context, or anything that carries one (TestApp, PrivateApp). */
+export type HasContext = Context | { ctx: Context };
+
+const ctxOf = (t: HasContext): Context => ('ctx' in t ? t.ctx : t);
+const pools = new WeakMap<Context, pg.Pool>();
+const stores = new WeakMap<Context, ReturnType<typeof buildStores>>();
+
+/** The test's pg pool on `t`'s schema (opened on first use; closed by {@link closeTestDb}). */
+export function testPool(t: HasContext): pg.Pool {
+  const ctx = ctxOf(t);
+  let pool = pools.get(ctx);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: ctx.db.url, max: 3, options: `-c search_path="${ctx.db.schema}"`, allowExitOnIdle: true });
+    // Fault tests stop their PostgreSQL under it: an idle or checked-out client's error is not the test's.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    pools.set(ctx, pool);
+  }
+  return pool;
+}
+
+/** Runs `text` with `values` on `t`'s schema (the test's own pool). */
+export function dbQuery<R extends pg.QueryResultRow = any>(t: HasContext, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  return testPool(t).query<R>(text, values);
+}
+
+function buildStores(ctx: Context) {
+  return {
+    employees: createEmployeeStore(testPool(ctx), ctx.cipher),
+    configs: createHrmsConfigStore(ctx.db.orm, ctx.cipher),
+    connections: createConnectionStore(ctx.db.orm),
+    events: createEventStore(ctx.db.orm),
+    orgs: createOrgStore(ctx.db.orm),
+    external: createExternalStore(ctx.db.orm),
+  };
+}
+
+/** Stores over `t`'s database for seeding and inspecting (employees over the test's pool, the rest over the context's ORM). */
+export function storesOf(t: HasContext): ReturnType<typeof buildStores> {
+  const ctx = ctxOf(t);
+  let s = stores.get(ctx);
+  if (!s) {
+    s = buildStores(ctx);
+    stores.set(ctx, s);
+  }
+  return s;
+}
+
+/** Closes the test's pool of `t`, if opened. */
+export async function closeTestDb(t: HasContext): Promise<void> {
+  const ctx = ctxOf(t);
+  const pool = pools.get(ctx);
+  pools.delete(ctx);
+  stores.delete(ctx);
+  await pool?.end().catch(() => undefined);
+}
