@@ -74,10 +74,14 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     });
     expect(verifySignature(ep.secret, terminated!)).toBe(true);
     expect(terminated!.headers['webhook-id']).not.toBe(approved!.headers['webhook-id']);
-    const attempts = await sql(
-      `select e.type, d.status, d.attempts, a.attempt, a.http_status, a.error from event_deliveries d
-         join events e on e.id = d.event_id join event_attempts a on a.delivery_id = d.id
-        where d.endpoint_id = ? order by a.at`, [ep.id]);
+    // The receiver has the request before the deliverer records the attempt: wait for both rows.
+    const attempts = await waitFor(async () => {
+      const rows = await sql(
+        `select e.type, d.status, d.attempts, a.attempt, a.http_status, a.error from event_deliveries d
+           join events e on e.id = d.event_id join event_attempts a on a.delivery_id = d.id
+          where d.endpoint_id = ? order by a.at`, [ep.id]);
+      return rows.length >= 2 && rows.every((r) => r.status === 'delivered') ? rows : null;
+    }, 10_000);
     expect(attempts).toEqual([
       { type: 'connection.approved', status: 'delivered', attempts: 1, attempt: 1, http_status: 200, error: null },
       { type: 'connection.terminated', status: 'delivered', attempts: 1, attempt: 1, http_status: 200, error: null },
