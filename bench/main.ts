@@ -13,9 +13,9 @@ import { employeeDetailsBench, type EmployeeDetailsResult } from './employee-det
 import { firstReadBench } from './first-read';
 import { fullSyncBench, type FullSyncResult } from './full-sync';
 import { abortAndCleanUp, DATABASE_URL, ROOT, round, runCleanups } from './lib';
-import { printV2, v2Bench, type V2Result } from './v2';
+import { printExternal, externalBench, type ExternalResult } from './external';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'v2'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -27,7 +27,7 @@ const HELP = `npm run bench -- [options]
   --profile              employee_details: run the hrx child with --cpu-prof and print its hot spots
   --sync-sizes A,B       full_sync: org sizes (default 10000,2000)
   --with-install         first_read: also time npm ci (in a scratch directory)
-  v2 (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too`;
+  external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too`;
 
 const log = (s: string) => process.stdout.write(s + '\n');
 
@@ -127,7 +127,7 @@ export async function main(argv: string[]): Promise<number> {
     }, log),
     full_sync: () => fullSyncBench({ sizes: (values['sync-sizes'] ?? '10000,2000').split(',').map((s) => num(s, 0)) }, log),
     first_read: () => firstReadBench({ withInstall: values['with-install'] === true, employees: 250 }, log),
-    v2: () => v2Bench({
+    external: () => externalBench({
       employees: num(values.employees, 1000), connections: num(values.connections, 50),
       durationSec: num(values.duration, 10), warmupSec: num(values.warmup, 2), ceilingSec: 5,
     }, log),
@@ -159,7 +159,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`  first successful read ${fr.reportedFirstReadSec} s after start (as printed by the demo); spawn → exit ${round(fr.spawnToExitMs / 1000, 2)} s`);
     log(`  npm ci: ${typeof fr.npmCi === 'string' ? fr.npmCi : `${round(fr.npmCi.ms / 1000, 1)} s (exit ${fr.npmCi.exitCode})`} — install time is extra`);
   }
-  if (benchmarks.v2) printV2(benchmarks.v2 as V2Result, log);
+  if (benchmarks.external) printExternal(benchmarks.external as ExternalResult, log);
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   log(`\nresults: ${path.relative(ROOT, file)}`);

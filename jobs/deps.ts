@@ -10,14 +10,14 @@ import type { SyncWorkerDeps } from './sync.worker';
 
 /** The sync worker's dependencies: the worker Redis client (waits across outages) and the sync service. */
 export function syncWorkerDeps(ctx: Context): SyncWorkerDeps {
-  return { connection: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log: ctx.log };
+  return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log: ctx.log };
 }
 
 /** The events worker's dependencies (delivery, consent scan, outbox relay; decisions §10). */
 export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
   const c = ctx.config;
   return {
-    connection: ctx.redis, prefix: c.HRX_REDIS_PREFIX, events: ctx.services.events, deliverer: ctx.deliverer, queue: ctx.eventsQueue,
+    redis: ctx.redis, prefix: c.HRX_REDIS_PREFIX, events: ctx.services.events, deliverer: ctx.deliverer, queue: ctx.eventsQueue,
     scheduleMs: c.HRX_EVENTS_RETRY_SCHEDULE_MS, consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS,
     concurrency: c.HRX_EVENTS_CONCURRENCY, log: ctx.log,
   };

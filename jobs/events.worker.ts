@@ -4,11 +4,12 @@
  * the delay after attempt n is HRX_EVENTS_RETRY_SCHEDULE_MS[n-1]); `consent-scan` and `relay`
  * jobs come from the two job schedulers this worker installs at start.
  */
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
 import type { Deliverer } from '../src/events/delivery';
-import { DELIVERY_BACKOFF, EVENTS_QUEUE, type EventsJobData, type EventsQueue } from '../src/events/queue';
+import { DELIVERY_BACKOFF, EVENTS_QUEUE, isDeliverJobData, type EventsJobs, type EventsQueue } from '../src/events/queue';
+import type { JobOf, WorkerOf } from '../src/queue/bull';
 import type { EventService } from '../src/events/service';
 import { sharedWorkerOptions } from './worker-options';
 
@@ -24,7 +25,8 @@ export class RetryLater extends Error {
 const DAY_MS = 24 * 3_600_000;
 
 export interface EventsWorkerDeps {
-  connection: Redis;
+  /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
+  redis: Redis;
   prefix: string;
   events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
   deliverer: Deliverer;
@@ -41,18 +43,18 @@ export interface EventsWorkerDeps {
  * Installs the job schedulers and starts a worker; `close()` waits for running jobs. Throws when
  * Redis refuses the schedulers.
  */
-export async function startEventsWorker(deps: EventsWorkerDeps): Promise<Worker<EventsJobData>> {
+export async function startEventsWorker(deps: EventsWorkerDeps): Promise<WorkerOf<EventsJobs>> {
   const span = deps.scheduleMs.reduce((a, b) => a + b, 0);
   if (span < DAY_MS) deps.log.warn({ spanMs: span }, 'event retry schedule spans less than 24 hours');
   await deps.queue.installSchedulers({ consentScanMs: deps.consentScanMs, relayMs: deps.relayMs });
-  const worker = new Worker<EventsJobData>(
+  const worker: WorkerOf<EventsJobs> = new Worker(
     EVENTS_QUEUE,
-    async (job: Job<EventsJobData>) => {
+    async (job: JobOf<EventsJobs>) => {
       switch (job.name) {
         case 'deliver': {
-          const id = (job.data as { deliveryId?: unknown }).deliveryId;
-          if (typeof id !== 'string') throw new UnrecoverableError('bad job payload');
-          const outcome = await deps.deliverer.deliver(id);
+          // The payload may predate this hrx (it waited in Redis across a deploy): checked, not trusted.
+          if (!isDeliverJobData(job.data)) throw new UnrecoverableError('bad job payload');
+          const outcome = await deps.deliverer.deliver(job.data.deliveryId);
           if (outcome.status === 'retry') throw new RetryLater(outcome.retryInMs, `attempt ${outcome.attempt} failed (${outcome.httpStatus ?? 'no response'})`);
           // Failed for good: the row says so; failing the job shows it on the dashboard too.
           if (outcome.status === 'failed') throw new UnrecoverableError(`delivery failed after ${outcome.attempt} attempts`);
@@ -67,7 +69,7 @@ export async function startEventsWorker(deps: EventsWorkerDeps): Promise<Worker<
       }
     },
     {
-      ...sharedWorkerOptions(deps.connection, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix),
       concurrency: deps.concurrency ?? 8,
       settings: {
         // RetryLater carries the schedule's delay; anything else (database, Redis) backs off

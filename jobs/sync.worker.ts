@@ -7,12 +7,14 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
-import { SYNC_QUEUE, type SyncJobData } from '../src/sync/queue';
+import type { JobOf, WorkerOf } from '../src/queue/bull';
+import { isSyncJobData, SYNC_QUEUE, type SyncJobs } from '../src/sync/queue';
 import { SyncLockedError, type SyncService } from '../src/sync/service';
 import { sharedWorkerOptions } from './worker-options';
 
 export interface SyncWorkerDeps {
-  connection: Redis;
+  /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
+  redis: Redis;
   prefix: string;
   sync: SyncService;
   log: Logger;
@@ -20,12 +22,13 @@ export interface SyncWorkerDeps {
 }
 
 /** Starts a worker; `close()` waits for the running jobs to finish. */
-export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
-  const worker = new Worker<SyncJobData>(
+export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
+  const worker: WorkerOf<SyncJobs> = new Worker(
     SYNC_QUEUE,
-    async (job) => {
+    async (job: JobOf<SyncJobs>) => {
+      // The payload may predate this hrx (it waited in Redis across a deploy): checked, not trusted.
+      if (!isSyncJobData(job.data)) throw new UnrecoverableError('bad job payload');
       const { orgId, trigger } = job.data;
-      if (!Number.isInteger(orgId)) throw new UnrecoverableError('bad job payload');
       try {
         // sync.failed tells vendors whether BullMQ will try again (decisions §10).
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -37,7 +40,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): Worker<SyncJobData> {
       }
     },
     {
-      ...sharedWorkerOptions(deps.connection, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix),
       concurrency: deps.concurrency ?? 2,
     },
   );

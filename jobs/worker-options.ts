@@ -8,6 +8,6 @@ import type { Redis } from 'ioredis';
 import { bullPrefix } from '../src/queue/bull';
 
 /** Connection, key prefix (under `HRX_REDIS_PREFIX`) and lock settings of a worker. */
-export function sharedWorkerOptions(connection: Redis, prefix: string): Pick<WorkerOptions, 'connection' | 'prefix' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
-  return { connection, prefix: bullPrefix(prefix), lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 };
+export function sharedWorkerOptions(redis: Redis, prefix: string): Pick<WorkerOptions, 'connection' | 'prefix' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+  return { connection: redis, prefix: bullPrefix(prefix), lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 };
 }

@@ -7,13 +7,14 @@
  * can be served to another.
  */
 import type { Redis } from 'ioredis';
+import type { DataPoints } from '../domain/data-points';
 
 /** What a vendor's read needs to know of its approved connection with a client org. */
 export interface ConnectionAccess {
   clientOrgId: number;
   connectionId: string;
-  /** null: every data point is shared. */
-  sharedDataPoints: string[] | null;
+  /** The data points the connection shares (`EVERY_DATA_POINT`: all of them). */
+  sharedDataPoints: DataPoints;
   consentRequired: boolean;
   liveSource: boolean;
 }

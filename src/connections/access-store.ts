@@ -5,6 +5,7 @@
  * gets it as a function (`EmployeeServiceDeps.connectionAccess`) and knows no connection SQL.
  */
 import type pg from 'pg';
+import { EVERY_DATA_POINT } from '../domain/data-points';
 import type { ConnectionAccess } from './access-cache';
 
 const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shared_data_points, c.consent_required, c.live_source
@@ -25,7 +26,7 @@ export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoa
     if (!r) return null;
     return {
       clientOrgId: r.client_org_id as number, connectionId: r.connection_id as string,
-      sharedDataPoints: r.shared_data_points as string[] | null, consentRequired: r.consent_required as boolean,
+      sharedDataPoints: (r.shared_data_points as string[] | null) ?? EVERY_DATA_POINT, consentRequired: r.consent_required as boolean,
       liveSource: r.live_source as boolean,
     };
   };

@@ -2,7 +2,7 @@
  * Vendor connections: listing (interface.md "Get vendor connections"; decisions §4), creation and
  * approval by the operator, and termination under the sync lock (decisions §4).
  */
-import { ALL_DATA_POINTS, isDataPoint } from '../domain/data-points';
+import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
 import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
@@ -90,7 +90,7 @@ export function requestSplit(flags: Connection['dataModelFlags']): { required: s
  */
 export function dataPointLists(c: Connection): { shared: string[]; notShared: string[]; notRequested: string[] } {
   if (c.status === 'approved') {
-    return { shared: sharedDataPoints(c), notShared: c.notSharedDataPoints, notRequested: c.sharedDataPoints === null ? [] : c.notRequestedDataPoints };
+    return { shared: sharedDataPoints(c), notShared: c.notSharedDataPoints, notRequested: c.sharedDataPoints === EVERY_DATA_POINT ? [] : c.notRequestedDataPoints };
   }
   const requested = requestedDataPoints(c.dataModelFlags);
   const req = new Set(requested);
@@ -110,7 +110,7 @@ export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; conf
 /** The data points a connection shares now (`[]` unless approved). */
 export function sharedDataPoints(c: Connection): string[] {
   if (c.status !== 'approved') return [];
-  return c.sharedDataPoints ?? [...ALL_DATA_POINTS];
+  return c.sharedDataPoints === EVERY_DATA_POINT ? [...ALL_DATA_POINTS] : c.sharedDataPoints;
 }
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
@@ -213,7 +213,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       }
       const bad = (input.shared ?? []).find((p) => !isDataPoint(p));
       if (bad) throw AppError.validation([{ field: 'shared', message: `unknown data point ${bad}` }]);
-      const shared = input.shared ?? null;
+      const shared = input.shared ?? EVERY_DATA_POINT;
       const sharedSet = new Set(shared ?? []);
       let event: Staged | undefined;
       const c = await connections.create({
@@ -222,7 +222,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         status: input.status ?? 'approved',
         sharedDataPoints: shared,
         notSharedDataPoints: [],
-        notRequestedDataPoints: shared ? ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)) : [],
+        notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
         syncFrequency: input.syncFrequency ?? 'daily',
         liveSource: input.liveSource ?? false,
         consentRequired: input.consentRequired ?? true,

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
 import type { Tx } from '../db/tx';
+import { EVERY_DATA_POINT } from '../domain/data-points';
 
 /** A row of the vendor listing: the connection plus what the entry shows of its client org. */
 export interface VendorConnectionRow {
@@ -88,7 +89,7 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
     async request(id, from, flags) {
       const em = orm.em.fork();
       const n = await em.nativeUpdate(Connection, { id, status: from }, {
-        status: 'pending', dataModelFlags: flags, sharedDataPoints: null, notSharedDataPoints: [], notRequestedDataPoints: [],
+        status: 'pending', dataModelFlags: flags, sharedDataPoints: EVERY_DATA_POINT, notSharedDataPoints: [], notRequestedDataPoints: [],
         ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
       });
       return n > 0 ? em.fork().findOne(Connection, { id }) : null;

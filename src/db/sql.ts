@@ -3,6 +3,7 @@
  * §7), which the audit writer (live reads, batched) and the update webhook (in its transaction)
  * both use.
  */
+import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import type { Queryable } from './tx';
 
 /** A PostgreSQL array literal of `items` with every element quoted and escaped. */
@@ -10,7 +11,15 @@ export function pgTextArray(items: readonly string[]): string {
   return `{${items.map((i) => `"${i.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
-/** One audited action. `dataPoints` null means every data point (stored as `['*']`). */
+/** How `audit_log.data_points` stores `EVERY_DATA_POINT` (src/domain/data-points.ts). */
+const AUDIT_EVERY_DATA_POINT = ['*'];
+
+/** The `audit_log.data_points` array literal of `points` (`{*}` for `EVERY_DATA_POINT`). */
+export function auditDataPointsLiteral(points: DataPoints): string {
+  return pgTextArray(points === EVERY_DATA_POINT ? AUDIT_EVERY_DATA_POINT : points);
+}
+
+/** One audited action (decisions §7). */
 export interface AuditEntryInput {
   requestId: string;
   actorOrgId: number;
@@ -18,7 +27,7 @@ export interface AuditEntryInput {
   clientOrgId: number | null;
   connectionId: string | null;
   employeeId: string | null;
-  dataPoints: string[] | null;
+  dataPoints: DataPoints;
 }
 
 // Typed arrays, one per column (cheaper for PostgreSQL than parsing a JSON batch); each row's
@@ -36,7 +45,7 @@ export async function insertAuditEntries(db: Queryable, entries: readonly AuditE
   const values = [
     entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
     entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
-    entries.map((e) => pgTextArray(e.dataPoints ?? ['*'])),
+    entries.map((e) => auditDataPointsLiteral(e.dataPoints)),
   ];
   await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });
 }

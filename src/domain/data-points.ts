@@ -54,6 +54,18 @@ export const ALL_DATA_POINTS: readonly string[] = Object.freeze([
 
 const ALL_SET = new Set(ALL_DATA_POINTS);
 
+/**
+ * "Every data point", the one internal value for it: a connection sharing everything (no
+ * consent narrowing), an audit entry of a read that returned everything, a filter that keeps
+ * everything. Stores convert at the edge and storage is unchanged: `connections.shared_data_points`
+ * holds NULL, `audit_log.data_points` holds `{*}` (src/db/sql.ts); the public interface lists
+ * the names (`ALL_DATA_POINTS`).
+ */
+export const EVERY_DATA_POINT = null;
+
+/** Data point names, or `EVERY_DATA_POINT`. */
+export type DataPoints = string[] | typeof EVERY_DATA_POINT;
+
 /** True when `name` is a data point of the record. */
 export function isDataPoint(name: string): boolean {
   return ALL_SET.has(name);
@@ -88,11 +100,11 @@ const EMPTY_DEPENDENT: Dependent = emptyDependent();
 /**
  * Returns a copy of `record` where every data point not in `shared` carries its empty value
  * (decisions §3). With no `dependentDetails_*` point shared, `dependentDetails` is `[]`.
- * `shared === 'all'` returns the record unchanged (a copy).
+ * `shared === EVERY_DATA_POINT` returns the record unchanged (a copy).
  */
-export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string> | 'all'): EmployeeRecord {
+export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string> | typeof EVERY_DATA_POINT): EmployeeRecord {
   const copy = structuredClone(record);
-  if (shared === 'all') return copy;
+  if (shared === EVERY_DATA_POINT) return copy;
   for (const leaf of RECORD_LEAVES) {
     if (!shared.has(leaf.name)) setPath(copy, leaf.path, leaf.empty);
   }

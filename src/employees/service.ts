@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
 import { isUsableEmployeeId } from './employee-id';
-import { filterRecord } from '../domain/data-points';
+import { EVERY_DATA_POINT, filterRecord } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
@@ -75,7 +75,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
       if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');
       if (!row.consentOk) throw new AppError('CONSENT_MISSING');
     }
-    const shared: ReadonlySet<string> | 'all' = access.sharedDataPoints ? new Set(access.sharedDataPoints) : 'all';
+    const shared = access.sharedDataPoints === EVERY_DATA_POINT ? EVERY_DATA_POINT : new Set(access.sharedDataPoints);
     return { access, row, liveRecord, shared, live };
   }
 
@@ -107,7 +107,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     async read(q: ReadQuery): Promise<EmployeeRecord> {
       const found = await locate(q, 'full');
       const record = fullRecord(found);
-      const filtered = found.shared === 'all' ? record : filterRecord(record, found.shared);
+      const filtered = found.shared === EVERY_DATA_POINT ? record : filterRecord(record, found.shared);
       const out = q.mask ? maskRecord(filtered) : filtered;
       await auditLive(q, found, record.employeeId);
       return out;
@@ -129,11 +129,11 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
         employeeId = row.employeeId;
         json = deps.cipher.decrypt(maskedEnc, maskedAad(found.access.clientOrgId, row.employeeId));
         // Masking and filtering commute: unshared points take empty values, which masking keeps.
-        if (found.shared !== 'all') json = JSON.stringify(filterRecord(JSON.parse(json) as EmployeeRecord, found.shared));
+        if (found.shared !== EVERY_DATA_POINT) json = JSON.stringify(filterRecord(JSON.parse(json) as EmployeeRecord, found.shared));
       } else {
         const record = fullRecord(found);
         employeeId = record.employeeId;
-        json = JSON.stringify(maskRecord(found.shared === 'all' ? record : filterRecord(record, found.shared)));
+        json = JSON.stringify(maskRecord(found.shared === EVERY_DATA_POINT ? record : filterRecord(record, found.shared)));
       }
       await auditLive(query, found, employeeId);
       return json;

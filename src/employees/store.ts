@@ -8,10 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { pgTextArray } from '../db/sql';
+import { auditDataPointsLiteral, pgTextArray } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
+import type { DataPoints } from '../domain/data-points';
 import type { EmployeeRecord } from '../domain/record';
 
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
@@ -40,8 +41,8 @@ export interface LookupAudit {
   actorOrgId: number;
   action: string;
   connectionId: string;
-  /** null: every data point (stored as `['*']`). */
-  dataPoints: string[] | null;
+  /** The data points the read returned (`EVERY_DATA_POINT` for all). */
+  dataPoints: DataPoints;
 }
 
 /** One employee lookup of the vendor read path. */
@@ -148,7 +149,7 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
     items.map((i) => i.form === 'masked'), items.map((i) => i.audit?.requestId ?? null),
     items.map((i) => i.audit?.actorOrgId ?? null), items.map((i) => i.audit?.action ?? null),
     items.map((i) => i.audit?.connectionId ?? null),
-    items.map((i) => (i.audit ? pgTextArray(i.audit.dataPoints ?? ['*']) : null)),
+    items.map((i) => (i.audit ? auditDataPointsLiteral(i.audit.dataPoints) : null)),
   ];
   const res = await pool.query({ name: 'hrx_employee_lookup', text: LOOKUP_SQL, values });
   const out: (StoredEmployeeRow | null)[] = items.map(() => null);

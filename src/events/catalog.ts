@@ -2,6 +2,7 @@
  * The events hrx emits (decisions §10) and the `data` each carries. Only ids, counts, statuses,
  * timestamps and data point names: never an employee's values. Org ids are the orgs' UUIDs.
  */
+import { EVERY_DATA_POINT } from '../domain/data-points';
 import type { EventInput, Recipient } from './types';
 
 /** Most employees one `employee.*` event lists; larger changes are split into several events. */
@@ -103,9 +104,9 @@ export function employeesUpdatedEvents(clientOrgId: number, changes: EmployeeCha
   return chunks(changed, EMPLOYEES_PER_EVENT).map((part) => ({
     type: 'employee.updated' as const, audience: { approvedVendorsOf: true as const }, clientOrgId,
     data: (r: Recipient) => {
-      const shared = r.sharedDataPoints === null ? null : new Set(r.sharedDataPoints);
+      const shared = r.sharedDataPoints === EVERY_DATA_POINT ? EVERY_DATA_POINT : new Set(r.sharedDataPoints);
       const employees = part
-        .map((c) => ({ ...employeeRef(c), updated_fields: shared ? c.updatedFields.filter((f) => shared.has(f)) : [...c.updatedFields] }))
+        .map((c) => ({ ...employeeRef(c), updated_fields: shared === EVERY_DATA_POINT ? [...c.updatedFields] : c.updatedFields.filter((f) => shared.has(f)) }))
         .filter((e) => e.updated_fields.length > 0);
       return employees.length ? { client_org_id: r.clientOrgUuid, employees } : null;
     },

@@ -6,19 +6,34 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { bullPrefix } from '../queue/bull';
+import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
 
 /** Name of the events queue. */
 export const EVENTS_QUEUE = 'events';
 
-/** Payload of the queue's jobs: `deliver` carries the delivery id; scheduler jobs carry nothing. */
-export type EventsJobData = { deliveryId: string } | Record<string, never>;
+/** The events queue's jobs: job name → payload. */
+export type EventsJobs = {
+  /** One delivery attempt of delivery `deliveryId`. */
+  deliver: { deliveryId: string };
+  /** From the `events-consent-scan` job scheduler: announces expired consents. */
+  'consent-scan': Record<string, never>;
+  /** From the `events-relay` job scheduler: queues deliveries their producer could not. */
+  relay: Record<string, never>;
+};
+
+/** True when `data` (read back from Redis, maybe written by an older hrx) is a `deliver` payload. */
+export function isDeliverJobData(data: unknown): data is EventsJobs['deliver'] {
+  return typeof data === 'object' && data !== null && 'deliveryId' in data && typeof data.deliveryId === 'string';
+}
+
+const deliverJob = (deliveryId: string): JobSpec<EventsJobs> => ({ name: 'deliver', data: { deliveryId } });
+const schedulerJob = (name: 'consent-scan' | 'relay'): JobSpec<EventsJobs> => ({ name, data: {} });
 
 /** Name of the custom backoff type of `deliver` jobs (see jobs/events.worker.ts). */
 export const DELIVERY_BACKOFF = 'hrx-delivery-schedule';
 
 export interface EventsQueue {
-  readonly queue: Queue<EventsJobData>;
+  readonly queue: QueueOf<EventsJobs>;
   /** Queues one `deliver` job per delivery id; ids already queued (waiting, delayed, active) are left alone. */
   enqueue(deliveryIds: string[]): Promise<void>;
   /**
@@ -34,12 +49,12 @@ export interface EventsQueue {
 }
 
 /**
- * Builds the producer side over `connection` (ioredis, `maxRetriesPerRequest: null`).
+ * Builds the producer side over `redis` (ioredis, `maxRetriesPerRequest: null`).
  * `maxAttempts` bounds BullMQ's retries of a `deliver` job; the delivery row's own attempt count
  * decides when a delivery has failed for good.
  */
-export function createEventsQueue(connection: Redis, prefix: string, maxAttempts: number): EventsQueue {
-  const queue = new Queue<EventsJobData>(EVENTS_QUEUE, { connection, prefix: bullPrefix(prefix) });
+export function createEventsQueue(redis: Redis, prefix: string, maxAttempts: number): EventsQueue {
+  const queue: QueueOf<EventsJobs> = new Queue(EVENTS_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
   const jobOptions = (id: string) => ({
     jobId: id,
     attempts: maxAttempts,
@@ -51,7 +66,7 @@ export function createEventsQueue(connection: Redis, prefix: string, maxAttempts
     queue,
     async enqueue(ids) {
       if (ids.length === 0) return;
-      await queue.addBulk(ids.map((id) => ({ name: 'deliver', data: { deliveryId: id }, opts: jobOptions(id) })));
+      await queue.addBulk(ids.map((id) => ({ ...deliverJob(id), opts: jobOptions(id) })));
     },
     async requeue(ids) {
       for (const id of ids) {
@@ -61,7 +76,8 @@ export function createEventsQueue(connection: Redis, prefix: string, maxAttempts
           if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
           await job.remove().catch(() => undefined);
         }
-        await queue.add('deliver', { deliveryId: id }, jobOptions(id));
+        const next = deliverJob(id);
+        await queue.add(next.name, next.data, jobOptions(id));
       }
     },
     async remove(ids) {
@@ -69,8 +85,8 @@ export function createEventsQueue(connection: Redis, prefix: string, maxAttempts
     },
     async installSchedulers({ consentScanMs, relayMs }) {
       const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
-      await queue.upsertJobScheduler('events-consent-scan', { every: consentScanMs }, { name: 'consent-scan', data: {}, opts });
-      await queue.upsertJobScheduler('events-relay', { every: relayMs }, { name: 'relay', data: {}, opts });
+      await queue.upsertJobScheduler('events-consent-scan', { every: consentScanMs }, { ...schedulerJob('consent-scan'), opts });
+      await queue.upsertJobScheduler('events-relay', { every: relayMs }, { ...schedulerJob('relay'), opts });
     },
     close: () => queue.close(),
   };

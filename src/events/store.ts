@@ -5,6 +5,7 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pgTextArray } from '../db/sql';
+import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import { createTransactor, execute, type Tx } from '../db/tx';
 import type { Audience, EventType } from './types';
 
@@ -23,7 +24,7 @@ export interface RecipientRow {
   vendorOrgId: number;
   vendorOrgUuid: string;
   clientOrgUuid: string | null;
-  sharedDataPoints: string[] | null;
+  sharedDataPoints: DataPoints;
 }
 
 /** An event row to insert; `payload` is the exact JSON body. */
@@ -163,7 +164,7 @@ export function createEventStore(orm: MikroORM) {
       }
       return rows.map((r) => ({
         endpointId: r.endpoint_id as string, vendorOrgId: r.vendor_org_id as number, vendorOrgUuid: r.vendor_uuid as string,
-        clientOrgUuid: (r.client_uuid as string | null) ?? null, sharedDataPoints: (r.shared as string[] | null) ?? null,
+        clientOrgUuid: (r.client_uuid as string | null) ?? null, sharedDataPoints: (r.shared as string[] | null) ?? EVERY_DATA_POINT,
       }));
     },
 

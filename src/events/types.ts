@@ -3,6 +3,7 @@
  * outbox (in the caller's `Tx`, db/tx.ts).
  */
 import type { Tx } from '../db/tx';
+import type { DataPoints } from '../domain/data-points';
 
 export type { Tx };
 
@@ -25,8 +26,8 @@ export interface Recipient {
   vendorOrgUuid: string;
   /** The client org's UUID, null for events not about a client org. */
   clientOrgUuid: string | null;
-  /** Data points the vendor's approved connection shares (null: every one); null for `vendor` audiences too. */
-  sharedDataPoints: string[] | null;
+  /** Data points the vendor's approved connection shares (`EVERY_DATA_POINT` for `vendor` audiences too). */
+  sharedDataPoints: DataPoints;
 }
 
 /**

@@ -9,6 +9,7 @@ import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
 import type { OrgStore } from '../orgs/store';
+import type { SyncTrigger } from '../sync/queue';
 import type { Establishment, HrmsConfigStore } from './store';
 
 /** The validated request body. */
@@ -33,7 +34,7 @@ export interface SetupServiceDeps {
   configs: HrmsConfigStore;
   connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
   /** Queues a full sync now and refreshes the org's schedule. */
-  syncNow: (orgId: number, trigger: string) => Promise<void>;
+  syncNow: (orgId: number, trigger: SyncTrigger) => Promise<void>;
   refreshSchedule: (orgId: number) => Promise<void>;
   /** Timeout of the credential check, ms (decisions §5: 10 s). */
   verifyTimeoutMs?: number;

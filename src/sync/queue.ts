@@ -5,21 +5,39 @@
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { bullPrefix } from '../queue/bull';
+import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
 
 /** Name of the sync queue. */
 export const SYNC_QUEUE = 'sync';
 
-/** Payload of a sync job. */
-export interface SyncJobData {
-  orgId: number;
-  trigger: string;
+/**
+ * What queued a sync (stored in `sync_runs.trigger`): `setup` is the first sync after
+ * setup-config, `schedule` the org's job scheduler, `test` and `bench` the test suite and the
+ * benchmarks.
+ */
+export const SYNC_TRIGGERS = ['setup', 'schedule', 'test', 'bench'] as const;
+export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
+
+/** The sync queue's jobs: job name → payload. */
+export type SyncJobs = {
+  /** A full sync of client org `orgId`. */
+  sync: { orgId: number; trigger: SyncTrigger };
+};
+export type SyncJobData = SyncJobs['sync'];
+
+/** True when `data` (a payload read back from Redis, maybe written by an older hrx) is a sync payload. */
+export function isSyncJobData(data: unknown): data is SyncJobData {
+  if (typeof data !== 'object' || data === null || !('orgId' in data) || !('trigger' in data)) return false;
+  const { orgId, trigger } = data;
+  return Number.isInteger(orgId) && SYNC_TRIGGERS.some((t) => t === trigger);
 }
 
+const syncJob = (orgId: number, trigger: SyncTrigger): JobSpec<SyncJobs> => ({ name: 'sync', data: { orgId, trigger } });
+
 export interface SyncQueue {
-  readonly queue: Queue<SyncJobData>;
+  readonly queue: QueueOf<SyncJobs>;
   /** Queues a full sync of `orgId` now (retried with backoff when the org is locked or the HRMS fails). */
-  syncNow(orgId: number, trigger: string): Promise<void>;
+  syncNow(orgId: number, trigger: SyncTrigger): Promise<void>;
   /** Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`; an unchanged one is left alone. */
   setSchedule(orgId: number, everyMs: number | null): Promise<void>;
   close(): Promise<void>;
@@ -33,14 +51,15 @@ export const SYNC_JOB_OPTIONS = {
   removeOnFail: { count: 5000 },
 } as const;
 
-/** Builds the producer side over `connection` (an ioredis client with `maxRetriesPerRequest: null`). */
-export function createSyncQueue(connection: Redis, prefix: string): SyncQueue {
-  const queue = new Queue<SyncJobData>(SYNC_QUEUE, { connection, prefix: bullPrefix(prefix) });
+/** Builds the producer side over `redis` (an ioredis client with `maxRetriesPerRequest: null`). */
+export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
+  const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
   const schedulerId = (orgId: number) => `sync-org-${orgId}`;
   return {
     queue,
     async syncNow(orgId, trigger) {
-      await queue.add('sync', { orgId, trigger }, SYNC_JOB_OPTIONS);
+      const job = syncJob(orgId, trigger);
+      await queue.add(job.name, job.data, SYNC_JOB_OPTIONS);
     },
     async setSchedule(orgId, everyMs) {
       if (everyMs === null) {
@@ -53,7 +72,7 @@ export function createSyncQueue(connection: Redis, prefix: string): SyncQueue {
       if (existing && existing.every === everyMs) return;
       // The first scheduled run comes one period from now: setup-config queues its own sync.
       await queue.upsertJobScheduler(schedulerId(orgId), { every: everyMs, startDate: Date.now() + everyMs }, {
-        name: 'sync', data: { orgId, trigger: 'schedule' }, opts: SYNC_JOB_OPTIONS,
+        ...syncJob(orgId, 'schedule'), opts: SYNC_JOB_OPTIONS,
       });
     },
     close: () => queue.close(),

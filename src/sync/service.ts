@@ -18,6 +18,7 @@ import { newEmployeeId, type EmployeeStore } from '../employees/store';
 import { HrmsError, type ConnectorFactory, type ConnectorOptions } from '../hrms/connector';
 import type { HrmsConfigStore } from '../setup/store';
 import type { SyncLock } from './lock';
+import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
 
 /** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
@@ -117,7 +118,7 @@ export function createSyncService(deps: SyncServiceDeps) {
      * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried. `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      */
-    async run(orgId: number, trigger: string, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
+    async run(orgId: number, trigger: SyncTrigger, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
         const holder = await deps.lock.holder(orgId);

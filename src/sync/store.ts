@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SyncRun } from '../db/entities';
 import type { Tx } from '../db/tx';
+import type { SyncTrigger } from './queue';
 
 export type { RemovedEmployee } from '../employees/store';
 
@@ -18,7 +19,7 @@ export interface RunEnd {
 }
 
 export interface SyncRunStore {
-  start(orgId: number, trigger: string): Promise<SyncRun>;
+  start(orgId: number, trigger: SyncTrigger): Promise<SyncRun>;
   progress(id: string, pages: number, employeesSeen: number): Promise<void>;
   /** Ends run `id` (in `tx` when given, e.g. with its removals and events). */
   finish(id: string, end: RunEnd, tx?: Tx): Promise<void>;

@@ -85,7 +85,7 @@ describe('terminate vs sync', () => {
       expect(releasedAfterMs).toBeLessThan(60_000);
       sim.control.set({ latencyMs: 0 });
       const worker = app.startWorker();
-      await app.ctx.syncQueue.syncNow(c.org.id, 'after-kill');
+      await app.ctx.syncQueue.syncNow(c.org.id, 'test');
       await waitFor(async () => (await runsOf(c.org.id, 'succeeded')).length >= 1, 60_000, 100);
       const [{ n }] = await sql(`select count(*)::int as n from employees where org_id = ? and removed_at is null`, [c.org.id]);
       expect(n).toBe(40);

@@ -1,5 +1,5 @@
 /**
- * Benchmark v2, the encrypted employee details under load: `POST /api/external/employee/` of hrx
+ * Benchmark `external`, the encrypted employee details under load: `POST /api/external/employee/` of hrx
  * (`hrx serve` in a child process) with a pool of distinct, pre-built request JWEs (every request
  * carries a fresh `jti`: replays are refused), next to a crypto ceiling measured in the same run:
  * one sequential loop in this process (while it is otherwise idle, so on one core at a time) doing
@@ -30,7 +30,7 @@ const MAX_POOL = 60_000;
 /** Responses kept (reservoir sample) to decrypt and verify after the measured run. */
 const SAMPLE = 100;
 
-export interface V2Options {
+export interface ExternalOptions {
   employees: number;
   connections: number;
   durationSec: number;
@@ -39,7 +39,7 @@ export interface V2Options {
   ceilingSec: number;
 }
 
-export interface V2Ceiling {
+export interface ExternalCeiling {
   /** Iterations (decrypt + verify + sign + encrypt) per second of one sequential loop. */
   opsPerSec: number;
   ops: number;
@@ -55,7 +55,7 @@ export interface V2Ceiling {
   when: 'before' | 'after';
 }
 
-export interface V2Result {
+export interface ExternalResult {
   employees: number;
   connections: number;
   durationSec: number;
@@ -81,8 +81,8 @@ export interface V2Result {
   /** Responses of the measured run decrypted with the vendor key and verified against the JWKS. */
   verifiedResponses: { sampled: number; ok: number };
   /** The faster of the two ceiling runs. */
-  ceiling: V2Ceiling;
-  ceilingRuns: V2Ceiling[];
+  ceiling: ExternalCeiling;
+  ceilingRuns: ExternalCeiling[];
   ratios: {
     /** endpoint req/s ÷ ceiling ops/s (one core). Above 1 is possible: the API's RSA work runs on libuv's thread pool, over every core. */
     endpointToCeilingRps: number;
@@ -160,7 +160,7 @@ function fire(origin: string, headers: Record<string, string>, pool: PoolItem[],
 
 /* ------------------------------------------------------------ the bench */
 
-export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V2Result> {
+export async function externalBench(o: ExternalOptions, log: (s: string) => void): Promise<ExternalResult> {
   const env = benchEnv();
   const ctx = await openBenchContext(env);
   const ext = ctx.services.external;
@@ -188,7 +188,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
   // hrx API child (`serve` creates the service keys at start).
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = spawnNode('hrx-v2', ['bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const child: Child = spawnNode('hrx-external', ['bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
   try {
     await waitForHttp(`${origin}/healthz`, child, 90_000);
     const jwksRes = await fetch(`${origin}/.well-known/jwks.json`);
@@ -213,7 +213,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     const probe = await fetch(origin + ENDPOINT, { method: 'POST', headers, body: probeReq.body });
     const probeText = await probe.text();
     if (probe.status !== 200) throw new Error(`hrx answered ${probe.status} to the probe request: ${probeText.slice(0, 300)}`);
-    const probeOpened = await openV2(probeText, probeReq.employeeId, vendorDecryptKey, jwks);
+    const probeOpened = await openExternal(probeText, probeReq.employeeId, vendorDecryptKey, jwks);
     if (typeof probeOpened === 'string') throw new Error(`probe response: ${probeOpened}`);
     const employee = probeOpened.employee;
     const responseBytes = Buffer.byteLength(probeText);
@@ -280,7 +280,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     let ok = 0;
     const problems: string[] = [];
     for (const s of samples) {
-      const res = await openV2(s.body, s.employeeId, vendorDecryptKey, jwks);
+      const res = await openExternal(s.body, s.employeeId, vendorDecryptKey, jwks);
       if (typeof res === 'string') problems.push(res);
       else ok++;
     }
@@ -288,7 +288,7 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     await child.stop(15_000);
     const ceilingRuns = [ceilingBefore, await runCeiling('after')];
     const ceiling = ceilingRuns.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
-    const result: V2Result = {
+    const result: ExternalResult = {
       employees: o.employees, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec, seedSyncMs,
       requestBytes: probeReq.body.length, responseBytes,
       pool: {
@@ -308,11 +308,11 @@ export async function v2Bench(o: V2Options, log: (s: string) => void): Promise<V
     if (exhausted) log(`  WARNING: the measured run used its whole pool of ${measPool.length} requests and stopped after ${r.duration} s`);
     const bad = endpoint.non2xx + endpoint.errors + endpoint.timeouts;
     if (bad > 0 || endpoint.responses2xx === 0) {
-      throw Object.assign(new Error(`hrx v2: ${endpoint.non2xx} non-2xx responses, ${endpoint.errors} errors, ${endpoint.timeouts} timeouts `
+      throw Object.assign(new Error(`hrx external: ${endpoint.non2xx} non-2xx responses, ${endpoint.errors} errors, ${endpoint.timeouts} timeouts `
         + `(status codes ${JSON.stringify(endpoint.statusCodes)}) out of ${endpoint.requests} — every response must be 200`), { partial: result });
     }
     if (problems.length > 0 || samples.length === 0) {
-      throw Object.assign(new Error(`hrx v2: ${problems.length} of ${samples.length} sampled responses did not decrypt and verify: ${[...new Set(problems)].slice(0, 3).join('; ')}`), { partial: result });
+      throw Object.assign(new Error(`hrx external: ${problems.length} of ${samples.length} sampled responses did not decrypt and verify: ${[...new Set(problems)].slice(0, 3).join('; ')}`), { partial: result });
     }
     return result;
   } finally {
@@ -341,7 +341,7 @@ async function buildPool(n: number, buildOne: () => Promise<PoolItem>): Promise<
  * against the JWKS, `jti` = the envelope's requestId, the employee is the one asked for.
  * Returns the opened payload, or a reason string.
  */
-async function openV2(text: string, employeeId: string, vendorKey: CryptoKey, jwks: JSONWebKeySet) {
+async function openExternal(text: string, employeeId: string, vendorKey: CryptoKey, jwks: JSONWebKeySet) {
   let env: { requestId?: unknown; status?: unknown; message?: unknown; data?: unknown };
   try {
     env = JSON.parse(text) as typeof env;
@@ -366,7 +366,7 @@ async function openV2(text: string, employeeId: string, vendorKey: CryptoKey, jw
  * Service keys are fresh RSA-2048 pairs (like those `serve` creates); the vendor key is the bench
  * vendor's; the response payload is the employee record the probe returned.
  */
-async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, employee: unknown): Promise<(seconds: number, when: 'before' | 'after') => Promise<V2Ceiling>> {
+async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, employee: unknown): Promise<(seconds: number, when: 'before' | 'after') => Promise<ExternalCeiling>> {
   const enc = new TextEncoder();
   const dec = new TextDecoder();
   const svcEnc = await generateKeyPair('RSA-OAEP-256', { modulusLength: 2048 });
@@ -427,11 +427,11 @@ async function countAudit(pool: { query(q: string): Promise<{ rows: { n: number 
   return (await pool.query('select count(*)::int as n from audit_log')).rows[0]!.n;
 }
 
-/** The summary lines of a v2 result. */
-export function printV2(r: V2Result, log: (s: string) => void): void {
+/** The summary lines of an external result. */
+export function printExternal(r: ExternalResult, log: (s: string) => void): void {
   const f = r.endpoint;
   const c = r.ceiling;
-  log(`\nv2 (POST ${ENDPOINT}, ${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, `
+  log(`\nexternal (POST ${ENDPOINT}, ${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, `
     + `${r.pool.measured} + ${r.pool.warmup} distinct pre-built requests):`);
   log(`  hrx     ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   `
     + `${r.requestBytes} B/request, ${r.responseBytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors; `
