@@ -13,6 +13,7 @@ import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
 import type { EmployeeRecord } from '../domain/record';
+import { isUuid } from '../domain/ids';
 
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
 export interface RemovedEmployee {
@@ -83,7 +84,6 @@ export interface EmployeeStore {
   findEmployee(q: EmployeeLookup): Promise<StoredEmployeeRow | null>;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The read path's one statement, for a batch of lookups (one array element per lookup): each
@@ -144,7 +144,7 @@ async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): 
 async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null)[]> {
   const values = [
     items.map((i) => i.clientOrgId), items.map((i) => i.employeeRef),
-    items.map((i) => (UUID_RE.test(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
+    items.map((i) => (isUuid(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
     items.map((i) => i.form === 'masked'), items.map((i) => i.audit?.requestId ?? null),
     items.map((i) => i.audit?.actorOrgId ?? null), items.map((i) => i.audit?.action ?? null),
     items.map((i) => i.audit?.connectionId ?? null),

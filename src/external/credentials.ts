@@ -19,6 +19,7 @@ import type { Principal } from '../auth/principal';
 import type { RevocationFeed } from '../auth/revocations';
 import type { OrgStore } from '../orgs/store';
 import type { ExternalStore } from './store';
+import { isUuid } from '../domain/ids';
 
 /** Basic credential management and checks. */
 export interface BasicCredentials {
@@ -35,7 +36,7 @@ export interface BasicCredentials {
  * no such org, a 400 validation failure on `org` for an org that is not a vendor.
  */
 export async function findVendorOrg(orgs: OrgStore, orgUuid: string) {
-  const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await orgs.findByUuid(orgUuid.toLowerCase()) : null;
+  const org = isUuid(orgUuid) ? await orgs.findByUuid(orgUuid.toLowerCase()) : null;
   if (!org) throw new AppError('NOT_FOUND');
   if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
   return org;

@@ -9,6 +9,7 @@ import type { Org } from '../db/entities';
 import { AppError } from '../errors';
 import { checkAppCredentials } from './app-credentials';
 import type { ApiKeyInfo, ClientMatch, NewOrg, OrgStore } from './store';
+import { isUuid } from '../domain/ids';
 
 /** The org record, field for field as interface.md shows it. */
 export interface OrgRecord {
@@ -108,7 +109,7 @@ const listing = (k: ApiKeyInfo): ApiKeyListing => ({
 export function createOrgService(deps: OrgServiceDeps) {
   const peppers = deps.secretPeppers ?? [];
   const orgByUuid = async (uuid: string): Promise<Org> => {
-    const org = /^[0-9a-f-]{36}$/i.test(uuid) ? await deps.orgs.findByUuid(uuid.toLowerCase()) : null;
+    const org = isUuid(uuid) ? await deps.orgs.findByUuid(uuid.toLowerCase()) : null;
     if (!org) throw new AppError('NOT_FOUND');
     return org;
   };
@@ -170,7 +171,7 @@ export function createOrgService(deps: OrgServiceDeps) {
      * 404 NOT_FOUND when there is no such live key.
      */
     async revokeApiKey(keyId: string): Promise<void> {
-      if (!/^[0-9a-f-]{36}$/i.test(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
+      if (!isUuid(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
       await deps.onApiKeyRevoked?.(keyId.toLowerCase());
     },
 
@@ -199,7 +200,7 @@ export function createOrgService(deps: OrgServiceDeps) {
      * a live connection with; anything else is 404 `Not found.` (decisions §2).
      */
     async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
-      if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw new AppError('NOT_FOUND');
+      if (!isUuid(uuid)) throw new AppError('NOT_FOUND');
       const org = await deps.orgs.findByUuid(uuid.toLowerCase());
       if (!org) throw new AppError('NOT_FOUND');
       if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SdkToken, User } from '../db/entities';
+import { isUuid } from '../domain/ids';
 
 /** An unrevoked SDK token row with what a request made with it needs of its orgs and user. */
 export interface SdkTokenView {
@@ -33,7 +34,6 @@ export interface SdkStore {
   findLive(jti: string): Promise<SdkTokenView | null>;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Builds the SDK store over `orm`. */
 export function createSdkStore(orm: MikroORM): SdkStore {
@@ -62,7 +62,7 @@ export function createSdkStore(orm: MikroORM): SdkStore {
       });
     },
     async findLive(jti) {
-      if (!UUID_RE.test(jti)) return null;
+      if (!isUuid(jti)) return null;
       const [row] = (await sql(
         `select t.jti, t.connection_id, t.vendor_org_id, t.client_org_id, o.uuid as client_org_uuid, t.user_id,
                 t.expires_at, t.hrms_configured_at
