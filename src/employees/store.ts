@@ -241,4 +241,4 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
 }
 
 /** A new store id for an employee seen for the first time. */
-export const newEmployeeId = (): string => randomUUID();
+export const newEmployeeRowId = (): string => randomUUID();
