@@ -38,7 +38,7 @@ export interface OrgServiceDeps {
   apiKeyPepper: Buffer;
   /** URL of the default logo (decisions §4: always a URL). */
   defaultLogoUrl: string;
-  /** Whether two orgs share a live connection. */
+  /** Whether two orgs share an active connection. */
   areConnected: (a: number, b: number) => Promise<boolean>;
   /**
    * Keys of the app_secret keyed hash, current first (context.ts `secretPeppers`): new orgs get
@@ -197,7 +197,7 @@ export function createOrgService(deps: OrgServiceDeps) {
 
     /**
      * The org record of `uuid` for the caller `callerOrgId`: only its own org and orgs it shares
-     * a live connection with; anything else is 404 `Not found.` (decisions §2).
+     * an active connection with; anything else is 404 `Not found.` (decisions §2).
      */
     async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
       if (!isUuid(uuid)) throw new AppError('NOT_FOUND');

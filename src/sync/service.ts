@@ -32,7 +32,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
   | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
-  | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_live_connection' | 'already_running' }
+  | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
   | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
 
 /** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
@@ -127,7 +127,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       try {
         // Checked under the lock: termination takes the same lock, so no sync starts on a
         // connection terminated a moment ago (decisions §4).
-        if ((await deps.runs.liveConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_live_connection' };
+        if ((await deps.runs.activeConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_active_connection' };
         const hrmsConfig = await deps.hrmsConfigs.load(orgId);
         if (!hrmsConfig) return { status: 'skipped', reason: 'no_config' };
         if (!hrmsConfig.valid) return { status: 'skipped', reason: 'config_invalid' };

@@ -90,7 +90,7 @@ beforeAll(async () => {
   attacker = await f.vendor(app.ctx, 'Shady Lender');
   attackerClient = await f.client(app.ctx, 'Shady Holdings');
   lender = await f.vendor(app.ctx, 'Honest Lender');
-  // The employers' existing, approved partner (a sync needs a live connection).
+  // The employers' existing, approved partner (a sync needs an active connection).
   const partner = await f.vendor(app.ctx, 'Payroll Partner');
 
   // (a) setup-config, then the sync stores its 30 employees.
