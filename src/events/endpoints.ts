@@ -102,7 +102,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       return { id: row.id, url: row.url, events: row.eventTypes, created_at: row.createdAt.toISOString(), secret };
     },
 
-    /** The vendor org's live endpoints, oldest first. Throws VALIDATION for a non-vendor org. */
+    /** The vendor org's active endpoints, oldest first. Throws VALIDATION for a non-vendor org. */
     async list(orgUuid: string): Promise<EndpointView[]> {
       const org = await vendorOrg(orgUuid);
       const rows = await deps.store.listEndpoints(org.id);

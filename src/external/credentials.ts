@@ -25,9 +25,9 @@ import { isUuid } from '../domain/ids';
 export interface BasicCredentials {
   /** Issues a credential for vendor org `orgUuid`: `{username, password}` (password shown once). Throws 404 NOT_FOUND / 400 VALIDATION (not a vendor). */
   create(orgUuid: string): Promise<{ username: string; password: string }>;
-  /** Revokes `username` of org `orgUuid`. Throws 404 NOT_FOUND when the org has no such live credential. */
+  /** Revokes `username` of org `orgUuid`. Throws 404 NOT_FOUND when the org has no such active credential. */
   revoke(orgUuid: string, username: string): Promise<void>;
-  /** The vendor principal of a live credential, or null (unknown, revoked, wrong password, not a vendor). */
+  /** The vendor principal of an active credential, or null (unknown, revoked, wrong password, not a vendor). */
   verify(username: string, password: string): Promise<Principal | null>;
 }
 

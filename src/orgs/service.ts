@@ -168,7 +168,7 @@ export function createOrgService(deps: OrgServiceDeps) {
     /**
      * Revokes API key `keyId` and tells every API process, which stop accepting it at once
      * (auth/revocations.ts; their caches expire within 1 s should the message be lost). Throws
-     * 404 NOT_FOUND when there is no such live key.
+     * 404 NOT_FOUND when there is no such active key.
      */
     async revokeApiKey(keyId: string): Promise<void> {
       if (!isUuid(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isUuid } from '../domain/ids';
 
-/** A live Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
+/** An active Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
 export interface ConnectSessionView {
   id: string;
   jti: string;
@@ -51,7 +51,7 @@ export interface ConnectStore {
    * storing only SHA-256(`secret`). Returns the session id.
    */
   createSession(s: { secret: string; jti: string; connectionId: string; expiresAt: Date }): Promise<string | null>;
-  /** The live session whose secret is `secret`, or null. */
+  /** The active session whose secret is `secret`, or null. */
   findSession(secret: string): Promise<ConnectSessionView | null>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
   findSessionById(id: string): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null } | null>;

@@ -25,13 +25,13 @@ export interface SdkStore {
   ensureUser(orgId: number, email: string, fullName: string): Promise<User>;
   findUser(id: string): Promise<User | null>;
   /**
-   * Records an issued token and revokes every earlier token of the same connection (one live
+   * Records an issued token and revokes every earlier token of the same connection (one active
    * Connect session per connection), serialized per connection by an advisory lock. Rows expired
    * for more than a day are deleted on the way.
    */
   issue(token: NewSdkToken): Promise<void>;
   /** The unrevoked token `jti` (expired ones included: the caller checks `expiresAt`), or null. */
-  findLive(jti: string): Promise<SdkTokenView | null>;
+  findActive(jti: string): Promise<SdkTokenView | null>;
 }
 
 
@@ -61,7 +61,7 @@ export function createSdkStore(orm: MikroORM): SdkStore {
         await em.insert(SdkToken, { ...token, revokedAt: null, hrmsConfiguredAt: null });
       });
     },
-    async findLive(jti) {
+    async findActive(jti) {
       if (!isUuid(jti)) return null;
       const [row] = (await sql(
         `select t.jti, t.connection_id, t.vendor_org_id, t.client_org_id, o.uuid as client_org_uuid, t.user_id,
