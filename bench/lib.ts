@@ -138,7 +138,7 @@ export async function seedOrgs(ctx: Context) {
 
 /** Stores the client org's HRMS configuration pointing at a simulator (what setup-config saves). */
 export async function configureHrms(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }): Promise<void> {
-  await storesOf(ctx).configs.save({
+  await storesOf(ctx).hrmsConfigs.save({
     orgId, hrmsId: 'reference', apiConfigs: [],
     credentials: { hrms_host: sim.url, grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
   });

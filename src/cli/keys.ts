@@ -7,7 +7,7 @@
  * - `hrx service-keys rotate [--grace-hours H]` → `{enc, sig, retired, retired_until}`;
  * - `hrx client employee --base-url URL --username U --password P --key PRIVATE_JWK_FILE [--kid K]
  *   --connection ID --employee EMP [--source db|hrms] [--jwks FILE]` → `{employee, iat, jti}`:
- *   the vendor side of the V2 call, run against a live hrx.
+ *   the vendor side of the V2 call, run against a running hrx.
  */
 import { readFileSync } from 'node:fs';
 import type { JSONWebKeySet, JWK } from 'jose';

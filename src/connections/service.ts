@@ -174,7 +174,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     },
 
     /**
-     * Terminates the vendor's live connection with `clientOrgUuid` (interface.md "Terminate
+     * Terminates the vendor's active connection with `clientOrgUuid` (interface.md "Terminate
      * connection"). Throws 404 CLIENT_ORG_NOT_FOUND (unknown org, or no connection of this vendor,
      * so other vendors' connections look absent), 409 when already terminated, 423 while a sync
      * of the client org runs. The sync lock is held for the state change itself.
@@ -182,16 +182,16 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     async terminate(vendorOrgId: number, clientOrgUuid: string, requestId: string): Promise<Connection> {
       const client = await orgs.findByUuid(clientOrgUuid);
       if (!client) throw new AppError('CLIENT_ORG_NOT_FOUND');
-      const live = await connections.findLive(vendorOrgId, client.id);
-      if (!live) {
+      const active = await connections.findActive(vendorOrgId, client.id);
+      if (!active) {
         if (await connections.existsAny(vendorOrgId, client.id)) throw new AppError('CONNECTION_ALREADY_TERMINATED');
         throw new AppError('CLIENT_ORG_NOT_FOUND');
       }
       const held = await lock.acquire(client.id, `terminate:${requestId}`);
       if (!held) throw new AppError('SYNC_IN_PROGRESS');
-      const event = deps.events.connectionChanged('terminated', live);
+      const event = deps.events.connectionChanged('terminated', active);
       try {
-        const done = await connections.transition(live.id, ['pending', 'approved', 'rejected'], 'terminated', event.write);
+        const done = await connections.transition(active.id, ['pending', 'approved', 'rejected'], 'terminated', event.write);
         if (!done) throw new AppError('CONNECTION_ALREADY_TERMINATED');
       } finally {
         await held.release();
@@ -199,7 +199,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       await event.dispatch();
       await deps.onAccessChange();
       await deps.onScheduleChange(client.id);
-      return (await connections.findById(live.id))!;
+      return (await connections.findById(active.id))!;
     },
 
     /** Creates a connection as the operator (decisions §12). Throws VALIDATION on bad input. */
@@ -208,7 +208,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       const client = await orgs.findByUuid(input.clientUuid);
       if (!vendor?.isVendor) throw AppError.validation([{ field: 'vendor', message: 'no vendor org with this uuid' }]);
       if (!client?.isClient) throw AppError.validation([{ field: 'client', message: 'no client org with this uuid' }]);
-      if (await connections.findLive(vendor.id, client.id)) {
+      if (await connections.findActive(vendor.id, client.id)) {
         throw AppError.validation([{ field: 'client', message: 'a live connection with this client exists' }]);
       }
       const bad = (input.shared ?? []).find((p) => !isDataPoint(p));
@@ -239,21 +239,21 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
     /**
      * Makes sure a connection requesting `flags` exists between the pair (decisions §8, SDK
-     * token): none live → a new `pending` one; `pending` or `rejected` → `pending` with these
+     * token): none active → a new `pending` one; `pending` or `rejected` → `pending` with these
      * flags (the vendor asks again); `approved` → returned untouched.
      */
     async ensureRequested(vendorOrgId: number, clientOrgId: number, flags: Connection['dataModelFlags']): Promise<Connection> {
       for (let attempt = 0; ; attempt++) {
-        const live = await connections.findLive(vendorOrgId, clientOrgId);
-        if (live?.status === 'approved') return live;
+        const active = await connections.findActive(vendorOrgId, clientOrgId);
+        if (active?.status === 'approved') return active;
         let c: Connection | null = null;
-        if (live) {
-          c = await connections.request(live.id, live.status as 'pending' | 'rejected', flags);
+        if (active) {
+          c = await connections.request(active.id, active.status as 'pending' | 'rejected', flags);
         } else {
           try {
             c = await connections.create({ vendorOrgId, clientOrgId, status: 'pending', dataModelFlags: flags });
           } catch (err) {
-            // Another request created the pair's live connection first (unique partial index).
+            // Another request created the pair's active connection first (unique partial index).
             if ((err as { code?: string }).code !== '23505' && !/unique/i.test((err as Error).message)) throw err;
           }
         }

@@ -28,8 +28,8 @@ export interface ConnectionStore {
   /** Creates a connection; `within` runs in the same transaction, after the insert. */
   create(input: NewConnection, within?: (tx: Tx, created: Connection) => Promise<void>): Promise<Connection>;
   findById(id: string): Promise<Connection | null>;
-  /** The live (not terminated) connection of a vendor/client pair. */
-  findLive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
+  /** The active (not terminated) connection of a vendor/client pair. */
+  findActive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
   /** Whether any connection (terminated included) ever joined the pair. */
   existsAny(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
   /** Updates sharing lists or settings of a connection. */
@@ -55,7 +55,7 @@ export interface ConnectionStore {
   listForVendor(vendorOrgId: number, statuses: ConnectionStatus[], offset: number, limit: number): Promise<{ rows: VendorConnectionRow[]; total: number }>;
   /** `sync_frequency` of the approved connections of a client org. */
   approvedFrequencies(clientOrgId: number): Promise<string[]>;
-  /** Whether two orgs share a live connection, either way round. */
+  /** Whether two orgs share an active connection, either way round. */
   areConnected(orgA: number, orgB: number): Promise<boolean>;
 }
 
@@ -78,7 +78,7 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       return c;
     },
     findById: (id) => orm.em.fork().findOne(Connection, { id }),
-    findLive: (vendorOrgId, clientOrgId) =>
+    findActive: (vendorOrgId, clientOrgId) =>
       orm.em.fork().findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
     async existsAny(vendorOrgId, clientOrgId) {
       return (await orm.em.fork().count(Connection, { vendorOrgId, clientOrgId })) > 0;

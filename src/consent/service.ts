@@ -5,6 +5,7 @@ import { AppError } from '../errors';
 import type { EmployeeRecord } from '../domain/record';
 import type { EmployeeService } from '../employees/service';
 import type { ConsentStore } from './store';
+import { isUuid } from '../domain/ids';
 
 /** The validated submission; timestamps already parsed. */
 export interface ConsentInput {
@@ -47,7 +48,7 @@ export function createConsentService(deps: { consents: ConsentStore; employees: 
         throw AppError.validation([{ field: 'consent_expiry', message: `must be at most ${MAX_CONSENT_YEARS} years after consent_timestamp` }]);
       }
       const org = input.org.toLowerCase();
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(org)) throw new AppError('INVALID_ORGANISATION');
+      if (!isUuid(org)) throw new AppError('INVALID_ORGANISATION');
       const target = await deps.consents.target(vendorOrgId, org, input.employee_id);
       if (target.clientOrgId === null) throw new AppError('INVALID_ORGANISATION');
       if (!target.employeeExists) throw new AppError('EMPLOYEE_NOT_FOUND');

@@ -13,8 +13,8 @@ import { EVERY_DATA_POINT, filterRecord } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
+import { isUuid } from '../domain/ids';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface EmployeeServiceDeps {
   employees: EmployeeStore;
@@ -48,7 +48,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * CONSENT_MISSING). Live reads check consent first, then fetch the HRMS here.
    */
   async function locate(q: ReadQuery, form: 'full' | 'masked') {
-    if (!UUID_RE.test(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
+    if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
     const live = q.source === 'hrms';
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
     if (!access) throw new AppError('INVALID_ORGANISATION');

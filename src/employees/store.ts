@@ -14,6 +14,7 @@ import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
 import type { DataPoints } from '../domain/data-points';
 import type { EmployeeRecord } from '../domain/record';
+import { isUuid } from '../domain/ids';
 
 /** An employee a full sync no longer saw: store id and HRMS `employeeId`. */
 export interface RemovedEmployee {
@@ -84,7 +85,6 @@ export interface EmployeeStore {
   findEmployee(q: EmployeeLookup): Promise<StoredEmployeeRow | null>;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The read path's one statement, for a batch of lookups (one array element per lookup): each
@@ -145,7 +145,7 @@ async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): 
 async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null)[]> {
   const values = [
     items.map((i) => i.clientOrgId), items.map((i) => i.employeeRef),
-    items.map((i) => (UUID_RE.test(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
+    items.map((i) => (isUuid(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
     items.map((i) => i.form === 'masked'), items.map((i) => i.audit?.requestId ?? null),
     items.map((i) => i.audit?.actorOrgId ?? null), items.map((i) => i.audit?.action ?? null),
     items.map((i) => i.audit?.connectionId ?? null),
@@ -242,4 +242,4 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
 }
 
 /** A new store id for an employee seen for the first time. */
-export const newEmployeeId = (): string => randomUUID();
+export const newEmployeeRowId = (): string => randomUUID();

@@ -10,7 +10,7 @@ import type { Transactor, Tx } from '../db/tx';
 import type { Written } from '../events/types';
 import { changedDataPoints } from '../domain/data-points';
 import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from '../domain/record';
-import { newEmployeeId } from './store';
+import { newEmployeeRowId } from './store';
 import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store';
 
 /** One record of the body: a partial record with its `employeeId` (already validated). */
@@ -67,7 +67,7 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
         const state = new Map<string, { original: EmployeeRecord; record: EmployeeRecord; created: boolean; revived: boolean }>();
         for (const employeeId of employeeIds) {
           const row = locked.get(employeeId);
-          const original = row?.record ?? normalizeRecord({ employeeId }, newEmployeeId());
+          const original = row?.record ?? normalizeRecord({ employeeId }, newEmployeeRowId());
           state.set(employeeId, { original, record: original, created: !row, revived: row?.removed ?? false });
         }
         const results: EmployeeUpdateResult[] = updates.map((u) => {

@@ -12,11 +12,11 @@ import type { EventsQueue } from './queue';
 import { endpointSecretAad, newSigningSecret } from './signing';
 import type { EventStore } from './store';
 import { EVENT_TYPES, isEventType, type EventType } from './types';
+import { isUuid } from '../domain/ids';
 
 /** Longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2048;
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True for `localhost`, 127.0.0.0/8 and ::1 (`URL.hostname` keeps IPv6 in brackets). */
 export function isLoopbackHost(hostname: string): boolean {
@@ -82,7 +82,7 @@ export type EndpointService = ReturnType<typeof createEndpointService>;
 /** Builds the endpoint service. */
 export function createEndpointService(deps: EndpointServiceDeps) {
   async function vendorOrg(orgUuid: string) {
-    const org = UUID_RE.test(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
+    const org = isUuid(orgUuid) ? await deps.orgs.findByUuid(orgUuid.toLowerCase()) : null;
     if (!org?.isVendor) throw AppError.validation([{ field: 'org', message: 'no vendor org with this uuid' }]);
     return org;
   }
@@ -102,7 +102,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       return { id: row.id, url: row.url, events: row.eventTypes, created_at: row.createdAt.toISOString(), secret };
     },
 
-    /** The vendor org's live endpoints, oldest first. Throws VALIDATION for a non-vendor org. */
+    /** The vendor org's active endpoints, oldest first. Throws VALIDATION for a non-vendor org. */
     async list(orgUuid: string): Promise<EndpointView[]> {
       const org = await vendorOrg(orgUuid);
       const rows = await deps.store.listEndpoints(org.id);
@@ -115,7 +115,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
      * already removed endpoint.
      */
     async remove(id: string): Promise<{ id: string; removed: true; cancelled_deliveries: number }> {
-      const cancelled = UUID_RE.test(id) ? await deps.store.removeEndpoint(id) : null;
+      const cancelled = isUuid(id) ? await deps.store.removeEndpoint(id) : null;
       if (cancelled === null) throw new AppError('NOT_FOUND');
       await deps.queue.remove(cancelled);
       return { id, removed: true, cancelled_deliveries: cancelled.length };

@@ -123,7 +123,7 @@ export function createEventStore(orm: MikroORM) {
 
     /**
      * Removes an endpoint and cancels its pending deliveries in one transaction; returns the
-     * cancelled delivery ids, or null when no such endpoint is live.
+     * cancelled delivery ids, or null when no such endpoint is active.
      */
     async removeEndpoint(id: string): Promise<string[] | null> {
       return transactor.transaction(async (tx) => {

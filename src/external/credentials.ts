@@ -19,14 +19,15 @@ import type { Principal } from '../auth/principal';
 import type { RevocationFeed } from '../auth/revocations';
 import type { OrgStore } from '../orgs/store';
 import type { ExternalStore } from './store';
+import { isUuid } from '../domain/ids';
 
 /** Basic credential management and checks. */
 export interface BasicCredentials {
   /** Issues a credential for vendor org `orgUuid`: `{username, password}` (password shown once). Throws 404 NOT_FOUND / 400 VALIDATION (not a vendor). */
   create(orgUuid: string): Promise<{ username: string; password: string }>;
-  /** Revokes `username` of org `orgUuid`. Throws 404 NOT_FOUND when the org has no such live credential. */
+  /** Revokes `username` of org `orgUuid`. Throws 404 NOT_FOUND when the org has no such active credential. */
   revoke(orgUuid: string, username: string): Promise<void>;
-  /** The vendor principal of a live credential, or null (unknown, revoked, wrong password, not a vendor). */
+  /** The vendor principal of an active credential, or null (unknown, revoked, wrong password, not a vendor). */
   verify(username: string, password: string): Promise<Principal | null>;
 }
 
@@ -35,7 +36,7 @@ export interface BasicCredentials {
  * no such org, a 400 validation failure on `org` for an org that is not a vendor.
  */
 export async function findVendorOrg(orgs: OrgStore, orgUuid: string) {
-  const org = /^[0-9a-f-]{36}$/i.test(orgUuid) ? await orgs.findByUuid(orgUuid.toLowerCase()) : null;
+  const org = isUuid(orgUuid) ? await orgs.findByUuid(orgUuid.toLowerCase()) : null;
   if (!org) throw new AppError('NOT_FOUND');
   if (!org.isVendor) throw AppError.validation([{ field: 'org', message: 'not a vendor org' }]);
   return org;

@@ -176,7 +176,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
       }));
     },
 
-    /** Revokes a vendor key. Throws AppError NOT_FOUND when the org has no such live key. */
+    /** Revokes a vendor key. Throws AppError NOT_FOUND when the org has no such active key. */
     async revokeVendorKey(orgUuid: string, kid: string): Promise<void> {
       const org = await vendorOrg(orgUuid);
       if (!(await store.revokeVendorKey(org.id, kid))) throw new AppError('NOT_FOUND');

@@ -24,7 +24,7 @@ export class KidConflictError extends Error {
   }
 }
 
-/** A live Basic credential with the org it belongs to. */
+/** An active Basic credential with the org it belongs to. */
 export interface BasicCredentialHit {
   credentialId: string;
   passwordHash: string;
@@ -55,14 +55,14 @@ export interface ExternalStore {
   listVendorKeys(orgId: number): Promise<VendorKey[]>;
   /** The org's non-revoked keys, most recently registered first. */
   activeVendorKeys(orgId: number): Promise<VendorKey[]>;
-  /** Revokes a key; false when the org has no such live key. */
+  /** Revokes a key; false when the org has no such active key. */
   revokeVendorKey(orgId: number, kid: string): Promise<boolean>;
   addBasicCredential(input: { orgId: number; username: string; passwordHash: string; passwordKeyedHash?: string | null }): Promise<BasicCredential>;
   /** Stores the keyed hash of a credential's password where it has none yet. */
   setBasicKeyedHash(credentialId: string, keyedHash: string): Promise<void>;
-  /** The live credential of `username` with its org; null when unknown or revoked. */
+  /** The active credential of `username` with its org; null when unknown or revoked. */
   findBasicCredential(username: string): Promise<BasicCredentialHit | null>;
-  /** Revokes a credential; false when the org has no such live credential. */
+  /** Revokes a credential; false when the org has no such active credential. */
   revokeBasicCredential(orgId: number, username: string): Promise<boolean>;
   /** The client org uuid of `connectionId` when it is an approved connection of `vendorOrgId`. */
   approvedConnectionClient(vendorOrgId: number, connectionId: string): Promise<string | null>;

@@ -9,6 +9,7 @@ import type { Org } from '../db/entities';
 import { AppError } from '../errors';
 import { checkAppCredentials } from './app-credentials';
 import type { ApiKeyInfo, ClientMatch, NewOrg, OrgStore } from './store';
+import { isUuid } from '../domain/ids';
 
 /** The org record, field for field as interface.md shows it. */
 export interface OrgRecord {
@@ -37,7 +38,7 @@ export interface OrgServiceDeps {
   apiKeyPepper: Buffer;
   /** URL of the default logo (decisions §4: always a URL). */
   defaultLogoUrl: string;
-  /** Whether two orgs share a live connection. */
+  /** Whether two orgs share an active connection. */
   areConnected: (a: number, b: number) => Promise<boolean>;
   /**
    * Keys of the app_secret keyed hash, current first (context.ts `secretPeppers`): new orgs get
@@ -108,7 +109,7 @@ const listing = (k: ApiKeyInfo): ApiKeyListing => ({
 export function createOrgService(deps: OrgServiceDeps) {
   const peppers = deps.secretPeppers ?? [];
   const orgByUuid = async (uuid: string): Promise<Org> => {
-    const org = /^[0-9a-f-]{36}$/i.test(uuid) ? await deps.orgs.findByUuid(uuid.toLowerCase()) : null;
+    const org = isUuid(uuid) ? await deps.orgs.findByUuid(uuid.toLowerCase()) : null;
     if (!org) throw new AppError('NOT_FOUND');
     return org;
   };
@@ -167,10 +168,10 @@ export function createOrgService(deps: OrgServiceDeps) {
     /**
      * Revokes API key `keyId` and tells every API process, which stop accepting it at once
      * (auth/revocations.ts; their caches expire within 1 s should the message be lost). Throws
-     * 404 NOT_FOUND when there is no such live key.
+     * 404 NOT_FOUND when there is no such active key.
      */
     async revokeApiKey(keyId: string): Promise<void> {
-      if (!/^[0-9a-f-]{36}$/i.test(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
+      if (!isUuid(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
       await deps.onApiKeyRevoked?.(keyId.toLowerCase());
     },
 
@@ -196,10 +197,10 @@ export function createOrgService(deps: OrgServiceDeps) {
 
     /**
      * The org record of `uuid` for the caller `callerOrgId`: only its own org and orgs it shares
-     * a live connection with; anything else is 404 `Not found.` (decisions §2).
+     * an active connection with; anything else is 404 `Not found.` (decisions §2).
      */
     async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
-      if (!/^[0-9a-f-]{36}$/i.test(uuid)) throw new AppError('NOT_FOUND');
+      if (!isUuid(uuid)) throw new AppError('NOT_FOUND');
       const org = await deps.orgs.findByUuid(uuid.toLowerCase());
       if (!org) throw new AppError('NOT_FOUND');
       if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');

@@ -47,9 +47,9 @@ export interface OrgStore {
   /** Sets `invite_status` (and `modified_on`) when it differs. */
   setInviteStatus(orgId: number, status: string): Promise<void>;
   addApiKey(orgId: number, keyHash: string, prefix: string): Promise<ApiKey>;
-  /** The org of a live (not revoked) API key, by its keyed hash. */
+  /** The org of an active (not revoked) API key, by its keyed hash. */
   findByApiKeyHash(keyHash: string): Promise<{ org: Org; keyId: string } | null>;
-  /** Revokes a live key; false when there is no such live key. */
+  /** Revokes an active key; false when there is no such active key. */
   revokeApiKey(keyId: string): Promise<boolean>;
   /** Every API key of the org (revoked ones too), newest first: never the hash. */
   listApiKeys(orgId: number): Promise<ApiKeyInfo[]>;

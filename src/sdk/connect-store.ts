@@ -5,8 +5,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { isUuid } from '../domain/ids';
 
-/** A live Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
+/** An active Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
 export interface ConnectSessionView {
   id: string;
   jti: string;
@@ -50,7 +51,7 @@ export interface ConnectStore {
    * storing only SHA-256(`secret`). Returns the session id.
    */
   createSession(s: { secret: string; jti: string; connectionId: string; expiresAt: Date }): Promise<string | null>;
-  /** The live session whose secret is `secret`, or null. */
+  /** The active session whose secret is `secret`, or null. */
   findSession(secret: string): Promise<ConnectSessionView | null>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
   findSessionById(id: string): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null } | null>;
@@ -73,13 +74,12 @@ export interface ConnectStore {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const AUDIT_SQL = `insert into connect_proof_audit
   (request_id, connection_id, vendor_org_id, client_org_id, session_id, user_id, method, outcome, source_address)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const auditParams = (a: ProofAttempt) => [
-  UUID_RE.test(a.requestId) ? a.requestId : randomUUID(), a.session.connectionId, a.session.vendorOrgId, a.session.clientOrgId,
+  isUuid(a.requestId) ? a.requestId : randomUUID(), a.session.connectionId, a.session.vendorOrgId, a.session.clientOrgId,
   a.session.id, a.session.userId, a.method, a.outcome, a.sourceAddress,
 ];
 

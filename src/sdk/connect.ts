@@ -75,7 +75,7 @@ export interface ConnectFlowDeps {
   connections: ConnectionService;
   setup: SetupService;
   supportedHrms: readonly string[];
-  /** The live row of an SDK token hrx issued and still honours, else null (service.ts). */
+  /** The active row of an SDK token hrx issued and still honours, else null (service.ts). */
   verifyToken: (token: string) => Promise<SdkTokenView | null>;
   log: Logger;
   /** The failed-authentication limit (decisions §2) on the session exchange; absent: none. */
@@ -172,13 +172,13 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      */
     async openSession(token: string, opts: { source?: string } = {}): Promise<OpenedSession> {
       const exchange = async (): Promise<OpenedSession | null> => {
-        const live = await deps.verifyToken(token);
-        if (!live) return null;
+        const active = await deps.verifyToken(token);
+        if (!active) return null;
         const secret = randomBytes(32).toString('base64url');
-        const id = await sessions.createSession({ secret, jti: live.jti, connectionId: live.connectionId, expiresAt: live.expiresAt });
+        const id = await sessions.createSession({ secret, jti: active.jti, connectionId: active.connectionId, expiresAt: active.expiresAt });
         if (!id) return null;
-        deps.log.info({ clientOrgId: live.clientOrgId, connectionId: live.connectionId, sessionId: id }, 'connect: session opened');
-        return { secret, connectionId: live.connectionId, expiresAt: live.expiresAt };
+        deps.log.info({ clientOrgId: active.clientOrgId, connectionId: active.connectionId, sessionId: id }, 'connect: session opened');
+        return { secret, connectionId: active.connectionId, expiresAt: active.expiresAt };
       };
       const opened = deps.failures
         ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'sdk', presented: presentedJti(token) }, exchange)
@@ -187,7 +187,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       return opened;
     },
 
-    /** The principal of a live session secret (the authenticator's check of the cookie), or null. */
+    /** The principal of an active session secret (the authenticator's check of the cookie), or null. */
     async verifySession(secret: string): Promise<Principal | null> {
       if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
       const s = await sessions.findSession(secret);

@@ -5,7 +5,7 @@
  * - {@link SdkService.issueToken}: resolves the client org (remote_org_id → private e-mail domain
  *   → org_name), makes sure the user and a `pending` connection requesting the flagged data
  *   points exist, and signs a 1-hour Connect-only JWT (see ./token.ts) recorded by its `jti`.
- * - {@link SdkService.verify}: signature, claims, and a live (unrevoked, unexpired) `sdk_tokens`
+ * - {@link SdkService.verify}: signature, claims, and an active (unrevoked, unexpired) `sdk_tokens`
  *   row; the token is used only to open a Connect session (./connect.ts), once.
  * - The Connect flow behind that session (./connect.ts): what the HR admin sees, the HRMS step,
  *   proof of control, approval or rejection — connection changes through the connection
@@ -95,7 +95,7 @@ export function createSdkService(deps: SdkServiceDeps) {
   async function verify(token: string): Promise<SdkTokenView | null> {
     const claims = await verifyConnectToken(token, await jwksFor(token));
     if (!claims) return null;
-    const row = await deps.store.findLive(claims.jti);
+    const row = await deps.store.findActive(claims.jti);
     if (!row || row.expiresAt.getTime() <= Date.now() || row.connectionId !== claims.connection_id
       || row.userId !== claims.sub || row.clientOrgUuid !== claims.client_org) return null;
     return row;
@@ -145,7 +145,7 @@ export function createSdkService(deps: SdkServiceDeps) {
     },
 
     /**
-     * The live token row of an SDK token, or null when it is not one hrx issued and still honours:
+     * The active token row of an SDK token, or null when it is not one hrx issued and still honours:
      * bad signature or claims, expired, revoked (a newer token of the same connection) or unknown.
      * Only the session exchange uses it: the token is no credential of any other endpoint.
      */

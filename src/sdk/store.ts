@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SdkToken, User } from '../db/entities';
+import { isUuid } from '../domain/ids';
 
 /** An unrevoked SDK token row with what a request made with it needs of its orgs and user. */
 export interface SdkTokenView {
@@ -24,16 +25,15 @@ export interface SdkStore {
   ensureUser(orgId: number, email: string, fullName: string): Promise<User>;
   findUser(id: string): Promise<User | null>;
   /**
-   * Records an issued token and revokes every earlier token of the same connection (one live
+   * Records an issued token and revokes every earlier token of the same connection (one active
    * Connect session per connection), serialized per connection by an advisory lock. Rows expired
    * for more than a day are deleted on the way.
    */
   issue(token: NewSdkToken): Promise<void>;
   /** The unrevoked token `jti` (expired ones included: the caller checks `expiresAt`), or null. */
-  findLive(jti: string): Promise<SdkTokenView | null>;
+  findActive(jti: string): Promise<SdkTokenView | null>;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Builds the SDK store over `orm`. */
 export function createSdkStore(orm: MikroORM): SdkStore {
@@ -61,8 +61,8 @@ export function createSdkStore(orm: MikroORM): SdkStore {
         await em.insert(SdkToken, { ...token, revokedAt: null, hrmsConfiguredAt: null });
       });
     },
-    async findLive(jti) {
-      if (!UUID_RE.test(jti)) return null;
+    async findActive(jti) {
+      if (!isUuid(jti)) return null;
       const [row] = (await sql(
         `select t.jti, t.connection_id, t.vendor_org_id, t.client_org_id, o.uuid as client_org_uuid, t.user_id,
                 t.expires_at, t.hrms_configured_at

@@ -7,13 +7,13 @@ import type { HrmsSource } from '../hrms/live-source';
 import type { HrmsConfigStore } from './store';
 
 /** Builds the live source; an org without a valid configuration has no live employees (null). */
-export function createHrmsSource(configs: HrmsConfigStore, connectorFor: (id: string) => ConnectorFactory | undefined): HrmsSource {
+export function createHrmsSource(hrmsConfigs: HrmsConfigStore, connectorFor: (id: string) => ConnectorFactory | undefined): HrmsSource {
   return {
     async fetchEmployee(orgId, employeeId) {
-      const cfg = await configs.load(orgId);
-      const factory = cfg?.valid ? connectorFor(cfg.hrmsId) : undefined;
-      if (!cfg || !factory) return null;
-      return factory(cfg.credentials, { timeoutMs: 10_000, retries: 1 }).getEmployee(employeeId);
+      const hrmsConfig = await hrmsConfigs.load(orgId);
+      const factory = hrmsConfig?.valid ? connectorFor(hrmsConfig.hrmsId) : undefined;
+      if (!hrmsConfig || !factory) return null;
+      return factory(hrmsConfig.credentials, { timeoutMs: 10_000, retries: 1 }).getEmployee(employeeId);
     },
   };
 }

@@ -31,7 +31,7 @@ export interface SetupConfigResult {
 
 export interface SetupServiceDeps {
   orgs: OrgStore;
-  configs: HrmsConfigStore;
+  hrmsConfigs: HrmsConfigStore;
   connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
   /** Queues a full sync now and refreshes the org's schedule. */
   syncNow: (orgId: number, trigger: SyncTrigger) => Promise<void>;
@@ -176,7 +176,7 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
       const { client_id: _id, client_secret: _secret, ...setup } = input;
       const factory = checkInput(setup);
       await verifyWithHrms(factory, setup.access_credentials);
-      const { revoked } = await deps.configs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
+      const { revoked } = await deps.hrmsConfigs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
       // Approvals that rested on a Connect-entered configuration this one replaced are gone.
       if (revoked.length > 0) await deps.onAccessChange?.();
       return afterStore(org, setup);
@@ -193,10 +193,10 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
     async connectHrms(orgId: number, input: HrmsSetupInput, sessionId: string): Promise<ConnectHrmsOutcome> {
       const org = await clientOrg(orgId);
       const factory = checkInput(input);
-      const state = await deps.configs.establishment(org.id);
+      const state = await deps.hrmsConfigs.establishment(org.id);
       if (state.hasConfig || state.hasEmployees) return { established: true };
       await verifyWithHrms(factory, input.access_credentials);
-      const stored = await deps.configs.saveIfUnestablished(
+      const stored = await deps.hrmsConfigs.saveIfUnestablished(
         { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] }, sessionId,
       );
       if (!stored) return { established: true };
@@ -213,7 +213,7 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
      */
     async proveHrms(orgId: number, input: HrmsSetupInput): Promise<boolean> {
       const factory = checkInput(input);
-      const current = await deps.configs.load(orgId);
+      const current = await deps.hrmsConfigs.load(orgId);
       const given = credentialDigest(input.access_credentials);
       const stored = current ? credentialDigest(current.credentials) : createHash('sha256').update('\0no configuration').digest();
       const credsEqual = timingSafeEqual(given, stored);
@@ -231,16 +231,16 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
     },
 
     /** Whether `orgId` is established (decisions §8). */
-    establishment: (orgId: number): Promise<Establishment> => deps.configs.establishment(orgId),
+    establishment: (orgId: number): Promise<Establishment> => deps.hrmsConfigs.establishment(orgId),
 
     /** The Connect session that entered the org's current configuration, or null (none, or setup-config's). */
     async configSessionId(orgId: number): Promise<string | null> {
-      return (await deps.configs.load(orgId))?.connectSessionId ?? null;
+      return (await deps.hrmsConfigs.load(orgId))?.connectSessionId ?? null;
     },
 
     /** The `hrms_id` configured for `orgId`, or null (never the credentials). */
     async configuredHrms(orgId: number): Promise<string | null> {
-      return (await deps.configs.load(orgId))?.hrmsId ?? null;
+      return (await deps.hrmsConfigs.load(orgId))?.hrmsId ?? null;
     },
   };
 }

@@ -36,7 +36,7 @@ export interface HrmsConfigStore {
    * the HRMS step (against the replaced configuration) is no longer proven. Returns the ids of
    * the connections sent back to pending.
    */
-  save(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<{ revoked: string[] }>;
+  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
    * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
@@ -44,7 +44,7 @@ export interface HrmsConfigStore {
    * configuration (their foreign-key checks lock the org row `for key share`). Returns false,
    * storing nothing, when the org is established.
    */
-  saveIfUnestablished(cfg: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string): Promise<boolean>;
+  saveIfUnestablished(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string): Promise<boolean>;
   /** Whether `orgId` is established (removed employees count). */
   establishment(orgId: number): Promise<Establishment>;
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
@@ -60,22 +60,22 @@ const ESTABLISHED_SQL = `select exists (select 1 from hrms_configs where org_id 
 /** Builds the store over `orm`, encrypting with `cipher`. */
 export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsConfigStore {
   return {
-    async save(cfg) {
-      const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: cfg.credentials, apiConfigs: cfg.apiConfigs }), aad(cfg.orgId));
+    async save(hrmsConfig) {
+      const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs }), aad(hrmsConfig.orgId));
       return orm.em.fork().transactional(async (em) => {
         // The replaced row, locked so a concurrent Connect approval cannot slip in between.
-        const [prior] = await em.execute(`select connect_session_id from hrms_configs where org_id = ? for update`, [cfg.orgId]) as { connect_session_id: string | null }[];
+        const [prior] = await em.execute(`select connect_session_id from hrms_configs where org_id = ? for update`, [hrmsConfig.orgId]) as { connect_session_id: string | null }[];
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
            values (?, ?, ?, ?::text[], true, null, null, now(), now())
            on conflict (org_id) do update set hrms_id = excluded.hrms_id, credentials_enc = excluded.credentials_enc,
              configured_apis = excluded.configured_apis, valid = true, invalid_reason = null, connect_session_id = null, updated_at = now()`,
-          [cfg.orgId, cfg.hrmsId, credentialsEnc, pgTextArray(cfg.apiConfigs.map((a) => a.api_id))],
+          [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id))],
         );
         if (!prior) return { revoked: [] };
         await em.execute(
           `update connect_sessions set proven_at = null, proof_method = null
-            where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`, [cfg.orgId],
+            where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`, [hrmsConfig.orgId],
         );
         if (!prior.connect_session_id) return { revoked: [] };
         // Pending lists as a new request stores them (connections/store.ts request()).
@@ -83,23 +83,23 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
           `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null,
                   shared_data_points = null, not_shared_data_points = '{}', not_requested_data_points = '{}'
             where client_org_id = ? and status = 'approved' and approved_on_config_session = ?
-           returning id`, [cfg.orgId, prior.connect_session_id],
+           returning id`, [hrmsConfig.orgId, prior.connect_session_id],
         ) as { id: string }[];
         return { revoked: rows.map((r) => r.id) };
       });
     },
-    async saveIfUnestablished(cfg, sessionId) {
-      const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: cfg.credentials, apiConfigs: cfg.apiConfigs }), aad(cfg.orgId));
+    async saveIfUnestablished(hrmsConfig, sessionId) {
+      const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs }), aad(hrmsConfig.orgId));
       return orm.em.fork().transactional(async (em) => {
-        const locked = await em.execute(`select id from orgs where id = ? for update`, [cfg.orgId]);
+        const locked = await em.execute(`select id from orgs where id = ? for update`, [hrmsConfig.orgId]);
         if (locked.length === 0) return false;
-        const [state] = await em.execute(ESTABLISHED_SQL, [cfg.orgId, cfg.orgId]) as { has_config: boolean; has_employees: boolean }[];
+        const [state] = await em.execute(ESTABLISHED_SQL, [hrmsConfig.orgId, hrmsConfig.orgId]) as { has_config: boolean; has_employees: boolean }[];
         if (state!.has_config || state!.has_employees) return false;
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
            values (?, ?, ?, ?::text[], true, null, ?, now(), now())`,
           // An array literal: the driver would spread a JS array into a list.
-          [cfg.orgId, cfg.hrmsId, credentialsEnc, pgTextArray(cfg.apiConfigs.map((a) => a.api_id)), sessionId],
+          [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id)), sessionId],
         );
         return true;
       });

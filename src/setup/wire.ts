@@ -45,17 +45,17 @@ export function wireSetup(infra: Infra, deps: {
   access: Pick<ConnectionAccessCache, 'changed'>;
 }) {
   const { afterCommit, requestRedis } = infra;
-  const configs = deps.hrmsConfigs.store;
+  const hrmsConfigs = deps.hrmsConfigs.store;
   const service = createSetupService({
     orgs: deps.orgs, connectorFor: deps.hrmsConfigs.connectorFor,
     // Setup queues the first sync: with Redis away it answers 503 before storing anything.
-    configs: { ...configs, save: async (c) => { requireReady(requestRedis); return configs.save(c); } },
+    hrmsConfigs: { ...hrmsConfigs, save: async (c) => { requireReady(requestRedis); return hrmsConfigs.save(c); } },
     syncNow: (orgId, trigger) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, trigger)),
     refreshSchedule: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
     secretPeppers: infra.secretPeppers, ...(deps.failures ? { failures: deps.failures } : {}),
     onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
   });
-  return { service, store: configs };
+  return { service, store: hrmsConfigs };
 }
 
 /** Throws 503 UNAVAILABLE unless `client` is connected (for requests that cannot finish without Redis). */

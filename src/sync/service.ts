@@ -14,7 +14,7 @@ import { normalizeRecord } from '../domain/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
-import { newEmployeeId, type EmployeeStore } from '../employees/store';
+import { newEmployeeRowId, type EmployeeStore } from '../employees/store';
 import { HrmsError, type ConnectorFactory, type ConnectorOptions } from '../hrms/connector';
 import type { HrmsConfigStore } from '../setup/store';
 import type { SyncLock } from './lock';
@@ -33,7 +33,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
   | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
-  | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_live_connection' | 'already_running' }
+  | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
   | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
 
 /** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
@@ -90,7 +90,7 @@ export interface SyncServiceDeps {
   hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
-  configs: HrmsConfigStore;
+  hrmsConfigs: HrmsConfigStore;
   connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
   connectorOptions?: ConnectorOptions;
   log: Logger;
@@ -128,17 +128,17 @@ export function createSyncService(deps: SyncServiceDeps) {
       try {
         // Checked under the lock: termination takes the same lock, so no sync starts on a
         // connection terminated a moment ago (decisions §4).
-        if ((await deps.runs.liveConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_live_connection' };
-        const cfg = await deps.configs.load(orgId);
-        if (!cfg) return { status: 'skipped', reason: 'no_config' };
-        if (!cfg.valid) return { status: 'skipped', reason: 'config_invalid' };
-        const factory = deps.connectorFor(cfg.hrmsId);
+        if ((await deps.runs.activeConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_active_connection' };
+        const hrmsConfig = await deps.hrmsConfigs.load(orgId);
+        if (!hrmsConfig) return { status: 'skipped', reason: 'no_config' };
+        if (!hrmsConfig.valid) return { status: 'skipped', reason: 'config_invalid' };
+        const factory = deps.connectorFor(hrmsConfig.hrmsId);
         if (!factory) return { status: 'skipped', reason: 'no_config' };
         // Aborted when the HRMS stalls or the lock is lost: every HRMS call of the run stops.
         const aborter = new AbortController();
         const onLost = (): void => aborter.abort(lockLost());
         held.signal.addEventListener('abort', onLost, { once: true });
-        const connector = factory(cfg.credentials, {
+        const connector = factory(hrmsConfig.credentials, {
           ...deps.connectorOptions,
           signal: aborter.signal,
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
@@ -158,7 +158,7 @@ export function createSyncService(deps: SyncServiceDeps) {
             const page = next.value;
             if (held.lost) throw lockLost();
             const ids = await deps.employees.idsFor(orgId, page.employees.map((e) => e.employeeId));
-            const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeId()));
+            const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeRowId()));
             seen += await deps.employees.upsertBatch(orgId, run.id, records, mark);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
@@ -200,7 +200,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           // org's schedule tries again later.
           if (stalled) return { status: 'failed', runId: run.id, reason: 'hrms_stalled', message };
           if (isStop(err)) {
-            await deps.configs.markInvalid(orgId, STOP_REASONS[err.kind]);
+            await deps.hrmsConfigs.markInvalid(orgId, STOP_REASONS[err.kind]);
             return { status: 'failed', runId: run.id, reason: err.kind, message };
           }
           throw err;
@@ -216,8 +216,8 @@ export function createSyncService(deps: SyncServiceDeps) {
     /** Installs the org's job scheduler on its approved connections' most frequent `sync_frequency`. */
     async refreshSchedule(orgId: number): Promise<void> {
       const freqs = await deps.approvedFrequencies(orgId);
-      const cfg = await deps.configs.load(orgId).catch(() => null);
-      const every = freqs.length && cfg?.valid ? Math.min(...freqs.map((f) => FREQUENCY_MS[f] ?? FREQUENCY_MS.daily!)) : null;
+      const hrmsConfig = await deps.hrmsConfigs.load(orgId).catch(() => null);
+      const every = freqs.length && hrmsConfig?.valid ? Math.min(...freqs.map((f) => FREQUENCY_MS[f] ?? FREQUENCY_MS.daily!)) : null;
       await deps.setSchedule(orgId, every);
     },
   };

@@ -24,8 +24,8 @@ export interface SyncRunStore {
   /** Ends run `id` (in `tx` when given, e.g. with its removals and events). */
   finish(id: string, end: RunEnd, tx?: Tx): Promise<void>;
   latest(orgId: number): Promise<SyncRun | null>;
-  /** Number of live (pending or approved) connections of a client org. */
-  liveConnections(orgId: number): Promise<number>;
+  /** Number of active (pending or approved) connections of a client org. */
+  activeConnections(orgId: number): Promise<number>;
 }
 
 /** Builds the sync-run store over `orm`. */
@@ -46,7 +46,7 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
       });
     },
     latest: (orgId) => orm.em.fork().findOne(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' } }),
-    async liveConnections(orgId) {
+    async activeConnections(orgId) {
       const [row] = (await orm.em.getConnection().execute(
         `select count(*)::int as n from connections where client_org_id = ? and status in ('pending','approved')`, [orgId],
       )) as [{ n: number }];

@@ -39,7 +39,7 @@ export function wireSync(infra: Infra, deps: {
     lock,
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
-    configs: deps.hrmsConfigs.syncStore,
+    hrmsConfigs: deps.hrmsConfigs.syncStore,
     connectorFor: deps.hrmsConfigs.connectorFor, log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
     approvedFrequencies: (orgId) => deps.connections.approvedFrequencies(orgId),

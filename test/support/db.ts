@@ -41,7 +41,7 @@ export function dbQuery<R extends pg.QueryResultRow = any>(t: HasContext, text: 
 function buildStores(ctx: Context) {
   return {
     employees: createEmployeeStore(testPool(ctx), ctx.cipher),
-    configs: createHrmsConfigStore(ctx.db.orm, ctx.cipher),
+    hrmsConfigs: createHrmsConfigStore(ctx.db.orm, ctx.cipher),
     connections: createConnectionStore(ctx.db.orm),
     events: createEventStore(ctx.db.orm),
     orgs: createOrgStore(ctx.db.orm),

@@ -15,6 +15,7 @@
 import { compactDecrypt, compactVerify } from 'jose';
 import type { CryptoKey, KeyObject } from 'jose';
 import { MIN_RSA_BITS } from './keys';
+import { isUuid } from '../../domain/ids';
 
 /** Client-facing message for any failure (decisions §1). */
 export const INVALID_ENCRYPTED_PAYLOAD = 'Invalid encrypted payload';
@@ -90,7 +91,6 @@ function fail(reason: string): never {
 }
 
 const B64URL_PART = /^[A-Za-z0-9_-]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Header parameters that carry or point at keys or belong to other algorithms: never honoured. */
@@ -209,7 +209,7 @@ export function validateClaims(payload: unknown, opts: VerifyOptions = {}): V2Cl
   for (const k of Object.keys(c)) if (!ALLOWED_CLAIMS.has(k)) fail('claims: unexpected claim');
   for (const k of REQUIRED_CLAIMS) if (!(k in c)) fail(`claims: missing ${k}`);
   const { connection_id, employee_id, source, iat, exp, jti } = c;
-  if (typeof connection_id !== 'string' || !UUID.test(connection_id)) fail('claims: connection_id must be a UUID');
+  if (typeof connection_id !== 'string' || !isUuid(connection_id)) fail('claims: connection_id must be a UUID');
   if (typeof employee_id !== 'string' || employee_id.trim().length === 0 || employee_id.length > 128) {
     fail('claims: employee_id must be a non-empty string of at most 128 characters');
   }

@@ -65,7 +65,7 @@ export class Migration20261121000000 extends Migration {
     );`);
     this.addSql(`create index "connections_vendor_idx" on "connections" ("vendor_org_id", "created_at" desc, "id" desc);`);
     this.addSql(`create index "connections_client_idx" on "connections" ("client_org_id", "status");`);
-    // At most one live (not terminated) connection per vendor/client pair.
+    // At most one active (not terminated) connection per vendor/client pair.
     this.addSql(`create unique index "connections_live_pair_uq" on "connections" ("vendor_org_id", "client_org_id") where "status" <> 'terminated';`);
 
     this.addSql(`create table "hrms_configs" (

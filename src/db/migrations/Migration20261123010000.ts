@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   SHA-256 of the session secret is stored. `proven_at` / `proof_method`: proof of control
  *   given in this session; a new org's first HRMS configuration entered through a session is
  *   marked by `hrms_configs.connect_session_id`.
- * - `connect_proof_locks`: failed proofs per vendor/client pair (the pair's live connection) and
+ * - `connect_proof_locks`: failed proofs per vendor/client pair (the pair's active connection) and
  *   the lock they set (5 failures → 15 minutes), shared by every API process.
  * - `connect_proof_audit`: every proof and approval attempt (never the credentials).
  */

@@ -66,7 +66,7 @@ describe('terminate vs sync', () => {
     expect(again.body).toEqual({ requestId: again.headers.get('x-request-id'), status: 409, message: 'Conflict! Connection already terminated', data: null });
     // No sync starts on a terminated connection.
     const outcome = await app.ctx.services.sync.run(c.org.id, 'test', 'after-terminate');
-    expect(outcome).toEqual({ status: 'skipped', reason: 'no_live_connection' });
+    expect(outcome).toEqual({ status: 'skipped', reason: 'no_active_connection' });
     expect((await runsOf(c.org.id, 'succeeded')).length).toBe(1);
     await worker.close();
   });

@@ -47,7 +47,7 @@ describe('schedulers after Redis restarts empty', () => {
     const orgs: { id: number; uuid: string; freq: 'hourly' | 'daily' | 'weekly' }[] = [];
     for (const freq of ['hourly', 'daily', 'weekly'] as const) {
       const c = await f.client(ctx);
-      await storesOf(ctx).configs.save({
+      await storesOf(ctx).hrmsConfigs.save({
         orgId: c.org.id, hrmsId: 'reference', apiConfigs: [],
         credentials: { client_id: 'x', client_secret: 'y', api_key: '', grant_type: 'client_credentials', hrms_host: 'http://127.0.0.1:9' },
       });

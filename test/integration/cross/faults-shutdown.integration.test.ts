@@ -49,7 +49,7 @@ describe('SIGTERM during a request and a sync', () => {
     const v = await f.vendor(ctx);
     const a = await f.client(ctx);
     const b = await f.client(ctx);
-    await storesOf(ctx).configs.save({
+    await storesOf(ctx).hrmsConfigs.save({
       orgId: a.org.id, hrmsId: 'reference', apiConfigs: [],
       credentials: { client_id: 'a', client_secret: 'a-secret', api_key: '', grant_type: 'client_credentials', hrms_host: slowPages.url },
     });
@@ -82,7 +82,7 @@ describe('SIGTERM during a request and a sync', () => {
       const runs = await dbQuery(ctx, `select status, employees_seen from sync_runs where org_id = $1`, [a.org.id]);
       expect(runs.rows).toEqual([{ status: 'succeeded', employees_seen: 25 }]);
       // Org B's configuration was stored with the 200.
-      expect((await storesOf(ctx).configs.load(b.org.id))?.valid).toBe(true);
+      expect((await storesOf(ctx).hrmsConfigs.load(b.org.id))?.valid).toBe(true);
       expect(out).toContain('shutting down');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

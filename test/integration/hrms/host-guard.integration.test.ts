@@ -178,7 +178,7 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       const credentials: HrmsCredentials = {
         hrms_host: `http://localhost:${sim.port}`, grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret,
       };
-      await storesOf(app).configs.save({ orgId: c.org.id, hrmsId: 'reference', credentials, apiConfigs: [] });
+      await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId: 'reference', credentials, apiConfigs: [] });
       resetStats();
       return { v, c };
     };
@@ -192,7 +192,7 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       expect(outcome).toMatchObject({ status: 'failed', reason: 'host_not_allowed' });
       const runs = (await dbQuery(guarded, `select status, error from sync_runs where org_id = $1`, [c.org.id])).rows;
       expect(runs).toEqual([{ status: 'failed', error: 'host_not_allowed: HRMS host not allowed on token request' }]);
-      const cfg = await storesOf(guarded).configs.load(c.org.id);
+      const cfg = await storesOf(guarded).hrmsConfigs.load(c.org.id);
       expect(cfg).toMatchObject({ valid: false, invalidReason: 'the HRMS host is not allowed' });
       nothingServed();
     });

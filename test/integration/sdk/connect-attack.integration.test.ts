@@ -90,7 +90,7 @@ beforeAll(async () => {
   attacker = await f.vendor(app.ctx, 'Shady Lender');
   attackerClient = await f.client(app.ctx, 'Shady Holdings');
   lender = await f.vendor(app.ctx, 'Honest Lender');
-  // The employers' existing, approved partner (a sync needs a live connection).
+  // The employers' existing, approved partner (a sync needs an active connection).
   const partner = await f.vendor(app.ctx, 'Payroll Partner');
 
   // (a) setup-config, then the sync stores its 30 employees.
@@ -107,7 +107,7 @@ beforeAll(async () => {
   })).status).toBe(200);
   await synced(employers.sync.org.id, 30);
   await synced(employers.invalid.org.id, 30);
-  await storesOf(app).configs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
+  await storesOf(app).hrmsConfigs.markInvalid(employers.invalid.org.id, 'the HRMS refused the credentials');
   // (b) employees from the update webhook only, no configuration.
   employers.webhook = await newEmployer('webhook');
   for (const employeeId of ['W1', 'W2', 'W3']) {
@@ -118,7 +118,7 @@ beforeAll(async () => {
   }
   // (d) a valid configuration, no sync run yet (stored as setup-config stores it, without the queued sync).
   employers.valid = await newEmployer('valid');
-  await storesOf(app).configs.save({
+  await storesOf(app).hrmsConfigs.save({
     orgId: employers.valid.org.id, hrmsId: 'reference', apiConfigs: [],
     credentials: { grant_type: 'client_credentials', client_id: realCreds.clientId, client_secret: realCreds.clientSecret, hrms_host: realSim.url },
   });
@@ -242,7 +242,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
       expect((await connectCall(app.url, s2, 'hrms/', hrmsBody(realSim, realCreds))).body.data).toStrictEqual({ proven: true });
       expect((await connectCall(app.url, s2, 'approve/', { opted_in: [], opted_out: [] })).body.data.status).toBe('approved');
       // Still marked invalid: a proof never rewrites the configuration.
-      expect((await storesOf(app).configs.load(e.org.id))?.valid).toBe(false);
+      expect((await storesOf(app).hrmsConfigs.load(e.org.id))?.valid).toBe(false);
     });
   });
 });
@@ -310,7 +310,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       ]);
       expect([r1.status, r2.status].sort()).toEqual([200, 403]);
       const winner = r1.status === 200 ? realSim : evilSim;
-      expect((await storesOf(app).configs.load(e.org.id))?.credentials.hrms_host).toBe(winner.url);
+      expect((await storesOf(app).hrmsConfigs.load(e.org.id))?.credentials.hrms_host).toBe(winner.url);
       const loser = r1.status === 200 ? s2 : s1;
       expectError(await connectCall(app.url, loser, 'approve/', { opted_in: [], opted_out: [] }), 403, PROOF_FAILED);
     });
@@ -333,7 +333,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
         method: 'POST', headers: { authorization: f.appBasic(e), 'content-type': 'application/json' }, body: JSON.stringify({ employeeId: 'L1', name: 'Late' }),
       })).status).toBe(200);
       expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(evilSim, evilCreds)), 403, PROOF_FAILED);
-      expect(await storesOf(app).configs.load(e.org.id)).toBeNull();
+      expect(await storesOf(app).hrmsConfigs.load(e.org.id)).toBeNull();
     });
   });
 
@@ -373,7 +373,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       expect((await connectCall(app.url, sa, 'hrms/', hrmsBody(realSim, realCreds))).status).toBe(200);
       expect((await connectCall(app.url, sa, 'approve/', { opted_in: [], opted_out: [] })).body.data.connection_id).toBe((await connectionOf(lender.org.id, a.org.id)).id);
       expect((await connectionOf(lender.org.id, b.org.id)).status).toBe('pending');
-      expect(await storesOf(app).configs.load(b.org.id)).toBeNull();
+      expect(await storesOf(app).hrmsConfigs.load(b.org.id)).toBeNull();
     });
   });
 });

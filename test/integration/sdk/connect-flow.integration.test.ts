@@ -124,7 +124,7 @@ describe('Connect flow', () => {
       expectError(await widget(session, 'hrms/', hrmsBody('wrong-secret')), 400,
         { code: 400, message: 'HRMS credentials rejected: the HRMS refused the credentials', data: null });
       const org = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0];
-      expect(await storesOf(app).configs.load(org.id)).toBeNull();
+      expect(await storesOf(app).hrmsConfigs.load(org.id)).toBeNull();
     });
 
     it('stores the HRMS credentials encrypted, never echoes them, and queues a sync', async () => {

@@ -93,7 +93,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
   it('an established org: approve stays off until control is proven with the app key and secret', async () => {
     const v = await vendor(app.ctx, 'Lender Two');
     const employer = await client(app.ctx, 'Established Page Co');
-    await storesOf(app).configs.save({
+    await storesOf(app).hrmsConfigs.save({
       orgId: employer.org.id, hrmsId: 'reference', apiConfigs: [],
       credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
     });

@@ -158,7 +158,7 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     // The employer's configuration is setup-config's, untouched by the attempts.
     const cfg = (await dbQuery(app, `select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0];
     expect(cfg.connect_session_id).toBeNull();
-    expect((await storesOf(app).configs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
+    expect((await storesOf(app).hrmsConfigs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
   }, 180_000);
 
   it('an approval racing the replacement never outlives it: it waits for the row and is refused', async () => {

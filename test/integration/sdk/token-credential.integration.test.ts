@@ -162,10 +162,10 @@ describe('SDK token as a credential', () => {
       expect((await post(sa, 'hrms/', hrms(0))).status).toBe(200);
       expectError(await post(sb, 'hrms/', hrms(1)), 403, plain('Proof of control failed'));
       const orgRow = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0];
-      expect((await storesOf(app).configs.load(orgRow.id))?.credentials).toMatchObject({ hrms_host: sims[0]!.url, client_id: 'hrms-1' });
+      expect((await storesOf(app).hrmsConfigs.load(orgRow.id))?.credentials).toMatchObject({ hrms_host: sims[0]!.url, client_id: 'hrms-1' });
       // The same HRMS credentials prove control (compared, not stored again).
       expect((await post(sb, 'hrms/', hrms(0))).body.data).toStrictEqual({ proven: true });
-      expect((await storesOf(app).configs.load(orgRow.id))?.connectSessionId).not.toBeNull();
+      expect((await storesOf(app).hrmsConfigs.load(orgRow.id))?.connectSessionId).not.toBeNull();
     });
 
     it('B\'s decision changes B\'s connection only; B\'s key reaches nothing of A\'s', async () => {

@@ -26,7 +26,7 @@ describe('SDK token: org resolution and the pending connection', () => {
     method: 'POST', headers: { authorization: key, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
   });
   const orgOf = async (uuid: string) => (await sql(`select * from orgs where uuid = $1`, [uuid]))[0]!;
-  const liveConnection = async (clientUuid: string, vendorOrgId = a.org.id) => (await sql(
+  const activeConnection = async (clientUuid: string, vendorOrgId = a.org.id) => (await sql(
     `select c.* from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2 and c.status <> 'terminated'`,
     [clientUuid, vendorOrgId],
   ))[0]!;
@@ -96,7 +96,7 @@ describe('SDK token: org resolution and the pending connection', () => {
   it('creates one pending connection holding the flags; absent flags request every data point as optional', async () => {
     const flags = { detail_info_fields: { name: -1, gender: 1, dob: 0 }, ctc_details_fields: { ctc_basic: 1, monthly_deductions_tds: -1 }, dependent_details_fields: {} };
     const res = await token({ email: 'hr@flags.example', org_name: 'Flags Inc', fullname: 'F', data_model_flags: flags });
-    const c = await liveConnection(res.body.data.org_id);
+    const c = await activeConnection(res.body.data.org_id);
     expect(c).toMatchObject({ status: 'pending', data_model_flags: flags, consent_required: true });
     const list = await call(`${app.url}/api/vendor/connections/?status=pending&page_size=100`, { headers: { authorization: a.apiKey } });
     const entry = list.body.data.find((e: { org_id: string }) => e.org_id === res.body.data.org_id);
@@ -121,14 +121,14 @@ describe('SDK token: org resolution and the pending connection', () => {
     await app.ctx.services.sdk.issueToken({ orgId: a.org.id, orgUuid: a.org.uuid, isVendor: true, isClient: false, credentialId: 't' }, {
       email: 'x@gmail.com', org_name: 'approved co', fullname: 'X', data_model_flags: { detail_info_fields: { dob: -1 } },
     });
-    expect(await liveConnection(client.org.uuid)).toMatchObject({
+    expect(await activeConnection(client.org.uuid)).toMatchObject({
       id: approved.id, status: 'approved', shared_data_points: ['name', 'pan'], data_model_flags: null,
     });
 
     const rejectedClient = await f.client(app.ctx, 'Rejected Co');
     const rejected = await f.connection(app.ctx, a.org.uuid, rejectedClient.org.uuid, { status: 'rejected' });
     await token({ email: 'y@gmail.com', org_name: 'Rejected Co', fullname: 'Y', data_model_flags: { detail_info_fields: { dob: 1 } } });
-    expect(await liveConnection(rejectedClient.org.uuid)).toMatchObject({ id: rejected.id, status: 'pending', data_model_flags: { detail_info_fields: { dob: 1 } } });
+    expect(await activeConnection(rejectedClient.org.uuid)).toMatchObject({ id: rejected.id, status: 'pending', data_model_flags: { detail_info_fields: { dob: 1 } } });
   });
 
   it('refuses a key that is not a vendor\'s, and a missing key', async () => {
