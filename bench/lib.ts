@@ -47,7 +47,9 @@ export function runCleanups(): Promise<void> {
   draining = draining.then(async () => {
     while (cleanups.length) {
       const { name, fn } = cleanups.pop()!;
-      const timeout = sleep(20_000).then(() => { throw new Error('timed out'); });
+      const timeout = sleep(20_000).then(() => {
+        throw new Error('timed out');
+      });
       await Promise.race([fn(), timeout]).catch((err: unknown) => {
         process.stderr.write(`bench: cleanup "${name}" failed: ${(err as Error).message}\n`);
       });
@@ -95,7 +97,7 @@ export async function openBenchContext(env: Record<string, string>): Promise<Con
     await closeTestDb(ctx);
     await ctx.close();
   });
-  await migrate(ctx.db);
+  await migrate(ctx.db, ctx.migrationKeys);
   return ctx;
 }
 
@@ -131,7 +133,10 @@ export async function seedOrgs(ctx: Context) {
   const apiKey = await ctx.services.orgs.createApiKey(vendor.org.uuid);
   const client = await ctx.services.orgs.create({ name: 'Bench Client', vendor: false, client: true });
   await ctx.services.connections.create({
-    vendorUuid: vendor.org.uuid, clientUuid: client.org.uuid, status: 'approved', consentRequired: false,
+    vendorUuid: vendor.org.uuid,
+    clientUuid: client.org.uuid,
+    status: 'approved',
+    consentRequired: false,
   });
   return { vendor: vendor.org, apiKey, client: client.org };
 }
@@ -139,7 +144,9 @@ export async function seedOrgs(ctx: Context) {
 /** Stores the client org's HRMS configuration pointing at a simulator (what setup-config saves). */
 export async function configureHrms(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }): Promise<void> {
   await storesOf(ctx).hrmsConfigs.save({
-    orgId, hrmsId: 'reference', apiConfigs: [],
+    orgId,
+    hrmsId: 'reference',
+    apiConfigs: [],
     credentials: { hrms_host: sim.url, grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
   });
 }
@@ -159,9 +166,11 @@ export async function seedEmployees(ctx: Context, clientOrgId: number, n: number
     const outcome = await ctx.services.sync.run(clientOrgId, 'bench', `bench-seed-${randomBytes(4).toString('hex')}`);
     const seedSyncMs = round(performance.now() - t0, 0);
     if (outcome.status !== 'succeeded' || outcome.employees !== n) throw new Error(`seeding sync did not succeed: ${JSON.stringify(outcome)}`);
-    const ids = (await dbQuery<{ employee_id: string }>(ctx, 
-      'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [clientOrgId],
-    )).rows.map((r) => r.employee_id);
+    const ids = (
+      await dbQuery<{ employee_id: string }>(ctx, 'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [
+        clientOrgId,
+      ])
+    ).rows.map((r) => r.employee_id);
     if (ids.length !== n) throw new Error(`expected ${n} employees in the store, found ${ids.length}`);
     return { ids, seedSyncMs };
   } finally {
@@ -192,14 +201,26 @@ export function spawnNode(name: string, args: string[], env: NodeJS.ProcessEnv):
   if (proc.pid === undefined) throw new Error(`could not spawn ${name}`);
   let out = '';
   let err = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); if (out.length > 1_000_000) out = out.slice(-500_000); });
-  proc.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-8000); });
+  proc.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 1_000_000) out = out.slice(-500_000);
+  });
+  proc.stderr.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-8000);
+  });
   let done = false;
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => { done = true; resolve(code); }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      done = true;
+      resolve(code);
+    }),
+  );
   const stop = async (graceMs = 10_000): Promise<void> => {
     if (done) return;
     proc.kill('SIGTERM');
-    const t = setTimeout(() => { if (!done) proc.kill('SIGKILL'); }, graceMs);
+    const t = setTimeout(() => {
+      if (!done) proc.kill('SIGKILL');
+    }, graceMs);
     await exited;
     clearTimeout(t);
   };
@@ -217,7 +238,9 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 60_000,
       const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       return res.status;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`${child.name} did not answer at ${url} within ${timeoutMs} ms:\n${child.stderrTail()}`);
     await sleep(100);
   }
@@ -268,7 +291,9 @@ export function postgresCpu(): Map<number, number> {
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       out.set(Number(d), (Number(f[11]) + Number(f[12])) / 100);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
@@ -304,11 +329,25 @@ export function rssSampler(pid: number, everyMs = 100) {
   };
   tick();
   const timer = setInterval(tick, everyMs);
-  const stopTimer = onCleanup(`rss sampler ${pid}`, async () => clearInterval(timer));
+  const stopTimer = onCleanup(`rss sampler ${pid}`, () => {
+    clearInterval(timer);
+    return Promise.resolve();
+  });
   return {
-    window() { tick(); windowPeak = statusMiB(pid, 'VmRSS') ?? 0; },
-    read() { tick(); return { peakMiB: peak, windowPeakMiB: windowPeak, samples }; },
-    stop() { tick(); clearInterval(timer); stopTimer(); return { peakMiB: peak, windowPeakMiB: windowPeak, samples }; },
+    window() {
+      tick();
+      windowPeak = statusMiB(pid, 'VmRSS') ?? 0;
+    },
+    read() {
+      tick();
+      return { peakMiB: peak, windowPeakMiB: windowPeak, samples };
+    },
+    stop() {
+      tick();
+      clearInterval(timer);
+      stopTimer();
+      return { peakMiB: peak, windowPeakMiB: windowPeak, samples };
+    },
   };
 }
 

@@ -7,8 +7,23 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { busyFraction, cpuSeconds, machineCpu, postgresCpu, postgresCpuDelta, round, type Child } from './lib';
 
-interface AutocannonRequest { method?: string; path?: string; setupRequest?: (req: AutocannonRequest, context: object) => AutocannonRequest }
-interface Histogram { average: number; mean: number; stddev: number; min: number; max: number; total: number; p50: number; p90: number; p99: number; p99_9: number }
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  setupRequest?: (req: AutocannonRequest, context: object) => AutocannonRequest;
+}
+interface Histogram {
+  average: number;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  total: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p99_9: number;
+}
 interface AutocannonResult {
   requests: Histogram & { sent: number };
   latency: Histogram;
@@ -80,13 +95,15 @@ function run(opts: LoadOptions, durationSec: number): Promise<AutocannonResult> 
     duration: durationSec,
     timeout: 10,
     headers: opts.headers ?? {},
-    requests: [{
-      method: 'GET',
-      setupRequest: (req) => {
-        req.path = paths[next++ % paths.length]!;
-        return req;
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          req.path = paths[next++ % paths.length]!;
+          return req;
+        },
       },
-    }],
+    ],
   });
 }
 

@@ -14,8 +14,9 @@ import { firstReadBench } from './first-read';
 import { fullSyncBench, type FullSyncResult } from './full-sync';
 import { abortAndCleanUp, DATABASE_URL, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
+import { hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'external'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -27,7 +28,9 @@ const HELP = `npm run bench -- [options]
   --profile              employee_details: run the hrx child with --cpu-prof and print its hot spots
   --sync-sizes A,B       full_sync: org sizes (default 10000,2000)
   --with-install         first_read: also time npm ci (in a scratch directory)
-  external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too`;
+  external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too
+  --hrms-products A,B    hrms_sync: products with a simulator (default every product with a simulator)
+  --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)`;
 
 const log = (s: string) => process.stdout.write(s + '\n');
 
@@ -38,26 +41,46 @@ async function machine() {
     await c.connect();
     postgres = (await c.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
     await c.end();
-  } catch { /* reported as unknown */ }
+  } catch {
+    /* reported as unknown */
+  }
   let redis = 'unknown';
-  try { redis = /redis_version:(\S+)/.exec(execFileSync('redis-cli', ['info', 'server'], { encoding: 'utf8', timeout: 5000 }))?.[1] ?? redis; } catch { /* unknown */ }
-  return { node: process.version, loadavgAtStart: loadavg().map((l) => round(l, 2)), cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memGiB: round(totalmem() / 2 ** 30, 1), postgres, redis };
+  try {
+    redis = /redis_version:(\S+)/.exec(execFileSync('redis-cli', ['info', 'server'], { encoding: 'utf8', timeout: 5000 }))?.[1] ?? redis;
+  } catch {
+    /* unknown */
+  }
+  return {
+    node: process.version,
+    loadavgAtStart: loadavg().map((l) => round(l, 2)),
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memGiB: round(totalmem() / 2 ** 30, 1),
+    postgres,
+    redis,
+  };
 }
 
 function printEmployeeDetails(r: EmployeeDetailsResult): void {
   const row = (name: string, f: EmployeeDetailsResult['hrx'], bytes: number) =>
-    `  ${name.padEnd(7)} ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   `
-    + `${bytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors\n`
-    + `          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, `
-    + `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`;
+    `  ${name.padEnd(7)} ${String(f.rps).padStart(7)} req/s   p50 ${String(f.latencyMs.p50).padStart(4)} ms   p99 ${String(f.latencyMs.p99).padStart(4)} ms   ` +
+    `${bytes} B/response   ${f.responses2xx} 2xx, ${f.non2xx} non-2xx, ${f.errors} errors\n` +
+    `          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, ` +
+    `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`;
   log(`\nemployee_details (${r.employees} employees, ${r.connections} connections, ${r.durationSec} s after ${r.warmupSec} s warm-up, pg pool ${r.poolSize}):`);
   log(row('hello', r.hello, r.responseBytes.hello));
   log(row('pg-row', r.pgRow, r.responseBytes.pgRow));
   log(row('hrx', r.hrx, r.responseBytes.hrx));
-  log(`  hrx/hello rps ${r.ratios.hrxToHelloRps}   hrx/pg-row rps ${r.ratios.hrxToPgRowRps} (target ≥ ${r.ratios.hrxToPgRowTarget}: ${r.ratios.targetMet ? 'MET' : 'NOT MET'})   pg-row p99 / hrx p99 ${r.ratios.pgRowToHrxP99}`);
-  if (r.rounds.length > 1) log(`  hrx/pg-row per round (pg-row and hrx alternate; figures above are the median round): ${r.rounds.map((x) => x.hrxToPgRowRps).join(', ')}`);
+  log(
+    `  hrx/hello rps ${r.ratios.hrxToHelloRps}   hrx/pg-row rps ${r.ratios.hrxToPgRowRps} (target ≥ ${r.ratios.hrxToPgRowTarget}: ${r.ratios.targetMet ? 'MET' : 'NOT MET'})   pg-row p99 / hrx p99 ${r.ratios.pgRowToHrxP99}`,
+  );
+  if (r.rounds.length > 1)
+    log(`  hrx/pg-row per round (pg-row and hrx alternate; figures above are the median round): ${r.rounds.map((x) => x.hrxToPgRowRps).join(', ')}`);
   const other = Math.max(r.hello.otherCpuCores, r.pgRow.otherCpuCores, r.hrx.otherCpuCores);
-  if (other > 0.25) log(`  WARNING: other work on the machine used up to ${other} cores during these measurements; req/s are depressed and ratios noisy (CPU ms/req are steadier).`);
+  if (other > 0.25)
+    log(
+      `  WARNING: other work on the machine used up to ${other} cores during these measurements; req/s are depressed and ratios noisy (CPU ms/req are steadier).`,
+    );
   log(`  audit rows written by hrx reads: ${r.auditRowsWritten} (warm-up + measured)`);
   if (r.profile) {
     log(`  hrx CPU profile ${path.relative(ROOT, r.profile.file)} (${r.profile.totalMs} ms sampled, ${r.profile.idlePct}% idle); top self time:`);
@@ -72,9 +95,11 @@ function printEmployeeDetails(r: EmployeeDetailsResult): void {
 function printFullSync(r: FullSyncResult): void {
   log('\nfull_sync (worker child, simulator in the bench process):');
   for (const s of r.runs) {
-    log(`  ${String(s.employees).padStart(6)} employees: ${String(s.wallMs).padStart(6)} ms queue→succeeded (run ${s.runMs} ms, ${s.pages} pages)   `
-      + `${s.employeesPerSec} employees/s   worker RSS idle ${s.idleRssMiB} MiB, peak during sync ${s.peakRssDuringSyncMiB} MiB, VmHWM ${s.vmHwmMiB} MiB   `
-      + `worker CPU ${s.workerCpuSec} s   (boot ${s.workerBootMs} ms)`);
+    log(
+      `  ${String(s.employees).padStart(6)} employees: ${String(s.wallMs).padStart(6)} ms queue→succeeded (run ${s.runMs} ms, ${s.pages} pages)   ` +
+        `${s.employeesPerSec} employees/s   worker RSS idle ${s.idleRssMiB} MiB, peak during sync ${s.peakRssDuringSyncMiB} MiB, VmHWM ${s.vmHwmMiB} MiB   ` +
+        `worker CPU ${s.workerCpuSec} s   (boot ${s.workerBootMs} ms)`,
+    );
   }
   log(`  peak RSS largest/smallest org: ${r.peakRssRatioLargeToSmall} (VmHWM ${r.vmHwmRatioLargeToSmall}); 1.0 = memory does not grow with org size`);
 }
@@ -83,14 +108,28 @@ export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      only: { type: 'string' }, employees: { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' },
-      warmup: { type: 'string' }, profile: { type: 'boolean' }, 'sync-sizes': { type: 'string' }, 'with-install': { type: 'boolean' },
+      only: { type: 'string' },
+      employees: { type: 'string' },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      profile: { type: 'boolean' },
+      'sync-sizes': { type: 'string' },
+      'with-install': { type: 'boolean' },
+      'hrms-products': { type: 'string' },
+      'hrms-employees': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) { log(HELP); return 0; }
+  if (values.help) {
+    log(HELP);
+    return 0;
+  }
   const only = values.only as Name | undefined;
-  if (only !== undefined && !NAMES.includes(only)) { process.stderr.write(`bench: unknown benchmark "${only}"\n${HELP}\n`); return 2; }
+  if (only !== undefined && !NAMES.includes(only)) {
+    process.stderr.write(`bench: unknown benchmark "${only}"\n${HELP}\n`);
+    return 2;
+  }
   const num = (v: string | undefined, d: number): number => {
     const n = v === undefined ? d : Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`bad number "${v}"`);
@@ -120,17 +159,38 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   const jobs: Record<Name, () => Promise<unknown>> = {
-    employee_details: () => employeeDetailsBench({
-      employees: num(values.employees, 1000), connections: num(values.connections, 50),
-      durationSec: num(values.duration, 10), warmupSec: num(values.warmup, 2),
-      profileDir: values.profile ? path.join(resultsDir, `prof-${stamp}`) : undefined,
-    }, log),
+    employee_details: () =>
+      employeeDetailsBench(
+        {
+          employees: num(values.employees, 1000),
+          connections: num(values.connections, 50),
+          durationSec: num(values.duration, 10),
+          warmupSec: num(values.warmup, 2),
+          profileDir: values.profile ? path.join(resultsDir, `prof-${stamp}`) : undefined,
+        },
+        log,
+      ),
     full_sync: () => fullSyncBench({ sizes: (values['sync-sizes'] ?? '10000,2000').split(',').map((s) => num(s, 0)) }, log),
     first_read: () => firstReadBench({ withInstall: values['with-install'] === true, employees: 250 }, log),
-    external: () => externalBench({
-      employees: num(values.employees, 1000), connections: num(values.connections, 50),
-      durationSec: num(values.duration, 10), warmupSec: num(values.warmup, 2), ceilingSec: 5,
-    }, log),
+    external: () =>
+      externalBench(
+        {
+          employees: num(values.employees, 1000),
+          connections: num(values.connections, 50),
+          durationSec: num(values.duration, 10),
+          warmupSec: num(values.warmup, 2),
+          ceilingSec: 5,
+        },
+        log,
+      ),
+    hrms_sync: () =>
+      hrmsSyncBench(
+        {
+          products: (values['hrms-products'] ?? 'keka,zoho_people,greythr,personio,darwinbox,bamboohr').split(','),
+          employees: num(values['hrms-employees'], 10_000),
+        },
+        log,
+      ),
   };
   for (const name of NAMES) {
     if (only && name !== only) continue;
@@ -160,6 +220,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`  npm ci: ${typeof fr.npmCi === 'string' ? fr.npmCi : `${round(fr.npmCi.ms / 1000, 1)} s (exit ${fr.npmCi.exitCode})`} — install time is extra`);
   }
   if (benchmarks.external) printExternal(benchmarks.external as ExternalResult, log);
+  if (benchmarks.hrms_sync) printHrmsSync(benchmarks.hrms_sync as HrmsSyncResult, log);
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   log(`\nresults: ${path.relative(ROOT, file)}`);

@@ -12,11 +12,25 @@ interface ProfileNode {
   hitCount?: number;
   children?: number[];
 }
-interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
 
-export interface HotSpot { name: string; selfMs: number; selfPct: number }
+export interface HotSpot {
+  name: string;
+  selfMs: number;
+  selfPct: number;
+}
 export interface ProfileSummary {
-  file: string; totalMs: number; idlePct: number; byFunction: HotSpot[]; byModule: HotSpot[];
+  file: string;
+  totalMs: number;
+  idlePct: number;
+  byFunction: HotSpot[];
+  byModule: HotSpot[];
   /** Project (src/, jobs/) functions by inclusive time: self plus everything they call. */
   projectInclusive: HotSpot[];
 }
@@ -33,7 +47,9 @@ function moduleOf(url: string, fn: string): string {
 
 /** Reads the newest `.cpuprofile` in `dir` and returns its top `top` self-time entries. */
 export function summariseProfile(dir: string, top = 15): ProfileSummary | null {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   const file = files.at(-1);
   if (!file) return null;
   const prof = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
@@ -71,11 +87,17 @@ export function summariseProfile(dir: string, top = 15): ProfileSummary | null {
       incl.set(key, (incl.get(key) ?? 0) + us);
     }
   }
-  const rank = (m: Map<string, number>): HotSpot[] => [...m.entries()]
-    .sort((a, b) => b[1] - a[1]).slice(0, top)
-    .map(([name, us]) => ({ name, selfMs: round(us / 1000, 0), selfPct: round((100 * us) / totalUs, 1) }));
+  const rank = (m: Map<string, number>): HotSpot[] =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, selfMs: round(us / 1000, 0), selfPct: round((100 * us) / totalUs, 1) }));
   return {
-    file: path.join(dir, file), totalMs: round(totalUs / 1000, 0), idlePct: round((100 * idleUs) / totalUs, 1),
-    byFunction: rank(fnAgg), byModule: rank(modAgg), projectInclusive: rank(incl),
+    file: path.join(dir, file),
+    totalMs: round(totalUs / 1000, 0),
+    idlePct: round((100 * idleUs) / totalUs, 1),
+    byFunction: rank(fnAgg),
+    byModule: rank(modAgg),
+    projectInclusive: rank(incl),
   };
 }

@@ -4,7 +4,9 @@ import { register } from 'tsx/esm/api';
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
-  console.error(`the benchmarks need Node.js 22 or newer (this is ${process.version}). Run them with npm run bench, which uses the Node.js the project installs.`);
+  console.error(
+    `the benchmarks need Node.js 22 or newer (this is ${process.version}). Run them with npm run bench, which uses the Node.js the project installs.`,
+  );
   process.exit(1);
 }
 register();

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // The `hrx` executable: loads TypeScript sources through tsx and runs the CLI.
-import { register } from 'tsx/esm/api';
-
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
-  console.error(`hrx needs Node.js 22 or newer (this is ${process.version}). Run it through npm (npm run / npx), which uses the Node.js the project installs.`);
+  console.error(
+    `hrx needs Node.js 22 or newer (this is ${process.version}). Run it through npm (npx hrx, npm run ...), which puts the Node.js the project installs (the "node" package) first on the PATH.`,
+  );
   process.exit(1);
 }
+const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../src/cli/main.ts');
-// The composition root: the job side (jobs/) is handed to the CLI, which never imports it.
-const { startJobs } = await import('../jobs/index.ts');
+// The composition root: the job side (jobs/) is handed to the CLI, which never imports it. It is
+// loaded only by the commands that run workers (`--help` and one-shot commands never load it).
+const startJobs = async (ctx) => (await import('../jobs/index.ts')).startJobs(ctx);
 await main(process.argv.slice(2), startJobs);

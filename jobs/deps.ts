@@ -4,7 +4,10 @@
  * the workers wired the same way.
  */
 import type { Context } from '../src/context';
+import { eventsSchedules } from '../src/events/queue';
 import type { EventsWorkerDeps } from './events.worker';
+import type { HousekeepingWorkerDeps } from './housekeeping.worker';
+import type { RetentionWorkerDeps } from './retention.worker';
 import type { ScheduleReconcilerDeps } from './schedules';
 import type { SyncWorkerDeps } from './sync.worker';
 
@@ -13,22 +16,60 @@ export function syncWorkerDeps(ctx: Context): SyncWorkerDeps {
   return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log: ctx.log };
 }
 
-/** The events worker's dependencies (delivery, consent scan, outbox relay; decisions §10). */
+/** The events worker's dependencies (deliveries; decisions §10). */
 export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
   const c = ctx.config;
   return {
-    redis: ctx.redis, prefix: c.HRX_REDIS_PREFIX, events: ctx.services.events, deliverer: ctx.deliverer, queue: ctx.eventsQueue,
-    scheduleMs: c.HRX_EVENTS_RETRY_SCHEDULE_MS, consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS,
-    concurrency: c.HRX_EVENTS_CONCURRENCY, log: ctx.log,
+    redis: ctx.redis,
+    prefix: c.HRX_REDIS_PREFIX,
+    deliverer: ctx.deliverer,
+    scheduleMs: c.HRX_EVENTS_RETRY_SCHEDULE_MS,
+    concurrency: c.HRX_EVENTS_CONCURRENCY,
+    log: ctx.log,
+  };
+}
+
+/**
+ * Installs every job scheduler of the housekeeping queue (the one list of them: a feature with
+ * periodic work adds its schedules here and its job to jobs/housekeeping.worker.ts, unless it
+ * keeps a queue of its own like retention's purge), and removes those an older hrx kept on the
+ * events queue.
+ */
+export function installHousekeeping(ctx: Context): () => Promise<void> {
+  const c = ctx.config;
+  return async () => {
+    await ctx.housekeepingQueue.install(eventsSchedules({ consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS }));
+    await ctx.eventsQueue.removeLegacySchedulers();
+  };
+}
+
+/** The housekeeping worker's dependencies (consent-expiry scan, outbox relay). */
+export function housekeepingWorkerDeps(ctx: Context): HousekeepingWorkerDeps {
+  return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, events: ctx.services.events, install: installHousekeeping(ctx), log: ctx.log };
+}
+
+/** The retention worker's dependencies (decisions §15: the purge and its job scheduler). */
+export function retentionWorkerDeps(ctx: Context): RetentionWorkerDeps {
+  return {
+    redis: ctx.redis,
+    prefix: ctx.config.HRX_REDIS_PREFIX,
+    retention: ctx.services.retention,
+    queue: ctx.retentionQueue,
+    purgeMs: ctx.config.HRX_RETENTION_PURGE_MS,
+    log: ctx.log,
   };
 }
 
 /** The job-scheduler reconciler's dependencies (jobs/schedules.ts). */
 export function reconcilerDeps(ctx: Context): ScheduleReconcilerDeps {
-  const c = ctx.config;
   return {
-    orm: ctx.db.orm, redis: ctx.requestRedis, syncQueue: ctx.syncQueue, eventsQueue: ctx.eventsQueue,
+    orm: ctx.db.orm,
+    redis: ctx.requestRedis,
+    syncQueue: ctx.syncQueue,
+    installHousekeeping: installHousekeeping(ctx),
+    retentionQueue: ctx.retentionQueue,
+    retentionPurgeMs: ctx.config.HRX_RETENTION_PURGE_MS,
     refreshSchedule: (orgId) => ctx.services.sync.refreshSchedule(orgId),
-    consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS, log: ctx.log,
+    log: ctx.log,
   };
 }

@@ -1,21 +1,23 @@
 /**
  * The events worker (decisions §10): consumes the BullMQ `events` queue. `deliver` jobs make one
  * delivery attempt each and are retried by BullMQ on the configured schedule (a custom backoff:
- * the delay after attempt n is HRX_EVENTS_RETRY_SCHEDULE_MS[n-1]); `consent-scan` and `relay`
- * jobs come from the two job schedulers this worker installs at start.
+ * the delay after attempt n is HRX_EVENTS_RETRY_SCHEDULE_MS[n-1]). The consent-expiry scan and
+ * the outbox relay run on the housekeeping queue (jobs/housekeeping.worker.ts).
  */
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
 import type { Deliverer } from '../src/events/delivery';
-import { DELIVERY_BACKOFF, EVENTS_QUEUE, isDeliverJobData, type EventsJobs, type EventsQueue } from '../src/events/queue';
+import { DELIVERY_BACKOFF, EVENTS_QUEUE, isDeliverJobData, type EventsJobs } from '../src/events/queue';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
-import type { EventService } from '../src/events/service';
 import { sharedWorkerOptions } from './worker-options';
 
 /** Thrown by a `deliver` job that should be attempted again after `delayMs` (the backoff reads it). */
 export class RetryLater extends Error {
-  constructor(readonly delayMs: number, message: string) {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'RetryLater';
   }
@@ -28,25 +30,17 @@ export interface EventsWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
   redis: Redis;
   prefix: string;
-  events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
   deliverer: Deliverer;
-  queue: Pick<EventsQueue, 'installSchedulers'>;
   /** Delays between attempts (ms), as given to the deliverer. */
   scheduleMs: number[];
-  consentScanMs: number;
-  relayMs: number;
   concurrency?: number;
   log: Logger;
 }
 
-/**
- * Installs the job schedulers and starts a worker; `close()` waits for running jobs. Throws when
- * Redis refuses the schedulers.
- */
-export async function startEventsWorker(deps: EventsWorkerDeps): Promise<WorkerOf<EventsJobs>> {
+/** Starts a worker; `close()` waits for running jobs. */
+export function startEventsWorker(deps: EventsWorkerDeps): WorkerOf<EventsJobs> {
   const span = deps.scheduleMs.reduce((a, b) => a + b, 0);
   if (span < DAY_MS) deps.log.warn({ spanMs: span }, 'event retry schedule spans less than 24 hours');
-  await deps.queue.installSchedulers({ consentScanMs: deps.consentScanMs, relayMs: deps.relayMs });
   const worker: WorkerOf<EventsJobs> = new Worker(
     EVENTS_QUEUE,
     async (job: JobOf<EventsJobs>) => {
@@ -60,10 +54,11 @@ export async function startEventsWorker(deps: EventsWorkerDeps): Promise<WorkerO
           if (outcome.status === 'failed') throw new UnrecoverableError(`delivery failed after ${outcome.attempt} attempts`);
           return outcome;
         }
+        // Left on this queue by an older hrx (its schedulers are removed at start): the
+        // housekeeping queue runs them now.
         case 'consent-scan':
-          return { announced: await deps.events.scanExpiredConsents() };
         case 'relay':
-          return { queued: await deps.events.relay() };
+          return { skipped: 'runs on the housekeeping queue' };
         default:
           throw new UnrecoverableError(`unknown job ${job.name}`);
       }

@@ -1,27 +1,31 @@
 /**
  * Keeps every BullMQ job scheduler in line with PostgreSQL (decisions §11 "Dependencies down"):
  * the per-client-org sync schedulers (from the approved connections' frequencies and a valid HRMS
- * configuration) and the events schedulers (outbox relay, consent-expiry scan). Redis may lose
- * them (restarted empty, flushed, failed over); PostgreSQL is the truth, so a worker recreates
- * them when its Redis connection becomes ready again and every `everyMs` (default 30 s), well
- * within the 60 s the contract allows. Every step is an idempotent upsert or removal.
+ * configuration), the housekeeping schedulers (outbox relay, consent-expiry scan, on the
+ * housekeeping queue; `installHousekeeping`) and the retention purge's (decisions §15, on the
+ * retention queue). Redis may lose them (restarted empty, flushed, failed over); PostgreSQL and
+ * the configuration are the truth, so a worker recreates them when its Redis connection becomes
+ * ready again and every `everyMs` (default 30 s), well within the 60 s the contract allows.
+ * Every step is an idempotent upsert or removal.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
-import type { EventsQueue } from '../src/events/queue';
-import type { SyncQueue } from '../src/sync/queue';
+import type { RetentionQueue } from '../src/retention/queue';
+import { syncSchedulerOrg, type SyncQueue } from '../src/sync/queue';
 
 export interface ScheduleReconcilerDeps {
   orm: MikroORM;
   /** The Redis client the queues use: its 'ready' after an outage triggers a reconcile. */
   redis: Redis;
   syncQueue: Pick<SyncQueue, 'queue'>;
-  eventsQueue: Pick<EventsQueue, 'installSchedulers'>;
+  /** Installs every housekeeping job scheduler (jobs/deps.ts `installHousekeeping`); idempotent. */
+  installHousekeeping(): Promise<void>;
+  retentionQueue: Pick<RetentionQueue, 'installScheduler'>;
+  /** Period of the retention purge's job scheduler (ms, `HRX_RETENTION_PURGE_MS`). */
+  retentionPurgeMs: number;
   /** Recomputes and installs (or removes) the sync scheduler of one client org (sync service). */
   refreshSchedule(orgId: number): Promise<void>;
-  consentScanMs: number;
-  relayMs: number;
   log: Logger;
   everyMs?: number;
 }
@@ -33,8 +37,6 @@ export interface ScheduleReconciler {
   stop(): Promise<void>;
 }
 
-const SYNC_SCHEDULER = /^sync-org-(\d+)$/;
-
 /** Starts the reconciler: a pass now, on every Redis 'ready' and every `everyMs`. */
 export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleReconciler {
   let running: Promise<unknown> | null = null;
@@ -42,15 +44,16 @@ export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleR
   let stopped = false;
 
   async function reconcile(): Promise<number[]> {
-    await deps.eventsQueue.installSchedulers({ consentScanMs: deps.consentScanMs, relayMs: deps.relayMs });
-    const rows = await deps.orm.em.getConnection().execute<{ client_org_id: number }[]>(
-      `select distinct client_org_id from connections where status = 'approved'`,
-    );
+    await deps.installHousekeeping();
+    await deps.retentionQueue.installScheduler(deps.retentionPurgeMs);
+    const rows = await deps.orm.em
+      .getConnection()
+      .execute<{ client_org_id: number }[]>(`select distinct client_org_id from connections where status = 'approved'`);
     const orgs = new Set(rows.map((r) => Number(r.client_org_id)));
     // Schedulers of orgs no longer approved (their removal may have been missed while Redis was away).
     for (const s of await deps.syncQueue.queue.getJobSchedulers(0, -1)) {
-      const m = SYNC_SCHEDULER.exec(s.key ?? '') ?? SYNC_SCHEDULER.exec(s.id ?? '');
-      if (m) orgs.add(Number(m[1]));
+      const orgId = syncSchedulerOrg(s.key) ?? syncSchedulerOrg(s.id);
+      if (orgId !== null) orgs.add(orgId);
     }
     const refreshed: number[] = [];
     for (const orgId of orgs) {

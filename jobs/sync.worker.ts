@@ -3,14 +3,21 @@
  * service. A worker that dies mid-sync stops renewing both BullMQ's job lock and hrx's sync lock;
  * BullMQ's stalled-job check hands the job to another worker and the sync lock expires on its
  * own (HRX_SYNC_LOCK_TTL_SEC ≤ 60 s).
+ *
+ * The job dashboard tells the truth (decisions §16): a running job's progress is
+ * `{pages, employees}` after each stored page, and a run that ends `failed` is a failed job with
+ * the run's reason. Failures the service already decided not to retry (the HRMS refused the
+ * credentials, its host is not allowed, it stalled) fail the job for good (UnrecoverableError);
+ * what the service throws (an HRMS error once its own retries are spent, a lost or held lock)
+ * fails the attempt and BullMQ retries it with backoff.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
 import { isSyncJobData, SYNC_QUEUE, type SyncJobs } from '../src/sync/queue';
-import { SyncLockedError, type SyncService } from '../src/sync/service';
-import { sharedWorkerOptions } from './worker-options';
+import { SyncLockedError, type SyncOutcome, type SyncService } from '../src/sync/service';
+import { safeJobError, sharedWorkerOptions } from './worker-options';
 
 export interface SyncWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
@@ -21,6 +28,14 @@ export interface SyncWorkerDeps {
   concurrency?: number;
 }
 
+/**
+ * The failed job's reason on the dashboard: the run's reason and message (e.g. `auth: the HRMS
+ * refused the credentials (run <uuid>)`), as stored in `sync_runs.error`, never a credential.
+ */
+export function failureReason(outcome: Extract<SyncOutcome, { status: 'failed' }>): string {
+  return `sync run ${outcome.runId} failed: ${outcome.message}`;
+}
+
 /** Starts a worker; `close()` waits for the running jobs to finish. */
 export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
   const worker: WorkerOf<SyncJobs> = new Worker(
@@ -29,15 +44,26 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
       // The payload may predate this hrx (it waited in Redis across a deploy): checked, not trusted.
       if (!isSyncJobData(job.data)) throw new UnrecoverableError('bad job payload');
       const { orgId, trigger } = job.data;
+      let outcome: SyncOutcome;
       try {
         // sync.failed tells vendors whether BullMQ will try again (decisions §10).
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        const outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt });
-        return outcome;
+        const onProgress = (p: { pages: number; employees: number }): void => {
+          // Best effort: the dashboard missing a step never fails the sync.
+          job
+            .updateProgress(p)
+            .catch((err: unknown) => deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync progress not recorded'));
+        };
+        outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress });
       } catch (err) {
         if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');
-        throw err;
+        // Kept by BullMQ in Redis: never a driver message that may quote a page's values.
+        throw safeJobError(err);
       }
+      // The run's own reason (hrx-written: an HRMS error's kind and message, or `internal error`),
+      // outside the catch: it must stay an UnrecoverableError with its text.
+      if (outcome.status === 'failed') throw new UnrecoverableError(failureReason(outcome));
+      return outcome;
     },
     {
       ...sharedWorkerOptions(deps.redis, deps.prefix),

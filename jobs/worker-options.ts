@@ -5,9 +5,26 @@
  */
 import type { WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { describeError } from '../src/log-error';
 import { bullPrefix } from '../src/queue/bull';
 
 /** Connection, key prefix (under `HRX_REDIS_PREFIX`) and lock settings of a worker. */
-export function sharedWorkerOptions(redis: Redis, prefix: string): Pick<WorkerOptions, 'connection' | 'prefix' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
+export function sharedWorkerOptions(
+  redis: Redis,
+  prefix: string,
+): Pick<WorkerOptions, 'connection' | 'prefix' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
   return { connection: redis, prefix: bullPrefix(prefix), lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 };
+}
+
+/**
+ * The error a job throws, as BullMQ will keep it in Redis (`failedReason`, `stacktrace`) for
+ * thousands of failed jobs: `err` itself when its message is one hrx writes without values
+ * (src/log-error.ts), otherwise a plain `Error` saying only its name and codes. A driver error
+ * may quote the values of the statement that failed (a sync's page holds employee records), and
+ * nothing must keep a copy of those where erasure and retention cannot reach it (decisions §15).
+ */
+export function safeJobError(err: unknown): Error {
+  const safe = describeError(err);
+  if (err instanceof Error && err.message === safe) return err;
+  return new Error(safe);
 }

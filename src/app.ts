@@ -1,16 +1,22 @@
 /**
- * Builds the hrx HTTP application: the route table of every module, the router, the queue
- * dashboard and the static default logo. Listening is `server.ts`'s job.
+ * Builds the hrx HTTP application: the route table of every module (and the OpenAPI document
+ * generated from it), the router, the queue dashboard, the metrics registry of this instance,
+ * the docs page's assets and the static default logo. Listening is `server.ts`'s job.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bullBoardHandler } from './admin/bull-board';
 import { createAuthenticator } from './auth/authenticator';
 import { connectionRoutes } from './connections/routes';
 import { consentRoutes } from './consent/routes';
+import type { Config } from './config';
 import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
 import { externalRoutes } from './external/routes';
-import { createRouter, route, type RouteDef } from './http/router';
+import { createRouter, type RouteDef } from './http/router';
+import { createMetrics, type Metrics } from './ops/metrics';
+import { opsRoutes, type OpsRouteDeps } from './ops/routes';
+import { docsAssetsHandler, DOCS_ASSETS_PREFIX } from './openapi/assets';
+import { openApiRoutes } from './openapi/routes';
 import { orgRoutes } from './orgs/routes';
 import { createRateLimiter } from './ratelimit/limiter';
 import { sdkRoutes } from './sdk/routes';
@@ -22,39 +28,75 @@ const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"
 export interface App {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   routes: RouteDef[];
+  /** This instance's metrics (its own registry, decisions §16). */
+  metrics: Metrics;
 }
 
-/** Builds the app over an open context. `validateResponses` checks every body against its schema. */
-export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {}): App {
-  const { config, services } = ctx;
+/**
+ * The services the route table's handlers call; `ops` is readiness and this app instance's
+ * metrics (`/readyz`, `/metrics`).
+ */
+export type RouteServices = Pick<
+  Context['services'],
+  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'setup' | 'consents' | 'external' | 'sdk'
+> & { ops: OpsRouteDeps };
+
+/**
+ * The route table of every module, `GET /openapi.json` and `GET /docs` included (they describe the
+ * whole table). Building it calls no service: `scripts/docs.ts` builds it to write the checked-in
+ * document.
+ */
+export function routeTable(services: RouteServices, config: Config): RouteDef[] {
   const routes: RouteDef[] = [
-    ...employeeRoutes(services.employees, services.employeeUpdates),
+    ...employeeRoutes(services.employees, services.employeeUpdates, services.accessLog, services.employeeErasure),
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
     ...sdkRoutes(services.sdk, {
-      basePath: config.HRX_BASE_PATH, frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS, secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
+      basePath: config.HRX_BASE_PATH,
+      frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS,
+      secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
+      operator: { name: config.HRX_OPERATOR_NAME, contact: config.HRX_OPERATOR_CONTACT ?? null },
     }),
-    route({ method: 'GET', path: '/healthz', credential: 'none', handler: async () => ({ data: { status: 'ok' } }) }),
+    ...opsRoutes(services.ops),
   ];
+  const serverUrl = config.HRX_PUBLIC_URL ? config.HRX_PUBLIC_URL.replace(/\/+$/, '') + config.HRX_BASE_PATH : config.HRX_BASE_PATH || '/';
+  routes.push(...openApiRoutes(() => routes, { basePath: config.HRX_BASE_PATH, serverUrl }));
+  return routes;
+}
+
+/** Builds the app over an open context. `validateResponses` checks every body against its schema. */
+export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {}): App {
+  const { config, services } = ctx;
+  // One registry per app instance, never prom-client's global one: tests run several apps in one process.
+  const metrics = createMetrics({ store: ctx.ops.store, counters: ctx.ops.counters, queues: ctx.ops.queues, log: ctx.log });
+  const routes = routeTable({ ...services, ops: { health: ctx.ops.health, metrics } }, config);
   const authenticate = createAuthenticator({
-    orgs: ctx.apiKeyOrgs, apiKeyPeppers: ctx.apiKeyPeppers, adminToken: config.HRX_ADMIN_TOKEN,
+    orgs: ctx.apiKeyOrgs,
+    apiKeyPeppers: ctx.apiKeyPeppers,
+    adminToken: config.HRX_ADMIN_TOKEN,
     verifyVendorBasic: (username, password) => services.external.verifyBasic(username, password),
     verifyClientBasic: (appKey, appSecret) => services.orgs.verifyClientBasic(appKey, appSecret),
     verifyConnectSession: (secret) => services.sdk.verifySession(secret),
-    failures: ctx.authFailures, revocations: ctx.apiKeyRevocations, cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
+    failures: ctx.authFailures,
+    revocations: ctx.apiKeyRevocations,
+    cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
   // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
-  const limiter = config.HRX_RATE_LIMIT_PER_MINUTE > 0
-    ? createRateLimiter({
-      redis: ctx.requestRedis, prefix: config.HRX_REDIS_PREFIX, limit: config.HRX_RATE_LIMIT_PER_MINUTE,
-      windowMs: config.HRX_RATE_LIMIT_WINDOW_MS, log: ctx.log,
-      // A Redis that does not answer costs a request at most this before the per-process fallback.
-      timeoutMs: 300,
-    })
-    : undefined;
+  const limiter =
+    config.HRX_RATE_LIMIT_PER_MINUTE > 0
+      ? createRateLimiter({
+          redis: ctx.requestRedis,
+          prefix: config.HRX_REDIS_PREFIX,
+          limit: config.HRX_RATE_LIMIT_PER_MINUTE,
+          windowMs: config.HRX_RATE_LIMIT_WINDOW_MS,
+          log: ctx.log,
+          // A Redis that does not answer costs a request at most this before the per-process fallback.
+          timeoutMs: 300,
+        })
+      : undefined;
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,
     maxBodyBytes: config.HRX_MAX_BODY_BYTES,
@@ -63,10 +105,21 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     limiter,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
+    observe: (o) => metrics.observe(o),
     mounts: [
-      { prefix: '/admin/queues', handler: bullBoardHandler([ctx.syncQueue.queue, ctx.eventsQueue.queue], config.HRX_BASE_PATH + '/admin/queues', config.HRX_ADMIN_TOKEN, {
-        failures: ctx.authFailures, trustProxy: config.HRX_TRUST_PROXY,
-      }) },
+      {
+        prefix: '/admin/queues',
+        handler: bullBoardHandler(
+          [ctx.syncQueue.queue, ctx.eventsQueue.queue, ctx.housekeepingQueue.queue, ctx.retentionQueue.queue],
+          config.HRX_BASE_PATH + '/admin/queues',
+          config.HRX_ADMIN_TOKEN,
+          {
+            failures: ctx.authFailures,
+            trustProxy: config.HRX_TRUST_PROXY,
+          },
+        ),
+      },
+      { prefix: DOCS_ASSETS_PREFIX, handler: docsAssetsHandler(config.HRX_BASE_PATH) },
       {
         prefix: '/static/org-logo.svg',
         handler: (_req, res) => {
@@ -76,5 +129,5 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
       },
     ],
   });
-  return { handler, routes };
+  return { handler, routes, metrics };
 }

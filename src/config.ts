@@ -14,9 +14,25 @@ const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 /** Common (public) e-mail domains of decisions §8: an SDK token for these resolves by `org_name`. */
 export const DEFAULT_COMMON_EMAIL_DOMAINS = [
-  'gmail.com', 'googlemail.com', 'yahoo.com', 'yahoo.co.in', 'outlook.com', 'hotmail.com', 'live.com', 'msn.com',
-  'icloud.com', 'me.com', 'aol.com', 'rediffmail.com', 'protonmail.com', 'proton.me', 'zoho.com', 'zohomail.in',
-  'yandex.com', 'gmx.com', 'mail.com',
+  'gmail.com',
+  'googlemail.com',
+  'yahoo.com',
+  'yahoo.co.in',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'msn.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'rediffmail.com',
+  'protonmail.com',
+  'proton.me',
+  'zoho.com',
+  'zohomail.in',
+  'yandex.com',
+  'gmx.com',
+  'mail.com',
 ] as const;
 
 /** Default delivery retry delays: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over 27.6 h). */
@@ -33,98 +49,234 @@ function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
   return ms;
 }
 
-const schema = z.object({
-  DATABASE_URL: z.string().url().optional(),
-  /** Schema to use inside the database (tests use one per file). */
-  HRX_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('public'),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key and BullMQ queue (tests use one per file). */
-  HRX_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default('hrx'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('127.0.0.1'),
-  HRX_DATA_DIR: z.string().default('./.hrx'),
-  HRX_MASTER_KEY: base64Key.optional(),
-  /** Retired master keys, comma-separated base64, still used to decrypt (rotation). */
-  HRX_MASTER_KEYS_RETIRED: z.string().default(''),
-  /** The operator token (job dashboard); at least 24 characters, never the old compose placeholder. */
-  HRX_ADMIN_TOKEN: z.string()
+/**
+ * The settings, each with its description: `npm run docs` writes docs/settings.md from this
+ * schema (scripts/docs/generate.ts), and a unit test fails when that file is stale.
+ */
+export const configSchema = z.object({
+  DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL. Unset: an embedded PostgreSQL under `HRX_DATA_DIR` (demo and trials only).'),
+  HRX_DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .default('public')
+    .describe("Schema inside the database that holds hrx's tables (the tests use one per file)."),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379').describe('Redis URL: queues, locks, rate limits, replay marks and cache announcements.'),
+  HRX_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_:-]+$/)
+    .default('hrx')
+    .describe('Prefix of every Redis key and BullMQ queue (the tests use one per file).'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('TCP port of the API.'),
+  HOST: z.string().default('127.0.0.1').describe('Address the API listens on (`0.0.0.0` for every interface).'),
+  HRX_DATA_DIR: z.string().default('./.hrx').describe('Folder of the embedded PostgreSQL and its generated master key (without `DATABASE_URL` only).'),
+  HRX_EMBEDDED_PG_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .default(54329)
+    .describe('Port of the embedded PostgreSQL (without `DATABASE_URL` only); fixed so every hrx process of a data folder finds it.'),
+  HRX_MASTER_KEY: base64Key
+    .optional()
+    .describe(
+      '32 random bytes, base64: every key for encryption at rest and keyed hashes derives from it. Required with `DATABASE_URL`; keep it safe and never change it without `HRX_MASTER_KEYS_RETIRED`.',
+    ),
+  HRX_MASTER_KEYS_RETIRED: z.string().default('').describe('Former master keys, comma-separated base64, still used to decrypt after a rotation.'),
+  HRX_ADMIN_TOKEN: z
+    .string()
     .refine((v) => v !== ADMIN_TOKEN_PLACEHOLDER, { message: 'is the published placeholder; set a long random token (e.g. head -c 24 /dev/urandom | base64)' })
-    .refine((v) => v.length >= MIN_ADMIN_TOKEN_LENGTH, { message: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. head -c 24 /dev/urandom | base64)` })
-    .optional(),
-  HRX_BASE_PATH: z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/).default(''),
-  HRX_PUBLIC_URL: z.string().url().optional(),
-  HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata'),
-  HRX_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  /** Requests per API key or V2 Basic credential per window, shared by every API process (decisions §11); 0 disables. */
-  HRX_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1e12).default(600),
-  /** The rate limit's window (ms); a test and tuning knob: the limit then applies per this window. */
-  HRX_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
-  /** Failed authentications allowed per source address and per presented id per window (decisions §2); 0 disables. */
-  HRX_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).max(1e9).default(20),
-  /** The failed-authentication window (ms). */
-  HRX_AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000),
-  /** `1`: the source address is the last `X-Forwarded-For` entry (behind a reverse proxy, src/auth/source.ts). */
-  HRX_TRUST_PROXY: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
-  /** How long (ms) an API process trusts a cached API-key lookup should a revocation message be lost. */
-  HRX_API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  /** Upper bound (ms) of how stale a process's connection cache may be if a pub/sub message is lost. */
-  HRX_CONNECTION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
-  /** How long (ms) the audit writer collects entries before committing a batch (group commit). */
-  HRX_AUDIT_WINDOW_MS: z.coerce.number().int().min(0).max(50).default(2),
-  /** Seconds a sync lock lives without renewal; a dead worker's lock is gone after it. */
-  HRX_SYNC_LOCK_TTL_SEC: z.coerce.number().int().min(5).max(60).default(30),
-  /**
-   * Seconds a sync waits for its HRMS's next page before it gives up: the HRMS calls are aborted,
-   * the run fails (`hrms_stalled`) and the sync lock is released, so termination is not refused by
-   * a dead HRMS.
-   */
-  HRX_SYNC_HRMS_STALL_SEC: z.coerce.number().int().min(1).max(3600).default(60),
-  /** Employees per upsert batch. */
-  HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
-  /** HRMS retries per request and their base delay (ms). */
-  HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6),
-  HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500),
-  /**
-   * `1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved
-   * addresses (a local simulator, an HRMS on the operator's own network); `0` (default) refuses
-   * them (SSRF guard, `src/outbound/host-policy.ts`).
-   */
-  HRX_HRMS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
-  /**
-   * Largest HRMS response body hrx reads, in bytes after decompression (decisions §11: 64 MiB);
-   * a larger answer aborts that request (`bad_response`).
-   */
-  HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
-  /** Common e-mail domains (comma-separated) replacing the default list of decisions §8. */
-  HRX_COMMON_EMAIL_DOMAINS: z.string().default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))
-    .transform((s) => s.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean)),
-  /**
-   * CSP `frame-ancestors` sources of the Connect page: `'none'` (default: it opens in its own
-   * window) or the vendor origins allowed to embed it in a frame, space-separated.
-   */
-  HRX_CONNECT_FRAME_ANCESTORS: z.string().regex(/^[A-Za-z0-9 '*:/._-]+$/, 'must be CSP source expressions').default("'none'"),
-  /** Events to vendors (decisions §10): delays (ms) between delivery attempts; attempts = entries + 1. */
-  HRX_EVENTS_RETRY_SCHEDULE_MS: z.string().default(DEFAULT_EVENTS_RETRY_SCHEDULE).transform(parseSchedule),
-  /** Timeout (ms) of one delivery request. */
-  HRX_EVENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  /** `1` allows http endpoint URLs on loopback hosts (local receivers, tests); otherwise https only. */
-  HRX_EVENTS_ALLOW_HTTP_LOOPBACK: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
-  /**
-   * `1` delivers events to endpoints on private, loopback, link-local and reserved addresses;
-   * otherwise refused at connection time (SSRF guard, src/outbound/host-policy.ts).
-   * HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1 implies it (a loopback receiver is such an address).
-   */
-  HRX_EVENTS_ALLOW_PRIVATE_HOSTS: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
-  /** How often (ms) expired consents are looked for, and how often the outbox relay runs. */
-  HRX_EVENTS_CONSENT_SCAN_MS: z.coerce.number().int().min(100).default(60_000),
-  HRX_EVENTS_RELAY_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Deliveries one events worker makes at once. */
-  HRX_EVENTS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    .refine((v) => v.length >= MIN_ADMIN_TOKEN_LENGTH, {
+      message: `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. head -c 24 /dev/urandom | base64)`,
+    })
+    .optional()
+    .describe(
+      `The operator token (job dashboard \`/admin/queues\`); at least ${MIN_ADMIN_TOKEN_LENGTH} characters, never the placeholder older compose files shipped. Unset: the dashboard is closed.`,
+    ),
+  HRX_BASE_PATH: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/)
+    .default('')
+    .describe('Path every route is served under, e.g. `/sandbox` (empty: the root).'),
+  HRX_PUBLIC_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('The URL clients reach hrx at (scheme, host, port; without the base path): links, the OpenAPI `servers` entry, and `Secure` cookies when https.'),
+  HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata').describe('Time zone of the human-readable dates of vendor connections.'),
+  HRX_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024)
+    .describe('Largest request body in bytes; larger is `413 Request body too large`.'),
+  HRX_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1e12)
+    .default(600)
+    .describe('Requests per API key or V2 Basic credential per window, shared by every API process; `0` disables the limit.'),
+  HRX_RATE_LIMIT_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400_000)
+    .default(60_000)
+    .describe("The rate limit's window in ms (a test and tuning knob: the limit then applies per this window)."),
+  HRX_AUTH_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1e9)
+    .default(20)
+    .describe('Failed authentications allowed per source address and per presented id per window; `0` disables.'),
+  HRX_AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1).max(86_400_000).default(60_000).describe('The failed-authentication window in ms.'),
+  HRX_TRUST_PROXY: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1')
+    .describe('`1`: the source address is the last `X-Forwarded-For` entry (only behind a reverse proxy that appends it and is the sole way in).'),
+  HRX_API_KEY_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1000)
+    .describe('How long (ms) an API process trusts a cached API-key lookup or V2 Basic check, should a revocation message be lost.'),
+  HRX_CONNECTION_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(2000)
+    .describe("Upper bound (ms) of how stale a process's connection cache may be if a change announcement is lost."),
+  HRX_AUDIT_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .default(2)
+    .describe('How long (ms) the audit writer collects live-read entries before committing them as one batch.'),
+  HRX_SYNC_LOCK_TTL_SEC: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(60)
+    .default(30)
+    .describe("Seconds a sync lock lives without renewal; a dead worker's lock is gone after it."),
+  HRX_SYNC_HRMS_STALL_SEC: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(60)
+    .describe("Seconds a sync waits for its HRMS's next page before giving up (`hrms_stalled`), releasing its lock."),
+  HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500).describe('Employees asked of the HRMS per page, and written per upsert.'),
+  HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6).describe('Retries of one HRMS request (429, 5xx, network errors).'),
+  HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500).describe("Base delay (ms) of the HRMS retries' exponential backoff."),
+  HRX_HRMS_ALLOW_PRIVATE_HOSTS: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1')
+    .describe(
+      "`1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved addresses: a local simulator, an HRMS on the operator's own network. `0` refuses them (SSRF guard).",
+    ),
+  HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024)
+    .describe('Largest HRMS response body read, in bytes after decompression; a larger answer fails that request (`bad_response`).'),
+  HRX_COMMON_EMAIL_DOMAINS: z
+    .string()
+    .default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((d) => d.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .describe('Common (public) e-mail domains, comma-separated: an SDK token for an address there resolves the employer by `org_name`, not by domain.'),
+  HRX_CONNECT_FRAME_ANCESTORS: z
+    .string()
+    .regex(/^[A-Za-z0-9 '*:/._-]+$/, 'must be CSP source expressions')
+    .default("'none'")
+    .describe("CSP `frame-ancestors` of the Connect page: `'none'` (it opens in its own window) or the vendor origins allowed to frame it, space-separated."),
+  HRX_SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), { message: 'must be an smtp:// or smtps:// URL' })
+    .optional()
+    .describe(
+      "SMTP server of the Connect flow's e-mail code: `smtp://[user:pass@]host:port` (STARTTLS when offered) or `smtps://...` (TLS). Unset: no code can be sent, and a new org is set up only by the operator (`hrx connection approve`).",
+    ),
+  HRX_SMTP_FROM: z
+    .string()
+    .max(200)
+    .regex(/^([^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an e-mail address or Name <address>')
+    .optional()
+    .describe('Sender of the Connect e-mails, `address` or `Name <address>`; required with HRX_SMTP_URL.'),
+  HRX_OPERATOR_NAME: z.string().trim().min(1).max(120).default('the operator of this service').describe("The operator's name, shown on the Connect page."),
+  HRX_OPERATOR_CONTACT: z
+    .string()
+    .trim()
+    .max(300)
+    .refine((v) => /^[^\s<>@]+@[^\s<>@]+$/.test(v) || /^https:\/\/[^\s<>"]+$/.test(v), { message: 'must be an e-mail address or an https:// URL' })
+    .optional()
+    .describe('How to reach the operator, shown on every Connect page: an e-mail address or an https URL.'),
+  HRX_EVENTS_RETRY_SCHEDULE_MS: z
+    .string()
+    .default(DEFAULT_EVENTS_RETRY_SCHEDULE)
+    .transform(parseSchedule)
+    .describe('Delays (ms, comma-separated) between event delivery attempts; attempts = entries + 1.'),
+  HRX_EVENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Timeout (ms) of one event delivery request.'),
+  HRX_EVENTS_ALLOW_HTTP_LOOPBACK: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1')
+    .describe('`1` allows `http` event endpoint URLs on loopback hosts (local receivers, tests); otherwise https only.'),
+  HRX_EVENTS_ALLOW_PRIVATE_HOSTS: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1')
+    .describe(
+      '`1` delivers events to endpoints on private, loopback, link-local and reserved addresses (implied by `HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1`); otherwise refused at connection time.',
+    ),
+  HRX_EVENTS_CONSENT_SCAN_MS: z.coerce.number().int().min(100).default(60_000).describe('How often (ms) expired consents are looked for and announced.'),
+  HRX_EVENTS_RELAY_MS: z.coerce.number().int().min(100).default(10_000).describe('How often (ms) the outbox relay queues deliveries no job carries.'),
+  HRX_EVENTS_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8).describe('Deliveries one events worker makes at once.'),
+  HRX_AUDIT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(36_500)
+    .default(400)
+    .describe(
+      'Days audit entries (`audit_log`, `connect_proof_audit`) are kept, and consent records after they ended once the employee is no longer held (the DPDP Rules 2025 ask for at least a year); 0 purges all that is past.',
+    ),
+  HRX_REMOVED_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(36_500)
+    .default(30)
+    .describe('Days an employee a full sync no longer saw (removed) is kept before its row is purged.'),
+  HRX_RETENTION_PURGE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 86_400_000)
+    .default(3_600_000)
+    .describe('How often (ms) the retention purge job scheduler runs.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Log level of `hrx serve|worker|start` (JSON lines on stderr).'),
 });
 
 /** The validated configuration. */
-export type Config = z.infer<typeof schema> & { masterKeys: { current: Buffer; retired: Buffer[] } | null };
+export type Config = z.infer<typeof configSchema> & { masterKeys: { current: Buffer; retired: Buffer[] } | null };
 
 /** A bad environment variable; the message names it but never shows its value. */
 export class ConfigError extends Error {}
@@ -135,7 +287,7 @@ export class ConfigError extends Error {}
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`Invalid configuration: ${issue.path.join('.')} ${issue.message}`);
@@ -144,14 +296,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (c.DATABASE_URL && !c.HRX_MASTER_KEY) {
     throw new ConfigError('Invalid configuration: HRX_MASTER_KEY is required when DATABASE_URL is set');
   }
-  const retired = c.HRX_MASTER_KEYS_RETIRED.split(',').map((s) => s.trim()).filter(Boolean);
+  if (c.HRX_SMTP_URL && !c.HRX_SMTP_FROM) {
+    throw new ConfigError('Invalid configuration: HRX_SMTP_FROM is required when HRX_SMTP_URL is set');
+  }
+  const retired = c.HRX_MASTER_KEYS_RETIRED.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const k of retired) {
     if (Buffer.from(k, 'base64').length !== 32) throw new ConfigError('Invalid configuration: HRX_MASTER_KEYS_RETIRED entries must be 32 bytes, base64');
   }
   return {
     ...c,
-    masterKeys: c.HRX_MASTER_KEY
-      ? { current: Buffer.from(c.HRX_MASTER_KEY, 'base64'), retired: retired.map((k) => Buffer.from(k, 'base64')) }
-      : null,
+    masterKeys: c.HRX_MASTER_KEY ? { current: Buffer.from(c.HRX_MASTER_KEY, 'base64'), retired: retired.map((k) => Buffer.from(k, 'base64')) } : null,
   };
 }

@@ -12,7 +12,11 @@ import { wireEvents } from './events/wire';
 import { wireExternal } from './external/wire';
 import { openInfra, type InfraOptions } from './infra';
 import type { Logger } from './logger';
+import { createWorkCounters } from './ops/counters';
+import { wireOps } from './ops/wire';
 import { wireOrgs } from './orgs/wire';
+import { createHousekeepingQueue } from './queue/housekeeping';
+import { wireRetention } from './retention/wire';
 import { wireSdk } from './sdk/wire';
 import { wireHrmsConfigs, wireSetup } from './setup/wire';
 import { wireSync } from './sync/wire';
@@ -27,25 +31,74 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const auth = wireAuth(infra);
   const connectionStore = wireConnectionStore(infra);
   const orgs = wireOrgs(infra, { connections: connectionStore, revocations: auth.revocations });
-  const events = wireEvents(infra, { orgs: orgs.store });
+  // What the workers count for /metrics (decisions §16), in Redis beside the queues.
+  const counters = createWorkCounters(infra.requestRedis, infra.prefix, log);
+  const events = wireEvents(infra, { orgs: orgs.store, counters });
   const hrmsConfigs = wireHrmsConfigs(infra);
   const employees = wireEmployees(infra, { hrms: hrmsConfigs.source, events: events.service });
-  const sync = wireSync(infra, { employees: employees.syncStore, hrmsConfigs, connections: connectionStore, events: events.service });
+  const sync = wireSync(infra, {
+    employees: employees.syncStore,
+    erasures: employees.erasures,
+    hrmsConfigs,
+    connections: connectionStore,
+    events: events.service,
+    counters,
+    orgs: orgs.store,
+  });
   const connections = wireConnections(infra, { store: connectionStore, orgs: orgs.store, sync, access: employees.access, events: events.service });
   const setup = wireSetup(infra, { orgs: orgs.store, hrmsConfigs, sync, failures: auth.failures, access: employees.access });
-  const consents = wireConsent(infra, { employees: employees.service });
+  const consents = wireConsent(infra, { employees: employees.service, events: events.service });
   const external = wireExternal(infra, { orgs: orgs.store, employees: employees.service, basicRevocations: auth.basicRevocations });
-  const sdk = wireSdk(infra, { orgs: orgs.service, connections: connections.service, setup: setup.service, keyring: external.keyring, failures: auth.failures });
+  const retention = wireRetention(infra);
+  const sdk = wireSdk(infra, {
+    orgs: orgs.service,
+    connections: connections.service,
+    setup: setup.service,
+    keyring: external.keyring,
+    failures: auth.failures,
+  });
+  // The periodic relay and consent scan (src/queue/housekeeping.ts), apart from syncs and
+  // deliveries; retention's purge keeps a queue of its own (src/retention/queue.ts).
+  const housekeepingQueue = infra.adoptQueue('housekeeping queue', createHousekeepingQueue(infra.requestRedis, infra.prefix));
+  const ops = wireOps(infra, { counters, queues: [sync.queue.queue, events.queue.queue, housekeepingQueue.queue, retention.queue.queue] });
   return {
-    config, log, db: infra.db, redis: infra.redis, requestRedis: infra.requestRedis, cipher: infra.cipher,
-    apiKeyPeppers: infra.apiKeyPeppers, authFailures: auth.failures, apiKeyRevocations: auth.revocations,
+    config,
+    log,
+    db: infra.db,
+    redis: infra.redis,
+    requestRedis: infra.requestRedis,
+    cipher: infra.cipher,
+    /** Keys of migrations that encrypt existing rows: `migrate(ctx.db, ctx.migrationKeys)`. */
+    migrationKeys: infra.migrationKeys,
+    apiKeyPeppers: infra.apiKeyPeppers,
+    authFailures: auth.failures,
+    apiKeyRevocations: auth.revocations,
     /** The API-key lookup of the authenticator (`app.ts`). */
     apiKeyOrgs: orgs.store as Pick<typeof orgs.store, 'findByApiKeyHash'>,
-    lock: sync.lock, syncQueue: sync.queue, eventsQueue: events.queue, deliverer: events.deliverer,
+    lock: sync.lock,
+    syncQueue: sync.queue,
+    eventsQueue: events.queue,
+    housekeepingQueue,
+    retentionQueue: retention.queue,
+    deliverer: events.deliverer,
+    /** Readiness and the scrape-time sources of `/metrics` (the registry is per app, `app.ts`). */
+    ops,
     services: {
-      orgs: orgs.service, connections: connections.service, employees: employees.service, employeeUpdates: employees.updates,
-      setup: setup.service, sync: sync.service, consents: consents.service, events: events.service, endpoints: events.endpoints,
-      external: external.service, sdk: sdk.service,
+      orgs: orgs.service,
+      connections: connections.service,
+      employees: employees.service,
+      employeeUpdates: employees.updates,
+      accessLog: employees.accessLog,
+      employeeErasure: employees.erasure,
+      setup: setup.service,
+      sync: sync.service,
+      syncRuns: sync.runs,
+      consents: consents.service,
+      events: events.service,
+      endpoints: events.endpoints,
+      external: external.service,
+      sdk: sdk.service,
+      retention: retention.service,
     },
     /** Closes everything; each step is bounded, so a dependency that is down never holds the process. */
     close: (): Promise<void> => infra.close(),

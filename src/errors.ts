@@ -28,6 +28,8 @@ export const ERRORS = {
   /** Connect flow: approving a connection to an established org without proof of control, a wrong proof, or a locked pair (decisions §8). */
   PROOF_FAILED: { status: 403, message: 'Proof of control failed', shape: 'envelope' },
   CONSENT_MISSING: { status: 403, message: 'Consent not found or expired', shape: 'envelope' },
+  /** Withdrawal of a consent when none of the caller's is in force (decisions §7: 404, same message as the read's 403). */
+  CONSENT_NOT_IN_FORCE: { status: 404, message: 'Consent not found or expired', shape: 'envelope' },
   INVALID_CONNECTION: { status: 404, message: 'Invalid Connection ID', shape: 'envelope' },
   INVALID_ORGANISATION: { status: 404, message: 'Invalid Organisation ID', shape: 'envelope' },
   EMPLOYEE_NOT_FOUND: { status: 404, message: 'Employee not found', shape: 'envelope' },

@@ -4,11 +4,14 @@
  * `context.ts` calls them in dependency order.
  */
 import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Config } from './config';
+import { blindIndexKeys } from './crypto/blind-index';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
+import type { MigrationKeys } from './db/migrations/keys';
 import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
 import { createTransactor } from './db/tx';
 import type { Logger } from './logger';
@@ -59,11 +62,13 @@ export function watchRedis(client: Redis, name: string, log: Logger): void {
 async function redisReady(client: Redis, ms: number): Promise<void> {
   if (client.status === 'ready') return;
   let last: Error | undefined;
-  const onError = (err: Error): void => { last = err; };
+  const onError = (err: Error): void => {
+    last = err;
+  };
   client.on('error', onError);
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DependencyUnreachableError('Redis', 'REDIS_URL', last)), ms);
+      const timer = setTimeout(() => reject(new DependencyUnreachableError('Redis', 'REDIS_URL', last ?? new Error(`no answer within ${ms / 1000} s`))), ms);
       client.once('ready', () => {
         clearTimeout(timer);
         resolve();
@@ -74,10 +79,22 @@ async function redisReady(client: Redis, ms: number): Promise<void> {
   }
 }
 
-/** A pg pool over `db`'s schema whose errors never end the process. */
-function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger): pg.Pool {
+/** SQLSTATEs of a server shutting down (admin_shutdown, crash_shutdown, cannot_connect_now). */
+const SERVER_SHUTDOWN = new Set(['57P01', '57P02', '57P03']);
+
+/**
+ * A pg pool over `db`'s schema whose errors never end the process. `embedded`: the server is
+ * hrx's own child, which a terminal's Ctrl-C stops together with hrx (same process group): its
+ * shutdown under the idle clients is then expected and logged at debug, not as a warning.
+ */
+function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger, embedded: boolean): pg.Pool {
   const pool = new pg.Pool({ connectionString: db.url, max, options: `-c search_path="${db.schema}"`, ...pgTimeoutOptions(timeouts) });
-  pool.on('error', (err) => log.warn({ errName: err.name, errCode: (err as { code?: unknown }).code }, 'pg pool error'));
+  pool.on('error', (err) => {
+    const errCode = (err as { code?: unknown }).code;
+    if (embedded && typeof errCode === 'string' && SERVER_SHUTDOWN.has(errCode))
+      log.debug({ errCode }, 'embedded PostgreSQL stopped under an idle pool client');
+    else log.warn({ errName: err.name, errCode }, 'pg pool error');
+  });
   // A checked-out client whose server goes away between two queries emits 'error' with no
   // listener (pg.Pool listens only while it is idle), which would end the process: the next
   // query on it fails instead, and that failure is the request's 503.
@@ -111,34 +128,56 @@ export interface InfraOptions {
  */
 export async function openInfra(config: Config, log: Logger, opts: InfraOptions = {}) {
   const keys = resolveMasterKeys(config);
-  const cipher: FieldCipher = createFieldCipher(deriveKey(keys.current, 'field-cipher'), keys.retired.map((k) => deriveKey(k, 'field-cipher')));
+  const cipher: FieldCipher = createFieldCipher(
+    deriveKey(keys.current, 'field-cipher'),
+    keys.retired.map((k) => deriveKey(k, 'field-cipher')),
+  );
   const apiKeyPeppers = [keys.current, ...keys.retired].map((k) => deriveKey(k, 'api-key-pepper'));
-  let db: Database;
-  try {
-    db = await openDatabase(config, log, { ...opts, timeouts: REQUEST_DB_TIMEOUTS });
-  } catch (err) {
-    throw new DependencyUnreachableError('PostgreSQL', config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL', err);
-  }
+  // decisions §15 "At rest": equality lookups of values kept only encrypted (current key first).
+  const derivedKeys = (purpose: string): Buffer[] => [keys.current, ...keys.retired].map((k) => deriveKey(k, purpose));
+  const blindKeys: KeyObject[] = blindIndexKeys(derivedKeys('blind-index'));
+  // Both Redis clients start connecting before the database opens, and their readiness is waited
+  // for after it: a command facing an unreachable Redis fails after max(PostgreSQL, 2 s), not the sum.
   const requestRedis = new Redis(config.REDIS_URL, {
-    enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (n) => Math.min(100 * n, 1000),
   });
   watchRedis(requestRedis, 'request', log);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: (n) => Math.min(100 * n, 1000) });
   watchRedis(redis, 'worker', log);
+  const redisUp = Promise.all([redisReady(requestRedis, REDIS_PREFLIGHT_MS), redisReady(redis, REDIS_PREFLIGHT_MS)]);
+  redisUp.catch(() => undefined); // read below, after the database; never an unhandled rejection meanwhile
+  let db: Database;
   try {
-    await Promise.all([redisReady(requestRedis, REDIS_PREFLIGHT_MS), redisReady(redis, REDIS_PREFLIGHT_MS)]);
+    db = await openDatabase(config, log, { ...opts, timeouts: REQUEST_DB_TIMEOUTS });
+  } catch (err) {
+    requestRedis.disconnect();
+    redis.disconnect();
+    // A server that takes the connection but never answers shows as knex's pool timeout, whose
+    // message blames the caller ("The pool is probably full..."): say what happened instead.
+    const cause =
+      err instanceof Error && /Timeout acquiring a connection/.test(err.message)
+        ? new Error(`no answer within ${REQUEST_DB_TIMEOUTS.connectMs / 1000} s`, { cause: err })
+        : err;
+    throw new DependencyUnreachableError('PostgreSQL', config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL', cause);
+  }
+  try {
+    await redisUp;
   } catch (err) {
     requestRedis.disconnect();
     redis.disconnect();
     await db.close().catch(() => undefined);
     throw err;
   }
-  const pool = openPool(db, opts.poolMax ?? 10, REQUEST_DB_TIMEOUTS, log);
+  const embedded = !config.DATABASE_URL;
+  const pool = openPool(db, opts.poolMax ?? 10, REQUEST_DB_TIMEOUTS, log, embedded);
   // Syncs write large batches: in a worker they get their own ORM and pool (no 2 s limit).
   const syncDb = opts.worker ? await db.reopen({ poolMax: 5, timeouts: BACKGROUND_DB_TIMEOUTS }) : db;
-  const syncPool = opts.worker ? openPool(db, 5, BACKGROUND_DB_TIMEOUTS, log) : pool;
+  const syncPool = opts.worker ? openPool(db, 5, BACKGROUND_DB_TIMEOUTS, log, embedded) : pool;
   // The one transaction type of every store (db/tx.ts).
   const transactor = createTransactor(db.orm);
   const syncTransactor = syncDb === db ? transactor : createTransactor(syncDb.orm);
@@ -147,32 +186,69 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the
   // access cache's TTL make good.
-  const afterCommit: AfterCommit = (what, fn) =>
-    bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err }, 'post-commit step skipped'));
+  const afterCommit: AfterCommit = (what, fn) => bestEffort(fn, POST_COMMIT_WAIT_MS, (err) => log.warn({ what, err }, 'post-commit step skipped'));
   // Outside hosts (HRMS hosts, vendor endpoints) go through the SSRF guard unless the operator
-  // allows private hosts.
+  // allows private hosts. Each refusal is logged naming the setting that would allow it (never
+  // the host or its addresses), in the API (setup-config, live reads) and the worker (syncs).
+  const refusal = (setting: string, what: string) => (): void => {
+    log.warn({ setting }, `${what} refused: it is, or resolves to, a private, loopback or reserved address (${setting}=1 allows such hosts)`);
+  };
   const hostPolicies: { hrms: HostPolicy | undefined; events: HostPolicy | undefined } = {
-    hrms: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy(),
-    events: config.HRX_EVENTS_ALLOW_PRIVATE_HOSTS || config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK ? undefined : createHostPolicy(),
+    hrms: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy({ onRefused: refusal('HRX_HRMS_ALLOW_PRIVATE_HOSTS', 'HRMS host') }),
+    events:
+      config.HRX_EVENTS_ALLOW_PRIVATE_HOSTS || config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK
+        ? undefined
+        : createHostPolicy({ onRefused: refusal('HRX_EVENTS_ALLOW_PRIVATE_HOSTS', 'event endpoint host') }),
   };
   /** Bounded close steps registered by the wired features, run (in order) before the infra's own. */
   const closers: { what: string; fn: () => Promise<unknown> }[] = [];
   return {
-    config, log, cipher, apiKeyPeppers, secretPeppers,
+    config,
+    log,
+    cipher,
+    apiKeyPeppers,
+    secretPeppers,
+    /** Blind index keys (crypto/blind-index.ts): current first, then retired ones. */
+    blindIndexKeys: blindKeys,
+    /** What the migrations that move clear values into envelopes need (db/migrations/keys.ts). */
+    migrationKeys: { cipher, blindIndexKey: blindKeys[0]! } satisfies MigrationKeys,
     /** The current master key's key for `purpose` (HKDF, see {@link deriveKey}). */
     derivedKey: (purpose: string): Buffer => deriveKey(keys.current, purpose),
-    db, syncDb, transactor, syncTransactor,
+    /** The keys for `purpose` of the current master key, then of each retired one (keyed hashes that must still match after a rotation). */
+    derivedKeys,
+    db,
+    syncDb,
+    transactor,
+    syncTransactor,
     /** The request path's pg pool (hot paths: employee reads, audit, webhook writes). */
     pool,
     /** The syncs' pg pool (the request pool unless `worker`). */
     syncPool,
-    requestRedis, redis,
+    requestRedis,
+    redis,
     /** Redis key prefix (`HRX_REDIS_PREFIX`). */
     prefix: config.HRX_REDIS_PREFIX,
-    afterCommit, hostPolicies,
+    afterCommit,
+    hostPolicies,
     /** Registers a close step of a feature (queues, caches, subscribers); each is bounded at close. */
     onClose(what: string, fn: () => Promise<unknown>): void {
       closers.push({ what, fn });
+    },
+    /**
+     * Adopts a feature's BullMQ queue: its connection errors are left to `watchRedis` (logged once
+     * per outage; BullMQ would print each one) and it is closed with the process (after it is
+     * ready: a queue still connecting would report its late error to a listener close() removed).
+     */
+    adoptQueue<Q extends { queue: Pick<Queue, 'on' | 'waitUntilReady'>; close(): Promise<void> }>(what: string, q: Q): Q {
+      q.queue.on('error', () => undefined);
+      closers.push({
+        what,
+        fn: async () => {
+          await q.queue.waitUntilReady().catch(() => undefined);
+          await q.close();
+        },
+      });
+      return q;
     },
     /** Closes the features' parts, then everything opened here; each step is bounded, so a dependency that is down never holds the process. */
     async close(): Promise<void> {

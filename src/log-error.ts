@@ -34,16 +34,20 @@ export interface LoggedError {
 }
 
 /** Error classes whose messages hrx writes without values or secrets (their docs say so). */
-const SAFE_MESSAGE_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Error> = [
-  AppError, HrmsError, HostNotAllowedError, ResponseTooLargeError,
-];
+const SAFE_MESSAGE_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Error> = [AppError, HrmsError, HostNotAllowedError, ResponseTooLargeError];
 
 /**
  * Further hrx errors with hrx-written messages, by class name (importing them here would make
  * import cycles through the logger): JOSE key and payload checks, key registration, sync lock, an unreachable dependency (its
  * connection error with any URL credentials masked, src/unavailable.ts).
  */
-const SAFE_MESSAGE_NAMES: ReadonlySet<string> = new Set(['InvalidKeyError', 'KidConflictError', 'InvalidEncryptedPayload', 'SyncLockedError', 'DependencyUnreachableError']);
+const SAFE_MESSAGE_NAMES: ReadonlySet<string> = new Set([
+  'InvalidKeyError',
+  'KidConflictError',
+  'InvalidEncryptedPayload',
+  'SyncLockedError',
+  'DependencyUnreachableError',
+]);
 
 /** A short identifier-like string (a code or a name), or undefined. */
 function ident(v: unknown, max = 64): string | undefined {
@@ -81,7 +85,11 @@ export function errorForLog(err: unknown, depth = 0): LoggedError {
     if (err instanceof HrmsError) out.kind = err.kind;
   }
   if (typeof err.stack === 'string') {
-    const frames = err.stack.split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 12).map((l) => l.trim());
+    const frames = err.stack
+      .split('\n')
+      .filter((l) => /^\s+at /.test(l))
+      .slice(0, 12)
+      .map((l) => l.trim());
     if (frames.length) out.stack = frames;
   }
   if (err.cause !== undefined && depth < 3) out.cause = errorForLog(err.cause, depth + 1);

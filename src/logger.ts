@@ -11,16 +11,64 @@ export type { Logger };
 
 /** Paths pino replaces by `[redacted]` wherever they appear (one level of nesting covered by `*`). */
 export const REDACT_PATHS = [
-  'authorization', 'username', 'password', 'app_secret', 'client_secret', 'api_key', 'access_token',
-  'encrypted_payload', 'pan', 'aadhar', 'uan', 'mobileNumber', 'accountNumber', 'ifscCode',
-  'req.headers.authorization', 'req.headers.username', 'headers.authorization', 'headers.username',
-  '*.authorization', '*.password', '*.app_secret', '*.client_secret', '*.api_key', '*.access_token',
-  '*.pan', '*.aadhar', '*.uan', '*.mobileNumber', '*.accountNumber', '*.ifscCode', '*.salaryDetails',
+  'authorization',
+  'username',
+  'password',
+  'app_secret',
+  'client_secret',
+  'api_key',
+  'access_token',
+  'encrypted_payload',
+  'pan',
+  'aadhar',
+  'uan',
+  'mobileNumber',
+  'accountNumber',
+  'ifscCode',
+  'req.headers.authorization',
+  'req.headers.username',
+  'headers.authorization',
+  'headers.username',
+  '*.authorization',
+  '*.password',
+  '*.app_secret',
+  '*.client_secret',
+  '*.api_key',
+  '*.access_token',
+  '*.pan',
+  '*.aadhar',
+  '*.uan',
+  '*.mobileNumber',
+  '*.accountNumber',
+  '*.ifscCode',
+  '*.salaryDetails',
   // Defence in depth: credentials, names and e-mail addresses under the names hrx's bodies use.
-  'app_key', '*.app_key', 'client_id', '*.client_id', 'api_key', 'token', '*.token', 'secret', '*.secret',
-  'email', '*.email', 'fullname', '*.fullname', 'org_name', '*.org_name', 'consent_language',
-  '*.consent_language', 'aadhaar', '*.aadhaar', 'bankDetails', '*.bankDetails', 'personalDetails', '*.personalDetails',
-  'req.headers.cookie', 'headers.cookie', '*.cookie',
+  'app_key',
+  '*.app_key',
+  'client_id',
+  '*.client_id',
+  'api_key',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'email',
+  '*.email',
+  'fullname',
+  '*.fullname',
+  'org_name',
+  '*.org_name',
+  'consent_language',
+  '*.consent_language',
+  'aadhaar',
+  '*.aadhaar',
+  'bankDetails',
+  '*.bankDetails',
+  'personalDetails',
+  '*.personalDetails',
+  'req.headers.cookie',
+  'headers.cookie',
+  '*.cookie',
 ];
 
 /**
@@ -28,9 +76,14 @@ export const REDACT_PATHS = [
  * the CLI's `--json` output on stdout stays one clean JSON object.
  */
 export function createLogger(level: string, name = 'hrx', stream: DestinationStream = destination(2)): Logger {
-  return pino({
-    name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    // Whatever is logged as `err` goes through errorForLog, a raw driver error too.
-    serializers: { err: errorForLog },
-  }, stream);
+  return pino(
+    {
+      name,
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Whatever is logged as `err` goes through errorForLog, a raw driver error too.
+      serializers: { err: errorForLog },
+    },
+    stream,
+  );
 }

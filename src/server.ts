@@ -40,23 +40,24 @@ export async function listen(app: App, host: string, port: number, basePath: str
   return {
     server,
     url,
-    stop: (graceMs = REQUEST_GRACE_MS) => new Promise<void>((resolve) => {
-      stopping = true;
-      const force = setTimeout(() => {
-        log.warn({ graceMs }, 'requests still running after the grace period: closing their connections');
-        server.closeAllConnections();
-      }, graceMs);
-      force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
-      // Connections that finish their request later become idle: close them as they do.
-      const idle = setInterval(() => server.closeIdleConnections(), 100);
-      idle.unref();
-      server.once('close', () => clearInterval(idle));
-    }),
+    stop: (graceMs = REQUEST_GRACE_MS) =>
+      new Promise<void>((resolve) => {
+        stopping = true;
+        const force = setTimeout(() => {
+          log.warn({ graceMs }, 'requests still running after the grace period: closing their connections');
+          server.closeAllConnections();
+        }, graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Connections that finish their request later become idle: close them as they do.
+        const idle = setInterval(() => server.closeIdleConnections(), 100);
+        idle.unref();
+        server.once('close', () => clearInterval(idle));
+      }),
   };
 }
 
@@ -79,13 +80,16 @@ export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 4
       process.exit(1);
     }, graceMs);
     force.unref();
-    onStop().then(() => {
-      log.info('shut down');
-      process.exit(0);
-    }, (err: unknown) => {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'shutdown failed');
-      process.exit(1);
-    });
+    onStop().then(
+      () => {
+        log.info('shut down');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => handle('SIGTERM'));
   process.on('SIGINT', () => handle('SIGINT'));

@@ -46,6 +46,12 @@ const PG_MESSAGES = [
   /(^| - )timeout expired$/, // pg.Client connectionTimeoutMillis (knex's connections)
 ];
 
+/** `e.stack` when it is a string, else ''. */
+const stackOf = (e: unknown): string => {
+  const stack = (e as { stack?: unknown }).stack;
+  return typeof stack === 'string' ? stack : '';
+};
+
 function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
   let e: unknown = err;
@@ -65,7 +71,7 @@ export function failedDependency(err: unknown): Dependency | null {
   for (const e of causes(err)) {
     const { name, code, message } = e as { name?: unknown; code?: unknown; message?: unknown };
     // got's errors (HRMS, event deliveries) carry socket codes too: never ours.
-    if (name === 'RequestError' || name === 'HrmsError' || name === 'TimeoutError' && 'timings' in (e as object)) return null;
+    if (name === 'RequestError' || name === 'HrmsError' || (name === 'TimeoutError' && 'timings' in (e as object))) return null;
     const msg = typeof message === 'string' ? message : '';
     if (name === 'MaxRetriesPerRequestError' || name === 'ConnectionClosedError') return 'redis';
     if (REDIS_MESSAGES.some((r) => r.test(msg))) return 'redis';
@@ -74,7 +80,7 @@ export function failedDependency(err: unknown): Dependency | null {
     if (PG_MESSAGES.some((r) => r.test(msg))) return 'postgres';
     if (typeof code === 'string' && NET_CODES.has(code)) {
       const port = (e as { port?: unknown }).port;
-      return port === 6379 || /redis/i.test(String((e as { stack?: unknown }).stack ?? '')) ? 'redis' : 'postgres';
+      return port === 6379 || /redis/i.test(stackOf(e)) ? 'redis' : 'postgres';
     }
   }
   return null;
@@ -102,7 +108,12 @@ export function bestEffort(fn: () => Promise<unknown>, ms: number, onError: (err
     };
     const timer = setTimeout(() => settle(new Error(`no answer within ${ms} ms`)), ms);
     timer.unref();
-    Promise.resolve().then(fn).then(() => settle(), (err: unknown) => settle(err ?? new Error('failed')));
+    Promise.resolve()
+      .then(fn)
+      .then(
+        () => settle(),
+        (err: unknown) => settle(err ?? new Error('failed')),
+      );
   });
 }
 
@@ -112,7 +123,11 @@ export function bestEffort(fn: () => Promise<unknown>, ms: number, onError: (err
  * (a URL may hold a password).
  */
 export class DependencyUnreachableError extends Error {
-  constructor(readonly dependency: 'PostgreSQL' | 'Redis', setting: string, cause?: unknown) {
+  constructor(
+    readonly dependency: 'PostgreSQL' | 'Redis',
+    setting: string,
+    cause?: unknown,
+  ) {
     const detail = cause instanceof Error && cause.message ? `: ${cause.message.replace(/\/\/[^@/\s]*@/g, '//***@')}` : '';
     super(`${dependency} is unreachable (${setting})${detail}`);
     this.name = 'DependencyUnreachableError';

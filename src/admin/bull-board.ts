@@ -30,7 +30,9 @@ function tokenOk(header: string | undefined, expected: string | undefined): bool
  * limit of `opts.failures` the answer is 429 THROTTLED whatever the token.
  */
 export function bullBoardHandler(
-  queues: Queue[], basePath: string, adminToken: string | undefined,
+  queues: Queue[],
+  basePath: string,
+  adminToken: string | undefined,
   opts: { failures?: AuthFailureGuard | undefined; trustProxy?: boolean } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const adapter = new ExpressAdapter();
@@ -38,21 +40,37 @@ export function bullBoardHandler(
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
   const app = express();
   app.disable('x-powered-by');
-  app.use(basePath, (req, res, next) => {
-    const requestId = String(res.getHeader('x-request-id') ?? '');
-    const check = async () => (tokenOk(req.headers.authorization, adminToken) ? true : null);
-    const attempt = { source: sourceAddress(req, opts.trustProxy ?? false), kind: 'admin' as const, presented: '' };
-    (opts.failures ? opts.failures.run(attempt, check, { concurrent: true }) : check()).then((ok) => {
-      if (ok) {
-        next();
-        return;
-      }
-      const body = JSON.stringify({ requestId, message: req.headers.authorization ? 'Invalid token.' : 'Authentication credentials were not provided.', data: null });
-      res.status(401).set('www-authenticate', 'Basic realm="hrx admin"').type('application/json').send(body);
-    }, (err: unknown) => {
-      const r = renderError(err, requestId);
-      res.status(r.status).set(r.headers ?? {}).type('application/json').send(JSON.stringify(r.body));
-    });
-  }, adapter.getRouter());
+  app.use(
+    basePath,
+    (req, res, next) => {
+      const requestId = String(res.getHeader('x-request-id') ?? '');
+      const check = () => Promise.resolve(tokenOk(req.headers.authorization, adminToken) ? true : null);
+      const attempt = { source: sourceAddress(req, opts.trustProxy ?? false), kind: 'admin' as const, presented: '' };
+      (opts.failures ? opts.failures.run(attempt, check, { concurrent: true }) : check()).then(
+        (ok) => {
+          if (ok) {
+            next();
+            return;
+          }
+          const body = JSON.stringify({
+            requestId,
+            message: req.headers.authorization ? 'Invalid token.' : 'Authentication credentials were not provided.',
+            data: null,
+          });
+          res.status(401).set('www-authenticate', 'Basic realm="hrx admin"').type('application/json').send(body);
+        },
+        (err: unknown) => {
+          const r = renderError(err, requestId);
+          res
+            .status(r.status)
+            .set(r.headers ?? {})
+            .type('application/json')
+            .send(JSON.stringify(r.body));
+        },
+      );
+      // bull-board types getRouter() as any; the express adapter's router is an express Router.
+    },
+    adapter.getRouter() as express.Router,
+  );
   return app;
 }

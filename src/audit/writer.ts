@@ -32,7 +32,10 @@ export function createAuditWriter(pool: Pick<pg.Pool, 'query'>, opts: { maxBatch
       const batch = pending.slice(0, maxBatch);
       pending = pending.slice(batch.length);
       try {
-        await insertAuditEntries(pool, batch.map((b) => b.entry));
+        await insertAuditEntries(
+          pool,
+          batch.map((b) => b.entry),
+        );
         for (const b of batch) b.resolve();
       } catch (err) {
         for (const b of batch) b.reject(err);

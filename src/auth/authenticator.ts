@@ -61,25 +61,45 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   // Keyed by the presented key itself, so a cache hit costs no HMAC; it lives only in this
   // process's memory, like the request that carried it, and never in logs.
   const cache = new Map<string, { principal: Principal; until: number }>();
+  // Lookups under way by key: the requests that miss the cache together (when a busy key's entry
+  // expires) share one lookup instead of each running its own.
+  const inflight = new Map<string, Promise<Principal | null>>();
   // Bumped on every revocation, so a lookup that started before one is not cached after it.
   let generation = 0;
   deps.revocations?.subscribe((keyId) => {
     generation++;
+    // Requests from now on start a lookup of their own, which sees the revocation.
+    inflight.clear();
     for (const [k, v] of cache) if (v.principal.credentialId === keyId) cache.delete(k);
   });
 
-  async function lookUpApiKey(key: string): Promise<Principal | null> {
-    const now = Date.now();
+  function lookUpApiKey(key: string): Promise<Principal | null> {
     const hit = cache.get(key);
-    if (hit && hit.until > now) return hit.principal;
+    if (hit && hit.until > Date.now()) return Promise.resolve(hit.principal);
+    let pending = inflight.get(key);
+    if (!pending) {
+      const mine: Promise<Principal | null> = loadApiKey(key).finally(() => {
+        if (inflight.get(key) === mine) inflight.delete(key);
+      });
+      inflight.set(key, mine);
+      pending = mine;
+    }
+    return pending;
+  }
+
+  async function loadApiKey(key: string): Promise<Principal | null> {
+    const now = Date.now();
     const gen = generation;
     let found = await deps.orgs.findByApiKeyHash(hashApiKey(key, peppers[0]!));
     // Keys issued before a master-key rotation were hashed with a retired key's pepper.
     for (const pepper of peppers.slice(1)) found ??= await deps.orgs.findByApiKeyHash(hashApiKey(key, pepper));
     if (!found) return null;
     const principal: Principal = {
-      orgId: found.org.id, orgUuid: found.org.uuid, isVendor: found.org.isVendor,
-      isClient: found.org.isClient, credentialId: found.keyId,
+      orgId: found.org.id,
+      orgUuid: found.org.uuid,
+      isVendor: found.org.isVendor,
+      isClient: found.org.isClient,
+      credentialId: found.keyId,
     };
     if (gen === generation) {
       if (cache.size > 10_000) cache.clear();
@@ -122,8 +142,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         const basic = parseBasic(v);
         const verify = kind === 'clientBasic' ? deps.verifyClientBasic : deps.verifyVendorBasic;
         // The limit first: the check may run a slow hash (a credential made before keyed hashes).
-        const p = await guarded(source, kind === 'clientBasic' ? 'app' : 'basic', basic?.user ?? '',
-          async () => (basic && verify ? verify(basic.user, basic.pass) : null));
+        const p = await guarded(source, kind === 'clientBasic' ? 'app' : 'basic', basic?.user ?? '', async () =>
+          basic && verify ? verify(basic.user, basic.pass) : null,
+        );
         if (!p) throw new AppError('AUTH_INVALID');
         return p;
       }
@@ -138,11 +159,23 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       case 'admin': {
         const v = header(headers, 'authorization');
         if (!v) throw new AppError('AUTH_MISSING');
-        const token = v.replace(/^Bearer\s+/i, '');
+        // `Bearer <token>`, the bare token, or HTTP Basic with the token as password (any user
+        // name), as the job dashboard takes it (src/admin/bull-board.ts).
+        const basic = parseBasic(v);
+        const token = basic ? basic.pass : v.replace(/^Bearer\s+/i, '');
         const expected = deps.adminToken;
         // decisions §2: the failure limit per source (no id: a guessed token names nobody).
-        const ok = await guarded(source, 'admin', '', async () =>
-          (expected && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected)) ? true : null), true);
+        // A throw of timingSafeEqual (byte lengths differ) rejects the check's promise, as before.
+        const ok = await guarded(
+          source,
+          'admin',
+          '',
+          () =>
+            new Promise<true | null>((resolve) =>
+              resolve(expected && token.length === expected.length && timingSafeEqual(Buffer.from(token), Buffer.from(expected)) ? true : null),
+            ),
+          true,
+        );
         if (!ok) throw new AppError('AUTH_INVALID');
         return null;
       }

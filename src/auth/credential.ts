@@ -3,7 +3,7 @@
  * live in auth/, not in the router, so the dependency points one way: http/router → auth.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConnectGrant, Principal } from './principal';
+import type { Principal } from './principal';
 
 /** Credential kinds of decisions §2. */
 export type CredentialKind =
@@ -23,9 +23,27 @@ export type CredentialKind =
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
 
 /**
- * The principal a route's handler gets for its credential kind: `null` for `none` and `admin`
- * (the admin token names no org), a resolved principal for every other kind (the authenticator
- * throws rather than resolve those to null). Whether the org is a vendor or a client is a role
- * check left to the handler (`vendorPrincipal`).
+ * The kind of org a route's credential must belong to (decisions §2: "of the vendor org", "of the
+ * client org"). A credential of another kind of org is the wrong credential: 401 `Invalid token.`.
  */
-export type PrincipalFor<K extends CredentialKind> = K extends 'none' | 'admin' ? null : Principal;
+export type OrgRole = 'vendor' | 'client';
+
+/** A principal of a vendor org (`R` = 'vendor'), of a client org ('client'), or of either (undefined). */
+export type PrincipalOfRole<R extends OrgRole | undefined> = R extends 'vendor'
+  ? Principal & { isVendor: true }
+  : R extends 'client'
+    ? Principal & { isClient: true }
+    : Principal;
+
+/**
+ * The principal a route's handler gets for its credential kind `K` and role `R`: `null` for
+ * `none` and `admin` (the admin token names no org), a resolved principal for every other kind
+ * (the authenticator throws rather than resolve those to null), of the route's role when it
+ * declares one (the router checks it, see {@link hasRole}; handlers never do).
+ */
+export type PrincipalFor<K extends CredentialKind, R extends OrgRole | undefined = undefined> = K extends 'none' | 'admin' ? null : PrincipalOfRole<R>;
+
+/** Whether `principal`'s org is of `role`. */
+export function hasRole(principal: Principal, role: OrgRole): boolean {
+  return role === 'vendor' ? principal.isVendor : principal.isClient;
+}

@@ -2,8 +2,6 @@
  * Who is calling, as resolved from a credential (decisions §2). A plain value type, so services
  * can take it without knowing anything of HTTP.
  */
-import { AppError } from '../errors';
-
 export interface Principal {
   orgId: number;
   orgUuid: string;
@@ -27,14 +25,4 @@ export interface ConnectGrant {
   connectionId: string;
   vendorOrgId: number;
   userId: string;
-}
-
-/**
- * The caller of a vendor endpoint (employee details, vendor connections, terminate, consent):
- * its credential must be a vendor org's (decisions §2), else it is the wrong credential,
- * 401 `Invalid token.` (AppError AUTH_INVALID).
- */
-export function vendorPrincipal(principal: Principal | null): Principal {
-  if (!principal?.isVendor) throw new AppError('AUTH_INVALID');
-  return principal;
 }

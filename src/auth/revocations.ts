@@ -34,8 +34,12 @@ export function createRevocationFeed(opts: { publisher: Redis; subscriber: () =>
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         opts.publisher.publish(opts.channel, keyId),
-        new Promise((resolve) => { timer = setTimeout(resolve, 2000); }),
-      ]).catch(() => undefined).finally(() => clearTimeout(timer));
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 2000);
+        }),
+      ])
+        .catch(() => undefined)
+        .finally(() => clearTimeout(timer));
     },
     subscribe(listener) {
       listeners.push(listener);

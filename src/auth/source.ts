@@ -22,17 +22,36 @@ export function sourceKey(address: string): string {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   // An embedded IPv4 tail (`::1.2.3.4`) takes two groups; only the first four groups matter here.
-  const groups = tail === undefined ? h : [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t];
-  return `${groups.slice(0, 4).map((g) => (g.includes('.') ? g : String(parseInt(g || '0', 16).toString(16)))).join(':')}::/64`;
+  const groups = tail === undefined ? h : [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g.includes('.') ? g : String(parseInt(g || '0', 16).toString(16))))
+    .join(':')}::/64`;
 }
 
+/** Each connection's peer as a source (keep-alive connections carry many requests). */
+const peers = new WeakMap<object, string>();
+
 /** The source of a request: socket peer, or the last `X-Forwarded-For` entry when `trustProxy`. */
-export function sourceAddress(req: { socket: { remoteAddress?: string | undefined }; headers: { [k: string]: string | string[] | undefined } }, trustProxy: boolean): string {
+export function sourceAddress(
+  req: { socket: { remoteAddress?: string | undefined }; headers: { [k: string]: string | string[] | undefined } },
+  trustProxy: boolean,
+): string {
   if (trustProxy) {
     const raw = req.headers['x-forwarded-for'];
     const value = Array.isArray(raw) ? raw.join(',') : raw;
-    const last = value?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = value
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last && isIP(last)) return sourceKey(last);
   }
-  return sourceKey(req.socket.remoteAddress ?? 'unknown');
+  let peer = peers.get(req.socket);
+  if (peer === undefined) {
+    peer = sourceKey(req.socket.remoteAddress ?? 'unknown');
+    // Only a known address is kept: a closed socket's (undefined) is not that connection's peer.
+    if (req.socket.remoteAddress !== undefined) peers.set(req.socket, peer);
+  }
+  return peer;
 }

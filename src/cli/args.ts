@@ -1,19 +1,44 @@
 /**
- * Small helpers of the CLI: flag parsing (node:util parseArgs) and output (`--json` prints one
- * JSON object on stdout, decisions §12).
+ * Small helpers of the CLI's commands (commander): option builders and parsers whose errors name
+ * the valid values, and output (`--json` prints one JSON object on stdout, decisions §12).
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InvalidArgumentError, Option } from 'commander';
+import { isUuid } from '../domain/ids';
 
-/** A usage error: printed with the command's usage, exit code 2. */
+/** A usage error found after parsing (e.g. two flags that exclude each other): exit code 2 with the command's help. */
 export class UsageError extends Error {}
 
-/** Parses `argv` against `options`; throws UsageError on unknown or malformed flags. */
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+/** `--json`: every command that prints a result has it. */
+export const jsonOption = (): Option => new Option('--json', 'print exactly one JSON object on stdout');
+
+/** Parser of a UUID option value (an org's `uuid`, printed by `hrx org create`). */
+export function uuidValue(v: string): string {
+  if (!isUuid(v)) throw new InvalidArgumentError("not a UUID (an org's uuid, as `hrx org create` prints it).");
+  return v;
+}
+
+/** Parser of an integer in [min, max]. */
+export function intValue(min: number, max: number): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** Parser of a number in [min, max]. */
+export function numberValue(min: number, max: number): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`must be a number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** `flags` restricted to `values` (commander lists them in the help and in the error). */
+export function choiceOption(flags: string, description: string, values: readonly string[], dflt?: string): Option {
+  const o = new Option(flags, description).choices(values);
+  return dflt === undefined ? o : o.default(dflt);
 }
 
 /** Prints `value` as one JSON object (with --json) or as `key: value` lines. */
@@ -23,11 +48,4 @@ export function output(value: Record<string, unknown>, json: boolean | undefined
     return;
   }
   for (const [k, v] of Object.entries(value)) process.stdout.write(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
-}
-
-/** The value of a required string flag; throws UsageError when absent. */
-export function required(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
 }

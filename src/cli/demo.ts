@@ -5,33 +5,63 @@
  * and copy-pasteable curl lines. Runs until Ctrl-C (or exits after the read with
  * `--exit-after-read`). The simulator listens on 127.0.0.1, so the demo's own process allows
  * private HRMS hosts (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 whatever the environment says).
+ *
+ * The demo keeps to its own Redis keys (`<HRX_REDIS_PREFIX>:demo`), so a real hrx sharing the
+ * Redis never sees its jobs or job schedulers (their org ids are the demo database's), and it
+ * removes its queues, schedulers included, when it stops.
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
+import type { Context } from '../context';
 import { startHrmsSimulator } from '../hrms/sim/server';
 import type { Logger } from '../logger';
 import { onShutdown } from '../server';
-import { parse, UsageError } from './args';
-import { startProcess, type StartJobs } from './run';
+import { startProcess } from './run';
+import type { StartJobs } from './runtime';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The Redis key prefix of the demo's queues and locks under `prefix` (HRX_REDIS_PREFIX). */
+export const demoRedisPrefix = (prefix: string): string => `${prefix}:demo`;
+
+/** Options of `hrx demo`. */
+export interface DemoOptions {
+  employees: number;
+  simPort: number;
+  exitAfterRead?: boolean;
+}
+
+/** Empties the demo's queues, job schedulers included (they live under the demo's own prefix). */
+async function removeQueues(ctx: Context): Promise<void> {
+  await ctx.syncQueue.queue.obliterate({ force: true });
+  await ctx.eventsQueue.queue.obliterate({ force: true });
+  await ctx.housekeepingQueue.queue.obliterate({ force: true });
+  await ctx.retentionQueue.queue.obliterate({ force: true });
+}
+
 /** Runs the demo; prints the curl lines and the time to the first read on stdout. */
-export async function demoCommand(argv: string[], environmentConfig: Config, log: Logger, startJobs?: StartJobs): Promise<void> {
-  const config: Config = { ...environmentConfig, HRX_HRMS_ALLOW_PRIVATE_HOSTS: true };
-  const { values } = parse(argv, {
-    employees: { type: 'string' }, 'sim-port': { type: 'string' }, 'exit-after-read': { type: 'boolean' },
-  });
-  const employees = Number(values.employees ?? 250);
-  if (!Number.isInteger(employees) || employees < 1) throw new UsageError('--employees must be a positive integer');
+export async function demo(opts: DemoOptions, environmentConfig: Config, log: Logger, startJobs: StartJobs | undefined): Promise<void> {
+  const config: Config = {
+    ...environmentConfig,
+    HRX_HRMS_ALLOW_PRIVATE_HOSTS: true,
+    HRX_REDIS_PREFIX: demoRedisPrefix(environmentConfig.HRX_REDIS_PREFIX),
+  };
+  const employees = opts.employees;
   const running = await startProcess(config, log, { api: true, worker: true, migrateFirst: true, startJobs });
   const { services } = running.ctx;
   const simSecret = randomBytes(18).toString('base64url');
   const sim = await startHrmsSimulator({
-    port: Number(values['sim-port'] ?? 9100), employees, seed: 'hrx-demo', clientId: 'demo-client', clientSecret: simSecret,
+    port: opts.simPort,
+    employees,
+    seed: 'hrx-demo',
+    clientId: 'demo-client',
+    clientSecret: simSecret,
+  }).catch(async (err: unknown) => {
+    await running.stop({ beforeClose: removeQueues });
+    throw err;
   });
   const stopAll = async (): Promise<void> => {
-    await running.stop();
+    await running.stop({ beforeClose: removeQueues });
     await sim.close();
   };
   try {
@@ -39,14 +69,20 @@ export async function demoCommand(argv: string[], environmentConfig: Config, log
     const client = await services.orgs.create({ name: 'Acme Employer', vendor: false, client: true, domain: 'acme.example' });
     const apiKey = await services.orgs.createApiKey(vendor.org.uuid);
     await services.connections.create({
-      vendorUuid: vendor.org.uuid, clientUuid: client.org.uuid, status: 'approved', syncFrequency: 'hourly', consentRequired: false,
+      vendorUuid: vendor.org.uuid,
+      clientUuid: client.org.uuid,
+      status: 'approved',
+      syncFrequency: 'hourly',
+      consentRequired: false,
     });
     const base = running.url!;
     const setup = await fetch(`${base}/api/webhook/v1/setup-config/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        client_id: client.org.appKey, client_secret: client.appSecret, hrms_id: 'reference',
+        client_id: client.org.appKey,
+        client_secret: client.appSecret,
+        hrms_id: 'reference',
         access_credentials: { client_id: 'demo-client', client_secret: simSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
         api_configs: [],
       }),
@@ -88,7 +124,7 @@ export async function demoCommand(argv: string[], environmentConfig: Config, log
     await stopAll().catch(() => undefined);
     throw err;
   }
-  if (values['exit-after-read']) {
+  if (opts.exitAfterRead) {
     await stopAll();
     process.exit(0);
   }

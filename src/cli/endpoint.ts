@@ -1,36 +1,48 @@
 /**
  * `hrx endpoint add|list|remove` (decisions §10, in the style of §12): vendors' event endpoints.
  */
-import type { Config } from '../config';
+import type { Command } from 'commander';
 import { parseEventTypes } from '../events/endpoints';
-import type { Logger } from '../logger';
-import { output, parse, required, UsageError } from './args';
-import { withContext } from './operator';
-
-const USAGE = 'usage: hrx endpoint add --org UUID --url URL [--events a,b] | hrx endpoint list --org UUID | hrx endpoint remove ID';
+import { EVENT_TYPES } from '../events/types';
+import { jsonOption, output, uuidValue } from './args';
+import { withContext, type Cli } from './runtime';
 
 /**
- * `add` → `{id, url, events, secret}` (the secret is shown this once); `list` →
- * `{endpoints: [{id, url, events, created_at}]}`; `remove` → `{id, removed, cancelled_deliveries}`.
- * Errors (non-vendor org, refused URL, unknown event type or endpoint) exit 1 with the reason.
+ * Registers `endpoint`: `add` → `{id, url, events, secret}` (the secret is shown this once);
+ * `list` → `{endpoints: [{id, url, events, created_at}]}`; `remove` → `{id, removed,
+ * cancelled_deliveries}`. Errors (non-vendor org, refused URL, unknown event type or endpoint)
+ * exit 1 with the reason.
  */
-export async function endpointCommand(argv: string[], config: Config, log: Logger): Promise<void> {
-  const { values, positionals } = parse(argv, { org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } });
-  const [sub, id] = positionals;
-  if (sub === 'add') {
-    const org = required(values, 'org');
-    const url = required(values, 'url');
-    const events = parseEventTypes(values.events);
-    await withContext(config, log, async (ctx) => {
-      const e = await ctx.services.endpoints.add({ orgUuid: org, url, events });
-      output({ id: e.id, url: e.url, events: e.events, secret: e.secret }, values.json);
+export function registerEndpointCommands(program: Command, cli: Cli): void {
+  const endpoint = program.command('endpoint').description("a vendor's event endpoints (signed webhooks, decisions §10)");
+  endpoint
+    .command('add')
+    .description('add an endpoint; prints {id, url, events, secret} (the signing secret is shown once)')
+    .requiredOption('--org <uuid>', "the vendor org's uuid", uuidValue)
+    .requiredOption('--url <url>', 'where events are POSTed (https; http only on loopback with HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1)')
+    .option('--events <types>', `comma-separated event types (default: every type), of: ${EVENT_TYPES.join(', ')}`)
+    .addOption(jsonOption())
+    .action(async (opts: { org: string; url: string; events?: string; json?: boolean }) => {
+      const events = parseEventTypes(opts.events);
+      await withContext(cli, async (ctx) => {
+        const e = await ctx.services.endpoints.add({ orgUuid: opts.org, url: opts.url, events });
+        output({ id: e.id, url: e.url, events: e.events, secret: e.secret }, opts.json);
+      });
     });
-  } else if (sub === 'list') {
-    const org = required(values, 'org');
-    await withContext(config, log, async (ctx) => output({ endpoints: await ctx.services.endpoints.list(org) }, values.json));
-  } else if (sub === 'remove' && id) {
-    await withContext(config, log, async (ctx) => output(await ctx.services.endpoints.remove(id), values.json));
-  } else {
-    throw new UsageError(USAGE);
-  }
+  endpoint
+    .command('list')
+    .description("list a vendor's endpoints; prints {endpoints: [{id, url, events, created_at}]} (never a secret)")
+    .requiredOption('--org <uuid>', "the vendor org's uuid", uuidValue)
+    .addOption(jsonOption())
+    .action(async (opts: { org: string; json?: boolean }) => {
+      await withContext(cli, async (ctx) => output({ endpoints: await ctx.services.endpoints.list(opts.org) }, opts.json));
+    });
+  endpoint
+    .command('remove')
+    .description('remove an endpoint and cancel its pending deliveries; prints {id, removed, cancelled_deliveries}')
+    .argument('<id>', "the endpoint's id (from endpoint list)")
+    .addOption(jsonOption())
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await withContext(cli, async (ctx) => output({ ...(await ctx.services.endpoints.remove(id)) }, opts.json));
+    });
 }

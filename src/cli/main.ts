@@ -1,81 +1,115 @@
 /**
- * The `hrx` command line (decisions §12): dispatches to the commands. Exit codes: 0 ok, 1 failure,
- * 2 usage error.
+ * The `hrx` command line (decisions §12), on commander: every command and subcommand has
+ * `--help` listing its options with their defaults and allowed values. Exit codes: 0 ok, 1 the
+ * command failed (one `hrx: <reason>` line on stderr, never SQL or a secret), 2 usage error (the
+ * reason, then the command's help).
  */
-import { ConfigError, loadConfig } from '../config';
-import { describeError } from '../log-error';
-import { AppError, renderError } from '../errors';
-import { createLogger } from '../logger';
+import { Command, CommanderError, Help, type Option } from 'commander';
+import { loadConfig, type Config } from '../config';
+import { createLogger, type Logger } from '../logger';
 import { UsageError } from './args';
-import { demoCommand } from './demo';
-import { endpointCommand } from './endpoint';
-import { basicCommand, clientCommand, keysCommand, serviceKeysCommand } from './keys';
-import { apiKeyCommand, connectionCommand, migrateCommand, orgCommand } from './operator';
-import { hrmsSimCommand, runCommand, type StartJobs } from './run';
+import { registerEndpointCommands } from './endpoint';
+import { plainError } from './errors';
+import { registerKeyCommands } from './keys';
+import { registerLongCommands } from './long';
+import { registerOperatorCommands } from './operator';
+import type { Cli, StartJobs } from './runtime';
+import { registerSyncCommands } from './sync';
 
-const USAGE = `hrx: the HR data exchange service
-  hrx demo                      set up and run everything on real input (embedded PostgreSQL)
-  hrx start | serve | worker    API and worker | API only | worker only
-  hrx migrate [--json]
-  hrx org create --name N (--vendor | --client) [--domain D] [--json]
-  hrx apikey create --org UUID [--json] | apikey list --org UUID [--json] | apikey revoke ID [--json]
-  hrx connection create --vendor UUID --client UUID [--status S] [--shared a,b] [--sync-frequency F]
-                        [--live-source] [--no-consent-required] [--json]
-  hrx connection approve|reject ID [--json]
-  hrx endpoint add --org VENDOR_UUID --url URL [--events a,b] [--json] | endpoint list --org UUID | endpoint remove ID
-  hrx keys add --org UUID --jwk FILE [--json] | keys list --org UUID | keys revoke --org UUID --kid K
-  hrx basic create --org UUID [--json] | basic revoke --org UUID --username U
-  hrx service-keys rotate [--grace-hours H] [--json]
-  hrx client employee --base-url URL --username U --password P --key PRIVATE_JWK_FILE [--kid K]
-                      --connection ID --employee EMP [--source db|hrms] [--jwks FILE] [--json]
-  hrx hrms-sim --port P --employees N --seed S --client-id ID --client-secret SECRET
-               [--latency-ms MS] [--rate-429 F] [--rate-5xx F]`;
+const ENVIRONMENT_HELP = `
+Environment (docs/cli.md lists every setting):
+  DATABASE_URL      PostgreSQL (unset: an embedded server under HRX_DATA_DIR, default ./.hrx)
+  REDIS_URL         Redis (default redis://127.0.0.1:6379)
+  HRX_MASTER_KEY    32 bytes, base64 (required with DATABASE_URL)
+  HOST, PORT        where the API listens (default 127.0.0.1:8080)
+  LOG_LEVEL         fatal|error|warn|info|debug|trace|silent (default info; one-shot commands: warn)
+
+Run "hrx <command> --help" for a command's options.`;
+
+/** The help's option lines: commander's, with "(required)" on mandatory options. */
+class HrxHelp extends Help {
+  override optionDescription(option: Option): string {
+    const text = super.optionDescription(option);
+    return option.mandatory ? `${text} (required)` : text;
+  }
+}
+
+/** A command whose help is {@link HrxHelp}, as are its subcommands'. */
+class HrxCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new HrxCommand(name);
+  }
+
+  override createHelp(): Help {
+    return Object.assign(new HrxHelp(), this.configureHelp());
+  }
+}
+
+/** Builds the program: every command, on `cli`. The root's settings are inherited by each command made after them. */
+export function buildProgram(cli: Cli): Command {
+  const program = new HrxCommand('hrx')
+    .description('hrx: the HR data exchange service')
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'hrx: ')) })
+    .showHelpAfterError()
+    .exitOverride()
+    .addHelpText('after', ENVIRONMENT_HELP);
+  registerLongCommands(program, cli);
+  registerOperatorCommands(program, cli);
+  registerSyncCommands(program, cli);
+  registerEndpointCommands(program, cli);
+  registerKeyCommands(program, cli);
+  return program;
+}
+
+/** The command `argv` names (the deepest subcommand matched), for its help after a usage error. */
+function commandOf(program: Command, argv: string[]): Command {
+  let cmd = program;
+  for (const arg of argv) {
+    const sub = cmd.commands.find((c) => c.name() === arg);
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
 
 /**
  * Runs the CLI with `argv` (without node and script). `startJobs` starts the job side of
  * `worker`, `start` and `demo` (jobs/index.ts; bin/hrx.js passes it): `src/` never imports `jobs/`.
  */
 export async function main(argv: string[], startJobs?: StartJobs): Promise<void> {
-  const [cmd, ...rest] = argv;
-  const long = cmd === 'serve' || cmd === 'worker' || cmd === 'start' || cmd === 'demo' || cmd === 'hrms-sim';
-  try {
-    const config = loadConfig();
-    const log = createLogger(long ? config.LOG_LEVEL : (process.env.LOG_LEVEL ?? 'warn'));
-    switch (cmd) {
-      case 'serve': case 'worker': case 'start': return await runCommand(cmd, rest, config, log, startJobs);
-      case 'demo': return await demoCommand(rest, config, log, startJobs);
-      case 'hrms-sim': return await hrmsSimCommand(rest, log);
-      case 'migrate': await migrateCommand(rest, config, log); break;
-      case 'org': await orgCommand(rest, config, log); break;
-      case 'apikey': await apiKeyCommand(rest, config, log); break;
-      case 'connection': await connectionCommand(rest, config, log); break;
-      case 'endpoint': await endpointCommand(rest, config, log); break;
-      case 'keys': await keysCommand(rest, config, log); break;
-      case 'basic': await basicCommand(rest, config, log); break;
-      case 'service-keys': await serviceKeysCommand(rest, config, log); break;
-      case 'client': await clientCommand(rest); break;
-      case undefined: case 'help': case '--help': case '-h':
-        process.stdout.write(USAGE + '\n');
-        break;
-      default:
-        throw new UsageError(`unknown command "${cmd}"`);
-    }
+  let loaded: { config: Config; log: Logger } | undefined;
+  let stayUp = false;
+  const cli: Cli = {
+    env(long = false) {
+      if (!loaded) {
+        const config = loadConfig();
+        loaded = { config, log: createLogger(long ? config.LOG_LEVEL : (process.env.LOG_LEVEL ?? 'warn')) };
+      }
+      return loaded;
+    },
+    startJobs,
+    keepRunning() {
+      stayUp = true;
+    },
+  };
+  const program = buildProgram(cli);
+  if (argv.length === 0) {
+    program.outputHelp();
     process.exit(0);
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    if (!stayUp) process.exit();
   } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help asked for (or a group without its subcommand): 0; any other parse error: 2.
+      process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2);
+    }
     if (err instanceof UsageError) {
-      process.stderr.write(`hrx: ${err.message}\n${USAGE}\n`);
+      process.stderr.write(`hrx: ${err.message}\n${commandOf(program, argv).helpInformation()}`);
       process.exit(2);
     }
-    if (err instanceof ConfigError) {
-      process.stderr.write(`hrx: ${err.message}\n`);
-      process.exit(1);
-    }
-    if (err instanceof AppError) {
-      process.stderr.write(`hrx: ${String(renderError(err, '-').body.message)}\n`);
-      process.exit(1);
-    }
-    // Driver messages may quote SQL and values (decisions §15): name and code only.
-    process.stderr.write(`hrx: ${describeError(err)}\n`);
+    process.stderr.write(`hrx: ${plainError(err)}\n`);
     process.exit(1);
   }
 }

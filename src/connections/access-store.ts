@@ -25,8 +25,10 @@ export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoa
     const r = res.rows[0] as Record<string, unknown> | undefined;
     if (!r) return null;
     return {
-      clientOrgId: r.client_org_id as number, connectionId: r.connection_id as string,
-      sharedDataPoints: (r.shared_data_points as string[] | null) ?? EVERY_DATA_POINT, consentRequired: r.consent_required as boolean,
+      clientOrgId: r.client_org_id as number,
+      connectionId: r.connection_id as string,
+      sharedDataPoints: (r.shared_data_points as string[] | null) ?? EVERY_DATA_POINT,
+      consentRequired: r.consent_required as boolean,
       liveSource: r.live_source as boolean,
     };
   };

@@ -9,7 +9,13 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-GB', {
-      timeZone, day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: true,
+      timeZone,
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: true,
     });
     formatters.set(timeZone, f);
   }
@@ -26,7 +32,11 @@ export function ordinal(day: number): string {
 /** Formats `date` in `timeZone` (IANA name) as `21st November 2026, 03:15 PM`; null → `NOT AVAILABLE`. */
 export function displayDate(date: Date | null, timeZone: string): string {
   if (!date) return 'NOT AVAILABLE';
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(date).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(date)
+      .map((p) => [p.type, p.value]),
+  );
   const hour = String(Number(parts.hour) === 0 ? 12 : Number(parts.hour)).padStart(2, '0');
   const period = String(parts.dayPeriod ?? '').toUpperCase();
   return `${ordinal(Number(parts.day))} ${parts.month} ${parts.year}, ${hour}:${parts.minute} ${period}`;

@@ -3,6 +3,7 @@
  * approval by the operator, and termination under the sync lock (decisions §4).
  */
 import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
+import { NOT_AVAILABLE } from '../domain/record';
 import type { Connection, ConnectionStatus } from '../db/entities';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
@@ -54,6 +55,12 @@ export interface ConnectionServiceDeps {
   /** Called after any change of a connection's state or sharing, before the change is answered. */
   onAccessChange: () => Promise<void>;
   /**
+   * Queues a full sync of the client org now (decisions §5): called when a connection became
+   * approved while no other connection of its client org was, so the first approval never waits
+   * for the scheduler's first period.
+   */
+  syncNow: (clientOrgId: number) => Promise<void>;
+  /**
    * Events to the vendor (decisions §10): `connection.<status>` staged for the transaction of a
    * status change; its `dispatch()` queues the deliveries once committed (events/service).
    */
@@ -90,7 +97,11 @@ export function requestSplit(flags: Connection['dataModelFlags']): { required: s
  */
 export function dataPointLists(c: Connection): { shared: string[]; notShared: string[]; notRequested: string[] } {
   if (c.status === 'approved') {
-    return { shared: sharedDataPoints(c), notShared: c.notSharedDataPoints, notRequested: c.sharedDataPoints === EVERY_DATA_POINT ? [] : c.notRequestedDataPoints };
+    return {
+      shared: sharedDataPoints(c),
+      notShared: c.notSharedDataPoints,
+      notRequested: c.sharedDataPoints === EVERY_DATA_POINT ? [] : c.notRequestedDataPoints,
+    };
   }
   const requested = requestedDataPoints(c.dataModelFlags);
   const req = new Set(requested);
@@ -114,7 +125,10 @@ export function sharedDataPoints(c: Connection): string[] {
 }
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
-  approved: 'Active', pending: 'Inactive', rejected: 'Inactive', terminated: 'Terminated',
+  approved: 'Active',
+  pending: 'Inactive',
+  rejected: 'Inactive',
+  terminated: 'Terminated',
 };
 
 function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
@@ -128,13 +142,14 @@ function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
     not_requested_data_points: notRequested,
     last_successful_sync: displayDate(row.lastSuccessfulSync, tz),
     sync_frequency: c.syncFrequency,
-    hrms_code: row.hrmsId ?? 'NOT AVAILABLE',
+    hrms_code: row.hrmsId ?? NOT_AVAILABLE,
     csm_user: c.csmUser,
     created_by_user: c.createdByUser,
     phone: c.phone,
     application_status_timestamp: displayDate(c.statusChangedAt, tz),
     int_type: c.intType,
-    email: c.email,
+    // interface.md types it "string (e-mail)": an empty one is shown as unknown (decisions §4).
+    email: c.email || NOT_AVAILABLE,
     is_international: c.isInternational,
     salary_details_flag: shared.some((p) => p.startsWith('ctc_') || p.startsWith('monthly_')),
     application_connection_status: STATUS_LABEL[c.status],
@@ -157,6 +172,16 @@ export type ConnectionService = ReturnType<typeof createConnectionService>;
 /** Builds the connection service. */
 export function createConnectionService(deps: ConnectionServiceDeps) {
   const { connections, orgs, lock } = deps;
+
+  /**
+   * After a connection of `clientOrgId` became approved: its schedule changes, and when it is the
+   * org's only approved connection (its first approval, decisions §5) a sync is queued at once.
+   */
+  async function approved(clientOrgId: number): Promise<void> {
+    await deps.onScheduleChange(clientOrgId);
+    if ((await connections.approvedFrequencies(clientOrgId)).length === 1) await deps.syncNow(clientOrgId);
+  }
+
   return {
     /**
      * A page of the vendor's connections (decisions §4): `status` filters (absent: all but
@@ -168,7 +193,11 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       const totalPages = Math.ceil(total / q.pageSize);
       if (q.page > 1 && q.page > totalPages) throw new AppError('INVALID_PAGE');
       const pageInfo: PageInfo = {
-        totalPages, totalItems: total, items: rows.length, next: q.page < totalPages, previous: q.page > 1,
+        totalPages,
+        totalItems: total,
+        items: rows.length,
+        next: q.page < totalPages,
+        previous: q.page > 1,
       };
       return { pageInfo, data: rows.map((r) => entryOf(r, deps.displayTimeZone)) };
     },
@@ -209,31 +238,35 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       if (!vendor?.isVendor) throw AppError.validation([{ field: 'vendor', message: 'no vendor org with this uuid' }]);
       if (!client?.isClient) throw AppError.validation([{ field: 'client', message: 'no client org with this uuid' }]);
       if (await connections.findActive(vendor.id, client.id)) {
-        throw AppError.validation([{ field: 'client', message: 'a live connection with this client exists' }]);
+        throw AppError.validation([{ field: 'client', message: 'an active connection with this client exists' }]);
       }
       const bad = (input.shared ?? []).find((p) => !isDataPoint(p));
       if (bad) throw AppError.validation([{ field: 'shared', message: `unknown data point ${bad}` }]);
       const shared = input.shared ?? EVERY_DATA_POINT;
       const sharedSet = new Set(shared ?? []);
       let event: Staged | undefined;
-      const c = await connections.create({
-        vendorOrgId: vendor.id,
-        clientOrgId: client.id,
-        status: input.status ?? 'approved',
-        sharedDataPoints: shared,
-        notSharedDataPoints: [],
-        notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
-        syncFrequency: input.syncFrequency ?? 'daily',
-        liveSource: input.liveSource ?? false,
-        consentRequired: input.consentRequired ?? true,
-      }, async (tx, created) => {
-        if (created.status === 'pending') return;
-        event = deps.events.connectionChanged(created.status === 'approved' ? 'approved' : 'rejected', created);
-        await event.write(tx);
-      });
+      const c = await connections.create(
+        {
+          vendorOrgId: vendor.id,
+          clientOrgId: client.id,
+          status: input.status ?? 'approved',
+          sharedDataPoints: shared,
+          notSharedDataPoints: [],
+          notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
+          syncFrequency: input.syncFrequency ?? 'daily',
+          liveSource: input.liveSource ?? false,
+          consentRequired: input.consentRequired ?? true,
+        },
+        async (tx, created) => {
+          if (created.status === 'pending') return;
+          event = deps.events.connectionChanged(created.status === 'approved' ? 'approved' : 'rejected', created);
+          await event.write(tx);
+        },
+      );
       await event?.dispatch();
       await deps.onAccessChange();
-      await deps.onScheduleChange(client.id);
+      if (c.status === 'approved') await approved(client.id);
+      else await deps.onScheduleChange(client.id);
       return c;
     },
 
@@ -276,37 +309,46 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       // The connection.approved / .rejected event (decisions §10) commits with the decision.
       let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
       let clientOrgId = 0;
-      const c = await connections.updateLocked(connectionId, (cur) => {
-        clientOrgId = cur.clientOrgId;
-        if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
-        if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
-        if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
-        event = deps.events.connectionChanged(decision.to, cur);
-        const now = new Date();
-        if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
-        const { required, optional } = requestSplit(cur.dataModelFlags);
-        const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
-        const requested = new Set([...required, ...optional]);
-        return {
-          status: 'approved', statusChangedAt: now, approvedOnConfigSession: decision.configSession ?? null,
-          sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
-          notSharedDataPoints: optional.filter((p) => !share.has(p)),
-          notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
-        };
-      }, async (tx) => {
-        if (decision.to === 'approved' && decision.configSession) {
-          // The configuration the approval rests on must still be the org's: setup-config
-          // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
-          // sends this approval back to pending) or this sees its replacement (squat-then-replace).
-          const [row] = await tx.execute(`select connect_session_id from hrms_configs where org_id = ? for share`, [clientOrgId]) as { connect_session_id: string | null }[];
-          if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
-        }
-        await event!.write(tx);
-      });
+      const c = await connections.updateLocked(
+        connectionId,
+        (cur) => {
+          clientOrgId = cur.clientOrgId;
+          if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
+          if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
+          if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
+          event = deps.events.connectionChanged(decision.to, cur);
+          const now = new Date();
+          if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
+          const { required, optional } = requestSplit(cur.dataModelFlags);
+          const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
+          const requested = new Set([...required, ...optional]);
+          return {
+            status: 'approved',
+            statusChangedAt: now,
+            approvedOnConfigSession: decision.configSession ?? null,
+            sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
+            notSharedDataPoints: optional.filter((p) => !share.has(p)),
+            notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
+          };
+        },
+        async (tx) => {
+          if (decision.to === 'approved' && decision.configSession) {
+            // The configuration the approval rests on must still be the org's: setup-config
+            // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
+            // sends this approval back to pending) or this sees its replacement (squat-then-replace).
+            const [row] = await tx.execute<{ connect_session_id: string | null }[]>(`select connect_session_id from hrms_configs where org_id = ? for share`, [
+              clientOrgId,
+            ]);
+            if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
+          }
+          await event!.write(tx);
+        },
+      );
       if (!c) throw new AppError('NOT_FOUND');
       await event?.dispatch();
       await deps.onAccessChange();
-      await deps.onScheduleChange(c.clientOrgId);
+      if (c.status === 'approved') await approved(c.clientOrgId);
+      else await deps.onScheduleChange(c.clientOrgId);
       return c;
     },
 
@@ -323,7 +365,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
         const requested = requestedDataPoints(c.dataModelFlags);
         const req = new Set(requested);
         await connections.update(c.id, {
-          sharedDataPoints: requested, notSharedDataPoints: [], notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
+          sharedDataPoints: requested,
+          notSharedDataPoints: [],
+          notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
         });
         await connections.transition(c.id, [c.status], to, event?.write);
       } else {
@@ -331,7 +375,8 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       }
       await event?.dispatch();
       await deps.onAccessChange();
-      await deps.onScheduleChange(c.clientOrgId);
+      if (to === 'approved' && c.status !== 'approved') await approved(c.clientOrgId);
+      else await deps.onScheduleChange(c.clientOrgId);
       return (await connections.findById(c.id))!;
     },
   };

@@ -6,6 +6,7 @@ import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
 import type { Tx } from '../db/tx';
 import { EVERY_DATA_POINT } from '../domain/data-points';
+import { isUuid } from '../domain/ids';
 
 /** A row of the vendor listing: the connection plus what the entry shows of its client org. */
 export interface VendorConnectionRow {
@@ -27,6 +28,7 @@ export type WithinChange = (tx: Tx) => Promise<void>;
 export interface ConnectionStore {
   /** Creates a connection; `within` runs in the same transaction, after the insert. */
   create(input: NewConnection, within?: (tx: Tx, created: Connection) => Promise<void>): Promise<Connection>;
+  /** The connection `id`; null for an unknown id or a string that is not a UUID. */
   findById(id: string): Promise<Connection | null>;
   /** The active (not terminated) connection of a vendor/client pair. */
   findActive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
@@ -77,9 +79,9 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       });
       return c;
     },
-    findById: (id) => orm.em.fork().findOne(Connection, { id }),
-    findActive: (vendorOrgId, clientOrgId) =>
-      orm.em.fork().findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
+    // Not a UUID: no connection (PostgreSQL would refuse the value with an error quoting the statement).
+    findById: async (id) => (isUuid(id) ? orm.em.fork().findOne(Connection, { id }) : null),
+    findActive: (vendorOrgId, clientOrgId) => orm.em.fork().findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
     async existsAny(vendorOrgId, clientOrgId) {
       return (await orm.em.fork().count(Connection, { vendorOrgId, clientOrgId })) > 0;
     },
@@ -88,10 +90,18 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
     },
     async request(id, from, flags) {
       const em = orm.em.fork();
-      const n = await em.nativeUpdate(Connection, { id, status: from }, {
-        status: 'pending', dataModelFlags: flags, sharedDataPoints: EVERY_DATA_POINT, notSharedDataPoints: [], notRequestedDataPoints: [],
-        ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
-      });
+      const n = await em.nativeUpdate(
+        Connection,
+        { id, status: from },
+        {
+          status: 'pending',
+          dataModelFlags: flags,
+          sharedDataPoints: EVERY_DATA_POINT,
+          notSharedDataPoints: [],
+          notRequestedDataPoints: [],
+          ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
+        },
+      );
       return n > 0 ? em.fork().findOne(Connection, { id }) : null;
     },
     async updateLocked(id, change, within) {
@@ -119,10 +129,9 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       });
     },
     async listForVendor(vendorOrgId, statuses, offset, limit) {
-      const [{ total }] = (await sql(
-        `select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`,
-        [vendorOrgId, statuses],
-      )) as [{ total: number }];
+      const [{ total }] = (await sql(`select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`, [vendorOrgId, statuses])) as [
+        { total: number },
+      ];
       const ids = (await sql(
         `select c.id, o.org_name, o.uuid as org_uuid, h.hrms_id,
                 (select max(finished_at) from sync_runs s where s.org_id = c.client_org_id and s.status = 'succeeded') as last_sync

@@ -2,6 +2,7 @@
 import type { Infra } from '../infra';
 import type { OrgStore } from '../orgs/store';
 import type { SyncLock } from '../sync/lock';
+import type { SyncQueue } from '../sync/queue';
 import type { EventService } from '../events/service';
 import type { ConnectionAccessCache } from './access-cache';
 import { createConnectionService } from './service';
@@ -18,23 +19,31 @@ export function wireConnectionStore(infra: Infra): ConnectionStore {
 
 /**
  * Builds the connection service over `store` (from {@link wireConnectionStore}). Takes the org
- * store (connections name orgs by uuid), the sync lock and service (a connection change alters
- * the client's sync schedule), the connection access cache (every change is announced to it) and
+ * store (connections name orgs by uuid), the sync lock, queue and service (a connection change
+ * alters the client's sync schedule; the first approval queues a sync), the connection access cache (every change is announced to it) and
  * the event service (`connection.<status>` events).
  */
-export function wireConnections(infra: Infra, deps: {
-  store: ConnectionStore;
-  orgs: OrgStore;
-  sync: { lock: SyncLock; service: { refreshSchedule(orgId: number): Promise<void> } };
-  access: Pick<ConnectionAccessCache, 'changed'>;
-  events: EventService;
-}) {
+export function wireConnections(
+  infra: Infra,
+  deps: {
+    store: ConnectionStore;
+    orgs: OrgStore;
+    sync: { lock: SyncLock; queue: Pick<SyncQueue, 'syncNow'>; service: { refreshSchedule(orgId: number): Promise<void> } };
+    access: Pick<ConnectionAccessCache, 'changed'>;
+    events: EventService;
+  },
+) {
   const { afterCommit } = infra;
   const service = createConnectionService({
     // Releasing after the commit is best effort: a lock left behind expires after its TTL.
-    connections: deps.store, orgs: deps.orgs, lock: releaseBestEffort(deps.sync.lock, afterCommit), displayTimeZone: infra.config.HRX_DISPLAY_TIMEZONE,
+    connections: deps.store,
+    orgs: deps.orgs,
+    lock: releaseBestEffort(deps.sync.lock, afterCommit),
+    displayTimeZone: infra.config.HRX_DISPLAY_TIMEZONE,
     onScheduleChange: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
     onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
+    // decisions §5: the first approval queues the sync (setup-config may have come before it).
+    syncNow: (orgId) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, 'approval')),
     events: deps.events,
   });
   return { service, store: deps.store };
@@ -49,7 +58,9 @@ function releaseBestEffort(lock: SyncLock, afterCommit: Infra['afterCommit']): S
       if (!held) return null;
       return {
         owner: held.owner,
-        get lost() { return held.lost; },
+        get lost() {
+          return held.lost;
+        },
         signal: held.signal,
         confirm: () => held.confirm(),
         release: () => afterCommit('sync lock release', () => held.release()),

@@ -1,38 +1,195 @@
 /**
  * Persistence of employee consents (decisions §7): append-only rows; the latest unexpired,
- * unrevoked one is in force (the read path checks it in SQL, see employees/store).
+ * unrevoked one is in force (the read path checks it in SQL, see employees/store). Withdrawal
+ * sets `revoked_at` and nothing else: rows are never deleted here.
+ *
+ * The statement (`consent_language`, free text the vendor wrote, which may name the employee) is
+ * stored only encrypted (decisions §15 "At rest"): an envelope bound to its record
+ * (`consent:<id>`, {@link consentStatementAad}). Erasure replaces it by its keyed digest
+ * (employees/erasure-store.ts), which the history shows as it is.
+ *
+ * Every method but `revokeInForce` (which takes its `tx` first) takes an optional `Tx` (db/tx.ts),
+ * last, to run in a caller's transaction.
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { ERASED_STATEMENT_PREFIX } from '../crypto/tombstone';
+import type { FieldCipher } from '../crypto/field-cipher';
 import { Consent } from '../db/entities';
+import { insertAuditEntries } from '../db/sql';
+import { emOf, execute, pgClientOf, type Tx } from '../db/tx';
+
+/** Status of a consent record (decisions §7). */
+export type ConsentStatus = 'active' | 'expired' | 'revoked' | 'superseded';
+
+/** One consent record as the history lists it. */
+export interface ConsentHistoryRow {
+  consentLanguage: string;
+  consentTimestamp: Date;
+  consentExpiry: Date;
+  createdAt: Date;
+  revokedAt: Date | null;
+  status: ConsentStatus;
+}
+
+/** One vendor's consent that a withdrawal revoked. */
+export interface RevokedConsent {
+  vendorOrgId: number;
+  vendorOrgUuid: string;
+  revokedAt: Date;
+}
+
+/** What a withdrawal revokes: the consents in force of one employee of one client org. */
+export interface Withdrawal {
+  clientOrgId: number;
+  employeeId: string;
+  /** Only this vendor's consents; null: every vendor's. */
+  vendorOrgId: number | null;
+  /** The org withdrawing (the vendor, or the client org on the employee's behalf), for the audit entry. */
+  actorOrgId: number;
+  requestId: string;
+}
+
+/** A consent record to append, its statement in clear (the store encrypts it). */
+export type NewConsent = Omit<Consent, 'id' | 'createdAt' | 'revokedAt' | 'consentLanguageEnc'> & { consentLanguage: string };
+
+/** Associated data of a consent statement's envelope: bound to its record. */
+export const consentStatementAad = (consentId: string): string => `consent:${consentId}`;
+
+/** The audit action of a withdrawal (actor: the vendor or the client org). */
+export const REVOKE_AUDIT_ACTION = 'consent.revoke';
 
 export interface ConsentStore {
   /**
    * The client org and employee a vendor may record a consent for: its approved connection with
    * `clientOrgUuid` and the (not removed) employee `employeeId`. null fields when absent.
    */
-  target(vendorOrgId: number, clientOrgUuid: string, employeeId: string): Promise<{ clientOrgId: number | null; employeeExists: boolean }>;
-  append(c: Omit<Consent, 'id' | 'createdAt' | 'revokedAt'>): Promise<Consent>;
+  target(vendorOrgId: number, clientOrgUuid: string, employeeId: string, tx?: Tx): Promise<{ clientOrgId: number | null; employeeExists: boolean }>;
+  /** Appends a consent record (its statement encrypted); returns its id. */
+  append(c: NewConsent, tx?: Tx): Promise<{ id: string }>;
+  /** The numeric id of the org with `uuid` (lower case), or null. */
+  orgId(uuid: string, tx?: Tx): Promise<number | null>;
+  /**
+   * Revokes, in `tx`, every consent of `w` in force (unrevoked, unexpired) at the transaction's
+   * time and, when it revoked any, writes one `consent.revoke` audit entry (actor, client org,
+   * employee; no data points: nothing was read; which vendors is in the rows' `revoked_at`).
+   * Returns one entry per vendor whose consent it revoked, by vendor id. Concurrent
+   * withdrawals of the same consent take turns on its row: only the first revokes it.
+   */
+  revokeInForce(tx: Tx, w: Withdrawal): Promise<RevokedConsent[]>;
+  /**
+   * Page of vendor `vendorOrgId`'s consent records for employee `employeeId` of client org
+   * `clientOrgUuid` (lower case), newest first (`created_at`, then id), with the status of each
+   * (decisions §7) and the total count (0 when the page is empty: the caller tells page 1 of an
+   * empty list from a page past the end).
+   */
+  history(
+    vendorOrgId: number,
+    clientOrgUuid: string,
+    employeeId: string,
+    offset: number,
+    limit: number,
+    tx?: Tx,
+  ): Promise<{ total: number; rows: ConsentHistoryRow[] }>;
 }
 
-/** Builds the consent store over `orm`. */
-export function createConsentStore(orm: MikroORM): ConsentStore {
+/**
+ * The status of each record, computed at the statement's time (decisions §7): `revoked` once
+ * withdrawn (whatever its expiry), else `expired` once past `consent_expiry`, else `active` for
+ * the one in force (the latest unexpired, unrevoked: by `created_at`, then id) and `superseded`
+ * for the other unexpired, unrevoked ones.
+ */
+const HISTORY_SQL = `with k as (
+    select * from consents
+     where vendor_org_id = ? and client_org_id = (select id from orgs where uuid = ?::uuid) and employee_id = ?
+  ), in_force as (
+    select id from k where revoked_at is null and consent_expiry > now() order by created_at desc, id desc limit 1
+  )
+  select k.id, k.consent_language_enc, k.consent_timestamp, k.consent_expiry, k.created_at, k.revoked_at,
+         case when k.revoked_at is not null then 'revoked'
+              when k.consent_expiry <= now() then 'expired'
+              when k.id in (select id from in_force) then 'active'
+              else 'superseded' end as status,
+         count(*) over ()::int as total
+    from k order by k.created_at desc, k.id desc offset ? limit ?`;
+
+/** Builds the consent store over `orm`; `cipher` seals and opens the statements. */
+export function createConsentStore(orm: MikroORM, cipher: FieldCipher): ConsentStore {
+  /** A stored statement in clear: opened, or the digest erasure left, as it is. */
+  const statementOf = (id: string, stored: string): string =>
+    stored.startsWith(ERASED_STATEMENT_PREFIX) ? stored : cipher.decrypt(stored, consentStatementAad(id));
   return {
-    async target(vendorOrgId, clientOrgUuid, employeeId) {
-      const [row] = (await orm.em.getConnection().execute(
+    async target(vendorOrgId, clientOrgUuid, employeeId, tx) {
+      const [row] = await execute<{ client_org_id: number; employee_exists: boolean }>(
+        orm,
         `select co.id as client_org_id,
                 exists (select 1 from employees e where e.org_id = co.id and e.employee_id = ? and e.removed_at is null) as employee_exists
            from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = ? and c.status = 'approved'
           where co.uuid = ?::uuid limit 1`,
         [employeeId, vendorOrgId, clientOrgUuid],
-      )) as { client_org_id: number; employee_exists: boolean }[];
+        tx,
+      );
       return { clientOrgId: row?.client_org_id ?? null, employeeExists: row?.employee_exists === true };
     },
-    async append(c) {
-      const em = orm.em.fork();
-      const consent = em.create(Consent, { ...c, id: randomUUID(), createdAt: new Date(), revokedAt: null });
+    async append({ consentLanguage, ...c }, tx) {
+      const em = emOf(orm, tx);
+      const id = randomUUID();
+      const consent = em.create(Consent, {
+        ...c,
+        id,
+        consentLanguageEnc: cipher.encrypt(consentLanguage, consentStatementAad(id)),
+        createdAt: new Date(),
+        revokedAt: null,
+      });
       await em.persistAndFlush(consent);
-      return consent;
+      return { id };
+    },
+    async orgId(uuid, tx) {
+      const [row] = await execute<{ id: number }>(orm, `select id from orgs where uuid = ?::uuid`, [uuid], tx);
+      return row?.id ?? null;
+    },
+    async revokeInForce(tx, w) {
+      const rows = await execute<{ vendor_org_id: number; vendor_uuid: string; revoked_at: string }>(
+        orm,
+        `with r as (
+           update consents set revoked_at = now()
+            where client_org_id = ? and employee_id = ? and (?::int is null or vendor_org_id = ?::int)
+              and revoked_at is null and consent_expiry > now()
+           returning vendor_org_id, revoked_at)
+         select distinct r.vendor_org_id, o.uuid as vendor_uuid, r.revoked_at
+           from r join orgs o on o.id = r.vendor_org_id order by r.vendor_org_id`,
+        [w.clientOrgId, w.employeeId, w.vendorOrgId, w.vendorOrgId],
+        tx,
+      );
+      const revoked = rows.map((r) => ({ vendorOrgId: r.vendor_org_id, vendorOrgUuid: r.vendor_uuid, revokedAt: new Date(r.revoked_at) }));
+      if (revoked.length > 0) {
+        await insertAuditEntries(await pgClientOf(tx), [
+          {
+            requestId: w.requestId,
+            actorOrgId: w.actorOrgId,
+            action: REVOKE_AUDIT_ACTION,
+            clientOrgId: w.clientOrgId,
+            connectionId: null,
+            employeeId: w.employeeId,
+            dataPoints: [],
+          },
+        ]);
+      }
+      return revoked;
+    },
+    async history(vendorOrgId, clientOrgUuid, employeeId, offset, limit, tx) {
+      const rows = await execute<Record<string, unknown>>(orm, HISTORY_SQL, [vendorOrgId, clientOrgUuid, employeeId, offset, limit], tx);
+      return {
+        total: (rows[0]?.total as number | undefined) ?? 0,
+        rows: rows.map((r) => ({
+          consentLanguage: statementOf(r.id as string, r.consent_language_enc as string),
+          consentTimestamp: new Date(r.consent_timestamp as string),
+          consentExpiry: new Date(r.consent_expiry as string),
+          createdAt: new Date(r.created_at as string),
+          revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at as string),
+          status: r.status as ConsentStatus,
+        })),
+      };
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
- * Encryption at rest of sensitive values (HRMS credentials, PAN, Aadhaar, bank, salary;
- * decisions §3) with AES-256-GCM (NIST SP 800-38D) under `HRX_MASTER_KEY`.
+ * Encryption at rest of every personal value hrx stores (employee records, users' names and
+ * e-mails, consent statements) and of HRMS credentials and signing secrets (decisions §3, §15;
+ * docs/at-rest.md) with AES-256-GCM (NIST SP 800-38D) under a key derived from `HRX_MASTER_KEY`.
  *
  * Envelope (text): `v1.<kid>.<iv b64url>.<ciphertext||tag b64url>`, 96-bit random IV, 128-bit
  * tag. `kid` = first 8 hex chars of SHA-256 of the key, so a retired key still decrypts after
- * rotation. `aad` binds a ciphertext to its row (e.g. `employee:<org>:<employeeId>`), so a value
+ * rotation. `aad` binds a ciphertext to its row (e.g. `employee-record:<org>:<employeeId>`), so a value
  * copied onto another row fails to decrypt instead of leaking.
  */
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';

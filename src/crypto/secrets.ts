@@ -59,7 +59,10 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const expected = Buffer.from(hashB64, 'base64url');
   scryptCount++;
   const actual = await scrypt(secret, Buffer.from(saltB64, 'base64url'), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -8,7 +8,8 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { ALL_ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations/index';
+import { migrationsList } from './migrations/index';
+import type { MigrationKeys } from './migrations/keys';
 import type { EmbeddedDatabase } from './embedded';
 
 /**
@@ -47,7 +48,7 @@ export function closeConnectionsOnQueryTimeout(): void {
   teardownInstalled = true;
   // seam: pg's Query.handleError is internal (not in @types/pg); this patch is the only way to
   // close a connection whose query timed out.
-  const proto = (pg as unknown as { Query: { prototype: { handleError(err: unknown, connection: unknown): unknown } } }).Query.prototype;
+  const proto = (pg as unknown as { Query: { prototype: { handleError: (this: unknown, err: unknown, connection: unknown) => unknown } } }).Query.prototype;
   const handleError = proto.handleError;
   proto.handleError = function (this: unknown, err: unknown, connection: unknown) {
     if (err instanceof Error && err.message === 'Query read timeout') {
@@ -72,27 +73,29 @@ export interface Database {
   orm: MikroORM;
   url: string;
   schema: string;
-  /** Opens another ORM on the same server and schema (its own pool, `timeouts`); never stops the embedded server. */
-  reopen(opts: { poolMax?: number; timeouts: DbTimeouts }): Promise<Database>;
+  /**
+   * Opens another ORM on the same server and schema (its own pool, `timeouts`; `migrationKeys`
+   * for migrations that encrypt existing rows); never stops the embedded server.
+   */
+  reopen(opts: { poolMax?: number; timeouts: DbTimeouts; migrationKeys?: MigrationKeys }): Promise<Database>;
   close(): Promise<void>;
 }
-
-/** Port of the embedded server (fixed so every hrx process of a data dir finds it). */
-export const EMBEDDED_PG_PORT = Number(process.env.HRX_EMBEDDED_PG_PORT ?? 54329);
 
 /**
  * Opens MikroORM on `config.DATABASE_URL`, or on an embedded PostgreSQL started here when it is
  * unset. Creates the schema when missing. Throws when the server cannot be reached.
  */
 export async function openDatabase(
-  config: Config, log: Logger, opts: { poolMax?: number; timeouts?: DbTimeouts; url?: string } = {},
+  config: Config,
+  log: Logger,
+  opts: { poolMax?: number; timeouts?: DbTimeouts; url?: string; migrationKeys?: MigrationKeys } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = opts.url ?? config.DATABASE_URL;
   if (!url) {
     // Imported only when used (decisions §11 "Shutdown"): see db/embedded.ts.
     const { startEmbeddedPostgres } = await import('./embedded');
-    embedded = await startEmbeddedPostgres(config.HRX_DATA_DIR, EMBEDDED_PG_PORT, log);
+    embedded = await startEmbeddedPostgres(config.HRX_DATA_DIR, config.HRX_EMBEDDED_PG_PORT, log);
     url = embedded.url;
   }
   const schema = config.HRX_DB_SCHEMA;
@@ -103,11 +106,12 @@ export async function openDatabase(
     schema,
     entities: ALL_ENTITIES,
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList: migrationsList(opts.migrationKeys ?? null), silent: true, transactional: true, allOrNothing: true, snapshot: false },
     discovery: { warnWhenNoEntities: false },
     // knex hands `connection` to pg.Client; acquireConnectionTimeout bounds waiting for the pool.
     driverOptions: {
-      connection: pgTimeoutOptions(t), acquireConnectionTimeout: t.connectMs,
+      connection: pgTimeoutOptions(t),
+      acquireConnectionTimeout: t.connectMs,
       // knex's own warnings (e.g. a connection the server closed) go to our log, not stdout.
       log: {
         warn: (m: unknown) => log.debug({ knex: String(m).slice(0, 200) }, 'knex warning'),
@@ -150,9 +154,11 @@ export async function openDatabase(
 /**
  * Applies every pending migration; returns the names applied. Runs on a connection of its own
  * without statement timeouts (`MIGRATION_DB_TIMEOUTS`), so DDL on large tables is not cancelled.
+ * `keys` (the context's `migrationKeys`): migrations that encrypt existing rows need them
+ * (decisions §15 "At rest").
  */
-export async function migrate(db: Database): Promise<string[]> {
-  const own = await db.reopen({ poolMax: 1, timeouts: MIGRATION_DB_TIMEOUTS });
+export async function migrate(db: Database, keys: MigrationKeys): Promise<string[]> {
+  const own = await db.reopen({ poolMax: 1, timeouts: MIGRATION_DB_TIMEOUTS, migrationKeys: keys });
   try {
     for (let run = 1; ; run++) {
       try {

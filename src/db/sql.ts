@@ -19,6 +19,12 @@ export function auditDataPointsLiteral(points: DataPoints): string {
   return pgTextArray(points === EVERY_DATA_POINT ? AUDIT_EVERY_DATA_POINT : points);
 }
 
+/** The data points of an `audit_log.data_points` value as read back (`{*}` → `EVERY_DATA_POINT`; null → none). */
+export function auditDataPointsOf(stored: readonly string[] | null): DataPoints {
+  if (stored === null) return [];
+  return stored.length === 1 && stored[0] === AUDIT_EVERY_DATA_POINT[0] ? EVERY_DATA_POINT : [...stored];
+}
+
 /** One audited action (decisions §7). */
 export interface AuditEntryInput {
   requestId: string;
@@ -43,8 +49,12 @@ const AUDIT_INSERT = `insert into audit_log (request_id, actor_org_id, action, c
 export async function insertAuditEntries(db: Queryable, entries: readonly AuditEntryInput[]): Promise<void> {
   if (entries.length === 0) return;
   const values = [
-    entries.map((e) => e.requestId), entries.map((e) => e.actorOrgId), entries.map((e) => e.action),
-    entries.map((e) => e.clientOrgId), entries.map((e) => e.connectionId), entries.map((e) => e.employeeId),
+    entries.map((e) => e.requestId),
+    entries.map((e) => e.actorOrgId),
+    entries.map((e) => e.action),
+    entries.map((e) => e.clientOrgId),
+    entries.map((e) => e.connectionId),
+    entries.map((e) => e.employeeId),
     entries.map((e) => auditDataPointsLiteral(e.dataPoints)),
   ];
   await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });

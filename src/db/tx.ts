@@ -36,7 +36,8 @@ export type Queryable = Pick<pg.ClientBase, 'query'>;
 export async function pgClientOf(tx: Tx): Promise<pg.ClientBase> {
   const trx = tx.getTransactionContext<Knex.Transaction>();
   if (!trx) throw new Error('pgClientOf: not inside a transaction');
-  return (await trx.client.acquireConnection()) as pg.ClientBase;
+  // knex types a transaction's `client` as any; its pg dialect hands out pg clients.
+  return (trx.client as { acquireConnection(): Promise<pg.ClientBase> }).acquireConnection();
 }
 
 /** `pgClientOf(tx)` when given a transaction, else `pool`: where a raw-`pg` store runs a statement. */
@@ -44,9 +45,26 @@ export async function queryableOf(pool: pg.Pool, tx?: Tx): Promise<Queryable> {
   return tx ? pgClientOf(tx) : pool;
 }
 
+/**
+ * The entity manager a MikroORM store method works with: `tx` when given (its writes commit with
+ * the caller's), else a fresh fork of `orm`'s (the method's own unit of work).
+ */
+export function emOf(orm: MikroORM, tx?: Tx): EntityManager {
+  return tx ?? orm.em.fork();
+}
+
+/**
+ * Runs `work` in a transaction of its own, or inside `tx` when given (as a nested transaction,
+ * a savepoint, so the caller's commit or rollback decides): for store methods whose steps must be
+ * atomic (advisory locks, `for update`, several statements).
+ */
+export function transactionOf<T>(orm: MikroORM, tx: Tx | undefined, work: (em: Tx) => Promise<T>): Promise<T> {
+  return emOf(orm, tx).transactional(work);
+}
+
 /** Runs SQL with `?` placeholders through MikroORM's connection, in `tx` when given; returns the rows. */
 export function execute<R = Record<string, unknown>>(orm: MikroORM, sql: string, params: unknown[] = [], tx?: Tx): Promise<R[]> {
-  return (tx ?? orm.em).getConnection().execute(sql, params, 'all', tx?.getTransactionContext()) as Promise<R[]>;
+  return (tx ?? orm.em).getConnection().execute<R[]>(sql, params, 'all', tx?.getTransactionContext());
 }
 
 /** SQLSTATEs after which a transaction may simply run again: deadlock, serialization failure. */

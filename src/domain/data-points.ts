@@ -47,10 +47,7 @@ const RECORD_LEAVES: Leaf[] = (() => {
 const DEPENDENT_FIELDS = Object.keys(emptyDependent()) as (keyof Dependent)[];
 
 /** Every data point name, in record order (excluding the always-shared `id`, `employeeId`). */
-export const ALL_DATA_POINTS: readonly string[] = Object.freeze([
-  ...RECORD_LEAVES.map((l) => l.name),
-  ...DEPENDENT_FIELDS.map((f) => `dependentDetails_${f}`),
-]);
+export const ALL_DATA_POINTS: readonly string[] = Object.freeze([...RECORD_LEAVES.map((l) => l.name), ...DEPENDENT_FIELDS.map((f) => `dependentDetails_${f}`)]);
 
 const ALL_SET = new Set(ALL_DATA_POINTS);
 

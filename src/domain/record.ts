@@ -140,24 +140,34 @@ export type EmployeeRecord = {
 };
 
 /** Recursively optional: what a connector or the update webhook may supply. */
-export type DeepPartial<T> = T extends (infer U)[]
-  ? DeepPartial<U>[]
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> | null }
-    : T;
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | null } : T;
 
 /** A record as a connector produces it before defaults are applied. */
 export type PartialEmployeeRecord = DeepPartial<EmployeeRecord> & { employeeId: string };
 
 const NA = NOT_AVAILABLE;
 const bonus = (): BonusBreakdown => ({
-  joining: null, referral: null, retention: null, performance: null, relocation: null, misc: null,
+  joining: null,
+  referral: null,
+  retention: null,
+  performance: null,
+  relocation: null,
+  misc: null,
 });
 const ctcDeductions = (): CtcDeductions => ({
-  pf: null, esi: null, professionalTax: null, labourWelfareFund: null, misc: null, nps: null,
+  pf: null,
+  esi: null,
+  professionalTax: null,
+  labourWelfareFund: null,
+  misc: null,
+  nps: null,
 });
 const address = (): Address => ({
-  addressPincode: NA, addressCity: NA, addressCountry: NA, addressState: NA, addressLine: NA,
+  addressPincode: NA,
+  addressCity: NA,
+  addressCountry: NA,
+  addressState: NA,
+  addressLine: NA,
 });
 
 /** A dependent with every field empty (`NOT AVAILABLE`). */
@@ -171,14 +181,38 @@ export function emptyDependent(): Dependent {
  */
 export function emptyRecord(): EmployeeRecord {
   return {
-    id: NA, employeeId: NA, name: NA, email: NA, personalEmail: NA, doj: NA, dob: NA,
-    status: NA, employmentType: NA, gender: NA, maritalStatus: NA,
-    pan: NA, aadhar: NA, uan: NA, mobileNumber: NA,
-    nationality: NA, fatherName: NA, bloodGroup: NA,
-    designation: NA, department: NA, grade: NA, groupName: NA, costCenter: NA, companyName: NA,
+    id: NA,
+    employeeId: NA,
+    name: NA,
+    email: NA,
+    personalEmail: NA,
+    doj: NA,
+    dob: NA,
+    status: NA,
+    employmentType: NA,
+    gender: NA,
+    maritalStatus: NA,
+    pan: NA,
+    aadhar: NA,
+    uan: NA,
+    mobileNumber: NA,
+    nationality: NA,
+    fatherName: NA,
+    bloodGroup: NA,
+    designation: NA,
+    department: NA,
+    grade: NA,
+    groupName: NA,
+    costCenter: NA,
+    companyName: NA,
     terminationDate: '',
-    manager: NA, managerEmail: NA, managerEmail2: NA, managerEmail3: NA, managerEmail4: NA,
-    managerEmail5: NA, countryCode: NA,
+    manager: NA,
+    managerEmail: NA,
+    managerEmail2: NA,
+    managerEmail3: NA,
+    managerEmail4: NA,
+    managerEmail5: NA,
+    countryCode: NA,
     bankDetails: { accountNumber: NA, ifscCode: NA, bankName: NA },
     currentAddress: address(),
     permanentAddress: address(),
@@ -187,19 +221,43 @@ export function emptyRecord(): EmployeeRecord {
     dependentDetails: [],
     salaryDetails: {
       ctc: {
-        basic: null, dearnessAllowance: null, hra: null, gratuity: null, medicalAllowance: null,
-        travelAllowance: null, specialAllowance: null, otherAllowance: null,
-        flexiBasketAllowance: null, grossPay: null, fixedPay: null, taxRegime: null,
-        bonus: bonus(), deductions: ctcDeductions(),
+        basic: null,
+        dearnessAllowance: null,
+        hra: null,
+        gratuity: null,
+        medicalAllowance: null,
+        travelAllowance: null,
+        specialAllowance: null,
+        otherAllowance: null,
+        flexiBasketAllowance: null,
+        grossPay: null,
+        fixedPay: null,
+        taxRegime: null,
+        bonus: bonus(),
+        deductions: ctcDeductions(),
       },
       monthly: {
-        month: null, year: null, basic: null, dearnessAllowance: null, hra: null,
-        medicalAllowance: null, travelAllowance: null, specialAllowance: null,
-        flexiBasketAllowance: null, gratuity: null, otherAllowance: null, fixedPay: null,
-        grossPay: null, taxRegime: null, bonus: bonus(),
+        month: null,
+        year: null,
+        basic: null,
+        dearnessAllowance: null,
+        hra: null,
+        medicalAllowance: null,
+        travelAllowance: null,
+        specialAllowance: null,
+        flexiBasketAllowance: null,
+        gratuity: null,
+        otherAllowance: null,
+        fixedPay: null,
+        grossPay: null,
+        taxRegime: null,
+        bonus: bonus(),
         deductions: {
-          ...ctcDeductions(), tds: null, medicalClaimDeduction: null,
-          groupTermInsuranceDeductions: null, earlyWageDeduction: null,
+          ...ctcDeductions(),
+          tds: null,
+          medicalClaimDeduction: null,
+          groupTermInsuranceDeductions: null,
+          earlyWageDeduction: null,
         },
         reimbursements: null,
       },

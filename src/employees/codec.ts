@@ -1,23 +1,28 @@
 /**
- * How an employee record is kept at rest (decisions §3): the sensitive part (PAN, Aadhaar, UAN,
- * mobile numbers, bank details, dependents, salary) as one AES-256-GCM envelope bound to
- * `employee:<orgId>:<employeeId>`, the rest as plain JSONB. `id` and `employeeId` live in columns.
+ * How an employee record is kept at rest (decisions §3, §15 "At rest"): nothing of it in clear.
+ * `id` and `employeeId` (ids) live in columns; every value sits in one of two AES-256-GCM
+ * envelopes (crypto/field-cipher), each bound to its row by its associated data:
  *
- * Beside it, the whole record as the plain endpoint serves it (masked, every data point) is kept
- * serialized in its own envelope (`employee-masked:<orgId>:<employeeId>`): it still carries
- * salary, so it is encrypted too. Reads of connections that share every data point send it as it
- * is, with no parse and no re-serialization (the hottest path of the service, see bench/).
+ * - `record_enc`: the whole record but `id` and `employeeId`, as JSON, bound to
+ *   `employee-record:<orgId>:<employeeId>`. The full record of V2 reads, consent answers, the
+ *   update webhook's merge.
+ * - `masked_enc`: the record as the plain endpoint serves it (masked, every data point),
+ *   serialized, bound to `employee-masked:<orgId>:<employeeId>`. Reads of connections that share
+ *   every data point send it as it is, with no parse and no re-serialization (the hottest path of
+ *   the service, see bench/).
+ *
+ * Distinct associated data, so the two envelopes of a row cannot be swapped, nor either be
+ * copied onto another employee's row. Rows written before Migration20261123190000 kept the
+ * non-sensitive fields as plain JSONB; that migration moved them into `record_enc`.
  */
 import type { FieldCipher } from '../crypto/field-cipher';
 import { maskRecord } from '../domain/masking';
-import type { EmployeeRecord } from '../domain/record';
+import { emptyRecord, type EmployeeRecord } from '../domain/record';
 
-const SENSITIVE_KEYS = ['pan', 'aadhar', 'uan', 'mobileNumber', 'bankDetails', 'dependentDetails', 'salaryDetails'] as const;
-
-/** The stored form of a record. */
+/** The stored form of a record (both envelopes). */
 export interface StoredEmployee {
-  record: Record<string, unknown>;
-  sensitiveEnc: string;
+  /** Envelope of the record without `id` and `employeeId`, as JSON. */
+  recordEnc: string;
   /** Envelope of `JSON.stringify(maskRecord(record))`. */
   maskedEnc: string;
 }
@@ -27,53 +32,36 @@ export function maskedAad(orgId: number, employeeId: string): string {
   return `employee-masked:${orgId}:${employeeId}`;
 }
 
-/** Additional authenticated data binding an envelope to its row. */
-export function employeeAad(orgId: number, employeeId: string): string {
-  return `employee:${orgId}:${employeeId}`;
+/** Associated data binding the record envelope to its row. */
+export function recordAad(orgId: number, employeeId: string): string {
+  return `employee-record:${orgId}:${employeeId}`;
 }
 
-/** Splits and encrypts a record for storage. */
+/** The record's keys in the order of `emptyRecord()` (the order responses carry). */
+const RECORD_KEYS = Object.keys(emptyRecord()) as (keyof EmployeeRecord)[];
+
+/** Encrypts a record for storage (both envelopes). */
 export function encodeEmployee(rec: EmployeeRecord, orgId: number, cipher: FieldCipher): StoredEmployee {
-  const plain: Record<string, unknown> = { ...rec };
-  const sensitive: Record<string, unknown> = {};
-  for (const k of SENSITIVE_KEYS) {
-    sensitive[k] = plain[k];
-    delete plain[k];
-  }
-  delete plain.id;
-  delete plain.employeeId;
+  const { id: _id, employeeId: _employeeId, ...values } = rec;
   return {
-    record: plain,
-    sensitiveEnc: cipher.encrypt(JSON.stringify(sensitive), employeeAad(orgId, rec.employeeId)),
+    recordEnc: cipher.encrypt(JSON.stringify(values), recordAad(orgId, rec.employeeId)),
     maskedEnc: cipher.encrypt(JSON.stringify(maskRecord(rec)), maskedAad(orgId, rec.employeeId)),
   };
 }
 
 /**
- * Rebuilds the full record from its stored parts, in the key order of `emptyRecord()`.
+ * Rebuilds the full record from its row, in the key order of `emptyRecord()` whatever the order
+ * in the envelope (rows moved by Migration20261123190000 came from JSONB, which orders keys its
+ * own way). A field missing from an older shape stays undefined (the webhook normalizes).
  * Throws `DecryptionError` when the envelope does not open (wrong key, tampering, moved row).
  */
-export function decodeEmployee(
-  row: { id: string; employeeId: string; record: Record<string, unknown>; sensitiveEnc: string },
-  orgId: number,
-  cipher: FieldCipher,
-): EmployeeRecord {
-  const sensitive = JSON.parse(cipher.decrypt(row.sensitiveEnc, employeeAad(orgId, row.employeeId))) as Record<string, unknown>;
-  const r = row.record;
-  return {
-    id: row.id, employeeId: row.employeeId, name: r.name, email: r.email, personalEmail: r.personalEmail,
-    doj: r.doj, dob: r.dob, status: r.status, employmentType: r.employmentType, gender: r.gender,
-    maritalStatus: r.maritalStatus, pan: sensitive.pan, aadhar: sensitive.aadhar, uan: sensitive.uan,
-    mobileNumber: sensitive.mobileNumber, nationality: r.nationality, fatherName: r.fatherName,
-    bloodGroup: r.bloodGroup, designation: r.designation, department: r.department, grade: r.grade,
-    groupName: r.groupName, costCenter: r.costCenter, companyName: r.companyName,
-    terminationDate: r.terminationDate, manager: r.manager, managerEmail: r.managerEmail,
-    managerEmail2: r.managerEmail2, managerEmail3: r.managerEmail3, managerEmail4: r.managerEmail4,
-    managerEmail5: r.managerEmail5, countryCode: r.countryCode, bankDetails: sensitive.bankDetails,
-    currentAddress: r.currentAddress, permanentAddress: r.permanentAddress, jobLocation: r.jobLocation,
-    employeeMetadata: r.employeeMetadata, dependentDetails: sensitive.dependentDetails,
-    salaryDetails: sensitive.salaryDetails,
-  } as EmployeeRecord;
+export function decodeEmployee(row: { id: string; employeeId: string; recordEnc: string }, orgId: number, cipher: FieldCipher): EmployeeRecord {
+  const values = JSON.parse(cipher.decrypt(row.recordEnc, recordAad(orgId, row.employeeId))) as Record<string, unknown>;
+  values.id = row.id;
+  values.employeeId = row.employeeId;
+  const out: Record<string, unknown> = {};
+  for (const k of RECORD_KEYS) out[k] = values[k];
+  return out as EmployeeRecord;
 }
 
 /**
@@ -86,16 +74,20 @@ export function byEmployeeId(a: string, b: string): number {
 
 /**
  * The one row encoder of the employee writes: `records` of `orgId` encoded (`encodeEmployee`) in
- * `byEmployeeId` order, as the JSON array that `jsonb_to_recordset($n::jsonb) as r(id uuid,
- * employee_id text, record jsonb, sensitive_enc text, masked_enc text)` reads. One parameter for
- * a whole batch (the sync's pages are megabytes: see db/tx.ts for why it goes to `pg` directly).
+ * `byEmployeeId` order, as the JSON array that `jsonb_to_recordset($n::jsonb) as
+ * ${EMPLOYEE_ROW_COLUMNS}` reads. One parameter for a whole batch (the sync's pages are
+ * megabytes: see db/tx.ts for why it goes to `pg` directly).
  */
 export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): string {
-  return JSON.stringify([...records].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId)).map((r) => {
-    const stored = encodeEmployee(r, orgId, cipher);
-    return { id: r.id, employee_id: r.employeeId, record: stored.record, sensitive_enc: stored.sensitiveEnc, masked_enc: stored.maskedEnc };
-  }));
+  return JSON.stringify(
+    [...records]
+      .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId))
+      .map((r) => {
+        const stored = encodeEmployee(r, orgId, cipher);
+        return { id: r.id, employee_id: r.employeeId, record_enc: stored.recordEnc, masked_enc: stored.maskedEnc };
+      }),
+  );
 }
 
 /** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */
-export const EMPLOYEE_ROW_COLUMNS = 'r(id uuid, employee_id text, record jsonb, sensitive_enc text, masked_enc text)';
+export const EMPLOYEE_ROW_COLUMNS = 'r(id uuid, employee_id text, record_enc text, masked_enc text)';

@@ -20,5 +20,9 @@ export function isUsableEmployeeId(id: string): boolean {
 export const DOTS_MESSAGE = 'must not be made only of dots';
 
 /** zod schema of an employee id in a request body: trimmed, required, at most 128, not only dots. */
-export const employeeIdSchema = z.string().trim().min(1, 'required').max(EMPLOYEE_ID_MAX)
+export const employeeIdSchema = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(EMPLOYEE_ID_MAX)
   .refine((v) => !/^\.+$/.test(v), DOTS_MESSAGE);

@@ -10,9 +10,8 @@ import { NOT_AVAILABLE, emptyDependent, emptyRecord } from '../domain/record';
 // PostgreSQL text and jsonb cannot hold NUL, and a lone UTF-16 surrogate would be stored as
 // U+FFFD: such text is refused up front instead of failing (or changing) at write time.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const storableText = (s: z.ZodString) => s
-  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
-  .refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode');
+const storableText = (s: z.ZodString) =>
+  s.refine((v) => !v.includes('\u0000'), 'must not contain NUL characters').refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode');
 
 /** `YYYY-MM-DD` naming a real calendar day. */
 function isIsoDate(v: string): boolean {
@@ -54,13 +53,19 @@ function schemaOf(template: unknown, key: string, partial: boolean): z.ZodType {
 }
 
 /** The full record as responses carry it. */
-export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false);
+export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false).meta({
+  id: 'EmployeeRecord',
+  description:
+    'The full employee record. Text without a value is `NOT AVAILABLE`; money without a value is `null`; a data point the connection does not share carries its empty value.',
+});
 
 /**
  * A partial record as the update webhook accepts it (decisions §6): `employeeId` required (1–128
  * characters after trimming, not only dots), every other field optional and nullable (null leaves it unchanged),
  * types as the record's, unknown fields refused. `id` is accepted and ignored (hrx assigns it).
  */
-export const employeeUpdateSchema = (schemaOf(emptyRecord(), 'record', true) as z.ZodObject).extend({
-  employeeId: storableText(z.string().trim().min(1, 'required').max(128)).refine((v) => !/^\.+$/.test(v), DOTS_MESSAGE),
-});
+export const employeeUpdateSchema = (schemaOf(emptyRecord(), 'record', true) as z.ZodObject)
+  .extend({
+    employeeId: storableText(z.string().trim().min(1, 'required').max(128)).refine((v) => !/^\.+$/.test(v), DOTS_MESSAGE),
+  })
+  .meta({ id: 'EmployeeUpdate', description: 'A partial employee record: `employeeId` required, every other field optional (`null` leaves it unchanged).' });

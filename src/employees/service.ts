@@ -2,19 +2,20 @@
  * Employee reads for vendors (interface.md "Get employee details"; decisions §3, §7): the
  * approved-connection check, consent, data-point filtering, masking and audit.
  */
+import { LIVE_READ_AUDIT_ACTION, READ_AUDIT_ACTION } from '../audit/access-log-store';
 import type { AuditWriter } from '../audit/writer';
 import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
+import type { ErasureStore } from './erasure-store';
 import { isUsableEmployeeId } from './employee-id';
 import { EVERY_DATA_POINT, filterRecord } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
 import { isUuid } from '../domain/ids';
-
 
 export interface EmployeeServiceDeps {
   employees: EmployeeStore;
@@ -24,6 +25,8 @@ export interface EmployeeServiceDeps {
   cipher: FieldCipher;
   /** Live HRMS reads for `source=hrms`. */
   hrms: HrmsSource;
+  /** Tombstones (decisions §15): an erased employee is not read live either. */
+  erasures: Pick<ErasureStore, 'erasedAt'>;
 }
 
 /** A vendor's read request. */
@@ -45,7 +48,8 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * Everything a read checks, in order: the approved connection (404 INVALID_ORGANISATION, also
    * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
    * EMPLOYEE_NOT_FOUND, also for an id made only of dots or holding NUL), consent (403
-   * CONSENT_MISSING). Live reads check consent first, then fetch the HRMS here.
+   * CONSENT_MISSING). Live reads check consent first, then the tombstone of an erased employee
+   * (404 EMPLOYEE_NOT_FOUND, decisions §15), then fetch the HRMS here.
    */
   async function locate(q: ReadQuery, form: 'full' | 'masked') {
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
@@ -57,17 +61,27 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     if (!isUsableEmployeeId(q.employeeRef)) throw new AppError('EMPLOYEE_NOT_FOUND');
     // Stored reads are audited by the lookup itself (same statement); live ones once fetched.
     const row = await deps.employees.findEmployee({
-      clientOrgId: access.clientOrgId, employeeRef: q.employeeRef, consentFor: access.consentRequired ? q.vendorOrgId : null, form,
-      audit: live ? undefined : {
-        requestId: q.requestId, actorOrgId: q.vendorOrgId, action: 'employee.read', connectionId: access.connectionId,
-        dataPoints: access.sharedDataPoints,
-      },
+      clientOrgId: access.clientOrgId,
+      employeeRef: q.employeeRef,
+      consentFor: access.consentRequired ? q.vendorOrgId : null,
+      form,
+      audit: live
+        ? undefined
+        : {
+            requestId: q.requestId,
+            actorOrgId: q.vendorOrgId,
+            action: READ_AUDIT_ACTION,
+            connectionId: access.connectionId,
+            dataPoints: access.sharedDataPoints,
+          },
     });
     let liveRecord: EmployeeRecord | null = null;
     if (live) {
       // Consent before the HRMS is asked: a vendor without consent learns nothing, not even
       // whether the HRMS knows the id (a consent names a stored employee, decisions §7).
       if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
+      // Erased by its employer: hrx processes nothing of it until the employer posts it again.
+      if (!row && (await deps.erasures.erasedAt(access.clientOrgId, q.employeeRef))) throw new AppError('EMPLOYEE_NOT_FOUND');
       const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
       if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
       liveRecord = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
@@ -83,7 +97,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
   function fullRecord(found: Awaited<ReturnType<typeof locate>>): EmployeeRecord {
     if (found.liveRecord) return found.liveRecord;
     const row = found.row!;
-    return decodeEmployee({ id: row.id, employeeId: row.employeeId, record: row.record!, sensitiveEnc: row.sensitiveEnc! }, found.access.clientOrgId, deps.cipher);
+    return decodeEmployee({ id: row.id, employeeId: row.employeeId, recordEnc: row.recordEnc! }, found.access.clientOrgId, deps.cipher);
   }
 
   /**
@@ -93,8 +107,12 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
   async function auditLive(q: ReadQuery, found: Awaited<ReturnType<typeof locate>>, employeeId: string): Promise<void> {
     if (!found.live) return;
     await deps.audit.write({
-      requestId: q.requestId, actorOrgId: q.vendorOrgId, action: 'employee.read.live',
-      clientOrgId: found.access.clientOrgId, connectionId: found.access.connectionId, employeeId,
+      requestId: q.requestId,
+      actorOrgId: q.vendorOrgId,
+      action: LIVE_READ_AUDIT_ACTION,
+      clientOrgId: found.access.clientOrgId,
+      connectionId: found.access.connectionId,
+      employeeId,
       dataPoints: found.access.sharedDataPoints,
     });
   }

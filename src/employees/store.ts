@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { auditDataPointsLiteral, pgTextArray } from '../db/sql';
+import { auditDataPointsLiteral } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
@@ -23,14 +23,14 @@ export interface RemovedEmployee {
 }
 
 /**
- * An employee row as the read path gets it. In the `masked` form `record` and `sensitiveEnc` are
- * null unless `maskedEnc` is (a row written before the masked envelope existed).
+ * An employee row as the read path gets it (envelopes: employees/codec.ts). In the `masked` form
+ * `recordEnc` is null unless `maskedEnc` is (a row written before the masked envelope existed);
+ * in the `full` form `maskedEnc` is null.
  */
 export interface StoredEmployeeRow {
   id: string;
   employeeId: string;
-  record: Record<string, unknown> | null;
-  sensitiveEnc: string | null;
+  recordEnc: string | null;
   maskedEnc: string | null;
   /** Whether a consent is in force (true when none was asked about). */
   consentOk: boolean;
@@ -75,6 +75,13 @@ export interface EmployeeStore {
    * `runId` did not see as removed. Returns them in `employeeId` order.
    */
   removeUnseen(orgId: number, runId: string, tx?: Tx): Promise<RemovedEmployee[]>;
+  /**
+   * The removal rule of incremental syncs (decisions §14): marks the (not removed) employees of
+   * `orgId` whose HRMS `employeeId` the HRMS reported gone as removed, unless written after
+   * `writtenUpTo` (a `writeMark()`; the update webhook's later write wins). Returns them in
+   * `employeeId` order.
+   */
+  removeReported(orgId: number, employeeIds: string[], writtenUpTo: string, tx?: Tx): Promise<RemovedEmployee[]>;
   /** Existing store ids by employeeId for `orgId` (so re-synced employees keep their `id`). */
   idsFor(orgId: number, employeeIds: string[], tx?: Tx): Promise<Map<string, string>>;
   /**
@@ -84,7 +91,6 @@ export interface EmployeeStore {
    */
   findEmployee(q: EmployeeLookup): Promise<StoredEmployeeRow | null>;
 }
-
 
 /**
  * The read path's one statement, for a batch of lookups (one array element per lookup): each
@@ -99,16 +105,15 @@ const LOOKUP_SQL = `with t as (
   ), found as (
     select t.*, e.id, e.employee_id,
            case when t.masked then e.masked_enc end as masked_enc,
-           case when not t.masked or e.masked_enc is null then e.record end as record,
-           case when not t.masked or e.masked_enc is null then e.sensitive_enc end as sensitive_enc,
+           case when not t.masked or e.masked_enc is null then e.record_enc end as record_enc,
            (t.consent_for is null or exists (
               select 1 from consents k where k.vendor_org_id = t.consent_for and k.client_org_id = t.org_id
                  and k.employee_id = e.employee_id and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
       from t cross join lateral (
-        (select e.id, e.employee_id, e.masked_enc, e.record, e.sensitive_enc from employees e
+        (select e.id, e.employee_id, e.masked_enc, e.record_enc from employees e
           where e.org_id = t.org_id and e.employee_id = t.ref and e.removed_at is null)
         union all
-        (select e.id, e.employee_id, e.masked_enc, e.record, e.sensitive_enc from employees e
+        (select e.id, e.employee_id, e.masked_enc, e.record_enc from employees e
           where e.id = t.ref_id and e.org_id = t.org_id and e.removed_at is null)
         limit 1) e
   ), audited as (
@@ -116,7 +121,7 @@ const LOOKUP_SQL = `with t as (
     select f.request_id, f.actor_org_id, f.action, f.org_id, f.connection_id, f.employee_id, f.data_points::text[]
       from found f where f.action is not null and f.consent_ok
   )
-  select f.ord::int as ord, f.id, f.employee_id, f.masked_enc, f.record, f.sensitive_enc, f.consent_ok from found f`;
+  select f.ord::int as ord, f.id, f.employee_id, f.masked_enc, f.record_enc, f.consent_ok from found f`;
 
 /**
  * Runs a batch of lookups as one statement; one entry per lookup, in order (an `Error` for a
@@ -129,14 +134,24 @@ async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): 
   const asked = [...items.keys()].filter((i) => !items[i]!.employeeRef.includes('\u0000'));
   if (asked.length === 0) return out;
   try {
-    const rows = await lookupBatch(pool, asked.map((i) => items[i]!));
-    asked.forEach((i, k) => { out[i] = rows[k]!; });
+    const rows = await lookupBatch(
+      pool,
+      asked.map((i) => items[i]!),
+    );
+    asked.forEach((i, k) => {
+      out[i] = rows[k]!;
+    });
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (asked.length === 1 || typeof code !== 'string' || !code.startsWith('22')) throw err;
-    await Promise.all(asked.map(async (i) => {
-      out[i] = await lookupBatch(pool, [items[i]!]).then((r) => r[0]!, (e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-    }));
+    await Promise.all(
+      asked.map(async (i) => {
+        out[i] = await lookupBatch(pool, [items[i]!]).then(
+          (r) => r[0]!,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+        );
+      }),
+    );
   }
   return out;
 }
@@ -144,10 +159,14 @@ async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): 
 /** Runs one batch of lookups; the result has one entry per lookup, in order. */
 async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null)[]> {
   const values = [
-    items.map((i) => i.clientOrgId), items.map((i) => i.employeeRef),
-    items.map((i) => (isUuid(i.employeeRef) ? i.employeeRef : null)), items.map((i) => i.consentFor),
-    items.map((i) => i.form === 'masked'), items.map((i) => i.audit?.requestId ?? null),
-    items.map((i) => i.audit?.actorOrgId ?? null), items.map((i) => i.audit?.action ?? null),
+    items.map((i) => i.clientOrgId),
+    items.map((i) => i.employeeRef),
+    items.map((i) => (isUuid(i.employeeRef) ? i.employeeRef : null)),
+    items.map((i) => i.consentFor),
+    items.map((i) => i.form === 'masked'),
+    items.map((i) => i.audit?.requestId ?? null),
+    items.map((i) => i.audit?.actorOrgId ?? null),
+    items.map((i) => i.audit?.action ?? null),
     items.map((i) => i.audit?.connectionId ?? null),
     items.map((i) => (i.audit ? auditDataPointsLiteral(i.audit.dataPoints) : null)),
   ];
@@ -155,8 +174,11 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
   const out: (StoredEmployeeRow | null)[] = items.map(() => null);
   for (const r of res.rows as Record<string, unknown>[]) {
     out[(r.ord as number) - 1] = {
-      id: r.id as string, employeeId: r.employee_id as string, record: r.record as Record<string, unknown> | null,
-      sensitiveEnc: r.sensitive_enc as string | null, maskedEnc: r.masked_enc as string | null, consentOk: r.consent_ok === true,
+      id: r.id as string,
+      employeeId: r.employee_id as string,
+      recordEnc: r.record_enc as string | null,
+      maskedEnc: r.masked_enc as string | null,
+      consentOk: r.consent_ok === true,
     };
   }
   return out;
@@ -167,19 +189,26 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
   // Lookups wait for the next turn of the event loop (setImmediate, after the current batch of
   // socket reads) so concurrent requests share a statement; no cache: every read asks the store.
   const lookups = new DataLoader<EmployeeLookup, StoredEmployeeRow | null>((items) => lookupIsolated(pool, items), {
-    cache: false, maxBatchSize: 200, batchScheduleFn: (run) => setImmediate(run),
+    cache: false,
+    maxBatchSize: 200,
+    batchScheduleFn: (run) => setImmediate(run),
   });
   const idsFor = async (orgId: number, employeeIds: string[], tx?: Tx): Promise<Map<string, string>> => {
     if (employeeIds.length === 0) return new Map();
-    const res = await (await queryableOf(pool, tx)).query({
-      name: 'hrx_employee_ids', text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
+    const res = await (
+      await queryableOf(pool, tx)
+    ).query({
+      name: 'hrx_employee_ids',
+      text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
       values: [orgId, employeeIds],
     });
     return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
   };
   return {
     async writeMark(tx) {
-      const res = await (await queryableOf(pool, tx)).query({
+      const res = await (
+        await queryableOf(pool, tx)
+      ).query({
         name: 'hrx_employee_write_mark',
         text: `select (case when is_called then last_value else last_value - 1 end)::text as mark from employee_write_seq`,
       });
@@ -201,12 +230,11 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
         // (the employee was created, e.g. by the update webhook, after `idsFor`) is left alone:
         // its envelopes carry the id, so it is re-encoded with the stored id and written again.
         const res = await db.query(
-          `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-           select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, $2::uuid, null, now()
+          `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+           select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, $2::uuid, null, now()
              from jsonb_to_recordset($3::jsonb) as ${EMPLOYEE_ROW_COLUMNS}
            on conflict (org_id, employee_id) do update
-             set record = case when ${fresh} then excluded.record else employees.record end,
-                 sensitive_enc = case when ${fresh} then excluded.sensitive_enc else employees.sensitive_enc end,
+             set record_enc = case when ${fresh} then excluded.record_enc else employees.record_enc end,
                  masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
                  last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
                  removed_at = case when ${fresh} then null else employees.removed_at end,
@@ -219,26 +247,54 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
         const written = new Set((res.rows as { employee_id: string }[]).map((r) => r.employee_id));
         const stale = pending.filter((r) => !written.has(r.employeeId));
         if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);
-        const ids = stale.length ? await idsFor(orgId, stale.map((r) => r.employeeId), tx) : new Map<string, string>();
+        const ids = stale.length
+          ? await idsFor(
+              orgId,
+              stale.map((r) => r.employeeId),
+              tx,
+            )
+          : new Map<string, string>();
         pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
       }
       return byEmployee.size;
     },
     async removeUnseen(orgId, runId, tx) {
-      const res = await (await queryableOf(pool, tx)).query(
-        `update employees set removed_at = now(), updated_at = now()
+      return removed(
+        await (
+          await queryableOf(pool, tx)
+        ).query(
+          `update employees set removed_at = now(), updated_at = now()
           where org_id = $1 and removed_at is null and last_sync_run_id is distinct from $2::uuid
         returning id, employee_id`,
-        [orgId, runId],
+          [orgId, runId],
+        ),
       );
-      return (res.rows as { id: string; employee_id: string }[]).map((r) => ({ id: r.id, employeeId: r.employee_id }))
-        .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
+    },
+    async removeReported(orgId, employeeIds, writtenUpTo, tx) {
+      if (employeeIds.length === 0) return [];
+      return removed(
+        await (
+          await queryableOf(pool, tx)
+        ).query(
+          `update employees set removed_at = now(), updated_at = now()
+          where org_id = $1 and removed_at is null and employee_id = any($2::text[]) and write_seq <= $3::bigint
+        returning id, employee_id`,
+          [orgId, employeeIds, writtenUpTo],
+        ),
+      );
     },
     idsFor,
     findEmployee(q) {
       return lookups.load(q);
     },
   };
+}
+
+/** The rows an employee removal returned, in `employeeId` order. */
+function removed(res: { rows: unknown[] }): RemovedEmployee[] {
+  return (res.rows as { id: string; employee_id: string }[])
+    .map((r) => ({ id: r.id, employeeId: r.employee_id }))
+    .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId));
 }
 
 /** A new store id for an employee seen for the first time. */

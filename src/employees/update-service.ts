@@ -10,6 +10,7 @@ import type { Transactor, Tx } from '../db/tx';
 import type { Written } from '../events/types';
 import { changedDataPoints } from '../domain/data-points';
 import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from '../domain/record';
+import type { ErasureStore } from './erasure-store';
 import { newEmployeeRowId } from './store';
 import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store';
 
@@ -28,6 +29,8 @@ export interface EmployeeUpdateResult {
 export interface EmployeeUpdateServiceDeps {
   transactor: Transactor;
   writes: EmployeeWriteStore;
+  /** Tombstones of erased employees (decisions §15): posting an erased employee again removes its tombstone. */
+  erasures: Pick<ErasureStore, 'clearTombstones'>;
   /**
    * The outbox (decisions §10): `employeesUpdated` writes the `employee.updated` events (ids and
    * data point names only) in the webhook's transaction; `dispatch` queues them after commit.
@@ -51,7 +54,8 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
      * nothing, in one transaction with the rows locked, so concurrent updates and a running sync
      * never lose each other's writes. A record naming the same employee as an earlier one merges
      * onto the earlier one's result. An employee removed by a full sync is revived (served again,
-     * same `id`). Every employee written gets one audit entry `employee.update` with the changed
+     * same `id`); an erased one is created anew (new `id`) and its tombstone removed, so syncs
+     * carry it again (decisions §15). Every employee written gets one audit entry `employee.update` with the changed
      * data points, and the changed ones an `employee.updated` event, all in the same transaction
      * (decisions §10: a committed update always has its event, a rolled-back one never does).
      * The events' deliveries are queued after commit without holding up the answer (the outbox
@@ -62,36 +66,57 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
       const { clientOrgId, requestId, updates } = input;
       const employeeIds = [...new Set(updates.map((u) => u.employeeId))];
       let written: Written | undefined;
-      const results = await deps.transactor.transaction(async (tx) => {
-        const locked = await deps.writes.lock(tx, clientOrgId, employeeIds);
-        const state = new Map<string, { original: EmployeeRecord; record: EmployeeRecord; created: boolean; revived: boolean }>();
-        for (const employeeId of employeeIds) {
-          const row = locked.get(employeeId);
-          const original = row?.record ?? normalizeRecord({ employeeId }, newEmployeeRowId());
-          state.set(employeeId, { original, record: original, created: !row, revived: row?.removed ?? false });
-        }
-        const results: EmployeeUpdateResult[] = updates.map((u) => {
-          const s = state.get(u.employeeId)!;
-          const next = mergeRecord(s.record, u);
-          const updated = changedDataPoints(s.record, next);
-          s.record = next;
-          return { employeeId: u.employeeId, id: next.id, updated_fields: updated };
-        });
-        // Net changes per employee (a later record of the body may undo an earlier one's).
-        const rows = [...state.values()]
-          .map((s) => ({ ...s, changed: changedDataPoints(s.original, s.record) }))
-          .filter((s) => s.created || s.revived || s.changed.length > 0);
-        await deps.writes.insert(clientOrgId, rows.filter((s) => s.created).map((s) => s.record), tx);
-        await deps.writes.update(clientOrgId, rows.filter((s) => !s.created).map((s) => s.record), tx);
-        await deps.writes.audit(rows.map((s): AuditEntryInput => ({
-          requestId, actorOrgId: clientOrgId, action: UPDATE_AUDIT_ACTION, clientOrgId, connectionId: null,
-          employeeId: s.record.employeeId, dataPoints: s.changed,
-        })), tx);
-        const changes = rows.filter((s) => s.changed.length > 0)
-          .map((s) => ({ employeeId: s.record.employeeId, id: s.record.id, updatedFields: s.changed }));
-        written = changes.length > 0 ? await deps.events.employeesUpdated(clientOrgId, changes, tx) : undefined;
-        return results;
-      }, { retryOn: WEBHOOK_RETRY_SQLSTATES });
+      const results = await deps.transactor.transaction(
+        async (tx) => {
+          const locked = await deps.writes.lock(tx, clientOrgId, employeeIds);
+          const state = new Map<string, { original: EmployeeRecord; record: EmployeeRecord; created: boolean; revived: boolean }>();
+          for (const employeeId of employeeIds) {
+            const row = locked.get(employeeId);
+            const original = row?.record ?? normalizeRecord({ employeeId }, newEmployeeRowId());
+            state.set(employeeId, { original, record: original, created: !row, revived: row?.removed ?? false });
+          }
+          const results: EmployeeUpdateResult[] = updates.map((u) => {
+            const s = state.get(u.employeeId)!;
+            const next = mergeRecord(s.record, u);
+            const updated = changedDataPoints(s.record, next);
+            s.record = next;
+            return { employeeId: u.employeeId, id: next.id, updated_fields: updated };
+          });
+          // Net changes per employee (a later record of the body may undo an earlier one's).
+          const rows = [...state.values()]
+            .map((s) => ({ ...s, changed: changedDataPoints(s.original, s.record) }))
+            .filter((s) => s.created || s.revived || s.changed.length > 0);
+          const created = rows.filter((s) => s.created).map((s) => s.record);
+          await deps.writes.insert(clientOrgId, created, tx);
+          // Only a created employee can have a tombstone: erasure deletes the row it leaves one for.
+          await deps.erasures.clearTombstones(
+            clientOrgId,
+            created.map((r) => r.employeeId),
+            tx,
+          );
+          await deps.writes.update(
+            clientOrgId,
+            rows.filter((s) => !s.created).map((s) => s.record),
+            tx,
+          );
+          await deps.writes.audit(
+            rows.map((s): AuditEntryInput => ({
+              requestId,
+              actorOrgId: clientOrgId,
+              action: UPDATE_AUDIT_ACTION,
+              clientOrgId,
+              connectionId: null,
+              employeeId: s.record.employeeId,
+              dataPoints: s.changed,
+            })),
+            tx,
+          );
+          const changes = rows.filter((s) => s.changed.length > 0).map((s) => ({ employeeId: s.record.employeeId, id: s.record.id, updatedFields: s.changed }));
+          written = changes.length > 0 ? await deps.events.employeesUpdated(clientOrgId, changes, tx) : undefined;
+          return results;
+        },
+        { retryOn: WEBHOOK_RETRY_SQLSTATES },
+      );
       // Committed: queue the deliveries without waiting (dispatch never throws; the relay
       // queues any it could not).
       void deps.events.dispatch(written);

@@ -1,10 +1,15 @@
 /** Wiring of the employees feature (see `context.ts`). */
+import { createAccessLogStore } from '../audit/access-log-store';
 import { createAuditWriter } from '../audit/writer';
 import { createConnectionAccessCache } from '../connections/access-cache';
 import { createConnectionAccessLoader } from '../connections/access-store';
 import type { EventService } from '../events/service';
 import type { HrmsSource } from '../hrms/live-source';
+import { tombstoneKeys } from '../crypto/tombstone';
 import { watchRedis, type Infra } from '../infra';
+import { createAccessLogService } from './access-log-service';
+import { createEraseService } from './erase-service';
+import { createErasureStore } from './erasure-store';
 import { createEmployeeService } from './service';
 import { createEmployeeStore } from './store';
 import { createEmployeeUpdateService } from './update-service';
@@ -16,8 +21,11 @@ import { createEmployeeWriteStore } from './write-store';
  * (`access`: loads through `connections/access-store.ts` over the request pool, hears changes on
  * a subscriber of its own), the read service
  * (`service`: store, access cache, audit writer, live HRMS source) and the webhook update service
- * (`updates`). Takes the live HRMS source (setup's HRMS configurations) and the event service
- * (`employee.updated`); registers the access cache's close.
+ * (`updates`), the erasure store (row deletion and tombstones, keyed by
+ * `derivedKeys('employee-tombstone')`; syncs use it too) and the erasure service (`erasure`).
+ * Takes the live HRMS source (setup's HRMS configurations) and the event service
+ * (`employee.updated`, `employee.removed`); registers the access cache's close. Also the employer's access log
+ * (`accessLog`, over the audit on the request pool).
  */
 export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: EventService }) {
   const { config, cipher, pool, log } = infra;
@@ -28,19 +36,32 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
   watchRedis(subscriber, 'subscriber', log);
   const access = createConnectionAccessCache({
     load: createConnectionAccessLoader(pool),
-    publisher: infra.requestRedis, subscriber, channel: `${infra.prefix}:connections-changed`, ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
+    publisher: infra.requestRedis,
+    subscriber,
+    channel: `${infra.prefix}:connections-changed`,
+    ttlMs: config.HRX_CONNECTION_CACHE_TTL_MS,
   });
   infra.onClose('access cache', async () => {
     await access.close();
     subscriber.disconnect();
   });
+  const erasures = createErasureStore(pool, tombstoneKeys(infra.derivedKeys('employee-tombstone')), cipher);
   const service = createEmployeeService({
-    employees: store, connectionAccess: (v, c) => access.get(v, c), cipher,
+    employees: store,
+    connectionAccess: (v, c) => access.get(v, c),
+    cipher,
     audit: createAuditWriter(pool, { windowMs: config.HRX_AUDIT_WINDOW_MS }),
     hrms: deps.hrms,
+    erasures,
   });
-  const updates = createEmployeeUpdateService({
-    transactor: infra.transactor, writes: createEmployeeWriteStore(pool, cipher), events: deps.events,
+  const writes = createEmployeeWriteStore(pool, cipher);
+  const updates = createEmployeeUpdateService({ transactor: infra.transactor, writes, erasures, events: deps.events });
+  const erasure = createEraseService({
+    transactor: infra.transactor,
+    erasures,
+    audit: (entries, tx) => writes.audit(entries, tx),
+    events: deps.events,
   });
-  return { service, store, syncStore, access, updates };
+  const accessLog = createAccessLogService({ log: createAccessLogStore(pool) });
+  return { service, store, syncStore, access, updates, accessLog, erasures, erasure };
 }

@@ -36,8 +36,7 @@ export interface EmployeeWriteStore {
   /** Inserts new employees (served at once). Throws unique violation 23505 if one exists. */
   insert(orgId: number, records: readonly EmployeeRecord[], tx?: Tx): Promise<void>;
   /**
-   * Rewrites the three stored parts (plain record, sensitive envelope, masked envelope) of
-   * existing employees, clears `removed_at` and sets `updated_at`; `last_sync_run_id` is kept.
+   * Rewrites both envelopes (record and masked form, employees/codec.ts) of existing employees, clears `removed_at` and sets `updated_at`; `last_sync_run_id` is kept.
    */
   update(orgId: number, records: readonly EmployeeRecord[], tx?: Tx): Promise<void>;
   /** Writes audit entries (in `tx`: committed or rolled back with the writes). */
@@ -50,13 +49,13 @@ export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): Em
     async lock(tx, orgId, employeeIds) {
       const client = await pgClientOf(tx);
       const res = await client.query(
-        `select id, employee_id, record, sensitive_enc, removed_at is not null as removed from employees
+        `select id, employee_id, record_enc, removed_at is not null as removed from employees
           where org_id = $1 and employee_id = any($2::text[]) order by employee_id collate "C" for update`,
         [orgId, [...employeeIds]],
       );
       const out = new Map<string, LockedEmployee>();
-      for (const r of res.rows as { id: string; employee_id: string; record: Record<string, unknown>; sensitive_enc: string; removed: boolean }[]) {
-        const decoded = decodeEmployee({ id: r.id, employeeId: r.employee_id, record: r.record, sensitiveEnc: r.sensitive_enc }, orgId, cipher);
+      for (const r of res.rows as { id: string; employee_id: string; record_enc: string; removed: boolean }[]) {
+        const decoded = decodeEmployee({ id: r.id, employeeId: r.employee_id, recordEnc: r.record_enc }, orgId, cipher);
         // Normalized so a row written by an older shape merges onto every field of today's record.
         out.set(r.employee_id, { record: normalizeRecord(decoded, r.id), removed: r.removed });
       }
@@ -64,17 +63,21 @@ export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): Em
     },
     async insert(orgId, records, tx) {
       if (records.length === 0) return;
-      await (await queryableOf(pool, tx)).query(
-        `insert into employees (id, org_id, employee_id, record, sensitive_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-         select r.id, $1, r.employee_id, r.record, r.sensitive_enc, r.masked_enc, null, null, now()
+      await (
+        await queryableOf(pool, tx)
+      ).query(
+        `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+         select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, null, null, now()
            from jsonb_to_recordset($2::jsonb) as ${EMPLOYEE_ROW_COLUMNS}`,
         [orgId, employeeRowsJson(orgId, records, cipher)],
       );
     },
     async update(orgId, records, tx) {
       if (records.length === 0) return;
-      await (await queryableOf(pool, tx)).query(
-        `update employees e set record = r.record, sensitive_enc = r.sensitive_enc, masked_enc = r.masked_enc,
+      await (
+        await queryableOf(pool, tx)
+      ).query(
+        `update employees e set record_enc = r.record_enc, masked_enc = r.masked_enc,
                 removed_at = null, updated_at = now(), write_seq = nextval('employee_write_seq')
            from jsonb_to_recordset($2::jsonb) as ${EMPLOYEE_ROW_COLUMNS}
           where e.org_id = $1 and e.employee_id = r.employee_id and e.id = r.id`,

@@ -37,7 +37,10 @@ export function connectionEvent(
 ): EventInput {
   const status = type.slice('connection.'.length);
   return {
-    type, audience: { vendorOrgId: c.vendorOrgId }, clientOrgId: c.clientOrgId, connectionId: c.id,
+    type,
+    audience: { vendorOrgId: c.vendorOrgId },
+    clientOrgId: c.clientOrgId,
+    connectionId: c.id,
     data: (r) => ({ connection_id: c.id, vendor_org_id: r.vendorOrgUuid, client_org_id: r.clientOrgUuid, status }),
   };
 }
@@ -56,10 +59,17 @@ export interface SyncRunFacts {
  */
 export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; employeesRemoved: number }): EventInput {
   return {
-    type: 'sync.completed', audience: { approvedVendorsOf: true }, clientOrgId: run.clientOrgId, occurredAt: run.finishedAt,
+    type: 'sync.completed',
+    audience: { approvedVendorsOf: true },
+    clientOrgId: run.clientOrgId,
+    occurredAt: run.finishedAt,
     data: (r) => ({
-      client_org_id: r.clientOrgUuid, sync_run_id: run.runId, employees_seen: run.employeesSeen,
-      employees_removed: run.employeesRemoved, started_at: run.startedAt.toISOString(), finished_at: run.finishedAt.toISOString(),
+      client_org_id: r.clientOrgUuid,
+      sync_run_id: run.runId,
+      employees_seen: run.employeesSeen,
+      employees_removed: run.employeesRemoved,
+      started_at: run.startedAt.toISOString(),
+      finished_at: run.finishedAt.toISOString(),
     }),
   };
 }
@@ -73,10 +83,17 @@ export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; 
  */
 export function syncFailedEvent(run: SyncRunFacts & { reason: string; willRetry: boolean }): EventInput {
   return {
-    type: 'sync.failed', audience: { approvedVendorsOf: true }, clientOrgId: run.clientOrgId, occurredAt: run.finishedAt,
+    type: 'sync.failed',
+    audience: { approvedVendorsOf: true },
+    clientOrgId: run.clientOrgId,
+    occurredAt: run.finishedAt,
     data: (r) => ({
-      client_org_id: r.clientOrgUuid, sync_run_id: run.runId, reason: run.reason, will_retry: run.willRetry,
-      started_at: run.startedAt.toISOString(), finished_at: run.finishedAt.toISOString(),
+      client_org_id: r.clientOrgUuid,
+      sync_run_id: run.runId,
+      reason: run.reason,
+      will_retry: run.willRetry,
+      started_at: run.startedAt.toISOString(),
+      finished_at: run.finishedAt.toISOString(),
     }),
   };
 }
@@ -88,9 +105,28 @@ export function syncFailedEvent(run: SyncRunFacts & { reason: string; willRetry:
  */
 export function employeesRemovedEvents(clientOrgId: number, runId: string, removed: EmployeeRef[]): EventInput[] {
   return chunks(removed, EMPLOYEES_PER_EVENT).map((part) => ({
-    type: 'employee.removed' as const, audience: { approvedVendorsOf: true as const }, clientOrgId,
+    type: 'employee.removed' as const,
+    audience: { approvedVendorsOf: true as const },
+    clientOrgId,
     data: (r: Recipient) => ({ client_org_id: r.clientOrgUuid, sync_run_id: runId, employees: part.map(employeeRef) }),
   }));
+}
+
+/**
+ * `employee.removed` for an employee its employer erased (decisions §15 "Erasure"), for every
+ * vendor with an approved connection: `data: {client_org_id, sync_run_id: null, reason: "erased",
+ * employees: [{id, employee_id}]}`. Same type and `employees` list as a sync's removal, so a
+ * vendor handles both alike; `reason` tells them apart (a vendor must delete what it received
+ * of this employee, as far as its own obligations allow).
+ */
+export function employeeErasedEvent(clientOrgId: number, erased: EmployeeRef, erasedAt: Date): EventInput {
+  return {
+    type: 'employee.removed',
+    audience: { approvedVendorsOf: true },
+    clientOrgId,
+    occurredAt: erasedAt,
+    data: (r) => ({ client_org_id: r.clientOrgUuid, sync_run_id: null, reason: 'erased', employees: [employeeRef(erased)] }),
+  };
 }
 
 /**
@@ -102,7 +138,9 @@ export function employeesRemovedEvents(clientOrgId: number, runId: string, remov
 export function employeesUpdatedEvents(clientOrgId: number, changes: EmployeeChange[]): EventInput[] {
   const changed = changes.filter((c) => c.updatedFields.length > 0);
   return chunks(changed, EMPLOYEES_PER_EVENT).map((part) => ({
-    type: 'employee.updated' as const, audience: { approvedVendorsOf: true as const }, clientOrgId,
+    type: 'employee.updated' as const,
+    audience: { approvedVendorsOf: true as const },
+    clientOrgId,
     data: (r: Recipient) => {
       const shared = r.sharedDataPoints === EVERY_DATA_POINT ? EVERY_DATA_POINT : new Set(r.sharedDataPoints);
       const employees = part
@@ -119,7 +157,28 @@ export function employeesUpdatedEvents(clientOrgId: number, changes: EmployeeCha
  */
 export function consentExpiredEvent(k: { vendorOrgId: number; clientOrgId: number; employeeId: string; expiry: Date }): EventInput {
   return {
-    type: 'consent.expired', audience: { approvedVendorsOf: true, onlyVendorOrgId: k.vendorOrgId }, clientOrgId: k.clientOrgId, occurredAt: k.expiry,
+    type: 'consent.expired',
+    audience: { approvedVendorsOf: true, onlyVendorOrgId: k.vendorOrgId },
+    clientOrgId: k.clientOrgId,
+    occurredAt: k.expiry,
     data: (r) => ({ client_org_id: r.clientOrgUuid, employee_id: k.employeeId, consent_expiry: k.expiry.toISOString() }),
+  };
+}
+
+/** Who withdrew a consent: the vendor itself, or the employer on the employee's behalf (decisions §7). */
+export type RevokedBy = 'vendor' | 'employer';
+
+/**
+ * `consent.revoked` for the consent's vendor (while its connection is approved):
+ * `data: {client_org_id, employee_id, revoked_at, revoked_by}` (`revoked_by`: `vendor` | `employer`).
+ * Written in the withdrawal's transaction (decisions §7, §10).
+ */
+export function consentRevokedEvent(k: { vendorOrgId: number; clientOrgId: number; employeeId: string; revokedAt: Date; revokedBy: RevokedBy }): EventInput {
+  return {
+    type: 'consent.revoked',
+    audience: { approvedVendorsOf: true, onlyVendorOrgId: k.vendorOrgId },
+    clientOrgId: k.clientOrgId,
+    occurredAt: k.revokedAt,
+    data: (r) => ({ client_org_id: r.clientOrgUuid, employee_id: k.employeeId, revoked_at: k.revokedAt.toISOString(), revoked_by: k.revokedBy }),
   };
 }

@@ -58,12 +58,21 @@ export async function postOnce(url: string, headers: Record<string, string>, bod
     }
   }
   try {
-    const res = await requestBounded(url, {
-      method: 'POST', body, headers, followRedirect: false,
-      retry: { limit: 0 }, timeout: { request: timeoutMs }, decompress: false,
-      // Names resolving to refused addresses fail at connection time (no DNS rebinding).
-      ...(hostPolicy ? { dnsLookup: hostPolicy.lookup, agent: hostPolicy.agent } : {}),
-    }, DELIVERY_MAX_RESPONSE_BYTES);
+    const res = await requestBounded(
+      url,
+      {
+        method: 'POST',
+        body,
+        headers,
+        followRedirect: false,
+        retry: { limit: 0 },
+        timeout: { request: timeoutMs },
+        decompress: false,
+        // Names resolving to refused addresses fail at connection time (no DNS rebinding).
+        ...(hostPolicy ? { dnsLookup: hostPolicy.lookup, agent: hostPolicy.agent } : {}),
+      },
+      DELIVERY_MAX_RESPONSE_BYTES,
+    );
     const text = (res.statusMessage ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, STATUS_TEXT_MAX);
     return { httpStatus: res.statusCode, statusText: text || null, error: null, durationMs: took() };
   } catch (err) {
@@ -93,6 +102,8 @@ export interface DelivererDeps {
   hostPolicy?: HostPolicy | undefined;
   log: Logger;
   now?: () => number;
+  /** Told when a delivery ends (the workers' counters of `/metrics`, decisions §16); must not throw. */
+  onEnd?: (outcome: 'delivered' | 'failed' | 'cancelled') => void;
 }
 
 export type Deliverer = ReturnType<typeof createDeliverer>;
@@ -114,6 +125,7 @@ export function createDeliverer(deps: DelivererDeps) {
       if (!work || work.status !== 'pending') return { status: 'skipped' };
       if (work.endpointRemoved || !work.entitled) {
         await deps.store.cancel(id);
+        deps.onEnd?.('cancelled');
         return { status: 'cancelled' };
       }
       const secret = deps.cipher.decrypt(work.secretEnc, endpointSecretAad(work.endpointId));
@@ -122,15 +134,29 @@ export function createDeliverer(deps: DelivererDeps) {
       const res = await postOnce(work.url, headers, work.body, deps.timeoutMs, deps.hostPolicy);
       const ok = res.httpStatus !== null && res.httpStatus >= 200 && res.httpStatus < 300;
       const { attempt, status } = await deps.store.recordAttempt({
-        deliveryId: id, at, durationMs: res.durationMs, httpStatus: res.httpStatus, error: res.error,
-        statusText: res.statusText, ok, maxAttempts, scheduleMs: deps.scheduleMs,
+        deliveryId: id,
+        at,
+        durationMs: res.durationMs,
+        httpStatus: res.httpStatus,
+        error: res.error,
+        statusText: res.statusText,
+        ok,
+        maxAttempts,
+        scheduleMs: deps.scheduleMs,
       });
       // Ids, type and outcome only: never the body, the URL's query or the secret.
-      deps.log.info({ deliveryId: id, eventId: work.eventId, type: work.type, attempt, httpStatus: res.httpStatus, error: res.error, status }, 'event delivery attempt');
+      deps.log.info(
+        { deliveryId: id, eventId: work.eventId, type: work.type, attempt, httpStatus: res.httpStatus, error: res.error, status },
+        'event delivery attempt',
+      );
       if (status === 'pending') {
         return { status: 'retry', attempt, httpStatus: res.httpStatus, retryInMs: deps.scheduleMs[attempt - 1] ?? 0 };
       }
-      if (status === 'delivered' || status === 'failed') return { status, attempt, httpStatus: res.httpStatus };
+      if (status === 'delivered' || status === 'failed') {
+        deps.onEnd?.(status);
+        return { status, attempt, httpStatus: res.httpStatus };
+      }
+      // Ended meanwhile (cancelled by an endpoint removal, which counted it).
       return { status: 'cancelled' };
     },
   };

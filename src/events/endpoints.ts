@@ -17,7 +17,6 @@ import { isUuid } from '../domain/ids';
 /** Longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2048;
 
-
 /** True for `localhost`, 127.0.0.0/8 and ::1 (`URL.hostname` keeps IPv6 in brackets). */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -55,7 +54,10 @@ export function validateEndpointUrl(raw: string, opts: { allowHttpLoopback: bool
 /** Parses a `--events a,b` list: known types, deduplicated, in catalogue order; absent or empty = every type. */
 export function parseEventTypes(list: string | undefined): EventType[] {
   if (list === undefined || list.trim() === '') return [...EVENT_TYPES];
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.find((n) => !isEventType(n));
   if (unknown !== undefined) throw AppError.validation([{ field: 'events', message: `unknown event type ${unknown}; known: ${EVENT_TYPES.join(', ')}` }]);
   return EVENT_TYPES.filter((t) => names.includes(t));
@@ -75,6 +77,8 @@ export interface EndpointServiceDeps {
   cipher: FieldCipher;
   queue: Pick<EventsQueue, 'remove'>;
   allowHttpLoopback: boolean;
+  /** Told how many pending deliveries a removal cancelled (the workers' counters of `/metrics`); must not throw. */
+  onCancelled?: (n: number) => void;
 }
 
 export type EndpointService = ReturnType<typeof createEndpointService>;
@@ -98,7 +102,13 @@ export function createEndpointService(deps: EndpointServiceDeps) {
       const events = input.events?.length ? input.events : [...EVENT_TYPES];
       const id = randomUUID();
       const secret = newSigningSecret();
-      const row = await deps.store.insertEndpoint({ id, orgId: org.id, url, eventTypes: events, secretEnc: deps.cipher.encrypt(secret, endpointSecretAad(id)) });
+      const row = await deps.store.insertEndpoint({
+        id,
+        orgId: org.id,
+        url,
+        eventTypes: events,
+        secretEnc: deps.cipher.encrypt(secret, endpointSecretAad(id)),
+      });
       return { id: row.id, url: row.url, events: row.eventTypes, created_at: row.createdAt.toISOString(), secret };
     },
 
@@ -117,6 +127,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     async remove(id: string): Promise<{ id: string; removed: true; cancelled_deliveries: number }> {
       const cancelled = isUuid(id) ? await deps.store.removeEndpoint(id) : null;
       if (cancelled === null) throw new AppError('NOT_FOUND');
+      deps.onCancelled?.(cancelled.length);
       await deps.queue.remove(cancelled);
       return { id, removed: true, cancelled_deliveries: cancelled.length };
     },

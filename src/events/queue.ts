@@ -1,12 +1,14 @@
 /**
  * The BullMQ side of events (decisions §10): queue `events` carries one `deliver` job per
- * delivery (job id = delivery id, so queueing twice is harmless) and the jobs of two job
- * schedulers: `consent-scan` (announces expired consents) and `relay` (queues deliveries whose
- * producer could not, e.g. Redis was down right after the commit). The worker is in `jobs/`.
+ * delivery (job id = delivery id, so queueing twice is harmless). The periodic `consent-scan`
+ * (announces expired consents) and `relay` (queues deliveries whose producer could not, e.g.
+ * Redis was down right after the commit) run on the housekeeping queue
+ * (src/queue/housekeeping.ts; {@link eventsSchedules}). The worker is in `jobs/`.
  */
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
+import type { HousekeepingSchedule } from '../queue/housekeeping';
 
 /** Name of the events queue. */
 export const EVENTS_QUEUE = 'events';
@@ -15,11 +17,21 @@ export const EVENTS_QUEUE = 'events';
 export type EventsJobs = {
   /** One delivery attempt of delivery `deliveryId`. */
   deliver: { deliveryId: string };
-  /** From the `events-consent-scan` job scheduler: announces expired consents. */
-  'consent-scan': Record<string, never>;
-  /** From the `events-relay` job scheduler: queues deliveries their producer could not. */
-  relay: Record<string, never>;
 };
+
+/**
+ * Ids of the job schedulers of events, on the housekeeping queue; hrx before it had them on the
+ * events queue, where {@link EventsQueue.removeLegacySchedulers} removes them.
+ */
+const SCHEDULER_IDS = { 'consent-scan': 'events-consent-scan', relay: 'events-relay' } as const;
+
+/** The housekeeping job schedulers of events: the consent-expiry scan and the outbox relay, every `*Ms`. */
+export function eventsSchedules(opts: { consentScanMs: number; relayMs: number }): HousekeepingSchedule[] {
+  return [
+    { id: SCHEDULER_IDS['consent-scan'], job: 'consent-scan', everyMs: opts.consentScanMs },
+    { id: SCHEDULER_IDS.relay, job: 'relay', everyMs: opts.relayMs },
+  ];
+}
 
 /** True when `data` (read back from Redis, maybe written by an older hrx) is a `deliver` payload. */
 export function isDeliverJobData(data: unknown): data is EventsJobs['deliver'] {
@@ -27,7 +39,6 @@ export function isDeliverJobData(data: unknown): data is EventsJobs['deliver'] {
 }
 
 const deliverJob = (deliveryId: string): JobSpec<EventsJobs> => ({ name: 'deliver', data: { deliveryId } });
-const schedulerJob = (name: 'consent-scan' | 'relay'): JobSpec<EventsJobs> => ({ name, data: {} });
 
 /** Name of the custom backoff type of `deliver` jobs (see jobs/events.worker.ts). */
 export const DELIVERY_BACKOFF = 'hrx-delivery-schedule';
@@ -43,8 +54,11 @@ export interface EventsQueue {
   requeue(deliveryIds: string[]): Promise<void>;
   /** Removes the not-yet-running jobs of these deliveries (best effort; the worker checks anyway). */
   remove(deliveryIds: string[]): Promise<void>;
-  /** Installs the `consent-scan` and `relay` job schedulers (every `*Ms`); idempotent. */
-  installSchedulers(opts: { consentScanMs: number; relayMs: number }): Promise<void>;
+  /**
+   * Removes the job schedulers an older hrx installed on this queue (and their next jobs): they
+   * live on the housekeeping queue now. Idempotent.
+   */
+  removeLegacySchedulers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,10 +97,8 @@ export function createEventsQueue(redis: Redis, prefix: string, maxAttempts: num
     async remove(ids) {
       for (const id of ids) await queue.remove(id).catch(() => undefined);
     },
-    async installSchedulers({ consentScanMs, relayMs }) {
-      const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
-      await queue.upsertJobScheduler('events-consent-scan', { every: consentScanMs }, { ...schedulerJob('consent-scan'), opts });
-      await queue.upsertJobScheduler('events-relay', { every: relayMs }, { ...schedulerJob('relay'), opts });
+    async removeLegacySchedulers() {
+      for (const id of Object.values(SCHEDULER_IDS)) await queue.removeJobScheduler(id);
     },
     close: () => queue.close(),
   };

@@ -48,15 +48,23 @@ export function createEventService(deps: EventServiceDeps) {
       for (const [vendorOrgId, endpoints] of byVendor) {
         const first = endpoints[0]!;
         const recipient: Recipient = {
-          vendorOrgId, vendorOrgUuid: first.vendorOrgUuid, clientOrgUuid: first.clientOrgUuid, sharedDataPoints: first.sharedDataPoints,
+          vendorOrgId,
+          vendorOrgUuid: first.vendorOrgUuid,
+          clientOrgUuid: first.clientOrgUuid,
+          sharedDataPoints: first.sharedDataPoints,
         };
         const data = input.data(recipient);
         if (data === null) continue;
         const payload: EventPayload = { type: input.type, timestamp: at.toISOString(), data };
         const id = newEventId();
         events.push({
-          id, type: input.type, vendorOrgId, clientOrgId: input.clientOrgId, connectionId: input.connectionId ?? null,
-          payload: JSON.stringify(payload), createdAt: new Date(),
+          id,
+          type: input.type,
+          vendorOrgId,
+          clientOrgId: input.clientOrgId,
+          connectionId: input.connectionId ?? null,
+          payload: JSON.stringify(payload),
+          createdAt: new Date(),
         });
         for (const ep of endpoints) deliveries.push({ id: randomUUID(), eventId: id, endpointId: ep.endpointId });
       }
@@ -109,7 +117,9 @@ export function createEventService(deps: EventServiceDeps) {
     stage(input: EventInput | EventInput[]): Staged {
       let written: Written | undefined;
       return {
-        async write(tx) { written = await writeIn(tx, list(input)); },
+        async write(tx) {
+          written = await writeIn(tx, list(input));
+        },
         dispatch: () => dispatch(written),
       };
     },
@@ -121,7 +131,9 @@ export function createEventService(deps: EventServiceDeps) {
     connectionChanged(status: 'approved' | 'rejected' | 'terminated', c: { id: string; vendorOrgId: number; clientOrgId: number }): Staged {
       let written: Written | undefined;
       return {
-        async write(tx) { written = await writeIn(tx, [connectionEvent(`connection.${status}`, c)]); },
+        async write(tx) {
+          written = await writeIn(tx, [connectionEvent(`connection.${status}`, c)]);
+        },
         dispatch: () => dispatch(written),
       };
     },
@@ -151,7 +163,13 @@ export function createEventService(deps: EventServiceDeps) {
       for (;;) {
         const { claimed, written } = await store.transaction(async (tx) => {
           const found = await store.claimExpiredConsents(tx, batch);
-          return { claimed: found.length, written: await writeIn(tx, found.map((k) => consentExpiredEvent(k))) };
+          return {
+            claimed: found.length,
+            written: await writeIn(
+              tx,
+              found.map((k) => consentExpiredEvent(k)),
+            ),
+          };
         });
         await dispatch(written);
         total += claimed;

@@ -99,8 +99,11 @@ export function createEventStore(orm: MikroORM) {
   const sql = (q: string, params: unknown[] = [], tx?: Tx): Promise<Row[]> => execute<Row>(orm, q, params, tx);
   const transactor = createTransactor(orm);
   const endpointOf = (r: Row): EndpointRow => ({
-    id: r.id as string, orgId: r.org_id as number, url: r.url as string,
-    eventTypes: r.event_types as EventType[], createdAt: new Date(r.created_at as string),
+    id: r.id as string,
+    orgId: r.org_id as number,
+    url: r.url as string,
+    eventTypes: r.event_types as EventType[],
+    createdAt: new Date(r.created_at as string),
   });
 
   return {
@@ -108,10 +111,13 @@ export function createEventStore(orm: MikroORM) {
     transaction: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => transactor.transaction(fn),
 
     async insertEndpoint(e: { id: string; orgId: number; url: string; eventTypes: EventType[]; secretEnc: string }): Promise<EndpointRow> {
-      const [row] = await sql(
-        `insert into event_endpoints (id, org_id, url, event_types, secret_enc) values (?, ?, ?, ?::text[], ?) returning *`,
-        [e.id, e.orgId, e.url, pgTextArray(e.eventTypes), e.secretEnc],
-      );
+      const [row] = await sql(`insert into event_endpoints (id, org_id, url, event_types, secret_enc) values (?, ?, ?, ?::text[], ?) returning *`, [
+        e.id,
+        e.orgId,
+        e.url,
+        pgTextArray(e.eventTypes),
+        e.secretEnc,
+      ]);
       return endpointOf(row!);
     },
 
@@ -131,7 +137,8 @@ export function createEventStore(orm: MikroORM) {
         if (!gone) return null;
         const cancelled = await sql(
           `update event_deliveries set status = 'cancelled', finished_at = now() where endpoint_id = ?::uuid and status = 'pending' returning id`,
-          [id], tx,
+          [id],
+          tx,
         );
         return cancelled.map((r) => r.id as string);
       });
@@ -147,7 +154,8 @@ export function createEventStore(orm: MikroORM) {
              from event_endpoints ep join orgs vo on vo.id = ep.org_id
             where ep.org_id = ? and ep.removed_at is null and ? = any(ep.event_types)
             order by ep.created_at, ep.id`,
-          [clientOrgId, audience.vendorOrgId, type], tx,
+          [clientOrgId, audience.vendorOrgId, type],
+          tx,
         );
       } else {
         if (clientOrgId === null) return [];
@@ -159,12 +167,16 @@ export function createEventStore(orm: MikroORM) {
              join event_endpoints ep on ep.org_id = c.vendor_org_id and ep.removed_at is null and ? = any(ep.event_types)
             where c.client_org_id = ? and c.status = 'approved' and (?::int is null or c.vendor_org_id = ?::int)
             order by vo.id, ep.created_at, ep.id`,
-          [type, clientOrgId, audience.onlyVendorOrgId ?? null, audience.onlyVendorOrgId ?? null], tx,
+          [type, clientOrgId, audience.onlyVendorOrgId ?? null, audience.onlyVendorOrgId ?? null],
+          tx,
         );
       }
       return rows.map((r) => ({
-        endpointId: r.endpoint_id as string, vendorOrgId: r.vendor_org_id as number, vendorOrgUuid: r.vendor_uuid as string,
-        clientOrgUuid: (r.client_uuid as string | null) ?? null, sharedDataPoints: (r.shared as string[] | null) ?? EVERY_DATA_POINT,
+        endpointId: r.endpoint_id as string,
+        vendorOrgId: r.vendor_org_id as number,
+        vendorOrgUuid: r.vendor_uuid as string,
+        clientOrgUuid: (r.client_uuid as string | null) ?? null,
+        sharedDataPoints: (r.shared as string[] | null) ?? EVERY_DATA_POINT,
       }));
     },
 
@@ -175,15 +187,26 @@ export function createEventStore(orm: MikroORM) {
         `insert into events (id, type, vendor_org_id, client_org_id, connection_id, payload, created_at)
          select r.id, r.type, r.vendor_org_id, r.client_org_id, r.connection_id, r.payload::json, r.created_at
            from jsonb_to_recordset(?::jsonb) as r(id text, type text, vendor_org_id int, client_org_id int, connection_id uuid, payload text, created_at timestamptz)`,
-        [JSON.stringify(events.map((e) => ({
-          id: e.id, type: e.type, vendor_org_id: e.vendorOrgId, client_org_id: e.clientOrgId, connection_id: e.connectionId,
-          payload: e.payload, created_at: e.createdAt.toISOString(),
-        })))], tx,
+        [
+          JSON.stringify(
+            events.map((e) => ({
+              id: e.id,
+              type: e.type,
+              vendor_org_id: e.vendorOrgId,
+              client_org_id: e.clientOrgId,
+              connection_id: e.connectionId,
+              payload: e.payload,
+              created_at: e.createdAt.toISOString(),
+            })),
+          ),
+        ],
+        tx,
       );
       await sql(
         `insert into event_deliveries (id, event_id, endpoint_id)
          select r.id, r.event_id, r.endpoint_id from jsonb_to_recordset(?::jsonb) as r(id uuid, event_id text, endpoint_id uuid)`,
-        [JSON.stringify(deliveries.map((d) => ({ id: d.id, event_id: d.eventId, endpoint_id: d.endpointId })))], tx,
+        [JSON.stringify(deliveries.map((d) => ({ id: d.id, event_id: d.eventId, endpoint_id: d.endpointId })))],
+        tx,
       );
     },
 
@@ -218,9 +241,17 @@ export function createEventStore(orm: MikroORM) {
       );
       if (!r) return null;
       return {
-        id: r.id as string, status: r.status as string, attempts: r.attempts as number, eventId: r.event_id as string,
-        type: r.type as EventType, body: r.body as string, endpointId: r.endpoint_id as string, url: r.url as string,
-        secretEnc: r.secret_enc as string, endpointRemoved: r.endpoint_removed === true, entitled: r.entitled === true,
+        id: r.id as string,
+        status: r.status as string,
+        attempts: r.attempts as number,
+        eventId: r.event_id as string,
+        type: r.type as EventType,
+        body: r.body as string,
+        endpointId: r.endpoint_id as string,
+        url: r.url as string,
+        secretEnc: r.secret_enc as string,
+        endpointRemoved: r.endpoint_removed === true,
+        entitled: r.entitled === true,
       };
     },
 
@@ -249,8 +280,20 @@ export function createEventStore(orm: MikroORM) {
          select ?::uuid, d.attempts, ?, ?, ?, ?, ? from d
          on conflict (delivery_id, attempt) do nothing
          returning attempt, (select status from d) as status`,
-        [a.ok, a.maxAttempts, `{${a.scheduleMs.join(',')}}`, a.ok, a.maxAttempts, a.deliveryId,
-          a.deliveryId, a.at.toISOString(), a.httpStatus, a.error, a.statusText, Math.round(a.durationMs)],
+        [
+          a.ok,
+          a.maxAttempts,
+          `{${a.scheduleMs.join(',')}}`,
+          a.ok,
+          a.maxAttempts,
+          a.deliveryId,
+          a.deliveryId,
+          a.at.toISOString(),
+          a.httpStatus,
+          a.error,
+          a.statusText,
+          Math.round(a.durationMs),
+        ],
       );
       return { attempt: (r?.attempt as number) ?? 0, status: (r?.status as string) ?? 'unknown' };
     },
@@ -274,19 +317,26 @@ export function createEventStore(orm: MikroORM) {
                     and n.revoked_at is null and n.id <> k.id
                     and (n.consent_expiry > k.consent_expiry or (n.consent_expiry = k.consent_expiry and n.id > k.id)))
           order by k.consent_expiry, k.id limit ?`,
-        [cursor.at, limit], tx,
+        [cursor.at, limit],
+        tx,
       );
       if (rows.length) {
-        await sql(`insert into consent_expiry_announcements (consent_id) select unnest(?::uuid[]) on conflict do nothing`,
-          [`{${rows.map((r) => r.id as string).join(',')}}`], tx);
+        await sql(
+          `insert into consent_expiry_announcements (consent_id) select unnest(?::uuid[]) on conflict do nothing`,
+          [`{${rows.map((r) => r.id as string).join(',')}}`],
+          tx,
+        );
       }
       // A full batch may leave more at the same instant: the cursor stops at the last one seen
       // (inclusive bound), and the announcement records keep those already done from repeating.
       const next = rows.length === limit ? rows.at(-1)!.consent_expiry : null;
       await sql(`update event_cursors set at = coalesce(?::timestamptz, now()) where name = 'consent.expired'`, [next], tx);
       return rows.map((r) => ({
-        id: r.id as string, vendorOrgId: r.vendor_org_id as number, clientOrgId: r.client_org_id as number,
-        employeeId: r.employee_id as string, expiry: new Date(r.consent_expiry as string),
+        id: r.id as string,
+        vendorOrgId: r.vendor_org_id as number,
+        clientOrgId: r.client_org_id as number,
+        employeeId: r.employee_id as string,
+        expiry: new Date(r.consent_expiry as string),
       }));
     },
   };

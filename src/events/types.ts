@@ -9,10 +9,15 @@ export type { Tx };
 
 /** Every event type a vendor can subscribe to (decisions §10). */
 export const EVENT_TYPES = [
-  'connection.approved', 'connection.rejected', 'connection.terminated',
-  'sync.completed', 'sync.failed',
-  'employee.updated', 'employee.removed',
+  'connection.approved',
+  'connection.rejected',
+  'connection.terminated',
+  'sync.completed',
+  'sync.failed',
+  'employee.updated',
+  'employee.removed',
   'consent.expired',
+  'consent.revoked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -70,9 +75,10 @@ export interface Written {
 /**
  * Events prepared for a caller's transaction: `write(tx)` inside it (call at most once), then
  * `dispatch()` after it committed, which queues their deliveries (a no-op when nothing was
- * written; anything it misses the relay job picks up).
+ * written; anything it misses the relay job picks up). Both are closures (`this: void`): `write`
+ * is handed to a store on its own.
  */
 export interface Staged {
-  write(tx: Tx): Promise<void>;
-  dispatch(): Promise<void>;
+  write(this: void, tx: Tx): Promise<void>;
+  dispatch(this: void): Promise<void>;
 }

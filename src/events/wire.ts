@@ -1,5 +1,6 @@
 /** Wiring of the events feature: events to vendors, their endpoints and delivery (decisions §10). */
 import type { Infra } from '../infra';
+import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import { createDeliverer } from './delivery';
 import { createEndpointService } from './endpoints';
@@ -10,29 +11,33 @@ import { createEventStore } from './store';
 /**
  * Builds the event store, the events queue (on the request-path Redis), the event service, the
  * endpoint service (`endpoints`) and the deliverer the events worker runs. Takes the org store
- * (endpoints are registered per org uuid); registers the queue's close.
+ * (endpoints are registered per org uuid) and the work counters (each delivery's end is
+ * counted); registers the queue's close.
  */
-export function wireEvents(infra: Infra, deps: { orgs: OrgStore }) {
+export function wireEvents(infra: Infra, deps: { orgs: OrgStore; counters: Pick<WorkCounters, 'deliveries'> }) {
   const { config, cipher, log } = infra;
   const store = createEventStore(infra.db.orm);
   // BullMQ's own attempts exceed the schedule's so a passing database error does not use up a
   // delivery's attempts (the delivery row counts those).
-  const queue = createEventsQueue(infra.requestRedis, infra.prefix, config.HRX_EVENTS_RETRY_SCHEDULE_MS.length + 4);
-  // Connection errors are logged once per outage by infra's watchRedis; BullMQ would print each one.
-  queue.queue.on('error', () => undefined);
-  // A queue still connecting would report its late error to a listener close() removed.
-  infra.onClose('events queue', async () => {
-    await queue.queue.waitUntilReady().catch(() => undefined);
-    await queue.close();
-  });
+  const queue = infra.adoptQueue('events queue', createEventsQueue(infra.requestRedis, infra.prefix, config.HRX_EVENTS_RETRY_SCHEDULE_MS.length + 4));
   const service = createEventService({ store, queue, log });
   const endpoints = createEndpointService({
-    store, orgs: deps.orgs, cipher, queue, allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
+    store,
+    orgs: deps.orgs,
+    cipher,
+    queue,
+    allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
+    onCancelled: (n) => deps.counters.deliveries('cancelled', n),
   });
   const deliverer = createDeliverer({
-    store, cipher, scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS, timeoutMs: config.HRX_EVENTS_TIMEOUT_MS, log,
+    store,
+    cipher,
+    scheduleMs: config.HRX_EVENTS_RETRY_SCHEDULE_MS,
+    timeoutMs: config.HRX_EVENTS_TIMEOUT_MS,
+    log,
     // Vendor endpoints are outside hosts: the same SSRF guard as HRMS hosts, unless allowed.
     hostPolicy: infra.hostPolicies.events,
+    onEnd: (outcome) => deps.counters.deliveries(outcome),
   });
   return { service, store, queue, endpoints, deliverer };
 }

@@ -44,7 +44,10 @@ export async function findVendorOrg(orgs: OrgStore, orgUuid: string) {
 
 /** Builds the Basic credential service. */
 export function createBasicCredentials(deps: {
-  store: ExternalStore; orgs: OrgStore; cacheTtlMs?: number; secretPeppers?: KeyObject[];
+  store: ExternalStore;
+  orgs: OrgStore;
+  cacheTtlMs?: number;
+  secretPeppers?: KeyObject[];
   /** Announcements of revoked usernames between processes; absent: this process only. */
   revocations?: Pick<RevocationFeed, 'publish' | 'subscribe'> | undefined;
 }): BasicCredentials {
@@ -83,7 +86,10 @@ export function createBasicCredentials(deps: {
       const username = `hrxv2_${randomBytes(12).toString('hex')}`;
       const password = newSecret();
       await deps.store.addBasicCredential({
-        orgId: org.id, username, passwordHash: await hashSecret(password), passwordKeyedHash: peppers[0] ? keyedSecretHash(password, peppers[0]) : null,
+        orgId: org.id,
+        username,
+        passwordHash: await hashSecret(password),
+        passwordKeyedHash: peppers[0] ? keyedSecretHash(password, peppers[0]) : null,
       });
       return { username, password };
     },

@@ -10,8 +10,14 @@
 import type { JWK } from 'jose';
 import type { FieldCipher } from '../crypto/field-cipher';
 import {
-  exportPublicJwk, exportServicePrivateJwk, generateServiceKeyPair, importServicePrivateJwk, importVendorPublicJwk,
-  type ServicePublicJwk, type ServiceKeyPair, type VendorPublicKey,
+  exportPublicJwk,
+  exportServicePrivateJwk,
+  generateServiceKeyPair,
+  importServicePrivateJwk,
+  importVendorPublicJwk,
+  type ServicePublicJwk,
+  type ServiceKeyPair,
+  type VendorPublicKey,
 } from '../crypto/jose/keys';
 import type { DecryptKey } from '../crypto/jose/request';
 import type { Logger } from '../logger';
@@ -57,7 +63,13 @@ export interface ServiceKeyring {
 const aadOf = (kid: string) => `service_key:${kid}`;
 
 /** Builds the service keyring. `cacheTtlMs` (default 5 s) bounds how stale a process's view is. */
-export function createServiceKeyring(deps: { store: ExternalStore; cipher: FieldCipher; log: Logger; cacheTtlMs?: number; bits?: 2048 | 3072 }): ServiceKeyring {
+export function createServiceKeyring(deps: {
+  store: ExternalStore;
+  cipher: FieldCipher;
+  log: Logger;
+  cacheTtlMs?: number;
+  bits?: 2048 | 3072;
+}): ServiceKeyring {
   const ttl = deps.cacheTtlMs ?? 5000;
   let cache: { keys: LoadedServiceKey[]; at: number } | null = null;
   let loading: Promise<LoadedServiceKey[]> | null = null;
@@ -66,7 +78,9 @@ export function createServiceKeyring(deps: { store: ExternalStore; cipher: Field
     const pair = await generateServiceKeyPair(use, { bits: deps.bits ?? 2048 });
     const priv = await exportServicePrivateJwk(pair);
     return {
-      kid: pair.kid, use, alg: pair.alg,
+      kid: pair.kid,
+      use,
+      alg: pair.alg,
       privateJwkEnc: deps.cipher.encrypt(JSON.stringify(priv), aadOf(pair.kid)),
       publicJwk: { ...(await exportPublicJwk(pair)) },
     };
@@ -99,7 +113,9 @@ export function createServiceKeyring(deps: { store: ExternalStore; cipher: Field
 
   function load(force = false): Promise<LoadedServiceKey[]> {
     if (!force && cache && Date.now() - cache.at < ttl) return Promise.resolve(cache.keys);
-    loading ??= loadOnce().finally(() => { loading = null; });
+    loading ??= loadOnce().finally(() => {
+      loading = null;
+    });
     return loading;
   }
 
@@ -114,7 +130,9 @@ export function createServiceKeyring(deps: { store: ExternalStore; cipher: Field
     async decryptKeys(kidHint) {
       let keys = await load();
       if (kidHint !== undefined && !keys.some((k) => k.pair.kid === kidHint) && cache && Date.now() - cache.at > 1000) keys = await load(true);
-      return usable(keys).filter((k) => k.pair.use === 'enc').map((k) => ({ kid: k.pair.kid, privateKey: k.pair.privateKey }));
+      return usable(keys)
+        .filter((k) => k.pair.use === 'enc')
+        .map((k) => ({ kid: k.pair.kid, privateKey: k.pair.privateKey }));
     },
     async signingKey() {
       const k = (await load()).find((x) => x.current && x.pair.use === 'sig');

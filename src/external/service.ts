@@ -134,14 +134,24 @@ export function createExternalService(deps: ExternalServiceDeps) {
       let employee: EmployeeRecord;
       try {
         employee = await deps.employees.read({
-          vendorOrgId: principal.orgId, clientOrgUuid, employeeRef: claims.employee_id, source: claims.source, requestId, mask: false,
+          vendorOrgId: principal.orgId,
+          clientOrgUuid,
+          employeeRef: claims.employee_id,
+          source: claims.source,
+          requestId,
+          mask: false,
         });
       } catch (err) {
         // The connection was terminated between the two reads: same answer as no connection.
         if (err instanceof AppError && err.code === 'INVALID_ORGANISATION') throw new AppError('INVALID_CONNECTION');
         throw err;
       }
-      return sealResponse({ employee, jti: requestId, signingKey: await keyring.signingKey(), vendorKey: { kid: recipient.kid, publicKey: recipient.encryptKey! } });
+      return sealResponse({
+        employee,
+        jti: requestId,
+        signingKey: await keyring.signingKey(),
+        vendorKey: { kid: recipient.kid, publicKey: recipient.encryptKey! },
+      });
     },
 
     /** Creates the service keys when missing (at start; also done lazily on first use). */
@@ -167,7 +177,8 @@ export function createExternalService(deps: ExternalServiceDeps) {
     async listVendorKeys(orgUuid: string): Promise<VendorKeyInfo[]> {
       const org = await vendorOrg(orgUuid);
       return (await store.listVendorKeys(org.id)).map((k) => ({
-        kid: k.kid, bits: k.bits,
+        kid: k.kid,
+        bits: k.bits,
         use: typeof k.publicJwk.use === 'string' ? k.publicJwk.use : null,
         alg: typeof k.publicJwk.alg === 'string' ? k.publicJwk.alg : null,
         status: k.revokedAt ? 'revoked' : 'active',

@@ -1,11 +1,13 @@
 /**
  * Persistence of the V2 flow (decisions §2, §9): service keys (created and rotated under a
  * PostgreSQL advisory lock, so concurrent processes never create two current keys), vendor
- * public keys, vendor Basic credentials, and the one connection lookup the endpoint needs.
+ * public keys, vendor Basic credentials, and the one connection lookup the endpoint needs. Every
+ * method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { BasicCredential, ServiceKey, VendorKey } from '../db/entities';
+import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 
 /** A service key to insert (the private JWK already encrypted). */
 export interface NewServiceKey {
@@ -38,55 +40,54 @@ export interface BasicCredentialHit {
 
 export interface ExternalStore {
   /** Service keys that are current or still in grace (`expires_at > now()`), current first, newest first. */
-  usableServiceKeys(): Promise<ServiceKey[]>;
+  usableServiceKeys(tx?: Tx): Promise<ServiceKey[]>;
   /**
    * Under the advisory lock: asks `make` for keys of the uses that have no current key and
    * inserts them. Returns how many were inserted (0 when another process got there first).
    */
-  createMissingServiceKeys(make: (missing: ('enc' | 'sig')[]) => Promise<NewServiceKey[]>): Promise<number>;
+  createMissingServiceKeys(make: (missing: ('enc' | 'sig')[]) => Promise<NewServiceKey[]>, tx?: Tx): Promise<number>;
   /**
    * Under the advisory lock: retires every current key (`retired_at = now()`, `expires_at =
    * now() + graceMs`) and inserts `keys` as the new current ones. Returns the retired kids.
    */
-  rotateServiceKeys(keys: NewServiceKey[], graceMs: number): Promise<string[]>;
+  rotateServiceKeys(keys: NewServiceKey[], graceMs: number, tx?: Tx): Promise<string[]>;
   /** Registers a vendor public key; throws KidConflictError when the org already has `kid`. */
-  addVendorKey(input: { orgId: number; kid: string; publicJwk: Record<string, unknown>; bits: number }): Promise<VendorKey>;
+  addVendorKey(input: { orgId: number; kid: string; publicJwk: Record<string, unknown>; bits: number }, tx?: Tx): Promise<VendorKey>;
   /** Every key of the org (revoked included), newest first. */
-  listVendorKeys(orgId: number): Promise<VendorKey[]>;
+  listVendorKeys(orgId: number, tx?: Tx): Promise<VendorKey[]>;
   /** The org's non-revoked keys, most recently registered first. */
-  activeVendorKeys(orgId: number): Promise<VendorKey[]>;
+  activeVendorKeys(orgId: number, tx?: Tx): Promise<VendorKey[]>;
   /** Revokes a key; false when the org has no such active key. */
-  revokeVendorKey(orgId: number, kid: string): Promise<boolean>;
-  addBasicCredential(input: { orgId: number; username: string; passwordHash: string; passwordKeyedHash?: string | null }): Promise<BasicCredential>;
+  revokeVendorKey(orgId: number, kid: string, tx?: Tx): Promise<boolean>;
+  addBasicCredential(input: { orgId: number; username: string; passwordHash: string; passwordKeyedHash?: string | null }, tx?: Tx): Promise<BasicCredential>;
   /** Stores the keyed hash of a credential's password where it has none yet. */
-  setBasicKeyedHash(credentialId: string, keyedHash: string): Promise<void>;
+  setBasicKeyedHash(credentialId: string, keyedHash: string, tx?: Tx): Promise<void>;
   /** The active credential of `username` with its org; null when unknown or revoked. */
-  findBasicCredential(username: string): Promise<BasicCredentialHit | null>;
+  findBasicCredential(username: string, tx?: Tx): Promise<BasicCredentialHit | null>;
   /** Revokes a credential; false when the org has no such active credential. */
-  revokeBasicCredential(orgId: number, username: string): Promise<boolean>;
+  revokeBasicCredential(orgId: number, username: string, tx?: Tx): Promise<boolean>;
   /** The client org uuid of `connectionId` when it is an approved connection of `vendorOrgId`. */
-  approvedConnectionClient(vendorOrgId: number, connectionId: string): Promise<string | null>;
+  approvedConnectionClient(vendorOrgId: number, connectionId: string, tx?: Tx): Promise<string | null>;
 }
 
 const LOCK_SQL = `select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:service_keys'))`;
 
 /** Builds the V2 store over `orm`. */
 export function createExternalStore(orm: MikroORM): ExternalStore {
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
-  const insertKeys = (em: ReturnType<MikroORM['em']['fork']>, keys: NewServiceKey[]) => {
+  const insertKeys = (em: Tx, keys: NewServiceKey[]) => {
     const now = new Date();
     for (const k of keys) em.create(ServiceKey, { ...k, createdAt: now, retiredAt: null, expiresAt: null });
   };
   return {
-    async usableServiceKeys() {
-      return orm.em.fork().find(
+    async usableServiceKeys(tx) {
+      return emOf(orm, tx).find(
         ServiceKey,
         { $or: [{ retiredAt: null }, { expiresAt: { $gt: new Date() } }] },
         { orderBy: { retiredAt: 'desc nulls first', createdAt: 'desc' } },
       );
     },
-    async createMissingServiceKeys(make) {
-      return orm.em.fork().transactional(async (em) => {
+    async createMissingServiceKeys(make, tx) {
+      return transactionOf(orm, tx, async (em) => {
         await em.execute(LOCK_SQL);
         const current = await em.find(ServiceKey, { retiredAt: null });
         const missing = (['enc', 'sig'] as const).filter((u) => !current.some((k) => k.use === u));
@@ -96,8 +97,8 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
         return keys.length;
       });
     },
-    async rotateServiceKeys(keys, graceMs) {
-      return orm.em.fork().transactional(async (em) => {
+    async rotateServiceKeys(keys, graceMs, tx) {
+      return transactionOf(orm, tx, async (em) => {
         await em.execute(LOCK_SQL);
         const current = await em.find(ServiceKey, { retiredAt: null });
         const now = new Date();
@@ -106,8 +107,8 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
         return current.map((k) => k.kid);
       });
     },
-    async addVendorKey(input) {
-      const em = orm.em.fork();
+    async addVendorKey(input, tx) {
+      const em = emOf(orm, tx);
       const key = em.create(VendorKey, { id: randomUUID(), ...input, createdAt: new Date(), revokedAt: null });
       try {
         await em.persistAndFlush(key);
@@ -117,42 +118,65 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
       }
       return key;
     },
-    listVendorKeys: (orgId) => orm.em.fork().find(VendorKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
-    activeVendorKeys: (orgId) => orm.em.fork().find(VendorKey, { orgId, revokedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
-    async revokeVendorKey(orgId, kid) {
-      return (await orm.em.fork().nativeUpdate(VendorKey, { orgId, kid, revokedAt: null }, { revokedAt: new Date() })) > 0;
+    listVendorKeys: (orgId, tx) => emOf(orm, tx).find(VendorKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
+    activeVendorKeys: (orgId, tx) => emOf(orm, tx).find(VendorKey, { orgId, revokedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
+    async revokeVendorKey(orgId, kid, tx) {
+      return (await emOf(orm, tx).nativeUpdate(VendorKey, { orgId, kid, revokedAt: null }, { revokedAt: new Date() })) > 0;
     },
-    async addBasicCredential(input) {
-      const em = orm.em.fork();
-      const cred = em.create(BasicCredential, { id: randomUUID(), ...input, passwordKeyedHash: input.passwordKeyedHash ?? null, createdAt: new Date(), revokedAt: null });
+    async addBasicCredential(input, tx) {
+      const em = emOf(orm, tx);
+      const cred = em.create(BasicCredential, {
+        id: randomUUID(),
+        ...input,
+        passwordKeyedHash: input.passwordKeyedHash ?? null,
+        createdAt: new Date(),
+        revokedAt: null,
+      });
       await em.persistAndFlush(cred);
       return cred;
     },
-    async findBasicCredential(username) {
-      const [row] = (await sql(
+    async findBasicCredential(username, tx) {
+      const [row] = await execute<{
+        id: string;
+        password_hash: string;
+        password_keyed_hash: string | null;
+        org_id: number;
+        org_uuid: string;
+        is_vendor: boolean;
+        is_client: boolean;
+      }>(
+        orm,
         `select b.id, b.password_hash, b.password_keyed_hash, o.id as org_id, o.uuid as org_uuid, o.is_vendor, o.is_client
            from basic_credentials b join orgs o on o.id = b.org_id
           where b.username = ? and b.revoked_at is null`,
         [username],
-      )) as { id: string; password_hash: string; password_keyed_hash: string | null; org_id: number; org_uuid: string; is_vendor: boolean; is_client: boolean }[];
+        tx,
+      );
       if (!row) return null;
       return {
-        credentialId: row.id, passwordHash: row.password_hash, passwordKeyedHash: row.password_keyed_hash, orgId: row.org_id, orgUuid: row.org_uuid,
-        isVendor: row.is_vendor, isClient: row.is_client,
+        credentialId: row.id,
+        passwordHash: row.password_hash,
+        passwordKeyedHash: row.password_keyed_hash,
+        orgId: row.org_id,
+        orgUuid: row.org_uuid,
+        isVendor: row.is_vendor,
+        isClient: row.is_client,
       };
     },
-    async setBasicKeyedHash(credentialId, keyedHash) {
-      await orm.em.fork().nativeUpdate(BasicCredential, { id: credentialId, passwordKeyedHash: null }, { passwordKeyedHash: keyedHash });
+    async setBasicKeyedHash(credentialId, keyedHash, tx) {
+      await emOf(orm, tx).nativeUpdate(BasicCredential, { id: credentialId, passwordKeyedHash: null }, { passwordKeyedHash: keyedHash });
     },
-    async revokeBasicCredential(orgId, username) {
-      return (await orm.em.fork().nativeUpdate(BasicCredential, { orgId, username, revokedAt: null }, { revokedAt: new Date() })) > 0;
+    async revokeBasicCredential(orgId, username, tx) {
+      return (await emOf(orm, tx).nativeUpdate(BasicCredential, { orgId, username, revokedAt: null }, { revokedAt: new Date() })) > 0;
     },
-    async approvedConnectionClient(vendorOrgId, connectionId) {
-      const [row] = (await sql(
+    async approvedConnectionClient(vendorOrgId, connectionId, tx) {
+      const [row] = await execute<{ uuid: string }>(
+        orm,
         `select o.uuid from connections c join orgs o on o.id = c.client_org_id
           where c.id = ? and c.vendor_org_id = ? and c.status = 'approved'`,
         [connectionId, vendorOrgId],
-      )) as { uuid: string }[];
+        tx,
+      );
       return row?.uuid ?? null;
     },
   };

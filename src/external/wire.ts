@@ -18,19 +18,34 @@ import { createExternalStore } from './store';
  * uuid), the employee read service (the unmasked read of decisions §7) and the Basic revocation
  * feed (from `wireAuth`).
  */
-export function wireExternal(infra: Infra, deps: {
-  orgs: OrgStore; employees: { read(q: ReadQuery): Promise<EmployeeRecord> }; basicRevocations: RevocationFeed;
-}) {
+export function wireExternal(
+  infra: Infra,
+  deps: {
+    orgs: OrgStore;
+    employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
+    basicRevocations: RevocationFeed;
+  },
+) {
   const { cipher, log } = infra;
   const store = createExternalStore(infra.db.orm);
   const keyring = createServiceKeyring({ store, cipher, log });
   const vendorKeys = createVendorKeyCache({ store, log });
   const basic = createBasicCredentials({
-    store, orgs: deps.orgs, secretPeppers: infra.secretPeppers,
-    revocations: deps.basicRevocations, cacheTtlMs: infra.config.HRX_API_KEY_CACHE_TTL_MS,
+    store,
+    orgs: deps.orgs,
+    secretPeppers: infra.secretPeppers,
+    revocations: deps.basicRevocations,
+    cacheTtlMs: infra.config.HRX_API_KEY_CACHE_TTL_MS,
   });
   const service = createExternalService({
-    store, keyring, vendorKeys, basic, redis: infra.requestRedis, prefix: infra.prefix, orgs: deps.orgs, employees: deps.employees,
+    store,
+    keyring,
+    vendorKeys,
+    basic,
+    redis: infra.requestRedis,
+    prefix: infra.prefix,
+    orgs: deps.orgs,
+    employees: deps.employees,
   });
   return { service, store, keyring, basic };
 }

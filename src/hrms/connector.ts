@@ -6,15 +6,32 @@
 import type { PartialEmployeeRecord } from '../domain/record';
 import type { HostPolicy } from '../outbound/host-policy';
 
-/** Access credentials as stored from setup-config (interface.md "Setup configuration"). */
+/** Access credentials as stored from setup-config (interface.md "Setup configuration"; decisions §14 says which field holds what for each product). */
 export interface HrmsCredentials {
   /** Base URL of the HRMS, e.g. `http://127.0.0.1:9100`. */
   hrms_host: string;
-  /** `client_credentials` or `api_key` (decisions §5). */
+  /** The product's grant (decisions §5, §14): `client_credentials`, `api_key`, `kekaapi`, `basic`, `refresh_token`. */
   grant_type: string;
   client_id?: string;
   client_secret?: string;
   api_key?: string;
+  /**
+   * Label tables for numeric enumerations (products that take them: Keka, docs/hrms/keka.md): per
+   * product field, code → hrx word. The setup-config counterpart of `ConnectorOptions.enumLabels`.
+   */
+  enum_labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+/** One `api_configs` entry of setup-config: another endpoint of the same HRMS, named by `api_id` (decisions §14). */
+export interface HrmsApiConfig {
+  api_id: string;
+  access_credentials: HrmsCredentials;
+}
+
+/** Everything a connector is bound to: the main credentials and the `api_configs` entries. */
+export interface HrmsAccess {
+  credentials: HrmsCredentials;
+  apiConfigs: readonly HrmsApiConfig[];
 }
 
 /**
@@ -39,13 +56,45 @@ export class HrmsError extends Error {
   }
 }
 
-/** One page of employees as the connector yields it. */
+/** One page of employees as the connector yields it (contract v2: opaque cursors, no page numbers). */
 export interface EmployeePage {
-  /** 1-based page number of the HRMS. */
-  page: number;
-  /** Total employees the HRMS reports, when it does. */
-  total?: number;
+  /** Employees of this page, mapped into partial records (decisions §14: nothing guessed). */
   employees: PartialEmployeeRecord[];
+  /**
+   * HRMS employee ids the HRMS reports as gone (deleted, or left the listed population) since
+   * `ListOptions.since`; only on incremental listings of products that can tell (else absent).
+   */
+  removedIds?: string[];
+  /** Total employees the HRMS reports for the listing, when it does. */
+  total?: number;
+  /**
+   * Opaque cursor that resumes the listing right after this page (`ListOptions.cursor`);
+   * absent on the last page. Only the connector that made it understands it.
+   */
+  next?: string;
+}
+
+/** How to list (contract v2). */
+export interface ListOptions {
+  /** Resume after the page that returned this `next` cursor; absent: from the start. */
+  cursor?: string;
+  /**
+   * Incremental listing: only employees changed at or after this instant, plus `removedIds`.
+   * Only passed to connectors whose definition has `incremental: true`.
+   */
+  since?: Date;
+}
+
+/**
+ * The request budget of one HRMS tenant, shared by every hrx worker (decisions §14). The
+ * connector calls `take` before every HTTP request to the HRMS and `holdOff` when the HRMS says
+ * to stop (429/lock-out with a known wait), so no worker asks again before then.
+ */
+export interface RequestBudget {
+  /** Resolves when one request may be made; waits (never fails) unless `signal` aborts. */
+  take(signal?: AbortSignal): Promise<void>;
+  /** Nobody calls this tenant for `ms` milliseconds (a longer hold already set wins). */
+  holdOff(ms: number): Promise<void>;
 }
 
 export interface ConnectorOptions {
@@ -78,6 +127,21 @@ export interface ConnectorOptions {
    * §11); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
    */
   maxResponseBytes?: number;
+  /** The tenant's shared request budget (decisions §14); absent: unlimited (tests, live reads' one call). */
+  budget?: RequestBudget;
+  /**
+   * Called when the connector leaves a field empty because it cannot translate the HRMS's value
+   * (decisions §14: e.g. a number it has no label for), at most once per field per connector
+   * instance. `field` names the product's field (e.g. `gender`), never the value.
+   */
+  onWarning?: (warning: { field: string; reason: string }) => void;
+  /**
+   * Label tables for enumerations a product sends as numbers whose meaning it does not publish
+   * (Keka): per product field, code → hrx word (for Keka's `groupType`: the record field the
+   * group fills). A table given for a field replaces the product's default table for that field;
+   * each connector documents its fields and defaults.
+   */
+  enumLabels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /** A connector bound to one client org's credentials. */
@@ -88,14 +152,50 @@ export interface HrmsConnector {
    */
   verifyCredentials(): Promise<void>;
   /**
-   * Streams every employee, page by page, in a stable order. Each page request is retried on its
-   * own (429 honouring `Retry-After`, 5xx, network errors), so a transient failure neither loses
-   * nor repeats a page. Throws `HrmsError` once retries are exhausted or on `auth`.
+   * Streams every employee (or, with `since`, every changed one), page by page, in a stable
+   * order. Each page request is retried on its own (429 honouring `Retry-After`, 5xx, network
+   * errors, an expired token refreshed once), so a transient failure neither loses nor repeats a
+   * page. Throws `HrmsError` once retries are exhausted or on `auth`.
    */
-  listEmployees(): AsyncIterable<EmployeePage>;
+  listEmployees(options?: ListOptions): AsyncIterable<EmployeePage>;
   /** Live read of one employee by its HRMS employee id; `null` when the HRMS has none. */
   getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null>;
 }
 
-/** Builds a connector for an `hrms_id` (decisions §5: `reference` is always supported). */
-export type ConnectorFactory = (credentials: HrmsCredentials, options?: ConnectorOptions) => HrmsConnector;
+/** Builds a connector for an `hrms_id` bound to one org's access (decisions §5: `reference` is always supported). */
+export type ConnectorFactory = (access: HrmsAccess, options?: ConnectorOptions) => HrmsConnector;
+
+/** A problem with setup-config's credentials for a product: `field` is the body path, e.g. `access_credentials.api_key`. */
+export interface CredentialProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * Everything hrx knows of one HRMS product's connector (decisions §14). The registry holds one per
+ * `hrms_id`; setup-config checks credentials with `checkCredentials`, the sync builds the
+ * tenant's shared budget from `budget` and `tenantOf`, and runs incremental syncs when
+ * `incremental` is true.
+ */
+export interface HrmsConnectorDefinition {
+  hrmsId: string;
+  /**
+   * Problems of `access` for this product, in body order, each naming its field (e.g.
+   * `access_credentials.api_key` "required for keka"); empty when usable. Shape only: no call.
+   */
+  checkCredentials(access: HrmsAccess): CredentialProblem[];
+  /** The product's published request limit for one tenant: `requests` per `windowMs`. */
+  budget: { requests: number; windowMs: number };
+  /** A stable key of the tenant `access` addresses (e.g. the host), scoping the shared budget. Holds no secret. */
+  tenantOf(access: HrmsAccess): string;
+  /** Whether `listEmployees({ since })` lists changes since an instant. */
+  incremental: boolean;
+  /**
+   * Whether an incremental listing reports removed employees (`EmployeePage.removedIds`); absent
+   * means it does. A product that cannot (Keka, Zoho People, Darwinbox: a deleted employee simply stops
+   * being listed, and an exit is a change) leaves removals to the next full sync, which runs at
+   * least daily (decisions §14).
+   */
+  reportsRemovals?: boolean;
+  create: ConnectorFactory;
+}

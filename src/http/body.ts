@@ -57,7 +57,8 @@ export function checkJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) {
         inString = false;
         if (depth === 1 && !topIsArray) topKey = text.slice(stringStart, i + 1);
@@ -67,7 +68,8 @@ export function checkJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): void {
     if (c === 0x22) {
       inString = true;
       stringStart = i;
-    } else if (c === 0x7b || c === 0x5b) { // { [
+    } else if (c === 0x7b || c === 0x5b) {
+      // { [
       depth++;
       if (depth === 1) topIsArray = c === 0x5b;
       if (depth > maxDepth) {
@@ -76,13 +78,17 @@ export function checkJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): void {
         else if (topKey !== undefined) {
           try {
             field = String(JSON.parse(topKey)).replaceAll('\u0000', '\\u0000');
-          } catch { /* malformed key: name the body */ }
+          } catch {
+            /* malformed key: name the body */
+          }
         }
         throw AppError.validation([{ field, message: `nested deeper than ${maxDepth} levels` }]);
       }
-    } else if (c === 0x7d || c === 0x5d) { // } ]
+    } else if (c === 0x7d || c === 0x5d) {
+      // } ]
       depth--;
-    } else if (c === 0x2c && depth === 1 && topIsArray) { // , between top-level elements
+    } else if (c === 0x2c && depth === 1 && topIsArray) {
+      // , between top-level elements
       topIndex++;
     }
   }
@@ -103,7 +109,7 @@ export function findNul(value: unknown): string | undefined {
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, String(i)] });
     } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v);
+      const entries = Object.entries(v as Record<string, unknown>);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, child] = entries[i]!;
         if (k.includes('\u0000')) return show([...path, k.replaceAll('\u0000', '\\u0000')]);

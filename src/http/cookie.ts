@@ -28,7 +28,12 @@ export function readCookie(headers: IncomingHttpHeaders, name: string): string |
 export function sessionCookie(value: string, opts: { path: string; expires: Date; secure: boolean }): string {
   const maxAge = Math.max(0, Math.floor((opts.expires.getTime() - Date.now()) / 1000));
   return [
-    `${CONNECT_SESSION_COOKIE}=${value}`, `Path=${opts.path}`, `Expires=${opts.expires.toUTCString()}`, `Max-Age=${maxAge}`,
-    'HttpOnly', 'SameSite=Strict', ...(opts.secure ? ['Secure'] : []),
+    `${CONNECT_SESSION_COOKIE}=${value}`,
+    `Path=${opts.path}`,
+    `Expires=${opts.expires.toUTCString()}`,
+    `Max-Age=${maxAge}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(opts.secure ? ['Secure'] : []),
   ].join('; ');
 }

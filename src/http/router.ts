@@ -1,16 +1,16 @@
 /**
  * The declarative route table and its dispatcher on `node:http` with find-my-way.
- * Order of checks (decisions §1): routing (404 / 405) → credential → rate limit (429, decisions
- * §11) → media type and body →
+ * Order of checks (decisions §1): routing (404 / 405) → credential and the route's role (401,
+ * decisions §2) → rate limit (429, decisions §11) → media type and body →
  * params / query / body schemas → handler → response schema (when enabled).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import type { z } from 'zod';
-import type { Authenticator, CredentialKind, PrincipalFor } from '../auth/credential';
+import { hasRole, type Authenticator, type CredentialKind, type OrgRole, type PrincipalFor } from '../auth/credential';
 import { sourceAddress } from '../auth/source';
-import { AppError, renderError, type FieldError } from '../errors';
+import { AppError, renderError, type ErrorCode, type FieldError } from '../errors';
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
@@ -22,13 +22,13 @@ import { readForm, readJson, refuseNul } from './body';
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
 
-/** What a handler sees; `principal` is typed by the route's credential kind `K`. */
-export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKind> {
+/** What a handler sees; `principal` is typed by the route's credential kind `K` and role `R`. */
+export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKind, R extends OrgRole | undefined = undefined> {
   requestId: string;
   params: P;
   query: Q;
   body: B;
-  principal: PrincipalFor<K>;
+  principal: PrincipalFor<K, R>;
   headers: IncomingHttpHeaders;
   /** The source address (auth/source.ts), for the failed-authentication limit of body credentials. */
   source: string;
@@ -49,32 +49,75 @@ export type Reply<D = unknown> =
    * typed by the service that wrote it, checked against the schema when validation is on.
    */
   | { dataJson: string }
-  | { raw: D }
+  /** `D` as the whole body, no envelope (org details, health); `status` defaults to 200. */
+  | { raw: D; status?: number }
+  /** A non-JSON body (the Prometheus exposition of `/metrics`), sent with its media type. */
+  | { text: string; contentType: string }
   /** An HTML page (the Connect page), sent with `status` (default 200) and the handler's headers. */
   | { html: string; status?: number; headers?: Record<string, string> };
 
+/**
+ * What the OpenAPI document (src/openapi/document.ts, `GET /openapi.json`) says of a route beyond
+ * its schemas and credential. The router itself never reads it.
+ */
+export interface RouteDoc {
+  /** The operation's stable name (the typed client's and the reference's), e.g. `getEmployeeDetails`. */
+  operationId: string;
+  /** The feature it belongs to (the document's tag), e.g. `employees`. */
+  tag: string;
+  /** One line: what the route does. */
+  summary: string;
+  /** More, in Markdown: who may call it, what it changes, what to watch for. */
+  description?: string;
+  /**
+   * How the 200 answer is shaped: `envelope` (`{requestId, message, ...extra, data}`, `data` the
+   * `response` schema; the default), `raw` (the `response` schema itself, top-level), `html` or
+   * `text` (plain text, e.g. the Prometheus format of `/metrics`).
+   */
+  answer?: 'envelope' | 'raw' | 'html' | 'text';
+  /** The envelope's `message` when it is not `success`. */
+  message?: string;
+  /** Top-level envelope fields beside requestId, message and data (e.g. `pageInfo`). */
+  extra?: Record<string, z.ZodType>;
+  /** The request body as documented where `body` cannot show it (read by the handler, or a transform). */
+  body?: z.ZodType;
+  /**
+   * Errors this route answers beyond those every route of its credential and body kind answers
+   * (credential errors, validation, body limits, 500, 503: src/openapi/document.ts adds those).
+   */
+  errors?: ErrorCode[];
+}
+
 /** Fields of a route row that do not depend on its types. */
-interface RouteBase<K extends CredentialKind = CredentialKind> {
+interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole | undefined = OrgRole | undefined> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below `HRX_BASE_PATH`, find-my-way syntax (`/api/employee_details/:id`). */
   path: string;
   credential: K;
+  /**
+   * The kind of org the credential must belong to (decisions §2), checked by the router right
+   * after the credential: another org's credential is 401 `Invalid token.` (AUTH_INVALID) before
+   * anything else runs. Narrows the handler's principal; handlers never check roles themselves.
+   */
+  role?: R;
   /** How the body is read: JSON (415 for other media types), a form, or not at all. */
   bodyType?: 'json' | 'form' | 'none';
+  /** The route in the OpenAPI document; every route of the table has one (test/unit/openapi). */
+  doc?: RouteDoc;
 }
 
 /**
  * One row of the route table as written: `S` is the `response` schema, and the handler's answer
  * must be what `S` accepts (without a `response`, the answer is unchecked); `K` is the credential
- * kind, which types the handler's principal (`PrincipalFor<K>`).
+ * kind and `R` the role, which type the handler's principal (`PrincipalFor<K, R>`).
  */
-export interface TypedRouteDef<P, Q, B, S extends z.ZodType, K extends CredentialKind> extends RouteBase<K> {
+export interface TypedRouteDef<P, Q, B, S extends z.ZodType, K extends CredentialKind, R extends OrgRole | undefined> extends RouteBase<K, R> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** Schema of `data` (or of the raw body); types the handler's answer, checked when response validation is on. */
   response?: S;
-  handler: (ctx: RequestContext<P, Q, B, K>) => Promise<Reply<z.input<S>>>;
+  handler: (ctx: RequestContext<P, Q, B, K, R>) => Promise<Reply<z.input<S>>>;
 }
 
 /** One row of the route table as the dispatcher sees it: the types erased by `route()`. */
@@ -91,14 +134,17 @@ export interface RouteDef extends RouteBase {
  * Builds a typed route (keeps the table declarative while inferring handler types) and erases its
  * types for the table.
  */
-export function route<P, Q, B, K extends CredentialKind, S extends z.ZodType = z.ZodType>(def: TypedRouteDef<P, Q, B, S, K>): RouteDef {
+export function route<P, Q, B, K extends CredentialKind, S extends z.ZodType = z.ZodType, R extends OrgRole | undefined = undefined>(
+  def: TypedRouteDef<P, Q, B, S, K, R>,
+): RouteDef {
   const { handler, ...rest } = def;
   return {
     ...rest,
     // seam: the dispatcher parses params, query and body with this row's own schemas, and
-    // authenticates with this row's credential kind, before it calls the handler, so the context
-    // it passes holds P, Q, B and a principal of kind K (a downcast, no `unknown` hop).
-    handler: (ctx) => handler(ctx as RequestContext<P, Q, B, K>),
+    // authenticates with this row's credential kind and checks its role, before it calls the
+    // handler, so the context it passes holds P, Q, B and a principal of kind K and role R (a
+    // downcast, no `unknown` hop).
+    handler: (ctx) => handler(ctx as RequestContext<P, Q, B, K, R>),
   };
 }
 
@@ -118,7 +164,26 @@ export interface RouterOptions {
   trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
   mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
+  /** Told of every answered request once its response is sent (request metrics, src/ops). */
+  observe?: ((o: RequestObservation) => void) | undefined;
 }
+
+/**
+ * One answered request as the router saw it. `route` is the pattern of the route table (or the
+ * mount prefix) below `HRX_BASE_PATH`, never the raw path, so ids never become label values;
+ * `UNMATCHED_ROUTE` when no route matched.
+ */
+export interface RequestObservation {
+  method: string;
+  route: string;
+  status: number;
+  seconds: number;
+  /** A 429 refused by the per-credential rate limit (`requests`) or another limit (`auth_failures`). */
+  throttled?: 'requests' | 'auth_failures';
+}
+
+/** The `route` of a request no route or mount matched (answered 404). */
+export const UNMATCHED_ROUTE = '(unmatched)';
 
 function zodFieldErrors(error: z.ZodError, prefix: string): FieldError[] {
   return error.issues.map((i) => {
@@ -170,7 +235,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
   const methodsByPath = new Map<string, Set<string>>();
   for (const r of routes) {
     const full = opts.basePath + r.path;
-    router.on(r.method as HTTPMethod, full, () => undefined, r);
+    router.on(r.method, full, () => undefined, r);
     const set = methodsByPath.get(full) ?? new Set();
     set.add(r.method);
     methodsByPath.set(full, set);
@@ -178,14 +243,21 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
   // A catch-all per known path answers 405 for the methods it does not serve.
   const allMethods: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
   for (const [path, methods] of methodsByPath) {
-    for (const m of allMethods) if (!methods.has(m)) router.on(m, path, () => undefined, { notAllowed: true });
+    for (const m of allMethods) if (!methods.has(m)) router.on(m, path, () => undefined, { notAllowed: true, path: path.slice(opts.basePath.length) });
   }
-  const mounts = (opts.mounts ?? []).map((m) => ({ ...m, prefix: opts.basePath + m.prefix }));
+  const mounts = (opts.mounts ?? []).map((m) => ({ ...m, label: m.prefix, prefix: opts.basePath + m.prefix }));
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  /** What the observer is told of a request besides its status (filled in as dispatch learns it). */
+  interface Seen {
+    route: string;
+    throttled?: 'requests';
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string, seen: Seen): Promise<void> {
     const url = req.url ?? '/';
     for (const m of mounts) {
       if (url === m.prefix || url.startsWith(m.prefix + '/') || url.startsWith(m.prefix + '?')) {
+        seen.route = m.label;
         res.setHeader('x-request-id', requestId);
         m.handler(req, res);
         return;
@@ -193,15 +265,19 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     }
     const found = router.find(req.method as HTTPMethod, url.split('?')[0]!);
     if (!found) throw new AppError('NOT_FOUND');
-    const store = found.store as RouteDef | { notAllowed: true };
+    const store = found.store as RouteDef | { notAllowed: true; path: string };
+    seen.route = store.path;
     if ('notAllowed' in store) throw new AppError('METHOD_NOT_ALLOWED', { params: { method: req.method ?? '' } });
     const def = store;
     const source = sourceAddress(req, opts.trustProxy ?? false);
     const principal = await opts.authenticate(def.credential, req.headers, source);
+    // Another kind of org's credential is the wrong credential (decisions §2).
+    if (def.role && !(principal && hasRole(principal, def.role))) throw new AppError('AUTH_INVALID');
     // Only authenticated requests are counted: a failed authentication threw above.
     if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
       const decision = await opts.limiter.take(principal.credentialId);
       if (!decision.allowed) {
+        seen.throttled = 'requests';
         const seconds = decision.retryAfterSec;
         throw new AppError('THROTTLED', { params: { seconds }, headers: { 'retry-after': String(seconds) } });
       }
@@ -213,8 +289,9 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     const q = url.indexOf('?');
     const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     // decisions §11: no text holds U+0000 (bodies are checked by their readers). Path params are
-    // identifiers: one holding NUL names nothing, and its route answers its own 404.
-    refuseNul(query, 'query');
+    // identifiers: one holding NUL names nothing, and its route answers its own 404. A decoded
+    // query holds NUL only from `%00` (the HTTP parser refuses raw control characters).
+    if (q >= 0 && url.includes('%00', q)) refuseNul(query, 'query');
     const ctx: RequestContext<unknown, unknown, unknown> = {
       requestId,
       params: parseWith(def.params, { ...found.params }, 'params'),
@@ -239,7 +316,18 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     }
     if ('raw' in reply) {
       if (opts.validateResponses && def.response) parseWith(def.response, reply.raw, 'response');
-      sendJson(res, 200, reply.raw, requestId);
+      sendJson(res, reply.status ?? 200, reply.raw, requestId);
+      return;
+    }
+    if ('text' in reply) {
+      res.writeHead(200, {
+        'content-type': reply.contentType,
+        'content-length': Buffer.byteLength(reply.text),
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+      });
+      res.end(reply.text);
       return;
     }
     if ('dataJson' in reply) {
@@ -257,15 +345,28 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
   }
 
+  const observe = opts.observe;
   return (req, res) => {
     const requestId = randomUUID();
-    dispatch(req, res, requestId).catch((caught: unknown) => {
+    const seen: Seen = { route: UNMATCHED_ROUTE };
+    if (observe) {
+      const started = performance.now();
+      res.once('finish', () => {
+        const status = res.statusCode;
+        const throttled = status === 429 ? (seen.throttled ?? 'auth_failures') : undefined;
+        observe({ method: req.method ?? '', route: seen.route, status, seconds: (performance.now() - started) / 1000, ...(throttled && { throttled }) });
+      });
+    }
+    dispatch(req, res, requestId, seen).catch((caught: unknown) => {
       // decisions §11: Redis or PostgreSQL not answering is a 503 with Retry-After, not a 500.
       const err = classifyUnavailable(caught);
       if (err instanceof AppError && err.code === 'UNAVAILABLE') {
         const dependency = failedDependency(caught);
         const c = caught as { name?: unknown; code?: unknown };
-        opts.log.warn({ requestId, dependency, errName: c?.name, errCode: c?.code, method: req.method, path: (req.url ?? '').split('?')[0] }, 'dependency unavailable');
+        opts.log.warn(
+          { requestId, dependency, errName: c?.name, errCode: c?.code, method: req.method, path: (req.url ?? '').split('?')[0] },
+          'dependency unavailable',
+        );
       } else if (!(err instanceof AppError) || err.code === 'INTERNAL') {
         opts.log.error({ err, requestId, method: req.method, path: (req.url ?? '').split('?')[0] }, 'request failed');
       }

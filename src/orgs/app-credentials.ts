@@ -19,7 +19,9 @@ import type { OrgStore } from './store';
  */
 export async function checkAppCredentials(
   orgs: Pick<OrgStore, 'findByAppKey'> & Partial<Pick<OrgStore, 'setAppSecretKeyedHash'>>,
-  appKey: string, appSecret: string, peppers: readonly KeyObject[] = [],
+  appKey: string,
+  appSecret: string,
+  peppers: readonly KeyObject[] = [],
 ): Promise<Org | null> {
   // A real app_key is 36 characters and a secret 43: far longer input is refused unread, so
   // nobody makes the service hash megabytes (the refusal depends on the input alone).

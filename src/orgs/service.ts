@@ -81,13 +81,20 @@ export function orgRecord(org: Org, defaultLogoUrl: string, own = false): OrgRec
 export type OrgService = ReturnType<typeof createOrgService>;
 
 /** A new org's identity and application credentials (decisions §2: the secret stored only hashed). */
-async function newOrgFields(name: string, pepper: KeyObject | undefined): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretKeyedHash' | 'appSecretLast4'>; appSecret: string }> {
+async function newOrgFields(
+  name: string,
+  pepper: KeyObject | undefined,
+): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretKeyedHash' | 'appSecretLast4'>; appSecret: string }> {
   const appSecret = newSecret();
   return {
     appSecret,
     fields: {
-      uuid: randomUUID(), orgName: name, appName: name, appKey: newSecret('app_').slice(0, 36),
-      appSecretHash: await hashSecret(appSecret), appSecretLast4: appSecret.slice(-4),
+      uuid: randomUUID(),
+      orgName: name,
+      appName: name,
+      appKey: newSecret('app_').slice(0, 36),
+      appSecretHash: await hashSecret(appSecret),
+      appSecretLast4: appSecret.slice(-4),
       appSecretKeyedHash: pepper ? keyedSecretHash(appSecret, pepper) : null,
     },
   };
@@ -102,8 +109,22 @@ export interface ApiKeyListing {
 }
 
 const listing = (k: ApiKeyInfo): ApiKeyListing => ({
-  id: k.id, prefix: k.prefix, created_at: k.createdAt.toISOString(), revoked_at: k.revokedAt?.toISOString() ?? null,
+  id: k.id,
+  prefix: k.prefix,
+  created_at: k.createdAt.toISOString(),
+  revoked_at: k.revokedAt?.toISOString() ?? null,
 });
+
+/** An absolute http(s) URL of at most 500 characters, without credentials (a link a person may follow). */
+function isWebUrl(v: string): boolean {
+  if (v.length > 500) return false;
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 /** Builds the org service. */
 export function createOrgService(deps: OrgServiceDeps) {
@@ -140,9 +161,38 @@ export function createOrgService(deps: OrgServiceDeps) {
       // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
       const { fields } = await newOrgFields(input.name, peppers[0]);
       return deps.orgs.findOrCreateClient(match, {
-        ...fields, isVendor: false, isClient: true, inviteStatus: 'pending',
-        emailDomain: input.emailDomain ?? null, remoteOrgId: input.remoteOrgId ?? null,
+        ...fields,
+        isVendor: false,
+        isClient: true,
+        inviteStatus: 'pending',
+        emailDomain: input.emailDomain ?? null,
+        remoteOrgId: input.remoteOrgId ?? null,
       });
+    },
+
+    /**
+     * Sets what the Connect page tells the HR admin of vendor org `uuid` (decisions §8): its
+     * `purpose` (plain text, at most 500 characters) and `privacyUrl` (an http or https URL);
+     * a field left undefined keeps its value, '' clears it. Returns the org's notice as stored.
+     * Throws NOT_FOUND (no such org), VALIDATION (`purpose`, `privacy_url`).
+     */
+    async updateNotice(uuid: string, input: { purpose?: string | undefined; privacyUrl?: string | undefined }) {
+      const fields: { purpose?: string | null; privacyUrl?: string | null } = {};
+      if (input.purpose !== undefined) {
+        const purpose = input.purpose.trim();
+        if (purpose.length > 500 || [...purpose].some((ch) => ch < ' ' && ch !== '\t' && ch !== '\n'))
+          throw AppError.validation([{ field: 'purpose', message: 'must be plain text of at most 500 characters' }]);
+        fields.purpose = purpose || null;
+      }
+      if (input.privacyUrl !== undefined) {
+        const url = input.privacyUrl.trim();
+        if (url && !isWebUrl(url)) throw AppError.validation([{ field: 'privacy_url', message: 'must be an http:// or https:// URL' }]);
+        fields.privacyUrl = url || null;
+      }
+      const org = await orgByUuid(uuid);
+      if (Object.keys(fields).length) await deps.orgs.updateNotice(org.uuid, fields);
+      const after = (await deps.orgs.findByUuid(org.uuid))!;
+      return { uuid: after.uuid, org_name: after.orgName, purpose: after.purpose, privacy_url: after.privacyUrl };
     },
 
     /** Marks a client org's invitation accepted (its HR admin completed the Connect flow, decisions §4). */
@@ -181,8 +231,7 @@ export function createOrgService(deps: OrgServiceDeps) {
      * secret costs no scrypt. The caller applies the failed-authentication limit first
      * (auth/failure-guard.ts).
      */
-    verifyAppCredentials: (appKey: string, appSecret: string): Promise<Org | null> =>
-      checkAppCredentials(deps.orgs, appKey, appSecret, peppers),
+    verifyAppCredentials: (appKey: string, appSecret: string): Promise<Org | null> => checkAppCredentials(deps.orgs, appKey, appSecret, peppers),
 
     /**
      * The principal of a client org's `Authorization: Basic base64(app_key:app_secret)` (the

@@ -1,9 +1,12 @@
 /**
- * Persistence of organizations and their API keys (MikroORM).
+ * Persistence of organizations and their API keys (MikroORM). Every method takes an optional
+ * `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApiKey, Org } from '../db/entities';
+import { emOf, transactionOf, type Tx } from '../db/tx';
+import { isUuid } from '../domain/ids';
 
 /** Fields needed to create an org. */
 export interface NewOrg {
@@ -31,28 +34,31 @@ export type ClientMatch = { remoteOrgId: string } | { emailDomain: string } | { 
 
 /** Org and API key persistence. */
 export interface OrgStore {
-  create(input: NewOrg): Promise<Org>;
-  findByUuid(uuid: string): Promise<Org | null>;
-  findById(id: number): Promise<Org | null>;
-  findByAppKey(appKey: string): Promise<Org | null>;
+  create(input: NewOrg, tx?: Tx): Promise<Org>;
+  /** The org of `uuid`; null for an unknown uuid or a string that is not a UUID. */
+  findByUuid(uuid: string, tx?: Tx): Promise<Org | null>;
+  findById(id: number, tx?: Tx): Promise<Org | null>;
+  findByAppKey(appKey: string, tx?: Tx): Promise<Org | null>;
   /** Stores the keyed hash of an org's app_secret where it has none yet (orgs made before Migration20261123020000). */
-  setAppSecretKeyedHash(orgId: number, keyedHash: string): Promise<void>;
+  setAppSecretKeyedHash(orgId: number, keyedHash: string, tx?: Tx): Promise<void>;
   /** The org matching `match` (see {@link ClientMatch}), or null. */
-  findClient(match: ClientMatch): Promise<Org | null>;
+  findClient(match: ClientMatch, tx?: Tx): Promise<Org | null>;
   /**
    * The org matching `match`, else `input` created, under a transaction-scoped advisory lock on
    * the match, so concurrent requests for one domain, name or remote id make one org.
    */
-  findOrCreateClient(match: ClientMatch, input: NewOrg): Promise<{ org: Org; created: boolean }>;
+  findOrCreateClient(match: ClientMatch, input: NewOrg, tx?: Tx): Promise<{ org: Org; created: boolean }>;
+  /** Sets the vendor notice fields given (null clears one) and `modified_on`; false when no org has `uuid`. */
+  updateNotice(uuid: string, fields: { purpose?: string | null; privacyUrl?: string | null }, tx?: Tx): Promise<boolean>;
   /** Sets `invite_status` (and `modified_on`) when it differs. */
-  setInviteStatus(orgId: number, status: string): Promise<void>;
-  addApiKey(orgId: number, keyHash: string, prefix: string): Promise<ApiKey>;
+  setInviteStatus(orgId: number, status: string, tx?: Tx): Promise<void>;
+  addApiKey(orgId: number, keyHash: string, prefix: string, tx?: Tx): Promise<ApiKey>;
   /** The org of an active (not revoked) API key, by its keyed hash. */
-  findByApiKeyHash(keyHash: string): Promise<{ org: Org; keyId: string } | null>;
+  findByApiKeyHash(keyHash: string, tx?: Tx): Promise<{ org: Org; keyId: string } | null>;
   /** Revokes an active key; false when there is no such active key. */
-  revokeApiKey(keyId: string): Promise<boolean>;
+  revokeApiKey(keyId: string, tx?: Tx): Promise<boolean>;
   /** Every API key of the org (revoked ones too), newest first: never the hash. */
-  listApiKeys(orgId: number): Promise<ApiKeyInfo[]>;
+  listApiKeys(orgId: number, tx?: Tx): Promise<ApiKeyInfo[]>;
 }
 
 /** What a listing shows of an API key: never the key, never its hash. */
@@ -75,62 +81,66 @@ const matchKey = (m: ClientMatch): string =>
 
 /** Builds the org store over `orm`. */
 export function createOrgStore(orm: MikroORM): OrgStore {
-  const newOrg = (em: ReturnType<MikroORM['em']['fork']>, input: NewOrg): Org =>
+  const newOrg = (em: Tx, input: NewOrg): Org =>
     em.create(Org, {
-        ...input,
-        orgNameKey: input.orgName.trim().toLowerCase(),
-        emailDomain: input.emailDomain ?? null,
-        remoteOrgId: input.remoteOrgId ?? null,
-        inviteStatus: input.inviteStatus ?? 'accepted',
-        websiteUrl: input.websiteUrl ?? '',
-        appSecretKeyedHash: input.appSecretKeyedHash ?? null,
-        createdOn: new Date(),
-        modifiedOn: new Date(),
-      } as Org);
+      ...input,
+      orgNameKey: input.orgName.trim().toLowerCase(),
+      emailDomain: input.emailDomain ?? null,
+      remoteOrgId: input.remoteOrgId ?? null,
+      inviteStatus: input.inviteStatus ?? 'accepted',
+      websiteUrl: input.websiteUrl ?? '',
+      appSecretKeyedHash: input.appSecretKeyedHash ?? null,
+      createdOn: new Date(),
+      modifiedOn: new Date(),
+    } as Org);
   return {
-    async create(input) {
-      const em = orm.em.fork();
+    async create(input, tx) {
+      const em = emOf(orm, tx);
       const org = newOrg(em, input);
       await em.persistAndFlush(org);
       return org;
     },
-    findClient: (match) => orm.em.fork().findOne(Org, whereOf(match), { orderBy: { id: 'asc' } }),
-    async findOrCreateClient(match, input) {
-      return orm.em.fork().transactional(async (em) => {
+    findClient: (match, tx) => emOf(orm, tx).findOne(Org, whereOf(match), { orderBy: { id: 'asc' } }),
+    async findOrCreateClient(match, input, tx) {
+      return transactionOf(orm, tx, async (em) => {
         await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:org:' || ?))`, [matchKey(match)]);
         const found = await em.findOne(Org, whereOf(match), { orderBy: { id: 'asc' } });
         if (found) return { org: found, created: false };
         return { org: newOrg(em, input), created: true };
       });
     },
-    async setInviteStatus(orgId, status) {
-      await orm.em.fork().nativeUpdate(Org, { id: orgId, inviteStatus: { $ne: status } }, { inviteStatus: status, modifiedOn: new Date() });
+    async updateNotice(uuid, fields, tx) {
+      return (await emOf(orm, tx).nativeUpdate(Org, { uuid }, { ...fields, modifiedOn: new Date() })) > 0;
     },
-    findByUuid: (uuid) => orm.em.fork().findOne(Org, { uuid }),
-    findById: (id) => orm.em.fork().findOne(Org, { id }),
-    findByAppKey: (appKey) => orm.em.fork().findOne(Org, { appKey }),
-    async setAppSecretKeyedHash(orgId, keyedHash) {
-      await orm.em.fork().nativeUpdate(Org, { id: orgId, appSecretKeyedHash: null }, { appSecretKeyedHash: keyedHash });
+    async setInviteStatus(orgId, status, tx) {
+      await emOf(orm, tx).nativeUpdate(Org, { id: orgId, inviteStatus: { $ne: status } }, { inviteStatus: status, modifiedOn: new Date() });
     },
-    async addApiKey(orgId, keyHash, prefix) {
-      const em = orm.em.fork();
+    // Not a UUID: no org (PostgreSQL would refuse the value with an error quoting the statement).
+    findByUuid: async (uuid, tx) => (isUuid(uuid) ? emOf(orm, tx).findOne(Org, { uuid }) : null),
+    findById: (id, tx) => emOf(orm, tx).findOne(Org, { id }),
+    findByAppKey: (appKey, tx) => emOf(orm, tx).findOne(Org, { appKey }),
+    async setAppSecretKeyedHash(orgId, keyedHash, tx) {
+      await emOf(orm, tx).nativeUpdate(Org, { id: orgId, appSecretKeyedHash: null }, { appSecretKeyedHash: keyedHash });
+    },
+    async addApiKey(orgId, keyHash, prefix, tx) {
+      const em = emOf(orm, tx);
       const key = em.create(ApiKey, { id: randomUUID(), orgId, keyHash, prefix, createdAt: new Date(), revokedAt: null });
       await em.persistAndFlush(key);
       return key;
     },
-    async findByApiKeyHash(keyHash) {
-      const em = orm.em.fork();
+    async findByApiKeyHash(keyHash, tx) {
+      const em = emOf(orm, tx);
       const key = await em.findOne(ApiKey, { keyHash, revokedAt: null });
       if (!key) return null;
       const org = await em.findOne(Org, { id: key.orgId });
       return org ? { org, keyId: key.id } : null;
     },
-    async revokeApiKey(keyId) {
-      const n = await orm.em.fork().nativeUpdate(ApiKey, { id: keyId, revokedAt: null }, { revokedAt: new Date() });
+    async revokeApiKey(keyId, tx) {
+      const n = await emOf(orm, tx).nativeUpdate(ApiKey, { id: keyId, revokedAt: null }, { revokedAt: new Date() });
       return n > 0;
     },
-    async listApiKeys(orgId) {
-      const keys = await orm.em.fork().find(ApiKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+    async listApiKeys(orgId, tx) {
+      const keys = await emOf(orm, tx).find(ApiKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
       return keys.map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt }));
     },
   };

@@ -15,9 +15,12 @@ export function wireOrgs(infra: Infra, deps: { connections: Pick<ConnectionStore
   const store = createOrgStore(infra.db.orm);
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
   const service = createOrgService({
-    orgs: store, apiKeyPepper: infra.apiKeyPeppers[0]!, defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
+    orgs: store,
+    apiKeyPepper: infra.apiKeyPeppers[0]!,
+    defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
     areConnected: (a, b) => deps.connections.areConnected(a, b),
-    secretPeppers: infra.secretPeppers, onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
+    secretPeppers: infra.secretPeppers,
+    onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
   });
   return { service, store };
 }

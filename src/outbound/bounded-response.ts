@@ -33,7 +33,11 @@ export class ResponseTooLargeError extends Error {
    *   the cap is counted over the body)
    * @param statusMessage its reason phrase
    */
-  constructor(readonly limit: number, readonly statusCode?: number, readonly statusMessage?: string) {
+  constructor(
+    readonly limit: number,
+    readonly statusCode?: number,
+    readonly statusMessage?: string,
+  ) {
     super(`response body exceeds ${limit} bytes`);
     this.name = 'ResponseTooLargeError';
   }
@@ -65,7 +69,7 @@ export interface BoundedResponse {
  */
 export function requestBounded(url: string | URL, options: OptionsInit, maxBytes: number): Promise<BoundedResponse> {
   return new Promise((resolve, reject) => {
-    const stream = got.stream(url, { ...options, throwHttpErrors: false, isStream: true } as never) as ReturnType<typeof got.stream>;
+    const stream = got.stream(url, { ...options, throwHttpErrors: false, isStream: true } as never);
     let settled = false;
     let head: Omit<BoundedResponse, 'body'> | undefined;
     // The body is copied into blocks of at most BLOCK bytes: chunks handed over by the socket or

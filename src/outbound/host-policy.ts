@@ -120,9 +120,7 @@ export function isHostNotAllowed(err: unknown): boolean {
 }
 
 /** `dns.lookup` with `all: true`: how a policy resolves names (tests substitute their own). */
-export type Resolver = (
-  hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 export interface HostPolicy {
   /**
@@ -142,18 +140,26 @@ export interface HostPolicy {
   agent: { http: http.Agent; https: https.Agent };
 }
 
-/** Builds the policy that refuses private, loopback, link-local and reserved hosts. */
-export function createHostPolicy(opts: { resolve?: Resolver } = {}): HostPolicy {
+/**
+ * Builds the policy that refuses private, loopback, link-local and reserved hosts. `onRefused`
+ * is called for each host refused for its address (not for a wrong scheme), with nothing of the
+ * host: the caller logs which setting would allow it.
+ */
+export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => void } = {}): HostPolicy {
   const resolve: Resolver = opts.resolve ?? ((hostname, options, callback) => dnsLookup(hostname, options, callback));
+  const refused = (): HostNotAllowedError => {
+    opts.onRefused?.();
+    return new HostNotAllowedError();
+  };
   const lookup: LookupFunction = (hostname, options, callback) => {
     if (isIP(hostname)) {
       // net never looks up an IP literal; checked here too should a caller do so.
-      if (isBlockedAddress(hostname)) return callback(new HostNotAllowedError(), '', 0);
+      if (isBlockedAddress(hostname)) return callback(refused(), '', 0);
     }
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       if (!addresses?.length) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
-      if (addresses.some((a) => isBlockedAddress(a.address))) return callback(new HostNotAllowedError(), '', 0);
+      if (addresses.some((a) => isBlockedAddress(a.address))) return callback(refused(), '', 0);
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       return callback(null, first.address, first.family);
@@ -162,7 +168,7 @@ export function createHostPolicy(opts: { resolve?: Resolver } = {}): HostPolicy 
   return {
     checkUrl(url) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HostNotAllowedError();
-      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && isBlockedAddress(url.hostname)) throw new HostNotAllowedError();
+      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && isBlockedAddress(url.hostname)) throw refused();
     },
     lookup,
     agent: {

@@ -7,13 +7,20 @@
  * Fixed windows: a key's first failure starts its window (`windowMs`); the key counts failures
  * until the window ends, then disappears. `check` refuses while any key holds `limit` failures
  * or more, and answers how long until the latest-ending such window passes. Only failures count
- * (`fail`); a success costs one read, no write.
+ * (`fail`).
  *
- * Shared by every API process through Redis: the checks of one event-loop turn are one script
- * call (like limiter.ts's batches), a failure, reservation or refund one call each. Redis unavailable (not connected, an error, or no answer within `timeoutMs`): each
- * process counts on its own, in memory, with the same rule, and logs a warning (at most every
- * 10 s). The limit then holds per process instead of across processes; no request waits longer
- * than `timeoutMs` for it.
+ * Shared by every API process through Redis: a failure, reservation or refund is one script call.
+ * The script that brings a key to the limit also records the lock and announces it to every
+ * process (ratelimit/auth-failure-locks.ts), so with `subscriber` a success costs no Redis call:
+ * a check of keys none of which this process knows to be locked is allowed at once, and only
+ * a check naming a locked key asks Redis (whose answer decides). Without `subscriber`, or while
+ * its subscription is down, every check asks Redis; the checks of one event-loop turn are one
+ * script call (like limiter.ts's batches).
+ *
+ * Redis unavailable (not connected, an error, or no answer within `timeoutMs`): each process
+ * counts on its own, in memory, with the same rule, and logs a warning (at most every 10 s). The
+ * limit then holds per process instead of across processes; no request waits longer than
+ * `timeoutMs` for it.
  */
 import type { Redis, Result } from 'ioredis';
 
@@ -32,6 +39,7 @@ declare module 'ioredis' {
   }
 }
 import type { Logger } from '../logger';
+import { createLockedKeys, LOCK_LUA, lockNames, type LockedKeys } from './auth-failure-locks';
 import { retryAfterSeconds } from './gcra';
 import type { RateDecision } from './limiter';
 
@@ -39,6 +47,12 @@ import type { RateDecision } from './limiter';
 export interface FailureLimiter {
   /** Allowed unless one of `keys` holds `limit` failures or more in its current window. */
   check(keys: readonly string[]): Promise<RateDecision>;
+  /**
+   * True when `check(keys)` would allow at once without asking Redis: this process's copy of the
+   * locks is current and names none of `keys` (the hot path of a success: no promise, no wait).
+   * False means "ask `check`", not "refused".
+   */
+  allowedNow(keys: readonly string[]): boolean;
   /** Counts one failure on each of `keys` (starting its window when it had none). */
   fail(keys: readonly string[]): Promise<void>;
   /**
@@ -49,6 +63,8 @@ export interface FailureLimiter {
   reserve(keys: readonly string[]): Promise<RateDecision>;
   /** Takes back one `reserve`d failure of each key (a success). */
   refund(keys: readonly string[]): Promise<void>;
+  /** Ends the subscription to the locks (when there is one). */
+  close(): Promise<void>;
 }
 
 export interface FailureLimiterDeps {
@@ -62,39 +78,58 @@ export interface FailureLimiterDeps {
   log: Logger;
   /** How long (ms) to wait for Redis before deciding in this process (default 500). */
   timeoutMs?: number;
+  /**
+   * Makes the connection that hears the other processes' locks (subscriber mode; opened on the
+   * first check). Absent: every check asks Redis.
+   */
+  subscriber?: (() => Redis) | undefined;
 }
 
-/** KEYS: the keys; ARGV: limit, windowMs. Answers the ms to wait (0: allowed); the first half of RESERVE_LUA. */
-const CHECK_LUA = `
+/** Header of FAIL_LUA and RESERVE_LUA: KEYS[1] is the set of locks, ARGV limit, windowMs, channel. */
+const LOCKING = `
 local limit = tonumber(ARGV[1])
+local locks = KEYS[1]
+local channel = ARGV[3]
+local out = {}
+${LOCK_LUA}
+local function count()
+  for i = 2, #KEYS do
+    local key = KEYS[i]
+    local n = redis.call('INCR', key)
+    if n == 1 or redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[2]) end
+    lock(key, n)
+  end
+end
+`;
+
+/**
+ * KEYS: the set of locks, then the keys; ARGV: limit, windowMs, channel. A key's window starts at
+ * its first failure. Answers the keys at the limit and their ms left (key₁, ms₁, …).
+ */
+const FAIL_LUA = `${LOCKING}
+count()
+return out
+`;
+
+/**
+ * FAIL_LUA after CHECK_MANY_LUA's test of the keys, atomically: answers {ms to wait} when refused (nothing
+ * counted), else {0, key₁, ms₁, …} (the keys the reservation brought to the limit, or past it).
+ */
+const RESERVE_LUA = `${LOCKING}
 local wait = 0
-for _, key in ipairs(KEYS) do
-  local c = tonumber(redis.call('GET', key) or '0') or 0
+for i = 2, #KEYS do
+  local c = tonumber(redis.call('GET', KEYS[i]) or '0') or 0
   if c >= limit then
-    local t = redis.call('PTTL', key)
+    local t = redis.call('PTTL', KEYS[i])
     if t < 0 then t = tonumber(ARGV[2]) end
     if t > wait then wait = t end
   end
 end
-return wait
+if wait > 0 then return {wait} end
+count()
+table.insert(out, 1, 0)
+return out
 `;
-
-/** KEYS: the keys; ARGV: windowMs. A key's window starts at its first failure. */
-const FAIL_LUA = `
-for _, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 or redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[1]) end
-end
-return 1
-`;
-
-/** KEYS: the keys; ARGV: limit, windowMs. CHECK, then (allowed) FAIL, atomically; answers the ms to wait. */
-const RESERVE_LUA = CHECK_LUA.replace('return wait', `if wait > 0 then return wait end
-for _, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  if n == 1 or redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[2]) end
-end
-return 0`);
 
 /** KEYS: the keys. Decrements each key that still exists and is positive (its window may have passed). */
 const REFUND_LUA = `
@@ -131,7 +166,10 @@ const WARN_EVERY_MS = 10_000;
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>;
 
-/** Builds the failure counter over `deps.redis` (defines two script commands on it). Throws RangeError on a limit < 1. */
+/**
+ * Builds the failure counter over `deps.redis` (defines four script commands on it). Throws
+ * RangeError on a limit < 1.
+ */
 export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   if (!(Number.isSafeInteger(deps.limit) && deps.limit >= 1) || !(Number.isSafeInteger(deps.windowMs) && deps.windowMs >= 1)) {
     throw new RangeError('auth failure limit needs limit >= 1 and windowMs >= 1 (integers)');
@@ -143,9 +181,14 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   deps.redis.defineCommand('hrxAuthFailRefund', { lua: REFUND_LUA });
   type Name = 'hrxAuthFailCheck' | 'hrxAuthFailCount' | 'hrxAuthFailReserve' | 'hrxAuthFailRefund';
   const scripts: Record<Name, Script> = {
-    hrxAuthFailCheck: deps.redis.hrxAuthFailCheck, hrxAuthFailCount: deps.redis.hrxAuthFailCount,
-    hrxAuthFailReserve: deps.redis.hrxAuthFailReserve, hrxAuthFailRefund: deps.redis.hrxAuthFailRefund,
+    hrxAuthFailCheck: (n, ...a) => deps.redis.hrxAuthFailCheck(n, ...a),
+    hrxAuthFailCount: (n, ...a) => deps.redis.hrxAuthFailCount(n, ...a),
+    hrxAuthFailReserve: (n, ...a) => deps.redis.hrxAuthFailReserve(n, ...a),
+    hrxAuthFailRefund: (n, ...a) => deps.redis.hrxAuthFailRefund(n, ...a),
   };
+  const names = lockNames(deps.prefix);
+  const locked: LockedKeys | undefined = deps.subscriber ? createLockedKeys({ redis: deps.redis, subscriber: deps.subscriber, names }) : undefined;
+  const full = (keys: readonly string[]): string[] => keys.map((k) => names.keyPrefix + k);
   // Per-process fallback: failures per key and the end of the key's window (ms).
   const local = new Map<string, { count: number; until: number }>();
   let degraded = false;
@@ -160,15 +203,17 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     }
   }
 
+  /** Runs `script` on the full Redis keys `keys` (KEYS) and `args` (ARGV), within `timeoutMs`. */
   async function shared(script: Name, keys: readonly string[], args: (string | number)[]): Promise<unknown> {
     // Not connected: ioredis would queue the call until it reconnects; decide now instead.
     if (deps.redis.status !== 'ready') throw new Error(`redis connection ${deps.redis.status}`);
-    const full = keys.map((k) => `${deps.prefix}:authfail:${k}`);
     let timer: NodeJS.Timeout | undefined;
     try {
       const reply = await Promise.race([
-        scripts[script].call(deps.redis, full.length, ...full, ...args),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+        scripts[script](keys.length, ...keys, ...args),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
       ]);
       if (degraded) {
         degraded = false;
@@ -203,24 +248,25 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     const now = Date.now();
     if (local.size > 50_000) for (const [k, e] of local) if (e.until <= now) local.delete(k);
     for (const k of keys) {
-      const e = localEntry(k, now);
+      let e = localEntry(k, now);
       if (e) e.count++;
-      else local.set(k, { count: 1, until: now + deps.windowMs });
+      else local.set(k, (e = { count: 1, until: now + deps.windowMs }));
+      // A lock counted here is known to this process's checks too (they may not ask Redis).
+      if (e.count >= deps.limit) locked?.add(k, e.until - now);
     }
   }
 
-  const decision = (waitMs: number): RateDecision =>
-    waitMs > 0 ? { allowed: false, retryAfterSec: retryAfterSeconds(waitMs * 1000) } : ALLOWED;
+  const decision = (waitMs: number): RateDecision => (waitMs > 0 ? { allowed: false, retryAfterSec: retryAfterSeconds(waitMs * 1000) } : ALLOWED);
 
-  // Checks are the hot path (every API-key request makes one): those of one event-loop turn go
-  // to Redis as one script call, like limiter.ts batches its decisions.
+  // Checks are the hot path (every API-key request makes one): those of one event-loop turn are
+  // decided together once the turn's I/O (including lock announcements) has been read.
   let pending: { keys: readonly string[]; resolve: (d: RateDecision) => void }[] = [];
 
   async function checkBatch(batch: typeof pending): Promise<void> {
     const keys = [...new Set(batch.flatMap((c) => c.keys))];
     let waits: Map<string, number>;
     try {
-      const reply = await shared('hrxAuthFailCheck', keys, [deps.limit, deps.windowMs]);
+      const reply = await shared('hrxAuthFailCheck', full(keys), [deps.limit, deps.windowMs]);
       if (!Array.isArray(reply) || reply.length !== keys.length) throw new Error('unexpected auth failure script reply');
       waits = new Map(keys.map((k, i) => [k, Number(reply[i]) || 0]));
     } catch (err) {
@@ -234,9 +280,18 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
   function flushChecks(): void {
     const all = pending;
     pending = [];
+    let asking = all;
+    if (locked?.current()) {
+      // The copy holds every lock in force: only checks naming a locked key ask Redis.
+      asking = [];
+      for (const c of all) {
+        if (locked.anyLocked(c.keys)) asking.push(c);
+        else c.resolve(ALLOWED);
+      }
+    }
     let batch: typeof pending = [];
     let size = 0;
-    for (const c of all) {
+    for (const c of asking) {
       if (size + c.keys.length > MAX_KEYS_PER_CALL && batch.length) {
         void checkBatch(batch);
         batch = [];
@@ -248,13 +303,20 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     if (batch.length) void checkBatch(batch);
   }
 
-  async function sharedWait(script: 'hrxAuthFailReserve', keys: readonly string[]): Promise<number> {
-    const waitMs = Number(await shared(script, keys, [deps.limit, deps.windowMs]));
-    if (!Number.isFinite(waitMs)) throw new Error('unexpected auth failure script reply');
-    return waitMs;
+  /** FAIL_LUA or RESERVE_LUA on `keys`; records the locks it answers; answers the rest of the reply. */
+  async function counting(script: 'hrxAuthFailCount' | 'hrxAuthFailReserve', keys: readonly string[]): Promise<unknown[]> {
+    const reply = await shared(script, [names.set, ...full(keys)], [deps.limit, deps.windowMs, names.channel]);
+    if (!Array.isArray(reply)) throw new Error('unexpected auth failure script reply');
+    // RESERVE_LUA's first element is its wait; the locks follow.
+    const items: unknown[] = reply;
+    locked?.addAll(script === 'hrxAuthFailReserve' ? items.slice(1) : items);
+    return items;
   }
 
   return {
+    allowedNow(keys) {
+      return locked !== undefined && locked.current() && !locked.anyLocked(keys);
+    },
     check(keys) {
       return new Promise<RateDecision>((resolve) => {
         if (!pending.length) setImmediate(flushChecks);
@@ -263,25 +325,27 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     },
     async fail(keys) {
       try {
-        await shared('hrxAuthFailCount', keys, [deps.windowMs]);
+        await counting('hrxAuthFailCount', keys);
       } catch (err) {
         fallBack(err);
         localFail(keys);
       }
     },
     async reserve(keys) {
+      let waitMs: number;
       try {
-        return decision(await sharedWait('hrxAuthFailReserve', keys));
+        waitMs = Number((await counting('hrxAuthFailReserve', keys))[0]);
+        if (!Number.isFinite(waitMs)) throw new Error('unexpected auth failure script reply');
       } catch (err) {
         fallBack(err);
-        const waitMs = localWait(keys);
+        waitMs = localWait(keys);
         if (waitMs === 0) localFail(keys);
-        return decision(waitMs);
       }
+      return decision(waitMs);
     },
     async refund(keys) {
       try {
-        await shared('hrxAuthFailRefund', keys, []);
+        await shared('hrxAuthFailRefund', full(keys), []);
       } catch (err) {
         fallBack(err);
         const now = Date.now();
@@ -290,6 +354,9 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
           if (e && e.count > 0) e.count--;
         }
       }
+    },
+    async close() {
+      await locked?.close();
     },
   };
 }

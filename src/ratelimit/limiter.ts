@@ -111,7 +111,9 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     try {
       reply = await Promise.race([
         command(keys.length, ...args),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
       ]);
       if (!Array.isArray(reply) || reply.length !== 2 * batch.length) throw new Error('unexpected rate limit script reply');
     } catch (err) {

@@ -1,11 +1,14 @@
 /**
  * Persistence of Connect sessions, proof-of-control lock counters and the proof audit trail
  * (decisions §8; tables of `Migration20261123010000`). Everything lives in PostgreSQL so every
- * API process sees the same sessions, failures and locks.
+ * API process sees the same sessions, failures and locks. Every method takes an optional `Tx`
+ * (db/tx.ts), last, to run in a caller's transaction.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { execute, transactionOf, type Tx } from '../db/tx';
 import { isUuid } from '../domain/ids';
+import { tokenFieldsOf } from './store';
 
 /** An active Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
 export interface ConnectSessionView {
@@ -20,15 +23,19 @@ export interface ConnectSessionView {
   provenAt: Date | null;
 }
 
-/** Proof methods of decisions §8 and the approval itself, as audited. */
-export type ProofMethod = 'hrms' | 'app_credentials' | 'approve';
+/**
+ * Proof methods of decisions §8 and the approval itself, as audited; `email`: the one-time code
+ * to the token's e-mail ("Establishing an org"), which proves who reads that mail, not control
+ * of an established org.
+ */
+export type ProofMethod = 'hrms' | 'app_credentials' | 'approve' | 'email';
 /**
  * Audited outcomes: `proven`/`failed` (a proof checked), `locked` (refused unchecked while the
  * pair is locked), `error` (the HRMS could not be reached: not counted), `configured` (a new
  * org's first configuration stored), `approved`/`refused` (an approval allowed / refused for
- * want of proof).
+ * want of proof), `sent` (an e-mail code sent).
  */
-export type ProofOutcome = 'proven' | 'failed' | 'locked' | 'error' | 'configured' | 'approved' | 'refused';
+export type ProofOutcome = 'proven' | 'failed' | 'locked' | 'error' | 'configured' | 'approved' | 'refused' | 'sent';
 
 /** One audit row: who tried what on which connection from where. Never credentials. */
 export interface ProofAttempt {
@@ -50,27 +57,30 @@ export interface ConnectStore {
    * Creates the session of token `jti` (at most one per token: a second call returns null),
    * storing only SHA-256(`secret`). Returns the session id.
    */
-  createSession(s: { secret: string; jti: string; connectionId: string; expiresAt: Date }): Promise<string | null>;
+  createSession(s: { secret: string; jti: string; connectionId: string; expiresAt: Date }, tx?: Tx): Promise<string | null>;
   /** The active session whose secret is `secret`, or null. */
-  findSession(secret: string): Promise<ConnectSessionView | null>;
+  findSession(secret: string, tx?: Tx): Promise<ConnectSessionView | null>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
-  findSessionById(id: string): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null } | null>;
+  findSessionById(id: string, tx?: Tx): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null; emailVerifiedAt: Date | null } | null>;
   /** Whether the pair's approval is locked now. */
-  isLocked(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
+  isLocked(vendorOrgId: number, clientOrgId: number, tx?: Tx): Promise<boolean>;
+  /** Until when the pair's approval is locked, or null when it is not locked now. */
+  lockedUntil(vendorOrgId: number, clientOrgId: number, tx?: Tx): Promise<Date | null>;
   /**
    * Reserves one proof attempt for the pair before anything is checked (so parallel attempts
    * cannot exceed the limit): an expired lock is cleared first. Returns `locked: true` when the
    * pair is locked or `maxFailures` attempts are already counted; the attempt is then not counted.
    */
-  beginAttempt(vendorOrgId: number, clientOrgId: number, policy: LockPolicy): Promise<{ locked: boolean }>;
+  beginAttempt(vendorOrgId: number, clientOrgId: number, policy: LockPolicy, tx?: Tx): Promise<{ locked: boolean }>;
   /**
    * Settles a reserved attempt and audits it, in one transaction: `proven` marks the session
-   * proven (by `method`) and clears the pair's count; `failed` keeps it counted and locks the pair
+   * proven (by `method`; method `email` marks its e-mail verified instead, which proves no
+   * control of an established org) and clears the pair's count; `failed` keeps it counted and locks the pair
    * once `maxFailures` are counted; `error` gives the attempt back.
    */
-  finishAttempt(a: ProofAttempt & { outcome: 'proven' | 'failed' | 'error' }, policy: LockPolicy): Promise<void>;
+  finishAttempt(a: ProofAttempt & { outcome: 'proven' | 'failed' | 'error' }, policy: LockPolicy, tx?: Tx): Promise<void>;
   /** Audits an attempt that reserved nothing (`locked`, `configured`, `approved`, `refused`). */
-  audit(a: ProofAttempt): Promise<void>;
+  audit(a: ProofAttempt, tx?: Tx): Promise<void>;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -79,74 +89,99 @@ const AUDIT_SQL = `insert into connect_proof_audit
   (request_id, connection_id, vendor_org_id, client_org_id, session_id, user_id, method, outcome, source_address)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const auditParams = (a: ProofAttempt) => [
-  isUuid(a.requestId) ? a.requestId : randomUUID(), a.session.connectionId, a.session.vendorOrgId, a.session.clientOrgId,
-  a.session.id, a.session.userId, a.method, a.outcome, a.sourceAddress,
+  isUuid(a.requestId) ? a.requestId : randomUUID(),
+  a.session.connectionId,
+  a.session.vendorOrgId,
+  a.session.clientOrgId,
+  a.session.id,
+  a.session.userId,
+  a.method,
+  a.outcome,
+  a.sourceAddress,
 ];
 
 /** Builds the store over `orm`. */
 export function createConnectStore(orm: MikroORM): ConnectStore {
-  const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params) as Promise<T[]>;
+  const sql = (q: string, params: unknown[], tx: Tx | undefined) => execute(orm, q, params, tx);
+  const lockedUntil = async (vendorOrgId: number, clientOrgId: number, tx?: Tx): Promise<Date | null> => {
+    const [row] = await sql(
+      `select locked_until from connect_proof_locks where vendor_org_id = ? and client_org_id = ? and locked_until > now()`,
+      [vendorOrgId, clientOrgId],
+      tx,
+    );
+    return row ? new Date(row.locked_until as string) : null;
+  };
   return {
-    async createSession(s) {
+    async createSession(s, tx) {
       const id = randomUUID();
       const rows = await sql(
         `insert into connect_sessions (id, secret_hash, jti, connection_id, expires_at) values (?, ?, ?, ?, ?)
          on conflict (jti) do nothing returning id`,
         [id, sha256(s.secret), s.jti, s.connectionId, s.expiresAt],
+        tx,
       );
       return rows.length ? id : null;
     },
-    async findSession(secret) {
+    async findSession(secret, tx) {
       const [row] = await sql(
         `select s.id, s.jti, s.connection_id, s.expires_at, s.proven_at, t.vendor_org_id, t.client_org_id, o.uuid as client_org_uuid, t.user_id
            from connect_sessions s join sdk_tokens t on t.jti = s.jti join orgs o on o.id = t.client_org_id
           where s.secret_hash = ? and t.revoked_at is null and s.expires_at > now() and t.expires_at > now()
             and t.connection_id = s.connection_id`,
         [sha256(secret)],
+        tx,
       );
       if (!row) return null;
       return {
-        id: row.id as string, jti: row.jti as string, connectionId: row.connection_id as string, vendorOrgId: row.vendor_org_id as number,
-        clientOrgId: row.client_org_id as number, clientOrgUuid: row.client_org_uuid as string, userId: row.user_id as string,
-        expiresAt: new Date(row.expires_at as string), provenAt: row.proven_at ? new Date(row.proven_at as string) : null,
+        id: row.id as string,
+        ...tokenFieldsOf(row),
+        provenAt: row.proven_at ? new Date(row.proven_at as string) : null,
       };
     },
-    async findSessionById(id) {
-      const [row] = await sql(`select proven_at, proof_method from connect_sessions where id = ?`, [id]);
+    async findSessionById(id, tx) {
+      const [row] = await sql(`select proven_at, proof_method, email_verified_at from connect_sessions where id = ?`, [id], tx);
       if (!row) return null;
-      return { provenAt: row.proven_at ? new Date(row.proven_at as string) : null, proofMethod: (row.proof_method as 'hrms' | 'app_credentials' | null) ?? null };
+      return {
+        provenAt: row.proven_at ? new Date(row.proven_at as string) : null,
+        proofMethod: (row.proof_method as 'hrms' | 'app_credentials' | null) ?? null,
+        emailVerifiedAt: row.email_verified_at ? new Date(row.email_verified_at as string) : null,
+      };
     },
-    async isLocked(vendorOrgId, clientOrgId) {
-      const [row] = await sql(
-        `select 1 from connect_proof_locks where vendor_org_id = ? and client_org_id = ? and locked_until > now()`, [vendorOrgId, clientOrgId],
-      );
-      return row !== undefined;
-    },
-    async beginAttempt(vendorOrgId, clientOrgId, policy) {
-      return orm.em.fork().transactional(async (em) => {
+    isLocked: async (vendorOrgId, clientOrgId, tx) => (await lockedUntil(vendorOrgId, clientOrgId, tx)) !== null,
+    lockedUntil,
+    async beginAttempt(vendorOrgId, clientOrgId, policy, tx) {
+      return transactionOf(orm, tx, async (em) => {
         const pair = [vendorOrgId, clientOrgId];
         await em.execute(`insert into connect_proof_locks (vendor_org_id, client_org_id) values (?, ?) on conflict do nothing`, pair);
-        const [row] = await em.execute(
+        const [row] = await em.execute<{ failures: number; locked: boolean; expired: boolean | null }[]>(
           `select failures, locked_until is not null and locked_until > now() as locked, locked_until <= now() as expired
-             from connect_proof_locks where vendor_org_id = ? and client_org_id = ? for update`, pair,
-        ) as { failures: number; locked: boolean; expired: boolean | null }[];
+             from connect_proof_locks where vendor_org_id = ? and client_org_id = ? for update`,
+          pair,
+        );
         if (row!.locked) return { locked: true };
         const counted = row!.expired ? 0 : row!.failures;
         if (counted >= policy.maxFailures) {
           // The limit reached by attempts still in flight (or by ones whose process died before
           // settling them): a lock like any other, so it passes in time.
-          await em.execute(`update connect_proof_locks set locked_until = now() + ? * interval '1 millisecond' where vendor_org_id = ? and client_org_id = ?`, [policy.lockMs, ...pair]);
+          await em.execute(`update connect_proof_locks set locked_until = now() + ? * interval '1 millisecond' where vendor_org_id = ? and client_org_id = ?`, [
+            policy.lockMs,
+            ...pair,
+          ]);
           return { locked: true };
         }
-        await em.execute(`update connect_proof_locks set failures = ?, locked_until = null where vendor_org_id = ? and client_org_id = ?`, [counted + 1, ...pair]);
+        await em.execute(`update connect_proof_locks set failures = ?, locked_until = null where vendor_org_id = ? and client_org_id = ?`, [
+          counted + 1,
+          ...pair,
+        ]);
         return { locked: false };
       });
     },
-    async finishAttempt(a, policy) {
-      await orm.em.fork().transactional(async (em) => {
+    async finishAttempt(a, policy, tx) {
+      await transactionOf(orm, tx, async (em) => {
         const pair = [a.session.vendorOrgId, a.session.clientOrgId];
         if (a.outcome === 'proven') {
-          await em.execute(`update connect_sessions set proven_at = now(), proof_method = ? where id = ?`, [a.method, a.session.id]);
+          if (a.method === 'email') await em.execute(`update connect_sessions set email_verified_at = now() where id = ?`, [a.session.id]);
+          else await em.execute(`update connect_sessions set proven_at = now(), proof_method = ? where id = ?`, [a.method, a.session.id]);
           await em.execute(`update connect_proof_locks set failures = 0 where vendor_org_id = ? and client_org_id = ? and locked_until is null`, pair);
         } else if (a.outcome === 'failed') {
           await em.execute(
@@ -156,13 +191,16 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
             [policy.maxFailures, policy.lockMs, ...pair],
           );
         } else {
-          await em.execute(`update connect_proof_locks set failures = greatest(failures - 1, 0) where vendor_org_id = ? and client_org_id = ? and locked_until is null`, pair);
+          await em.execute(
+            `update connect_proof_locks set failures = greatest(failures - 1, 0) where vendor_org_id = ? and client_org_id = ? and locked_until is null`,
+            pair,
+          );
         }
         await em.execute(AUDIT_SQL, auditParams(a));
       });
     },
-    async audit(a) {
-      await sql(AUDIT_SQL, auditParams(a));
+    async audit(a, tx) {
+      await sql(AUDIT_SQL, auditParams(a), tx);
     },
   };
 }

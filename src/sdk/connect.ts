@@ -8,46 +8,32 @@
  * HRMS step with credentials equal to the stored ones that the HRMS still accepts, or (b) the
  * org's `app_key`/`app_secret`. The flow never creates, replaces or extends an established org's
  * configuration; a new org's first configuration, entered in a session, lets that session
- * approve while it is still the org's configuration. {@link PROOF_LOCK} failed proofs lock the
- * vendor/client pair's approval; every proof and approval attempt is audited.
+ * approve while it is still the org's configuration, and may be entered only by a session whose
+ * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). {@link PROOF_LOCK}
+ * failed proofs (and wrong e-mail codes) lock the vendor/client pair's approval; every proof,
+ * code and approval attempt is audited.
  */
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectGrant, Principal } from '../auth/principal';
-import { dataPointLists, requestSplit, type ConnectionService } from '../connections/service';
-import type { Connection, ConnectionStatus } from '../db/entities';
+import { requestSplit, type ConnectionService } from '../connections/service';
+import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
 import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
+import type { Mailer } from '../mail/mailer';
 import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
+import { listsOf, sessionView, type ConnectHrmsProduct, type ConnectSession, type DataPointLists } from './connect-view';
+import type { EmailCodeStore } from './email-code-store';
+import { createEmailVerification, emailNeeded, EMAIL_CODE_POLICY } from './email-verify';
 import type { SdkStore, SdkTokenView } from './store';
+
+export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
 
 /** decisions §8: five failed proofs lock that connection's approval for 15 minutes. */
 export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
-
-/** The three data point lists of a connection (decisions §4). */
-export interface DataPointLists {
-  shared_data_points: string[];
-  not_shared_data_points: string[];
-  not_requested_data_points: string[];
-}
-
-/** What the Connect page shows (`GET /api/sdk/connect/`). */
-export interface ConnectSession extends DataPointLists {
-  connection_id: string;
-  status: ConnectionStatus;
-  vendor: { org_id: string; org_name: string };
-  org: { org_id: string; org_name: string; invite_status: string };
-  user: { email: string; fullname: string };
-  required_data_points: string[];
-  optional_data_points: string[];
-  /** `supported`: the connectors to choose from; `configured`: the org's `hrms_id` or null; `entered`: this session entered the org's configuration. */
-  hrms: { supported: string[]; configured: string | null; entered: boolean };
-  /** `required`: the org is established (approval needs proof); `proven`: this session gave it. */
-  proof: { required: boolean; proven: boolean };
-}
 
 /** The answer to a decision. */
 export interface ConnectOutcome extends DataPointLists {
@@ -80,6 +66,16 @@ export interface ConnectFlowDeps {
   log: Logger;
   /** The failed-authentication limit (decisions §2) on the session exchange; absent: none. */
   failures?: AuthFailureGuard | undefined;
+  /** The HRMS step's products (src/hrms/products.ts), one per `supportedHrms` entry, in its order. */
+  products: readonly ConnectHrmsProduct[];
+  /** E-mail codes (decisions §8 "Establishing an org"). */
+  codes: EmailCodeStore;
+  /** Null without `HRX_SMTP_URL`. */
+  mailer: Mailer | null;
+  /** Key of the codes' keyed hash. */
+  emailCodeKey: Buffer;
+  /** `HRX_OPERATOR_NAME`, `HRX_OPERATOR_CONTACT`. */
+  operator: { name: string; contact: string | null };
 }
 
 /** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
@@ -91,11 +87,6 @@ function presentedJti(token: string): string {
     return '';
   }
 }
-
-const listsOf = (c: Connection): DataPointLists => {
-  const l = dataPointLists(c);
-  return { shared_data_points: l.shared, not_shared_data_points: l.notShared, not_requested_data_points: l.notRequested };
-};
 
 /** Builds the Connect flow. */
 export function createConnectFlow(deps: ConnectFlowDeps) {
@@ -117,7 +108,11 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   }
 
   const sessionOf = (p: Principal, g: ConnectGrant) => ({
-    id: g.sessionId, connectionId: g.connectionId, vendorOrgId: g.vendorOrgId, clientOrgId: p.orgId, userId: g.userId,
+    id: g.sessionId,
+    connectionId: g.connectionId,
+    vendorOrgId: g.vendorOrgId,
+    clientOrgId: p.orgId,
+    userId: g.userId,
   });
 
   async function audit(p: Principal, method: ProofMethod, outcome: ProofOutcome, meta: RequestMeta): Promise<void> {
@@ -128,7 +123,12 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * Runs one proof `check` under the lock policy: refused unchecked while locked; a false check
    * counts a failure. Throws PROOF_FAILED, or what `check` throws (then nothing is counted).
    */
-  async function prove(p: Principal, method: 'hrms' | 'app_credentials', meta: RequestMeta, check: () => Promise<boolean>): Promise<{ proven: true }> {
+  async function prove(
+    p: Principal,
+    method: 'hrms' | 'app_credentials' | 'email',
+    meta: RequestMeta,
+    check: () => Promise<boolean>,
+  ): Promise<{ proven: true }> {
     const g = grantOf(p);
     const attempt = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
     if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
@@ -162,6 +162,29 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
   }
 
+  const established = async (orgId: number) => {
+    const state = await deps.setup.establishment(orgId);
+    return state.hasConfig || state.hasEmployees;
+  };
+  const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
+  const email = createEmailVerification(
+    {
+      grantOf,
+      pendingConnection,
+      established,
+      verified: emailVerified,
+      prove,
+      audit,
+      locked: (p, g) => sessions.isLocked(g.vendorOrgId, p.orgId),
+      async parties(p, g) {
+        const [vendor, org, user] = await Promise.all([deps.orgs.byId(g.vendorOrgId), deps.orgs.byId(p.orgId), deps.store.findUser(g.userId)]);
+        if (!vendor || !org || !user) throw new AppError('NOT_FOUND');
+        return { vendorName: vendor.orgName, orgName: org.orgName, email: user.email };
+      },
+    },
+    { codes: deps.codes, mailer: deps.mailer, codeKey: deps.emailCodeKey, operatorName: deps.operator.name, log: deps.log },
+  );
+
   return {
     /**
      * Exchanges an SDK token for a Connect session, once per token (decisions §8). Returns the
@@ -193,7 +216,11 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       const s = await sessions.findSession(secret);
       if (!s) return null;
       return {
-        orgId: s.clientOrgId, orgUuid: s.clientOrgUuid, isVendor: false, isClient: true, credentialId: s.id,
+        orgId: s.clientOrgId,
+        orgUuid: s.clientOrgUuid,
+        isVendor: false,
+        isClient: true,
+        credentialId: s.id,
         connect: { sessionId: s.id, jti: s.jti, connectionId: s.connectionId, vendorOrgId: s.vendorOrgId, userId: s.userId },
       };
     },
@@ -201,30 +228,44 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
     async session(p: Principal): Promise<ConnectSession> {
       const g = grantOf(p);
-      const c = await deps.connections.get(g.connectionId);
-      const [vendor, org, user, configured, state, session, enteredBy] = await Promise.all([
-        deps.orgs.byId(g.vendorOrgId), deps.orgs.byId(p.orgId), deps.store.findUser(g.userId), deps.setup.configuredHrms(p.orgId),
-        deps.setup.establishment(p.orgId), sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId),
+      const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code] = await Promise.all([
+        deps.connections.get(g.connectionId),
+        deps.orgs.byId(g.vendorOrgId),
+        deps.orgs.byId(p.orgId),
+        deps.store.findUser(g.userId),
+        deps.setup.configuredHrms(p.orgId),
+        deps.setup.establishment(p.orgId),
+        sessions.findSessionById(g.sessionId),
+        deps.setup.configSessionId(p.orgId),
+        sessions.lockedUntil(g.vendorOrgId, p.orgId),
+        deps.codes.live(g.sessionId, EMAIL_CODE_POLICY),
       ]);
       if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
-      const { required, optional } = requestSplit(c.dataModelFlags);
-      const entered = enteredBy === g.sessionId;
-      return {
-        connection_id: c.id, status: c.status,
-        vendor: { org_id: vendor.uuid, org_name: vendor.orgName },
-        org: { org_id: org.uuid, org_name: org.orgName, invite_status: org.inviteStatus },
-        user: { email: user.email, fullname: user.fullName },
-        required_data_points: required, optional_data_points: optional,
-        hrms: { supported: [...deps.supportedHrms], configured, entered },
-        proof: { required: (state.hasConfig || state.hasEmployees) && !entered, proven: session?.provenAt != null },
-        ...listsOf(c),
-      };
+      return sessionView({
+        connection: c,
+        vendor,
+        org,
+        user,
+        supported: deps.supportedHrms,
+        products: [...deps.products],
+        configured,
+        established: state.hasConfig || state.hasEmployees,
+        entered: enteredBy === g.sessionId,
+        session,
+        lockedUntil,
+        codeExpiresAt: code?.expiresAt ?? null,
+        mailer: deps.mailer !== null,
+        operator: deps.operator,
+      });
     },
+
+    ...email,
 
     /**
      * The HRMS step: a new org's credentials are checked and stored (the setup service, atomic
-     * with the "not established" check); for an established org it is proof (a), compared and
-     * never stored. Throws 409 (decided), PROOF_FAILED (wrong or locked), the setup service's 400s.
+     * with the "not established" check) once this session verified its e-mail; for an established
+     * org it is proof (a), compared and never stored. Throws 409 (decided), PROOF_FAILED (wrong or
+     * locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's 400s.
      */
     async hrms(p: Principal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
       const g = grantOf(p);
@@ -233,6 +274,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         await audit(p, 'hrms', 'locked', meta);
         throw new AppError('PROOF_FAILED');
       }
+      // decisions §8 "Establishing an org": a new org's first configuration needs the e-mail verified.
+      if (!(await established(p.orgId)) && !(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
       const out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
       if ('stored' in out) {
         await audit(p, 'hrms', 'configured', meta);
@@ -251,9 +294,15 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     async proof(p: Principal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
       await pendingConnection(grantOf(p));
       const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
-      return prove(p, 'app_credentials', meta, async () => (deps.failures
-        ? await deps.failures.run({ source: meta.sourceAddress ?? 'unknown', kind: 'app', presented: creds.app_key }, check)
-        : await check()) === true);
+      return prove(
+        p,
+        'app_credentials',
+        meta,
+        async () =>
+          (deps.failures
+            ? await deps.failures.run({ source: meta.sourceAddress ?? 'unknown', kind: 'app', presented: creds.app_key }, check)
+            : await check()) === true,
+      );
     },
 
     /**
@@ -286,7 +335,11 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       if (both >= 0) throw AppError.validation([{ field: `opted_out.${both}`, message: 'also opted in' }]);
       let done: Connection;
       try {
-        done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'approved', optedIn: choice.opted_in, configSession: may.yes.configSession });
+        done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, {
+          to: 'approved',
+          optedIn: choice.opted_in,
+          configSession: may.yes.configSession,
+        });
       } catch (err) {
         // The configuration it rested on was replaced meanwhile (squat-then-replace).
         if (err instanceof AppError && err.code === 'PROOF_FAILED') await audit(p, 'approve', 'refused', meta);

@@ -1,11 +1,17 @@
 /**
- * The Connect page (decisions §8): plain HTML and one small inline script, no framework, no
- * external assets. The server renders only escaped text (vendor and org names, the API path);
- * the script fills in the rest through the Connect JSON endpoints with `textContent`, never
- * markup, and Trusted Types forbid string-to-DOM sinks altogether. Inline script and style run by
- * a per-response nonce under a Content-Security-Policy that allows nothing else.
+ * The Connect page (decisions §8): plain HTML, one inline script and one inline style sheet
+ * (./page/connect-*.js, ./page/connect.css), no framework, no external assets. The server renders
+ * only escaped text of its configuration (the API path, the operator's name and contact); the
+ * script fills in the rest through the Connect JSON endpoints with `textContent`, never markup,
+ * and Trusted Types forbid string-to-DOM sinks altogether. Inline script and style run by a
+ * per-response nonce under a Content-Security-Policy that allows nothing else (and `data:`
+ * images: the favicon).
+ *
+ * Every state of the page (loading, invalid or expired link, the steps, approved, rejected) has
+ * the viewport meta, one `<main>`, the favicon and the operator's contact in the footer.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 /** Escapes text for HTML element content and double- or single-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -15,9 +21,16 @@ export function escapeHtml(s: string): string {
 /** The response headers of a Connect page carrying `nonce` (CSP Level 3). */
 export function pageHeaders(nonce: string, frameAncestors: string): Record<string, string> {
   const csp = [
-    "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "connect-src 'self'",
-    "img-src 'self'", "base-uri 'none'", "form-action 'none'", `frame-ancestors ${frameAncestors}`,
-    "require-trusted-types-for 'script'", "trusted-types 'none'",
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors}`,
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'",
   ].join('; ');
   return {
     'content-security-policy': csp,
@@ -28,129 +41,133 @@ export function pageHeaders(nonce: string, frameAncestors: string): Record<strin
   };
 }
 
-const STYLE = `
-body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
-h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}fieldset{border:1px solid #c9d3de;border-radius:6px;margin:1rem 0}
-label{display:block;margin:.4rem 0}input,select{font:inherit;padding:.25rem;min-width:18rem}input[type=checkbox]{min-width:0;margin-right:.4rem}
-button{font:inherit;padding:.4rem 1rem;margin-right:.6rem}ul{padding-left:1.2rem}
-#status{padding:.5rem;min-height:1.2rem}.error{color:#a1160a}.ok{color:#1c6b2a}[hidden]{display:none}`;
+const asset = (name: string) => readFileSync(new URL(`./page/${name}`, import.meta.url), 'utf8');
+const STYLE = asset('connect.css');
+/** One function over the script's three parts (they share its scope), in strict mode. */
+const SCRIPT = `(() => {\n'use strict';\n${['connect-base.js', 'connect-view.js', 'connect-steps.js'].map(asset).join('\n')}})();`;
 
-// Plain ES2020, run once. Every value from the API goes through textContent or .value. The SDK
-// token is read from the URL fragment, dropped from the address bar and history at once, and
-// exchanged once for the HttpOnly session cookie every later call carries.
-const SCRIPT = `(() => {
-  const api = document.body.dataset.api;
-  const $ = (id) => document.getElementById(id);
-  const status = (text, bad) => { const s = $('status'); s.textContent = text; s.className = bad ? 'error' : 'ok'; };
-  const item = (text) => { const li = document.createElement('li'); li.textContent = text; return li; };
-  const token = new URLSearchParams(location.hash.slice(1)).get('token') || '';
-  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
-  let state = { required: false, ready: false };
-  async function call(method, path, body) {
-    const headers = {};
-    if (body) headers['content-type'] = 'application/json';
-    const res = await fetch(api + path, { method, headers, body: body ? JSON.stringify(body) : undefined, cache: 'no-store', credentials: 'same-origin' });
-    const json = await res.json().catch(() => ({}));
-    if (!res.ok) { const e = new Error(json.message || 'Request failed (' + res.status + ')'); e.status = res.status; throw e; }
-    return json.data;
-  }
-  function invalid() { $('main').hidden = true; $('invalid').hidden = false; document.title = 'Link expired'; }
-  function decided(d) {
-    $('decide').hidden = true; $('hrms-form').hidden = true; $('proof-form').hidden = true;
-    status(d.status === 'approved' ? 'Approved. Shared: ' + (d.shared_data_points.join(', ') || 'none') : 'This connection is ' + d.status + '.', false);
-  }
-  function ready() { state.ready = true; $('approve').disabled = false; $('proof-form').hidden = true; }
-  async function load() {
-    if (token) {
-      try { await call('POST', '/session/', { token }); } catch (err) { if (err.status === 401) return invalid(); throw err; }
-    }
-    let s;
-    try { s = await call('GET', '/'); } catch (err) { if (err.status === 401) return invalid(); throw err; }
-    $('main').hidden = false;
-    $('vendor').textContent = s.vendor.org_name; $('org').textContent = s.org.org_name;
-    document.title = 'Connect ' + s.vendor.org_name + ' to your HRMS';
-    $('user').textContent = s.user.fullname + ' <' + s.user.email + '>';
-    for (const p of s.required_data_points) $('required').append(item(p));
-    for (const p of s.optional_data_points) {
-      const label = document.createElement('label'); const box = document.createElement('input');
-      box.type = 'checkbox'; box.name = 'optional'; box.value = p; label.append(box, ' ' + p); $('optional').append(label);
-    }
-    if (!s.required_data_points.length) $('required').append(item('none'));
-    if (!s.optional_data_points.length) $('optional').append(item('none'));
-    for (const h of s.hrms.supported) { const o = document.createElement('option'); o.value = h; o.textContent = h; $('hrms_id').append(o); }
-    if (s.hrms.configured) $('hrms_id').value = s.hrms.configured;
-    state.required = s.proof.required;
-    $('proof-note').hidden = !state.required;
-    $('proof-form').hidden = !state.required;
-    if (s.hrms.entered || s.proof.proven) ready();
-    if (s.status !== 'pending') decided(s); else $('decide').hidden = false;
-  }
-  $('hrms-form').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const grant = $('grant_type').value;
-    const creds = { grant_type: grant, hrms_host: $('hrms_host').value.trim() };
-    if (grant === 'api_key') creds.api_key = $('api_key').value; else { creds.client_id = $('client_id').value.trim(); creds.client_secret = $('client_secret').value; }
-    status('Checking the credentials with the HRMS...', false);
-    try {
-      const d = await call('POST', '/hrms/', { hrms_id: $('hrms_id').value, access_credentials: creds });
-      $('client_secret').value = ''; $('api_key').value = '';
-      ready();
-      status(d.proven ? 'Control of the organisation proven. Review the data points and approve or reject.' : 'HRMS connected. Review the data points and approve or reject.', false);
-    } catch (err) { status(err.message, true); }
-  });
-  $('proof-form').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    try {
-      await call('POST', '/proof/', { app_key: $('app_key').value.trim(), app_secret: $('app_secret').value });
-      $('app_secret').value = '';
-      ready(); status('Control of the organisation proven. Review the data points and approve or reject.', false);
-    } catch (err) { $('app_secret').value = ''; status(err.message, true); }
-  });
-  $('grant_type').addEventListener('change', () => { const k = $('grant_type').value === 'api_key'; $('key-fields').hidden = !k; $('client-fields').hidden = k; });
-  $('approve').addEventListener('click', async () => {
-    const boxes = [...document.querySelectorAll('input[name=optional]')];
-    try { decided(await call('POST', '/approve/', { opted_in: boxes.filter((b) => b.checked).map((b) => b.value), opted_out: boxes.filter((b) => !b.checked).map((b) => b.value) })); }
-    catch (err) { status(err.message, true); }
-  });
-  $('reject').addEventListener('click', async () => {
-    try { decided(await call('POST', '/reject/')); } catch (err) { status(err.message, true); }
-  });
-  load().catch((err) => status(err.message, true));
-})();`;
+/** A small square mark, inline (no request, nothing external). */
+const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>',
+  );
+
+/** The operator's contact as a link: `mailto:` for an e-mail address, else the https URL itself (config-validated). */
+function contactLink(contact: string | null): string {
+  if (!contact) return '';
+  const href = contact.includes('@') && !contact.startsWith('https://') ? `mailto:${contact}` : contact;
+  return ` <a id="operator-contact" href="${escapeHtml(href)}">${escapeHtml(contact)}</a>`;
+}
+
+/** What the page shows of the operator (config `HRX_OPERATOR_NAME`, `HRX_OPERATOR_CONTACT`). */
+export interface PageOperator {
+  name: string;
+  contact: string | null;
+}
 
 /**
  * The Connect page. `apiBase` is the path of the Connect JSON endpoints
- * (`{HRX_BASE_PATH}/api/sdk/connect`), the only server-rendered value (escaped); names and data
- * points come from the session endpoint through `textContent`. Returns the HTML and the nonce
- * its headers must carry.
+ * (`{HRX_BASE_PATH}/api/sdk/connect`); it and `operator` are the only server-rendered values
+ * (escaped); names and data points come from the session endpoint through `textContent`.
+ * Returns the HTML and the nonce its headers must carry.
  */
-export function renderConnectPage(v: { apiBase: string }): { html: string; nonce: string } {
+export function renderConnectPage(v: { apiBase: string; operator: PageOperator }): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
+  const op = escapeHtml(v.operator.name);
+  const reach = v.operator.contact
+    ? `Questions about this page or this request? Contact ${op}:${contactLink(v.operator.contact)}.`
+    : `Questions about this page or this request? Contact ${op}, or the company that sent you the link.`;
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>Connect your HRMS</title>
+<link rel="icon" type="image/svg+xml" href="${escapeHtml(FAVICON)}">
 <style nonce="${nonce}">${STYLE}</style></head>
-<body data-api="${escapeHtml(v.apiBase)}">
-<div id="invalid" hidden><h1>This link is invalid or has expired</h1><p>Ask the service that sent you here for a new link.</p></div>
+<body data-api="${escapeHtml(v.apiBase)}" data-operator="${op}">
+<header class="site"><div class="wrap"><p><span class="mark"></span>hrx Connect, run by ${op}</p></div></header>
+<main><div class="wrap">
+<div id="loading"><h1>Connect your HRMS</h1><p id="loading-status" role="status">Loading the request&hellip;</p></div>
+<section id="invalid" hidden aria-labelledby="invalid-h">
+<h1 id="invalid-h" tabindex="-1">This link is invalid or has expired</h1>
+<p>A Connect link works once, for one hour. Go back to the service that sent you here and ask it for a new link.</p>
+</section>
 <div id="main" hidden>
-<h1><span id="vendor"></span> asks for employee data of <span id="org"></span></h1>
-<p>Signed in as <span id="user"></span>. Review what is requested, connect your HRMS, then approve or reject.</p>
-<h2>Required data points</h2><ul id="required"></ul>
-<h2>Optional data points (tick to share)</h2><div id="optional"></div>
-<p id="proof-note" hidden>This organisation is already set up. To approve, prove that you control it: enter the HRMS credentials it is set up with, or its application key and secret.</p>
-<form id="hrms-form" method="post" autocomplete="off"><fieldset><legend>Your HRMS</legend>
-<label>HRMS <select id="hrms_id"></select></label>
-<label>HRMS address <input id="hrms_host" type="url" required placeholder="https://hrms.example.com"></label>
-<label>Access method <select id="grant_type"><option value="client_credentials">Client ID and secret</option><option value="api_key">API key</option></select></label>
-<div id="client-fields"><label>Client ID <input id="client_id"></label><label>Client secret <input id="client_secret" type="password"></label></div>
-<div id="key-fields" hidden><label>API key <input id="api_key" type="password"></label></div>
-<button type="submit">Connect HRMS</button></fieldset></form>
-<form id="proof-form" method="post" autocomplete="off" hidden><fieldset><legend>Or: the organisation's application credentials</legend>
-<label>App key <input id="app_key"></label><label>App secret <input id="app_secret" type="password"></label>
-<button type="submit">Prove control</button></fieldset></form>
-<div id="decide" hidden><button id="approve" type="button" disabled>Approve</button><button id="reject" type="button">Reject</button></div>
+<h1 id="heading" tabindex="-1"></h1>
+<p id="lede"></p>
+<section id="outcome" class="outcome" hidden aria-labelledby="outcome-h" tabindex="-1"><h2 id="outcome-h"></h2><p id="outcome-text"></p></section>
+<section id="step-review" class="step" aria-labelledby="review-h">
+<h2 id="review-h"><span class="num"></span>Review the request</h2>
+<dl class="facts">
+<dt>Who asks</dt><dd id="n-vendor"></dd>
+<dt>Why</dt><dd id="n-purpose"></dd>
+<dt>Privacy policy</dt><dd id="n-privacy"></dd>
+<dt>For</dt><dd id="n-org"></dd>
+<dt>Signed in as</dt><dd id="user"></dd>
+<dt>Run by</dt><dd id="n-operator"></dd>
+</dl>
+<h3 id="required-h">Data <span class="v-name"></span> needs (required)</h3>
+<div id="required"></div>
+<p id="always"></p>
+<h3>What happens next</h3>
+<ul id="next">
+<li>Your HRMS details are stored encrypted and used only to read employee data for the connections you approve. No one at <span class="v-name"></span> sees them.</li>
+<li id="n-sync"></li>
+<li>Identity numbers and bank details (marked &ldquo;Sensitive&rdquo;) are stored encrypted and shown masked; only <span class="v-name"></span>&rsquo;s encrypted channel carries them in full.</li>
+<li id="n-withdraw"></li>
+</ul>
+</section>
+<section id="step-email" class="step" hidden aria-labelledby="email-h">
+<h2 id="email-h"><span class="num"></span>Confirm your e-mail address</h2>
+<p id="email-intro"></p>
+<p id="email-done" class="status ok" hidden tabindex="-1"></p>
+<form id="email-form" novalidate>
+<div class="row"><button type="button" id="send-code">Send code</button><p id="send-status" class="status" role="status"></p></div>
+<div class="field"><label for="code">6-digit code</label>
+<p class="help" id="code-help">Find it in the e-mail (look in spam too). It works for 10 minutes.</p>
+<input id="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="7" aria-describedby="code-help">
+<p class="field-error" id="code-error" hidden></p></div>
+<div class="row"><button type="submit" id="verify">Confirm code</button><p id="email-status" class="status" role="status"></p></div>
+</form>
+</section>
+<section id="step-hrms" class="step" aria-labelledby="hrms-h">
+<h2 id="hrms-h"><span class="num"></span><span id="hrms-title">Connect your HRMS</span></h2>
+<p id="hrms-intro"></p>
+<div id="hrms-done" hidden><p class="status ok" id="hrms-done-text" tabindex="-1"><span id="hrms-done-name"></span> <button type="button" id="hrms-change" class="link" aria-expanded="false" aria-controls="hrms-change-info">(change)</button></p>
+<p id="hrms-change-info" hidden></p></div>
+<form id="hrms-form" novalidate><fieldset><legend>Your HRMS</legend>
+<div class="field"><label for="hrms_id">HRMS product</label><p class="help" id="hrms_id-help">The HR software your company uses.</p>
+<select id="hrms_id" aria-describedby="hrms_id-help"></select></div>
+<div id="hrms-fields"></div>
+<div class="row"><button type="submit" id="hrms-submit">Connect HRMS</button><p id="hrms-status" class="status" role="status"></p></div>
+</fieldset></form>
+<div id="proof-alt" hidden>
+<h3 id="proof-h">Or use the application key and secret</h3>
+<p id="proof-note">hrx gave your company an application key and secret when it was set up. Enter them to prove that you manage <span class="o-name"></span>.</p>
+<form id="proof-form" novalidate><fieldset><legend>Application key and secret</legend>
+<div class="field"><label for="app_key">Application key</label><input id="app_key" type="text" autocomplete="off" spellcheck="false"><p class="field-error" id="app_key-error" hidden></p></div>
+<div class="field"><label for="app_secret">Application secret</label><input id="app_secret" type="password" autocomplete="off"><p class="field-error" id="app_secret-error" hidden></p></div>
+<div class="row"><button type="submit" id="proof-submit">Prove control</button><p id="proof-status" class="status" role="status"></p></div>
+</fieldset></form>
 </div>
-<p id="status" role="status"></p>
+</section>
+<section id="step-choose" class="step" aria-labelledby="choose-h">
+<h2 id="choose-h"><span class="num"></span><span id="choose-title">Choose what else to share</span></h2>
+<p id="choose-intro"></p>
+<div id="optional"></div>
+</section>
+<section id="step-decide" class="step" aria-labelledby="decide-h">
+<h2 id="decide-h"><span class="num"></span>Approve or reject</h2>
+<p id="decide-note"></p>
+<div id="decide" class="row"><button id="approve" type="button" aria-describedby="decide-note">Approve and share</button><button id="reject" type="button" class="secondary">Reject&hellip;</button></div>
+<div id="reject-confirm" class="confirm" role="group" aria-labelledby="reject-q" hidden>
+<p id="reject-q"></p>
+<div class="row"><button id="reject-yes" type="button" class="secondary">Yes, reject</button><button id="reject-no" type="button" class="secondary">No, go back</button></div>
+</div>
+<p id="decide-status" class="status" role="status"></p>
+</section>
+</div>
+</div></main>
+<footer><div class="wrap"><p id="reach">${reach}</p></div></footer>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body></html>`;
   return { html, nonce };

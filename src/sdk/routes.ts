@@ -8,22 +8,29 @@ import { z } from 'zod';
 import { AppError } from '../errors';
 import { sessionCookie } from '../http/cookie';
 import { parseWith, route, type RouteDef } from '../http/router';
-import { accessCredentialsSchema } from '../setup/schema';
+import { hrmsConfigFields } from '../setup/schema';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
-import { pageHeaders, renderConnectPage } from './page';
+import { pageHeaders, renderConnectPage, type PageOperator } from './page';
 import type { SdkService, SdkTokenRequest } from './service';
 
 const requiredText = (max: number) =>
-  z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a string') }).trim().min(1, 'required').max(max);
+  z
+    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be a string') })
+    .trim()
+    .min(1, 'required')
+    .max(max);
 
-const tokenBody = z.strictObject({
-  email: z.string(),
-  org_name: requiredText(200),
-  fullname: requiredText(200),
-  remote_org_id: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(128).optional(),
-  corporate_reference_data: z.looseObject({ unique_id: z.string({ error: 'must be a string' }).optional() }, { error: 'must be an object' }).optional(),
-  data_model_flags: dataModelFlagsSchema.optional(),
-}, { error: 'must be a JSON object' });
+const tokenBody = z.strictObject(
+  {
+    email: z.string(),
+    org_name: requiredText(200),
+    fullname: requiredText(200),
+    remote_org_id: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(128).optional(),
+    corporate_reference_data: z.looseObject({ unique_id: z.string({ error: 'must be a string' }).optional() }, { error: 'must be an object' }).optional(),
+    data_model_flags: dataModelFlagsSchema.optional(),
+  },
+  { error: 'must be a JSON object' },
+);
 
 const emailSchema = z.email().max(254);
 
@@ -39,39 +46,90 @@ export function parseTokenRequest(raw: unknown): SdkTokenRequest {
   if (body.data_model_flags && requestsNothing(body.data_model_flags)) {
     throw AppError.validation([{ field: 'data_model_flags', message: 'must request at least one data point' }]);
   }
-  return { ...body, email: body.email.trim() } as SdkTokenRequest;
+  return { ...body, email: body.email.trim() };
 }
 
 const listsSchema = {
-  shared_data_points: z.array(z.string()), not_shared_data_points: z.array(z.string()), not_requested_data_points: z.array(z.string()),
+  shared_data_points: z.array(z.string()),
+  not_shared_data_points: z.array(z.string()),
+  not_requested_data_points: z.array(z.string()),
 };
-const outcomeSchema = z.strictObject({ connection_id: z.string().uuid(), status: z.enum(['approved', 'rejected']), ...listsSchema });
+const outcomeSchema = z
+  .strictObject({ connection_id: z.string().uuid(), status: z.enum(['approved', 'rejected']), ...listsSchema })
+  .meta({ id: 'ConnectOutcome' });
 const sessionSchema = z.strictObject({
-  connection_id: z.string().uuid(), status: z.enum(['pending', 'approved', 'rejected', 'terminated']),
+  connection_id: z.string().uuid(),
+  status: z.enum(['pending', 'approved', 'rejected', 'terminated']),
   vendor: z.strictObject({ org_id: z.string().uuid(), org_name: z.string() }),
   org: z.strictObject({ org_id: z.string().uuid(), org_name: z.string(), invite_status: z.string() }),
   user: z.strictObject({ email: z.string(), fullname: z.string() }),
-  required_data_points: z.array(z.string()), optional_data_points: z.array(z.string()),
-  hrms: z.strictObject({ supported: z.array(z.string()), configured: z.string().nullable(), entered: z.boolean() }),
+  required_data_points: z.array(z.string()),
+  optional_data_points: z.array(z.string()),
+  hrms: z.strictObject({
+    supported: z.array(z.string()),
+    configured: z.string().nullable(),
+    entered: z.boolean(),
+    products: z.array(
+      z.strictObject({
+        hrms_id: z.string(),
+        display_name: z.string(),
+        grant_type: z.string(),
+        fields: z.array(
+          z.strictObject({
+            target: z.string(),
+            label: z.string(),
+            help: z.string(),
+            required: z.boolean(),
+            secret: z.boolean(),
+            placeholder: z.string().nullable(),
+          }),
+        ),
+      }),
+    ),
+  }),
   proof: z.strictObject({ required: z.boolean(), proven: z.boolean() }),
+  email_verification: z.strictObject({
+    required: z.boolean(),
+    available: z.boolean(),
+    verified: z.boolean(),
+    sent_to: z.string(),
+    code_expires_at: z.string().nullable(),
+  }),
+  lock: z.strictObject({ locked_until: z.string().nullable() }),
+  notice: z.strictObject({
+    vendor_purpose: z.string().nullable(),
+    vendor_privacy_url: z.string().nullable(),
+    operator_name: z.string(),
+    operator_contact: z.string().nullable(),
+    sync_frequency: z.string(),
+  }),
+  data_points: z.array(
+    z.strictObject({
+      name: z.string(),
+      label: z.string(),
+      category: z.string(),
+      sensitive: z.boolean(),
+      required: z.boolean(),
+    }),
+  ),
+  data_point_categories: z.array(z.strictObject({ id: z.string(), title: z.string() })),
+  always_shared: z.array(z.strictObject({ name: z.string(), label: z.string() })),
+  decided_at: z.string().nullable(),
   ...listsSchema,
 });
 
 const names = z.array(z.string().max(100)).max(1000).default([]);
 
-const hrmsBody = z.strictObject({
-  hrms_id: z.string().min(1, 'required'),
-  access_credentials: accessCredentialsSchema,
-  api_configs: z.array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentialsSchema })).max(20).optional(),
-});
+const hrmsBody = z.strictObject(hrmsConfigFields);
 const provenSchema = z.strictObject({ proven: z.literal(true) });
 const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z.string(), configured_apis: z.array(z.string()), next_sync_at: z.string() });
 
 /**
  * Builds the SDK routes over the service. `basePath` is HRX_BASE_PATH (the page's API calls and
- * the cookie's Path); `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https).
+ * the cookie's Path); `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https);
+ * `operator`: the name and contact every Connect page shows (HRX_OPERATOR_NAME, HRX_OPERATOR_CONTACT).
  */
-export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean }): RouteDef[] {
+export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean; operator: PageOperator }): RouteDef[] {
   const apiBase = `${opts.basePath}/api/sdk/connect`;
   const meta = (ctx: { requestId: string; source: string }) => ({ requestId: ctx.requestId, sourceAddress: ctx.source });
   return [
@@ -79,21 +137,44 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       method: 'POST',
       path: '/api/sdk/token/',
       credential: 'apiKey',
+      role: 'vendor',
       bodyType: 'json',
       response: z.strictObject({
-        org_id: z.string().uuid(), access_token: z.string().regex(/^[\w-]+\.[\w-]+\.[\w-]+$/), exp: z.literal(3600),
+        org_id: z.string().uuid(),
+        access_token: z.string().regex(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+        exp: z.literal(3600),
         corporate_reference_data: z.record(z.string(), z.unknown()),
       }),
+      doc: {
+        operationId: 'createSdkToken',
+        tag: 'sdk',
+        body: tokenBody,
+        summary: "Issues the token that opens the Connect page for an employer's HR admin, and makes sure a pending connection exists.",
+        description: [
+          "The employer org is resolved by `remote_org_id`, else by the e-mail's domain (a private one), else by `org_name` (common",
+          'e-mail domains). `data_model_flags` maps data point names of each group to `-1` (required), `1` (optional) or `0` (not',
+          'requested); absent, every data point is requested as optional. A missing or malformed `email` is `400 Invalid Email Passed!`.',
+          'The token is valid 3600 s; send the HR admin to `/connect#token=<access_token>`.',
+        ].join(' '),
+        errors: ['INVALID_EMAIL'],
+      },
       handler: async ({ body, principal }) => ({ data: await sdk.issueToken(principal, parseTokenRequest(body)) }),
     }),
     route({
       method: 'GET',
       path: '/connect',
       credential: 'none',
+      doc: {
+        operationId: 'getConnectPage',
+        tag: 'sdk',
+        answer: 'html',
+        summary: "The Connect page for the employer's HR admin, opened as `/connect#token=<access_token>`.",
+        description: 'The token stays in the URL fragment (never sent to a server); the page exchanges it once for a session cookie.',
+      },
       // The token rides in the URL fragment, which browsers never send: the page is the same for everyone.
-      async handler() {
-        const { html, nonce } = renderConnectPage({ apiBase });
-        return { html, headers: pageHeaders(nonce, opts.frameAncestors) };
+      handler() {
+        const { html, nonce } = renderConnectPage({ apiBase, operator: opts.operator });
+        return Promise.resolve({ html, headers: pageHeaders(nonce, opts.frameAncestors) });
       },
     }),
     route({
@@ -103,6 +184,13 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ token: z.string({ error: 'required' }).min(1, 'required').max(4096) }),
       response: z.strictObject({ connection_id: z.string().uuid(), expires_at: z.string() }),
+      doc: {
+        operationId: 'openConnectSession',
+        tag: 'sdk',
+        summary: 'Exchanges an SDK access_token, once, for the Connect session cookie `hrx_connect`.',
+        description: 'A second exchange of the same token, or an expired or revoked one, is `401 Invalid token.`',
+        errors: ['AUTH_INVALID', 'THROTTLED'],
+      },
       async handler({ body, source }) {
         const s = await sdk.openSession(body.token, { source });
         return {
@@ -116,6 +204,11 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       path: '/api/sdk/connect/',
       credential: 'connectSession',
       response: sessionSchema,
+      doc: {
+        operationId: 'getConnectSession',
+        tag: 'sdk',
+        summary: 'What the Connect page shows: the vendor, the employer, the requested data points, the HRMS and proof state.',
+      },
       handler: async ({ principal }) => ({ data: await sdk.session(principal) }),
     }),
     route({
@@ -125,6 +218,12 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: hrmsBody,
       response: z.union([setupResultSchema, provenSchema]),
+      doc: {
+        operationId: 'connectHrms',
+        tag: 'sdk',
+        summary: "The HRMS step: a new org's HRMS credentials are checked and stored; an established org's are only compared (proof of control).",
+        errors: ['HRMS_CREDENTIALS_REJECTED', 'PROOF_FAILED', 'CONNECTION_DECIDED', 'CONNECTION_ALREADY_TERMINATED'],
+      },
       handler: async (ctx) => ({ data: await sdk.hrms(ctx.principal, ctx.body, meta(ctx)) }),
     }),
     route({
@@ -134,7 +233,47 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ app_key: z.string({ error: 'required' }).min(1, 'required'), app_secret: z.string({ error: 'required' }).min(1, 'required') }),
       response: provenSchema,
+      doc: {
+        operationId: 'connectProof',
+        tag: 'sdk',
+        summary: "Proof of control by the employer's application credentials (`app_key`, `app_secret`).",
+        description: 'Five failed proofs lock approval of that vendor and employer pair for 15 minutes.',
+        errors: ['PROOF_FAILED', 'THROTTLED'],
+      },
       handler: async (ctx) => ({ data: await sdk.proof(ctx.principal, ctx.body, meta(ctx)) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/sdk/connect/email-code/',
+      credential: 'connectSession',
+      bodyType: 'none',
+      response: z.strictObject({ sent_to: z.string(), expires_at: z.string() }),
+      doc: {
+        operationId: 'sendConnectEmailCode',
+        tag: 'sdk',
+        summary: "Sends a one-time code to the Connect session's e-mail (needed before a brand-new org's HRMS step); valid 10 minutes.",
+        description: 'Connect session cookie. Codes are rate-limited per session and per org; `sent_to` is the address, partly hidden.',
+      },
+      handler: async (ctx) => ({ data: await sdk.sendEmailCode(ctx.principal, meta(ctx)) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/sdk/connect/verify-email/',
+      credential: 'connectSession',
+      bodyType: 'json',
+      body: z.strictObject({
+        code: z
+          .string({ error: 'required' })
+          .trim()
+          .regex(/^[0-9]{6}$/, 'must be the 6 digits of the code'),
+      }),
+      response: z.strictObject({ verified: z.literal(true) }),
+      doc: {
+        operationId: 'verifyConnectEmail',
+        tag: 'sdk',
+        summary: "Checks the e-mailed code; single use, 5 tries, and wrong codes count toward the session's proof lock-out.",
+      },
+      handler: async (ctx) => ({ data: await sdk.verifyEmail(ctx.principal, ctx.body.code, meta(ctx)) }),
     }),
     route({
       method: 'POST',
@@ -143,6 +282,13 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       bodyType: 'json',
       body: z.strictObject({ opted_in: names, opted_out: names }),
       response: outcomeSchema,
+      doc: {
+        operationId: 'approveConnection',
+        tag: 'sdk',
+        summary: 'The HR admin approves the connection, opting optional data points in or out.',
+        description: 'An established org needs proof of control in the same session first (`403 Proof of control failed`).',
+        errors: ['PROOF_FAILED', 'CONNECTION_DECIDED', 'CONNECTION_ALREADY_TERMINATED'],
+      },
       handler: async (ctx) => ({ data: await sdk.approve(ctx.principal, ctx.body, meta(ctx)) }),
     }),
     route({
@@ -151,6 +297,12 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       credential: 'connectSession',
       bodyType: 'none',
       response: outcomeSchema,
+      doc: {
+        operationId: 'rejectConnection',
+        tag: 'sdk',
+        summary: 'The HR admin rejects the connection: nothing is shared.',
+        errors: ['CONNECTION_DECIDED', 'CONNECTION_ALREADY_TERMINATED'],
+      },
       handler: async ({ principal }) => ({ data: await sdk.reject(principal) }),
     }),
   ];

@@ -21,7 +21,7 @@ import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
 import type { ClientMatch } from '../orgs/store';
 import type { SetupService } from '../setup/service';
-import { createConnectFlow } from './connect';
+import { createConnectFlow, type ConnectFlowDeps } from './connect';
 import type { ConnectStore } from './connect-store';
 import type { DataModelFlags } from './flags';
 import type { SdkStore, SdkTokenView } from './store';
@@ -66,6 +66,8 @@ export interface SdkServiceDeps {
   /** The service JWKS; `reload` drops the process's key cache first. */
   jwks: (opts?: { reload?: boolean }) => Promise<JSONWebKeySet>;
   log: Logger;
+  /** The Connect page's HRMS products, e-mail codes and operator (see `ConnectFlowDeps`). */
+  connect: Pick<ConnectFlowDeps, 'products' | 'codes' | 'mailer' | 'emailCodeKey' | 'operator'>;
 }
 
 export type SdkService = ReturnType<typeof createSdkService>;
@@ -96,15 +98,29 @@ export function createSdkService(deps: SdkServiceDeps) {
     const claims = await verifyConnectToken(token, await jwksFor(token));
     if (!claims) return null;
     const row = await deps.store.findActive(claims.jti);
-    if (!row || row.expiresAt.getTime() <= Date.now() || row.connectionId !== claims.connection_id
-      || row.userId !== claims.sub || row.clientOrgUuid !== claims.client_org) return null;
+    if (
+      !row ||
+      row.expiresAt.getTime() <= Date.now() ||
+      row.connectionId !== claims.connection_id ||
+      row.userId !== claims.sub ||
+      row.clientOrgUuid !== claims.client_org
+    )
+      return null;
     return row;
   }
 
   return {
     ...createConnectFlow({
-      store: deps.store, sessions: deps.sessions, orgs: deps.orgs, connections: deps.connections, setup: deps.setup,
-      supportedHrms: deps.supportedHrms, verifyToken: verify, log: deps.log, failures: deps.failures,
+      store: deps.store,
+      sessions: deps.sessions,
+      orgs: deps.orgs,
+      connections: deps.connections,
+      setup: deps.setup,
+      supportedHrms: deps.supportedHrms,
+      verifyToken: verify,
+      log: deps.log,
+      failures: deps.failures,
+      ...deps.connect,
     }),
 
     /**
@@ -137,8 +153,13 @@ export function createSdkService(deps: SdkServiceDeps) {
         await deps.signingKey(),
       );
       await deps.store.issue({
-        jti, connectionId: connection.id, vendorOrgId: vendor.orgId, clientOrgId: org.id, userId: user.id,
-        issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000),
+        jti,
+        connectionId: connection.id,
+        vendorOrgId: vendor.orgId,
+        clientOrgId: org.id,
+        userId: user.id,
+        issuedAt: new Date(iat * 1000),
+        expiresAt: new Date(exp * 1000),
       });
       deps.log.info({ vendorOrgId: vendor.orgId, clientOrgId: org.id, orgCreated: created, connectionId: connection.id, jti }, 'sdk token issued');
       return { org_id: org.uuid, access_token: token, exp: SDK_TOKEN_TTL_SEC, corporate_reference_data: req.corporate_reference_data ?? {} };

@@ -1,10 +1,51 @@
 /**
- * Persistence of the Connect flow's users and SDK tokens (decisions §8).
+ * Persistence of the Connect flow's users and SDK tokens (decisions §8). A user's e-mail and full
+ * name are stored only encrypted (decisions §15 "At rest"): one envelope of both, bound to the
+ * user's row (`user:<id>`), and the e-mail's blind index (`user-email`, scoped to the org) for
+ * the one lookup by e-mail, "this org's user with this e-mail".
+ *
+ * Every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SdkToken, User } from '../db/entities';
+import { blindIndexes } from '../crypto/blind-index';
+import type { FieldCipher } from '../crypto/field-cipher';
+import { SdkToken } from '../db/entities';
+import { pgTextArray } from '../db/sql';
+import { execute, transactionOf, type Tx } from '../db/tx';
 import { isUuid } from '../domain/ids';
+
+/**
+ * The fields of an SDK token that the token's view and a Connect session share, from a row of
+ * `sdk_tokens` joined to its client org (`client_org_uuid`).
+ */
+export function tokenFieldsOf(row: Record<string, unknown>) {
+  return {
+    jti: row.jti as string,
+    connectionId: row.connection_id as string,
+    vendorOrgId: row.vendor_org_id as number,
+    clientOrgId: row.client_org_id as number,
+    clientOrgUuid: row.client_org_uuid as string,
+    userId: row.user_id as string,
+    expiresAt: new Date(row.expires_at as string),
+  };
+}
+
+/** A person of a client org named by an SDK token request (the HR admin), decrypted. */
+export interface SdkUser {
+  id: string;
+  orgId: number;
+  /** Lower-cased. */
+  email: string;
+  fullName: string;
+  createdAt: Date;
+}
+
+/** Associated data of a user's profile envelope: bound to its row. */
+export const userProfileAad = (userId: string): string => `user:${userId}`;
+
+/** The profile envelope's plaintext (Migration20261123190000 writes the same shape). */
+export const userProfileJson = (email: string, fullName: string): string => JSON.stringify({ email, full_name: fullName });
 
 /** An unrevoked SDK token row with what a request made with it needs of its orgs and user. */
 export interface SdkTokenView {
@@ -22,59 +63,82 @@ export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' 
 
 export interface SdkStore {
   /** The user of `orgId` with `email` (lower-cased by the caller), created with `fullName` if missing. */
-  ensureUser(orgId: number, email: string, fullName: string): Promise<User>;
-  findUser(id: string): Promise<User | null>;
+  ensureUser(orgId: number, email: string, fullName: string, tx?: Tx): Promise<SdkUser>;
+  findUser(id: string, tx?: Tx): Promise<SdkUser | null>;
   /**
    * Records an issued token and revokes every earlier token of the same connection (one active
    * Connect session per connection), serialized per connection by an advisory lock. Rows expired
    * for more than a day are deleted on the way.
    */
-  issue(token: NewSdkToken): Promise<void>;
+  issue(token: NewSdkToken, tx?: Tx): Promise<void>;
   /** The unrevoked token `jti` (expired ones included: the caller checks `expiresAt`), or null. */
-  findActive(jti: string): Promise<SdkTokenView | null>;
+  findActive(jti: string, tx?: Tx): Promise<SdkTokenView | null>;
 }
 
+type UserRow = { id: string; org_id: number; profile_enc: string; created_at: string | Date };
 
-/** Builds the SDK store over `orm`. */
-export function createSdkStore(orm: MikroORM): SdkStore {
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+/**
+ * Builds the SDK store over `orm`. `cipher` opens and seals users' profile envelopes;
+ * `blindKeys` are the blind index keys, current first (new rows), then retired ones (rows
+ * written before a master-key rotation are still found).
+ */
+export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: readonly KeyObject[]): SdkStore {
+  const sql = (q: string, params: unknown[], tx: Tx | undefined) => execute(orm, q, params, tx);
+  const userOf = (row: UserRow): SdkUser => {
+    const p = JSON.parse(cipher.decrypt(row.profile_enc, userProfileAad(row.id))) as { email: string; full_name: string };
+    return { id: row.id, orgId: row.org_id, email: p.email, fullName: p.full_name, createdAt: new Date(row.created_at) };
+  };
   return {
-    async ensureUser(orgId, email, fullName) {
-      // The no-op update makes `returning` yield the existing row; the first full name is kept,
-      // so a later token request cannot rename a user.
+    async ensureUser(orgId, email, fullName, tx) {
+      const [current, ...retired] = blindIndexes(blindKeys, 'user-email', orgId, email);
+      // A row indexed under a retired key is found (and keeps its first full name); otherwise
+      // the insert's no-op update makes `returning` yield a row a concurrent request created.
+      // Either way the first full name is kept, so a later token request cannot rename a user.
+      if (retired.length > 0) {
+        const [old] = (await sql(
+          `select id, org_id, profile_enc, created_at from users where org_id = ? and email_hash = any(?::text[]) limit 1`,
+          [orgId, pgTextArray(retired)],
+          tx,
+        )) as UserRow[];
+        if (old) return userOf(old);
+      }
+      const id = randomUUID();
       const [row] = (await sql(
-        `insert into users (id, org_id, email, full_name, created_at) values (?, ?, ?, ?, now())
-         on conflict (org_id, email) do update set email = excluded.email
-         returning id, org_id, email, full_name, created_at`,
-        [randomUUID(), orgId, email, fullName],
-      )) as { id: string; org_id: number; email: string; full_name: string; created_at: Date }[];
-      const u = new User();
-      Object.assign(u, { id: row!.id, orgId: row!.org_id, email: row!.email, fullName: row!.full_name, createdAt: new Date(row!.created_at) });
-      return u;
+        `insert into users (id, org_id, email_hash, profile_enc, created_at) values (?, ?, ?, ?, now())
+         on conflict (org_id, email_hash) do update set email_hash = excluded.email_hash
+         returning id, org_id, profile_enc, created_at`,
+        [id, orgId, current, cipher.encrypt(userProfileJson(email, fullName), userProfileAad(id))],
+        tx,
+      )) as UserRow[];
+      return userOf(row!);
     },
-    findUser: (id) => orm.em.fork().findOne(User, { id }),
-    async issue(token) {
-      await orm.em.fork().transactional(async (em) => {
+    async findUser(id, tx) {
+      if (!isUuid(id)) return null;
+      const [row] = (await sql(`select id, org_id, profile_enc, created_at from users where id = ?`, [id], tx)) as UserRow[];
+      return row ? userOf(row) : null;
+    },
+    async issue(token, tx) {
+      await transactionOf(orm, tx, async (em) => {
         await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:sdk_tokens:' || ?))`, [token.connectionId]);
         await em.nativeUpdate(SdkToken, { connectionId: token.connectionId, revokedAt: null }, { revokedAt: token.issuedAt });
         await em.nativeDelete(SdkToken, { connectionId: token.connectionId, expiresAt: { $lt: new Date(token.issuedAt.getTime() - 86_400_000) } });
         await em.insert(SdkToken, { ...token, revokedAt: null, hrmsConfiguredAt: null });
       });
     },
-    async findActive(jti) {
+    async findActive(jti, tx) {
       if (!isUuid(jti)) return null;
-      const [row] = (await sql(
+      const [row] = await sql(
         `select t.jti, t.connection_id, t.vendor_org_id, t.client_org_id, o.uuid as client_org_uuid, t.user_id,
                 t.expires_at, t.hrms_configured_at
            from sdk_tokens t join orgs o on o.id = t.client_org_id
           where t.jti = ? and t.revoked_at is null`,
         [jti],
-      )) as Record<string, unknown>[];
+        tx,
+      );
       if (!row) return null;
       return {
-        jti: row.jti as string, connectionId: row.connection_id as string, vendorOrgId: row.vendor_org_id as number,
-        clientOrgId: row.client_org_id as number, clientOrgUuid: row.client_org_uuid as string, userId: row.user_id as string,
-        expiresAt: new Date(row.expires_at as string), hrmsConfiguredAt: row.hrms_configured_at ? new Date(row.hrms_configured_at as string) : null,
+        ...tokenFieldsOf(row),
+        hrmsConfiguredAt: row.hrms_configured_at ? new Date(row.hrms_configured_at as string) : null,
       };
     },
   };

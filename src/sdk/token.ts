@@ -32,7 +32,9 @@ export interface ConnectClaims {
 
 /** Signs an SDK token for `claims` (minus iat/exp) at `nowSec`; returns the compact JWS. */
 export async function signConnectToken(
-  claims: Omit<ConnectClaims, 'iat' | 'exp'>, key: { kid: string; privateKey: CryptoKey | KeyObject }, nowSec = Math.floor(Date.now() / 1000),
+  claims: Omit<ConnectClaims, 'iat' | 'exp'>,
+  key: { kid: string; privateKey: CryptoKey | KeyObject },
+  nowSec = Math.floor(Date.now() / 1000),
 ): Promise<{ token: string; iat: number; exp: number }> {
   const exp = nowSec + SDK_TOKEN_TTL_SEC;
   const { sub, jti, ...rest } = claims;
@@ -58,13 +60,23 @@ export async function verifyConnectToken(token: string, jwks: JSONWebKeySet): Pr
   try {
     const keys = createLocalJWKSet({ keys: jwks.keys.filter((k) => k.use === 'sig') });
     const { payload } = await jwtVerify(token, keys, {
-      algorithms: ['RS256'], issuer: CONNECT_ISSUER, audience: CONNECT_AUDIENCE, typ: 'JWT',
-      requiredClaims: ['sub', 'jti', 'iat', 'exp'], clockTolerance: CLOCK_TOLERANCE_SEC,
+      algorithms: ['RS256'],
+      issuer: CONNECT_ISSUER,
+      audience: CONNECT_AUDIENCE,
+      typ: 'JWT',
+      requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+      clockTolerance: CLOCK_TOLERANCE_SEC,
     });
     const p = payload as Record<string, unknown>;
     const { sub, vendor_org, client_org, connection_id, jti, iat, exp } = p;
-    if (typeof sub !== 'string' || typeof vendor_org !== 'string' || typeof client_org !== 'string'
-      || typeof connection_id !== 'string' || typeof jti !== 'string') return null;
+    if (
+      typeof sub !== 'string' ||
+      typeof vendor_org !== 'string' ||
+      typeof client_org !== 'string' ||
+      typeof connection_id !== 'string' ||
+      typeof jti !== 'string'
+    )
+      return null;
     if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat !== SDK_TOKEN_TTL_SEC) return null;
     // The verified payload as it is (other registered claims included), now known to hold every claim.
     return { ...p, sub, vendor_org, client_org, connection_id, jti, iat, exp };

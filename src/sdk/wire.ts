@@ -2,13 +2,20 @@
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectionService } from '../connections/service';
 import type { ServiceKeyring } from '../external/keyring';
+import { hrmsProduct, type HrmsProductInfo } from '../hrms/products';
 import { SUPPORTED_HRMS } from '../hrms/registry';
 import type { Infra } from '../infra';
 import type { OrgService } from '../orgs/service';
 import type { SetupService } from '../setup/service';
+import { createSmtpMailer } from '../mail/mailer';
 import { createConnectStore } from './connect-store';
+import { productView } from './connect-view';
+import { createEmailCodeStore } from './email-code-store';
 import { createSdkService } from './service';
 import { createSdkStore } from './store';
+
+/** A supported connector without an entry in src/hrms/products.ts: its id and the fields of decisions §5. */
+const genericProduct = (hrmsId: string): HrmsProductInfo => ({ ...hrmsProduct('reference')!, hrmsId, displayName: hrmsId });
 
 /**
  * Builds the SDK token store (`store`), the Connect session store (`sessions`) and the SDK
@@ -17,15 +24,37 @@ import { createSdkStore } from './store';
  * signed with the service's `sig` key; the JWKS is reloaded on an unknown kid) and the
  * failed-authentication guard, if any (session exchange and proof (b), decisions §2).
  */
-export function wireSdk(infra: Infra, deps: {
-  orgs: OrgService; connections: ConnectionService; setup: SetupService; keyring: ServiceKeyring; failures: AuthFailureGuard | undefined;
-}) {
+export function wireSdk(
+  infra: Infra,
+  deps: {
+    orgs: OrgService;
+    connections: ConnectionService;
+    setup: SetupService;
+    keyring: ServiceKeyring;
+    failures: AuthFailureGuard | undefined;
+  },
+) {
   const { keyring } = deps;
-  const store = createSdkStore(infra.db.orm);
+  const store = createSdkStore(infra.db.orm, infra.cipher, infra.blindIndexKeys);
   const sessions = createConnectStore(infra.db.orm);
   const service = createSdkService({
-    store, sessions, orgs: deps.orgs, connections: deps.connections, setup: deps.setup, log: infra.log, failures: deps.failures,
-    supportedHrms: SUPPORTED_HRMS, commonEmailDomains: infra.config.HRX_COMMON_EMAIL_DOMAINS,
+    store,
+    sessions,
+    orgs: deps.orgs,
+    connections: deps.connections,
+    setup: deps.setup,
+    log: infra.log,
+    failures: deps.failures,
+    supportedHrms: SUPPORTED_HRMS,
+    commonEmailDomains: infra.config.HRX_COMMON_EMAIL_DOMAINS,
+    connect: {
+      products: SUPPORTED_HRMS.map((id) => productView(hrmsProduct(id) ?? genericProduct(id))),
+      codes: createEmailCodeStore(infra.db.orm),
+      // loadConfig refuses HRX_SMTP_URL without HRX_SMTP_FROM.
+      mailer: infra.config.HRX_SMTP_URL ? createSmtpMailer({ url: infra.config.HRX_SMTP_URL, from: infra.config.HRX_SMTP_FROM ?? '' }) : null,
+      emailCodeKey: infra.derivedKey('connect-email-code'),
+      operator: { name: infra.config.HRX_OPERATOR_NAME, contact: infra.config.HRX_OPERATOR_CONTACT ?? null },
+    },
     signingKey: () => keyring.signingKey(),
     jwks: async (o) => {
       if (o?.reload) keyring.invalidate();

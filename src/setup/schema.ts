@@ -10,10 +10,36 @@ import { z } from 'zod';
  * a URL; its scheme and address are the setup service's and the host policy's to refuse (`400
  * HRMS credentials rejected: host not allowed`).
  */
-export const accessCredentialsSchema = z.strictObject({
-  client_id: z.string().optional(),
-  client_secret: z.string().optional(),
-  api_key: z.string().optional(),
-  grant_type: z.string().min(1, 'required'),
-  hrms_host: z.string().url(),
-});
+export const accessCredentialsSchema = z
+  .strictObject({
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+    api_key: z.string().optional(),
+    grant_type: z.string().min(1, 'required'),
+    hrms_host: z.string().url(),
+    enum_labels: z
+      .record(
+        z.string().min(1).max(40),
+        z.record(z.string().min(1).max(20), z.string().trim().min(1).max(100)).refine((t) => Object.keys(t).length <= 200, 'at most 200 codes'),
+      )
+      .refine((t) => Object.keys(t).length <= 20, 'at most 20 fields')
+      .optional()
+      .meta({
+        description:
+          'Label tables for enumerations a product sends as numbers without published meanings (keka only; docs/hrms/keka.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`.',
+      }),
+  })
+  .meta({ id: 'AccessCredentials', description: 'HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs.' });
+
+/**
+ * The HRMS configuration fields of a setup body (interface.md "Setup configuration"): the setup
+ * webhook adds the org's app credentials to them; the Connect flow's `hrms` step takes them alone.
+ */
+export const hrmsConfigFields = {
+  hrms_id: z.string().min(1, 'required'),
+  access_credentials: accessCredentialsSchema,
+  api_configs: z
+    .array(z.strictObject({ api_id: z.string().min(1), access_credentials: accessCredentialsSchema }))
+    .max(20)
+    .optional(),
+};

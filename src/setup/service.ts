@@ -5,7 +5,8 @@
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { AppError } from '../errors';
-import { HrmsError, type ConnectorFactory, type HrmsCredentials } from '../hrms/connector';
+import { HrmsError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
+import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
 import type { OrgStore } from '../orgs/store';
@@ -32,7 +33,7 @@ export interface SetupConfigResult {
 export interface SetupServiceDeps {
   orgs: OrgStore;
   hrmsConfigs: HrmsConfigStore;
-  connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
+  connectorFor: ConnectorLookup;
   /** Queues a full sync now and refreshes the org's schedule. */
   syncNow: (orgId: number, trigger: SyncTrigger) => Promise<void>;
   refreshSchedule: (orgId: number) => Promise<void>;
@@ -50,21 +51,13 @@ export interface SetupServiceDeps {
   onAccessChange?: () => Promise<void>;
 }
 
-/** Checks the grant-specific fields of decisions §5; returns the first problem or null. */
-export function missingGrantField(c: HrmsCredentials, path: string): { field: string; message: string } | null {
-  if (c.grant_type === 'client_credentials') {
-    if (!c.client_id) return { field: `${path}.client_id`, message: 'required for grant_type client_credentials' };
-    if (!c.client_secret) return { field: `${path}.client_secret`, message: 'required for grant_type client_credentials' };
-  } else if (c.grant_type === 'api_key') {
-    if (!c.api_key) return { field: `${path}.api_key`, message: 'required for grant_type api_key' };
-  } else {
-    return { field: `${path}.grant_type`, message: 'must be client_credentials or api_key' };
-  }
-  return null;
-}
-
 /** What is configured for an org: the HRMS and its access credentials (no application credentials). */
 export type HrmsSetupInput = Omit<SetupConfigInput, 'client_id' | 'client_secret'>;
+
+/** The connector's view of a setup input: its main credentials and `api_configs`. */
+function accessOf(input: HrmsSetupInput): HrmsAccess {
+  return { credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] };
+}
 
 /** Whether `host` is an http or https URL (the only schemes hrx calls an HRMS with). */
 function isHttpUrl(host: string): boolean {
@@ -94,10 +87,16 @@ export function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: strin
 
 /**
  * A fixed-length digest of the secret part of HRMS credentials, by grant type, for a
- * constant-time comparison (decisions §8 proof (a)). Fields of the other grant type are ignored.
+ * constant-time comparison (decisions §8 proof (a)). For the reference grants, fields of the other
+ * grant type are ignored; the products' grants (decisions §14) use every field they may carry.
  */
 function credentialDigest(c: HrmsCredentials): Buffer {
-  const material = c.grant_type === 'api_key' ? [c.grant_type, c.api_key ?? ''] : [c.grant_type, c.client_id ?? '', c.client_secret ?? ''];
+  const material =
+    c.grant_type === 'api_key'
+      ? [c.grant_type, c.api_key ?? '']
+      : c.grant_type === 'client_credentials'
+        ? [c.grant_type, c.client_id ?? '', c.client_secret ?? '']
+        : [c.grant_type, c.client_id ?? '', c.client_secret ?? '', c.api_key ?? ''];
   return createHash('sha256').update(JSON.stringify(material)).digest();
 }
 
@@ -112,27 +111,28 @@ const HOST_NOT_ALLOWED_REASON = 'host not allowed';
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
   /** The input's connector after the checks of decisions §5 (throws the 400s). */
-  function checkInput(input: HrmsSetupInput): ConnectorFactory {
-    const factory = deps.connectorFor(input.hrms_id);
-    if (!factory) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}"` }]);
-    const problem = missingGrantField(input.access_credentials, 'access_credentials')
-      ?? (input.api_configs ?? []).map((a, i) => missingGrantField(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean)
-      ?? null;
-    if (problem) throw AppError.validation([problem]);
+  function checkInput(input: HrmsSetupInput): HrmsConnectorDefinition {
+    const definition = deps.connectorFor(input.hrms_id);
+    if (!definition) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}": one of ${SUPPORTED_HRMS.join(', ')}` }]);
+    const problems = definition.checkCredentials(accessOf(input));
+    if (problems.length) throw AppError.validation(problems);
     // Another scheme is refused as the host policy refuses hosts (the connector would too).
     const hosts = [input.access_credentials, ...(input.api_configs ?? []).map((a) => a.access_credentials)].map((c) => c.hrms_host);
     if (!hosts.every(isHttpUrl)) throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason: HOST_NOT_ALLOWED_REASON } });
-    return factory;
+    return definition;
   }
 
   /** One credential check call (10 s, no retry); throws HRMS_CREDENTIALS_REJECTED with the reason. */
-  async function verifyWithHrms(factory: ConnectorFactory, creds: HrmsCredentials): Promise<void> {
+  async function verifyWithHrms(definition: HrmsConnectorDefinition, access: HrmsAccess): Promise<void> {
     try {
-      await factory(creds, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
+      await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
     } catch (err) {
-      const reason = !(err instanceof HrmsError) ? 'the HRMS could not be reached'
-        : err.kind === 'auth' ? 'the HRMS refused the credentials'
-          : err.kind === 'host_not_allowed' ? HOST_NOT_ALLOWED_REASON
+      const reason = !(err instanceof HrmsError)
+        ? 'the HRMS could not be reached'
+        : err.kind === 'auth'
+          ? 'the HRMS refused the credentials'
+          : err.kind === 'host_not_allowed'
+            ? HOST_NOT_ALLOWED_REASON
             : `the HRMS could not be reached (${err.kind})`;
       throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
     }
@@ -167,16 +167,19 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
         const found = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret, deps.secretPeppers);
         return found?.isClient ? found : null;
       };
-      const org = deps.failures
-        ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'app', presented: input.client_id }, check)
-        : await check();
+      const org = deps.failures ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'app', presented: input.client_id }, check) : await check();
       if (!org) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const { client_id: _id, client_secret: _secret, ...setup } = input;
-      const factory = checkInput(setup);
-      await verifyWithHrms(factory, setup.access_credentials);
-      const { revoked } = await deps.hrmsConfigs.save({ orgId: org.id, hrmsId: setup.hrms_id, credentials: setup.access_credentials, apiConfigs: setup.api_configs ?? [] });
+      const definition = checkInput(setup);
+      await verifyWithHrms(definition, accessOf(setup));
+      const { revoked } = await deps.hrmsConfigs.save({
+        orgId: org.id,
+        hrmsId: setup.hrms_id,
+        credentials: setup.access_credentials,
+        apiConfigs: setup.api_configs ?? [],
+      });
       // Approvals that rested on a Connect-entered configuration this one replaced are gone.
       if (revoked.length > 0) await deps.onAccessChange?.();
       return afterStore(org, setup);
@@ -192,12 +195,13 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
      */
     async connectHrms(orgId: number, input: HrmsSetupInput, sessionId: string): Promise<ConnectHrmsOutcome> {
       const org = await clientOrg(orgId);
-      const factory = checkInput(input);
+      const definition = checkInput(input);
       const state = await deps.hrmsConfigs.establishment(org.id);
       if (state.hasConfig || state.hasEmployees) return { established: true };
-      await verifyWithHrms(factory, input.access_credentials);
+      await verifyWithHrms(definition, accessOf(input));
       const stored = await deps.hrmsConfigs.saveIfUnestablished(
-        { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] }, sessionId,
+        { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] },
+        sessionId,
       );
       if (!stored) return { established: true };
       return { stored: await afterStore(org, input) };
@@ -212,17 +216,21 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
      * be reached (not a failed proof), VALIDATION for malformed input.
      */
     async proveHrms(orgId: number, input: HrmsSetupInput): Promise<boolean> {
-      const factory = checkInput(input);
+      const definition = checkInput(input);
       const current = await deps.hrmsConfigs.load(orgId);
       const given = credentialDigest(input.access_credentials);
       const stored = current ? credentialDigest(current.credentials) : createHash('sha256').update('\0no configuration').digest();
       const credsEqual = timingSafeEqual(given, stored);
-      if (!current || !credsEqual || !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })) {
+      if (
+        !current ||
+        !credsEqual ||
+        !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })
+      ) {
         return false;
       }
       try {
         // The stored credentials (equal to the given ones), against the stored host.
-        await verifyWithHrms(factory, current.credentials);
+        await verifyWithHrms(definition, { credentials: current.credentials, apiConfigs: current.apiConfigs });
       } catch (err) {
         if (err instanceof AppError && (err.cause as HrmsError | undefined)?.kind === 'auth') return false;
         throw err;

@@ -1,11 +1,13 @@
 /**
  * Persistence of client orgs' HRMS configurations; credentials encrypted at rest (decisions §5),
- * bound to their org by the AEAD's associated data.
+ * bound to their org by the AEAD's associated data. Every method takes an optional `Tx`
+ * (db/tx.ts), last, to run in a caller's transaction.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pgTextArray } from '../db/sql';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { HrmsConfig } from '../db/entities';
+import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 import type { HrmsCredentials } from '../hrms/connector';
 
 /** Decrypted configuration of one client org. */
@@ -36,7 +38,7 @@ export interface HrmsConfigStore {
    * the HRMS step (against the replaced configuration) is no longer proven. Returns the ids of
    * the connections sent back to pending.
    */
-  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>): Promise<{ revoked: string[] }>;
+  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, tx?: Tx): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
    * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
@@ -44,12 +46,12 @@ export interface HrmsConfigStore {
    * configuration (their foreign-key checks lock the org row `for key share`). Returns false,
    * storing nothing, when the org is established.
    */
-  saveIfUnestablished(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string): Promise<boolean>;
+  saveIfUnestablished(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string, tx?: Tx): Promise<boolean>;
   /** Whether `orgId` is established (removed employees count). */
-  establishment(orgId: number): Promise<Establishment>;
+  establishment(orgId: number, tx?: Tx): Promise<Establishment>;
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
-  load(orgId: number): Promise<HrmsConfiguration | null>;
-  markInvalid(orgId: number, reason: string): Promise<void>;
+  load(orgId: number, tx?: Tx): Promise<HrmsConfiguration | null>;
+  markInvalid(orgId: number, reason: string, tx?: Tx): Promise<void>;
 }
 
 const aad = (orgId: number) => `hrms-config:${orgId}`;
@@ -60,11 +62,13 @@ const ESTABLISHED_SQL = `select exists (select 1 from hrms_configs where org_id 
 /** Builds the store over `orm`, encrypting with `cipher`. */
 export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsConfigStore {
   return {
-    async save(hrmsConfig) {
+    async save(hrmsConfig, tx) {
       const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs }), aad(hrmsConfig.orgId));
-      return orm.em.fork().transactional(async (em) => {
+      return transactionOf(orm, tx, async (em) => {
         // The replaced row, locked so a concurrent Connect approval cannot slip in between.
-        const [prior] = await em.execute(`select connect_session_id from hrms_configs where org_id = ? for update`, [hrmsConfig.orgId]) as { connect_session_id: string | null }[];
+        const [prior] = await em.execute<{ connect_session_id: string | null }[]>(`select connect_session_id from hrms_configs where org_id = ? for update`, [
+          hrmsConfig.orgId,
+        ]);
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
            values (?, ?, ?, ?::text[], true, null, null, now(), now())
@@ -75,25 +79,27 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
         if (!prior) return { revoked: [] };
         await em.execute(
           `update connect_sessions set proven_at = null, proof_method = null
-            where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`, [hrmsConfig.orgId],
+            where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`,
+          [hrmsConfig.orgId],
         );
         if (!prior.connect_session_id) return { revoked: [] };
         // Pending lists as a new request stores them (connections/store.ts request()).
-        const rows = await em.execute(
+        const rows = await em.execute<{ id: string }[]>(
           `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null,
                   shared_data_points = null, not_shared_data_points = '{}', not_requested_data_points = '{}'
             where client_org_id = ? and status = 'approved' and approved_on_config_session = ?
-           returning id`, [hrmsConfig.orgId, prior.connect_session_id],
-        ) as { id: string }[];
+           returning id`,
+          [hrmsConfig.orgId, prior.connect_session_id],
+        );
         return { revoked: rows.map((r) => r.id) };
       });
     },
-    async saveIfUnestablished(hrmsConfig, sessionId) {
+    async saveIfUnestablished(hrmsConfig, sessionId, tx) {
       const credentialsEnc = cipher.encrypt(JSON.stringify({ credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs }), aad(hrmsConfig.orgId));
-      return orm.em.fork().transactional(async (em) => {
+      return transactionOf(orm, tx, async (em) => {
         const locked = await em.execute(`select id from orgs where id = ? for update`, [hrmsConfig.orgId]);
         if (locked.length === 0) return false;
-        const [state] = await em.execute(ESTABLISHED_SQL, [hrmsConfig.orgId, hrmsConfig.orgId]) as { has_config: boolean; has_employees: boolean }[];
+        const [state] = await em.execute<{ has_config: boolean; has_employees: boolean }[]>(ESTABLISHED_SQL, [hrmsConfig.orgId, hrmsConfig.orgId]);
         if (state!.has_config || state!.has_employees) return false;
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
@@ -104,18 +110,18 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
         return true;
       });
     },
-    async establishment(orgId) {
-      const [state] = await orm.em.getConnection().execute(ESTABLISHED_SQL, [orgId, orgId]) as { has_config: boolean; has_employees: boolean }[];
+    async establishment(orgId, tx) {
+      const [state] = await execute<{ has_config: boolean; has_employees: boolean }>(orm, ESTABLISHED_SQL, [orgId, orgId], tx);
       return { hasConfig: state!.has_config, hasEmployees: state!.has_employees };
     },
-    async load(orgId) {
-      const row = await orm.em.fork().findOne(HrmsConfig, { orgId });
+    async load(orgId, tx) {
+      const row = await emOf(orm, tx).findOne(HrmsConfig, { orgId });
       if (!row) return null;
       const dec = JSON.parse(cipher.decrypt(row.credentialsEnc, aad(orgId))) as Pick<HrmsConfiguration, 'credentials' | 'apiConfigs'>;
       return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId };
     },
-    async markInvalid(orgId, reason) {
-      await orm.em.fork().nativeUpdate(HrmsConfig, { orgId }, { valid: false, invalidReason: reason, updatedAt: new Date() });
+    async markInvalid(orgId, reason, tx) {
+      await emOf(orm, tx).nativeUpdate(HrmsConfig, { orgId }, { valid: false, invalidReason: reason, updatedAt: new Date() });
     },
   };
 }

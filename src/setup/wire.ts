@@ -37,22 +37,33 @@ export type HrmsConfigs = ReturnType<typeof wireHrmsConfigs>;
  * the connection access cache (a configuration replacing a Connect-entered one sends approvals
  * back to pending: every process's cache is told after the commit).
  */
-export function wireSetup(infra: Infra, deps: {
-  orgs: OrgStore;
-  hrmsConfigs: HrmsConfigs;
-  sync: { queue: SyncQueue; service: { refreshSchedule(orgId: number): Promise<void> } };
-  failures: AuthFailureGuard | undefined;
-  access: Pick<ConnectionAccessCache, 'changed'>;
-}) {
+export function wireSetup(
+  infra: Infra,
+  deps: {
+    orgs: OrgStore;
+    hrmsConfigs: HrmsConfigs;
+    sync: { queue: SyncQueue; service: { refreshSchedule(orgId: number): Promise<void> } };
+    failures: AuthFailureGuard | undefined;
+    access: Pick<ConnectionAccessCache, 'changed'>;
+  },
+) {
   const { afterCommit, requestRedis } = infra;
   const hrmsConfigs = deps.hrmsConfigs.store;
   const service = createSetupService({
-    orgs: deps.orgs, connectorFor: deps.hrmsConfigs.connectorFor,
+    orgs: deps.orgs,
+    connectorFor: deps.hrmsConfigs.connectorFor,
     // Setup queues the first sync: with Redis away it answers 503 before storing anything.
-    hrmsConfigs: { ...hrmsConfigs, save: async (c) => { requireReady(requestRedis); return hrmsConfigs.save(c); } },
+    hrmsConfigs: {
+      ...hrmsConfigs,
+      save: async (c) => {
+        requireReady(requestRedis);
+        return hrmsConfigs.save(c);
+      },
+    },
     syncNow: (orgId, trigger) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, trigger)),
     refreshSchedule: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
-    secretPeppers: infra.secretPeppers, ...(deps.failures ? { failures: deps.failures } : {}),
+    secretPeppers: infra.secretPeppers,
+    ...(deps.failures ? { failures: deps.failures } : {}),
     onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
   });
   return { service, store: hrmsConfigs };

@@ -51,7 +51,9 @@ export function createSyncLock(redis: Redis, prefix: string, ttlMs: number): Syn
         try {
           const r = await redis.eval(RENEW, 1, key(orgId), owner, String(ttlMs));
           if (Number(r) === 1) return !aborter.signal.aborted;
-        } catch { /* a renewal that fails cannot vouch for the lock: lost */ }
+        } catch {
+          /* a renewal that fails cannot vouch for the lock: lost */
+        }
         markLost();
         return false;
       };
@@ -59,7 +61,9 @@ export function createSyncLock(redis: Redis, prefix: string, ttlMs: number): Syn
       timer.unref();
       return {
         owner,
-        get lost() { return aborter.signal.aborted; },
+        get lost() {
+          return aborter.signal.aborted;
+        },
         signal: aborter.signal,
         confirm: renew,
         async release() {

@@ -12,10 +12,11 @@ export const SYNC_QUEUE = 'sync';
 
 /**
  * What queued a sync (stored in `sync_runs.trigger`): `setup` is the first sync after
- * setup-config, `schedule` the org's job scheduler, `test` and `bench` the test suite and the
- * benchmarks.
+ * setup-config, `approval` the sync the org's first approved connection queues (decisions §5),
+ * `schedule` the org's job scheduler, `operator` `hrx sync run`, `test` and `bench` the test
+ * suite and the benchmarks.
  */
-export const SYNC_TRIGGERS = ['setup', 'schedule', 'test', 'bench'] as const;
+export const SYNC_TRIGGERS = ['setup', 'approval', 'schedule', 'operator', 'test', 'bench'] as const;
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
 
 /** The sync queue's jobs: job name → payload. */
@@ -32,14 +33,28 @@ export function isSyncJobData(data: unknown): data is SyncJobData {
   return Number.isInteger(orgId) && SYNC_TRIGGERS.some((t) => t === trigger);
 }
 
+/** The job scheduler id of client org `orgId`'s syncs. */
+export const syncSchedulerId = (orgId: number): string => `sync-org-${orgId}`;
+
+/** The org id of a sync job scheduler id (`sync-org-<id>`), or null for another id. */
+export function syncSchedulerOrg(id: string | null | undefined): number | null {
+  const m = /^sync-org-(\d+)$/.exec(id ?? '');
+  return m ? Number(m[1]) : null;
+}
+
 const syncJob = (orgId: number, trigger: SyncTrigger): JobSpec<SyncJobs> => ({ name: 'sync', data: { orgId, trigger } });
 
 export interface SyncQueue {
   readonly queue: QueueOf<SyncJobs>;
-  /** Queues a full sync of `orgId` now (retried with backoff when the org is locked or the HRMS fails). */
-  syncNow(orgId: number, trigger: SyncTrigger): Promise<void>;
+  /**
+   * Queues a full sync of `orgId` now (retried with backoff when the org is locked or the HRMS
+   * fails); resolves with the BullMQ job id.
+   */
+  syncNow(orgId: number, trigger: SyncTrigger): Promise<string>;
   /** Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`; an unchanged one is left alone. */
   setSchedule(orgId: number, everyMs: number | null): Promise<void>;
+  /** When each client org's job scheduler runs next: org id → time (orgs without a scheduler absent). */
+  nextRuns(): Promise<Map<number, Date>>;
   close(): Promise<void>;
 }
 
@@ -54,12 +69,13 @@ export const SYNC_JOB_OPTIONS = {
 /** Builds the producer side over `redis` (an ioredis client with `maxRetriesPerRequest: null`). */
 export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
   const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
-  const schedulerId = (orgId: number) => `sync-org-${orgId}`;
+  const schedulerId = syncSchedulerId;
   return {
     queue,
     async syncNow(orgId, trigger) {
-      const job = syncJob(orgId, trigger);
-      await queue.add(job.name, job.data, SYNC_JOB_OPTIONS);
+      const spec = syncJob(orgId, trigger);
+      const job = await queue.add(spec.name, spec.data, SYNC_JOB_OPTIONS);
+      return String(job.id);
     },
     async setSchedule(orgId, everyMs) {
       if (everyMs === null) {
@@ -71,9 +87,22 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
       const existing = await queue.getJobScheduler(schedulerId(orgId));
       if (existing && existing.every === everyMs) return;
       // The first scheduled run comes one period from now: setup-config queues its own sync.
-      await queue.upsertJobScheduler(schedulerId(orgId), { every: everyMs, startDate: Date.now() + everyMs }, {
-        ...syncJob(orgId, 'schedule'), opts: SYNC_JOB_OPTIONS,
-      });
+      await queue.upsertJobScheduler(
+        schedulerId(orgId),
+        { every: everyMs, startDate: Date.now() + everyMs },
+        {
+          ...syncJob(orgId, 'schedule'),
+          opts: SYNC_JOB_OPTIONS,
+        },
+      );
+    },
+    async nextRuns() {
+      const out = new Map<number, Date>();
+      for (const s of await queue.getJobSchedulers(0, -1)) {
+        const orgId = syncSchedulerOrg(s.id) ?? syncSchedulerOrg(s.key);
+        if (orgId !== null && typeof s.next === 'number') out.set(orgId, new Date(s.next));
+      }
+      return out;
     },
     close: () => queue.close(),
   };

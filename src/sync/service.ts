@@ -3,6 +3,11 @@
  * through the connector, normalize each employee into the record, upsert page by page, then mark
  * employees the full sync did not see as removed. Also computes the org's schedule.
  *
+ * Employees their employer erased (a tombstone, decisions §15) are skipped: each page is written
+ * in a transaction that takes the org's erasure lock shared and filters the page against the
+ * tombstones first, so an erasure committed while the page was at the HRMS is never undone
+ * (employees/erasure-store.ts).
+ *
  * A run commits its end (removals, `succeeded`, events) only while it still holds the lock: a
  * lock lost on the way (renewal failed, or another holder) fails the run and the job retries. An
  * HRMS that gives no page for `hrmsStallMs` is given up on: its calls are aborted, the run fails
@@ -14,12 +19,15 @@ import { normalizeRecord } from '../domain/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
+import type { ErasureStore } from '../employees/erasure-store';
 import { newEmployeeRowId, type EmployeeStore } from '../employees/store';
-import { HrmsError, type ConnectorFactory, type ConnectorOptions } from '../hrms/connector';
+import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
+import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
+import type { SyncKind } from '../db/entities';
 
 /** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
 export const FREQUENCY_MS: Record<string, number> = {
@@ -32,7 +40,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
-  | { status: 'succeeded'; runId: string; employees: number; removed: number; pages: number }
+  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
   | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
 
@@ -44,6 +52,12 @@ const STOP_REASONS: Record<StopKind, string> = {
 };
 const isStop = (err: unknown): err is HrmsError & { kind: StopKind } => err instanceof HrmsError && Object.hasOwn(STOP_REASONS, err.kind);
 
+/** How far a running sync is: pages stored and employees written so far. */
+export interface SyncProgress {
+  pages: number;
+  employees: number;
+}
+
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
 
@@ -52,11 +66,17 @@ export class SyncLockedError extends Error {}
  * `hrms_stalled` (the HRMS gave no page for the stall limit: the run fails, not retried by the job).
  */
 export class SyncInterruptedError extends Error {
-  constructor(readonly kind: 'lock_lost' | 'hrms_stalled', message: string) {
+  constructor(
+    readonly kind: 'lock_lost' | 'hrms_stalled',
+    message: string,
+  ) {
     super(message);
     this.name = 'SyncInterruptedError';
   }
 }
+
+/** Seconds from `start` to `end`, at the millisecond precision the run's row keeps. */
+const secondsSince = (start: Date, end: Date): number => (end.getTime() - start.getTime()) / 1000;
 
 const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
 
@@ -65,15 +85,24 @@ const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost
  * unaborted. On the stall limit it aborts `aborter` (so the HRMS calls stop) and throws
  * `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
  */
-async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController): Promise<T> {
+async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, waitingForBudget: () => boolean): Promise<T> {
   answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const givenUp = new Promise<never>((_, reject) => {
-    onAbort = () => reject(aborter.signal.reason);
+    // Every abort of a sync's controller passes an Error (SyncInterruptedError, lockLost()).
+    onAbort = () => reject(aborter.signal.reason as Error);
     if (aborter.signal.aborted) return onAbort();
     aborter.signal.addEventListener('abort', onAbort, { once: true });
-    timer = setTimeout(() => aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`)), stallMs);
+    // Time spent waiting for the tenant's request budget is the sync's own pacing, not a stall
+    // of the HRMS (decisions §14: a sync waits for its budget): the limit is counted again after it.
+    const arm = (): void => {
+      timer = setTimeout(() => {
+        if (waitingForBudget()) return arm();
+        aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`));
+      }, stallMs);
+    };
+    arm();
   });
   try {
     return await Promise.race([answer, givenUp]);
@@ -90,8 +119,10 @@ export interface SyncServiceDeps {
   hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
+  /** The erasure lock and tombstones: a page never writes an erased employee. */
+  erasures: Pick<ErasureStore, 'lockForSync' | 'erasedAmong'>;
   hrmsConfigs: HrmsConfigStore;
-  connectorFor: (hrmsId: string) => ConnectorFactory | undefined;
+  connectorFor: ConnectorLookup;
   connectorOptions?: ConnectorOptions;
   log: Logger;
   /** Approved connections' frequencies of a client org. */
@@ -100,6 +131,62 @@ export interface SyncServiceDeps {
   setSchedule: (orgId: number, everyMs: number | null) => Promise<void>;
   /** The outbox (decisions §10): sync.completed, sync.failed and employee.removed are written with the run's end. */
   events: Pick<EventService, 'writeIn' | 'dispatch'>;
+  /**
+   * Told of every run's end once it is committed (the workers' counters of `/metrics`,
+   * decisions §16): outcome, seconds from start to end, employees written and removed. Must not
+   * throw; not waited for.
+   */
+  onRunEnd?: (r: { outcome: 'succeeded' | 'failed'; seconds: number; employees: number; removed: number }) => void;
+  /** The shared request budget of an HRMS tenant (src/ratelimit/hrms-budget.ts); absent: unlimited. */
+  budgetFor?: (hrmsId: string, tenant: string, limit: { requests: number; windowMs: number }) => RequestBudget;
+  /** Clock (tests move it to reach the daily full sync); default `Date.now`. */
+  now?: () => number;
+}
+
+/** A full sync runs at least this often, ms (decisions §14: "a full sync ... runs at least daily"). */
+export const FULL_SYNC_EVERY_MS = 24 * 3_600_000;
+/** An incremental sync lists changes since the previous run's start minus this, ms (clock skew between hrx and the HRMS). */
+export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
+
+/**
+ * What the next run lists (decisions §14): incremental (changes since the previous succeeded
+ * run's start, less the overlap) only when the product can list changes, the org's job scheduler
+ * queued it, and a full run succeeded within the last day; otherwise full. `setup` (and every
+ * trigger but `schedule`) is always full.
+ */
+export function planRun(
+  definition: Pick<HrmsConnectorDefinition, 'incremental'>,
+  trigger: SyncTrigger,
+  last: { any: Date | null; full: Date | null },
+  now: number,
+): { kind: SyncKind; since?: Date } {
+  if (!definition.incremental || trigger !== 'schedule' || !last.full || !last.any) return { kind: 'full' };
+  if (now - last.full.getTime() >= FULL_SYNC_EVERY_MS) return { kind: 'full' };
+  return { kind: 'incremental', since: new Date(last.any.getTime() - INCREMENTAL_OVERLAP_MS) };
+}
+
+/**
+ * The tenant's budget, counting its waiters so the stall limit can tell pacing from a dead HRMS.
+ * Absent without `budgetFor`.
+ */
+function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess): { budget?: RequestBudget; waiting: () => boolean } {
+  const inner = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
+  if (!inner) return { waiting: () => false };
+  let waiters = 0;
+  return {
+    waiting: () => waiters > 0,
+    budget: {
+      async take(signal) {
+        waiters += 1;
+        try {
+          await inner.take(signal);
+        } finally {
+          waiters -= 1;
+        }
+      },
+      holdOff: (ms) => inner.holdOff(ms),
+    },
+  };
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
@@ -117,8 +204,15 @@ export function createSyncService(deps: SyncServiceDeps) {
      * `SyncInterruptedError('lock_lost')` (retried; nothing removed, not `succeeded`); an HRMS that
      * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried. `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
+     * `onProgress` is told after each stored page (the job dashboard, decisions §16); it must not
+     * throw, and the run does not wait for it.
      */
-    async run(orgId: number, trigger: SyncTrigger, owner: string, opts: { finalAttempt?: boolean } = {}): Promise<SyncOutcome> {
+    async run(
+      orgId: number,
+      trigger: SyncTrigger,
+      owner: string,
+      opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void } = {},
+    ): Promise<SyncOutcome> {
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
         const holder = await deps.lock.holder(orgId);
@@ -132,36 +226,61 @@ export function createSyncService(deps: SyncServiceDeps) {
         const hrmsConfig = await deps.hrmsConfigs.load(orgId);
         if (!hrmsConfig) return { status: 'skipped', reason: 'no_config' };
         if (!hrmsConfig.valid) return { status: 'skipped', reason: 'config_invalid' };
-        const factory = deps.connectorFor(hrmsConfig.hrmsId);
-        if (!factory) return { status: 'skipped', reason: 'no_config' };
+        const definition = deps.connectorFor(hrmsConfig.hrmsId);
+        if (!definition) return { status: 'skipped', reason: 'no_config' };
         // Aborted when the HRMS stalls or the lock is lost: every HRMS call of the run stops.
         const aborter = new AbortController();
         const onLost = (): void => aborter.abort(lockLost());
         held.signal.addEventListener('abort', onLost, { once: true });
-        const connector = factory(hrmsConfig.credentials, {
+        const access: HrmsAccess = { credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs };
+        const paced = pacedBudget(deps, definition, access);
+        const connector = definition.create(access, {
           ...deps.connectorOptions,
+          ...(paced.budget ? { budget: paced.budget } : {}),
           signal: aborter.signal,
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
+          // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
+          onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
         const stallMs = deps.hrmsStallMs ?? 60_000;
-        const run = await deps.runs.start(orgId, trigger);
+        const plan = planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
+        const run = await deps.runs.start(orgId, trigger, plan.kind);
         let pages = 0;
         let seen = 0;
+        const reportedGone = new Set<string>();
         try {
           // Noted before each page is asked for (the generator fetches on the loop's next step):
           // rows the update webhook writes while a page is in flight keep the webhook's values.
           let mark = await deps.employees.writeMark();
-          const pageStream = connector.listEmployees()[Symbol.asyncIterator]();
+          // A removal the HRMS reports yields to any write of the update webhook since the listing began.
+          const listedFrom = mark;
+          const pageStream = connector.listEmployees(plan.since ? { since: plan.since } : {})[Symbol.asyncIterator]();
           for (;;) {
-            const next = await untilAnswer(pageStream.next(), stallMs, aborter);
+            const next = await untilAnswer(pageStream.next(), stallMs, aborter, paced.waiting);
             if (next.done) break;
             const page = next.value;
             if (held.lost) throw lockLost();
-            const ids = await deps.employees.idsFor(orgId, page.employees.map((e) => e.employeeId));
+            for (const e of page.employees) reportedGone.delete(e.employeeId);
+            for (const id of page.removedIds ?? []) reportedGone.add(id);
+            const ids = await deps.employees.idsFor(
+              orgId,
+              page.employees.map((e) => e.employeeId),
+            );
             const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeRowId()));
-            seen += await deps.employees.upsertBatch(orgId, run.id, records, mark);
+            // Under the erasure lock (shared): an erasure either finished before (its tombstone
+            // is seen here) or waits until this page is written (and then deletes the row).
+            seen += await deps.transactor.transaction(async (tx) => {
+              await deps.erasures.lockForSync(orgId, tx);
+              const erased = await deps.erasures.erasedAmong(
+                orgId,
+                records.map((r) => r.employeeId),
+                tx,
+              );
+              return deps.employees.upsertBatch(orgId, run.id, erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records, mark, tx);
+            });
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
+            opts.onProgress?.({ pages, employees: seen });
             mark = await deps.employees.writeMark();
           }
           if (held.lost) throw lockLost();
@@ -169,19 +288,34 @@ export function createSyncService(deps: SyncServiceDeps) {
           const finishedAt = new Date();
           // The removals, the run's end and their events commit together (decisions §10), and
           // only while the lock is still ours (asked last, just before the commit).
-          const removed = (await deps.transactor.transaction(async (tx) => {
-            const gone = await deps.employees.removeUnseen(orgId, run.id, tx);
-            await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
-            written = await deps.events.writeIn(tx, [
-              syncCompletedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, employeesSeen: seen, employeesRemoved: gone.length }),
-              ...employeesRemovedEvents(orgId, run.id, gone),
-            ]);
-            if (!(await held.confirm())) throw lockLost();
-            return gone;
-          })).length;
+          const removed = (
+            await deps.transactor.transaction(async (tx) => {
+              // Full: whoever the run did not see is gone. Incremental: only whom the HRMS reported
+              // gone (and not listed again in the same run); the others were simply unchanged.
+              const gone =
+                plan.kind === 'full'
+                  ? await deps.employees.removeUnseen(orgId, run.id, tx)
+                  : await deps.employees.removeReported(orgId, [...reportedGone], listedFrom, tx);
+              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
+              written = await deps.events.writeIn(tx, [
+                syncCompletedEvent({
+                  clientOrgId: orgId,
+                  runId: run.id,
+                  startedAt: run.startedAt,
+                  finishedAt,
+                  employeesSeen: seen,
+                  employeesRemoved: gone.length,
+                }),
+                ...employeesRemovedEvents(orgId, run.id, gone),
+              ]);
+              if (!(await held.confirm())) throw lockLost();
+              return gone;
+            })
+          ).length;
+          deps.onRunEnd?.({ outcome: 'succeeded', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed });
           await deps.events.dispatch(written);
-          deps.log.info({ orgId, runId: run.id, pages, employees: seen, removed }, 'sync succeeded');
-          return { status: 'succeeded', runId: run.id, employees: seen, removed, pages };
+          deps.log.info({ orgId, runId: run.id, kind: plan.kind, pages, employees: seen, removed }, 'sync succeeded');
+          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages };
         } catch (err) {
           const known = err instanceof HrmsError || err instanceof SyncInterruptedError;
           const message = known ? `${err.kind}: ${err.message}` : 'internal error';
@@ -192,8 +326,12 @@ export function createSyncService(deps: SyncServiceDeps) {
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
             await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message }, tx);
-            written = await deps.events.writeIn(tx, syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }));
+            written = await deps.events.writeIn(
+              tx,
+              syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }),
+            );
           });
+          deps.onRunEnd?.({ outcome: 'failed', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed: 0 });
           await deps.events.dispatch(written);
           deps.log.warn({ orgId, runId: run.id, err }, 'sync failed');
           // The HRMS is not answering: this job ends here (its lock released below); the

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SyncRun } from '../db/entities';
+import { SyncRun, type SyncKind } from '../db/entities';
 import type { Tx } from '../db/tx';
 import type { SyncTrigger } from './queue';
 
@@ -18,12 +18,38 @@ export interface RunEnd {
   error?: string;
 }
 
+/** A client org as `hrx sync status` lists it. */
+export interface OrgSyncSummary {
+  orgId: number;
+  orgUuid: string;
+  orgName: string;
+  /** Its HRMS configuration's `hrms_id` and validity; null without one. */
+  hrms: { hrmsId: string; valid: boolean } | null;
+  latest: SyncRun | null;
+}
+
 export interface SyncRunStore {
-  start(orgId: number, trigger: SyncTrigger): Promise<SyncRun>;
+  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind): Promise<SyncRun>;
+  /**
+   * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
+   * succeeded full run (`full`); null when there is none (decisions §14's incremental rule).
+   */
+  lastSucceeded(orgId: number): Promise<{ any: Date | null; full: Date | null }>;
   progress(id: string, pages: number, employeesSeen: number): Promise<void>;
   /** Ends run `id` (in `tx` when given, e.g. with its removals and events). */
   finish(id: string, end: RunEnd, tx?: Tx): Promise<void>;
   latest(orgId: number): Promise<SyncRun | null>;
+  /** Run `id`, or null. */
+  get(id: string): Promise<SyncRun | null>;
+  /** The org's last `limit` runs, newest first. */
+  recent(orgId: number, limit: number): Promise<SyncRun[]>;
+  /** The org's latest full run that succeeded (its employee count estimates the next run's), or null. */
+  lastSucceededFull(orgId: number): Promise<SyncRun | null>;
+  /**
+   * Every client org with an HRMS configuration or a sync run (at most `limit`, by name), with
+   * its configuration's state and its latest run.
+   */
+  clientOrgs(limit: number): Promise<OrgSyncSummary[]>;
   /** Number of active (pending or approved) connections of a client org. */
   activeConnections(orgId: number): Promise<number>;
 }
@@ -31,9 +57,9 @@ export interface SyncRunStore {
 /** Builds the sync-run store over `orm`. */
 export function createSyncRunStore(orm: MikroORM): SyncRunStore {
   return {
-    async start(orgId, trigger) {
+    async start(orgId, trigger, kind = 'full') {
       const em = orm.em.fork();
-      const run = em.create(SyncRun, { ...new SyncRun(), id: randomUUID(), orgId, trigger, startedAt: new Date() } as SyncRun);
+      const run = em.create(SyncRun, { ...new SyncRun(), id: randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
       await em.persistAndFlush(run);
       return run;
     },
@@ -41,15 +67,56 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
       await orm.em.fork().nativeUpdate(SyncRun, { id }, { pages, employeesSeen });
     },
     async finish(id, end, tx) {
-      await (tx ?? orm.em.fork()).nativeUpdate(SyncRun, { id }, {
-        status: end.status, finishedAt: end.finishedAt, employeesRemoved: end.employeesRemoved ?? 0, error: end.error ?? null,
-      });
+      await (tx ?? orm.em.fork()).nativeUpdate(
+        SyncRun,
+        { id },
+        {
+          status: end.status,
+          finishedAt: end.finishedAt,
+          employeesRemoved: end.employeesRemoved ?? 0,
+          error: end.error ?? null,
+        },
+      );
+    },
+    async lastSucceeded(orgId) {
+      const [row] = await orm.em.getConnection().execute<[{ any: Date | null; full: Date | null }]>(
+        `select max(started_at) as "any", max(started_at) filter (where kind = 'full') as "full"
+           from sync_runs where org_id = ? and status = 'succeeded'`,
+        [orgId],
+      );
+      return { any: row.any ? new Date(row.any) : null, full: row.full ? new Date(row.full) : null };
     },
     latest: (orgId) => orm.em.fork().findOne(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' } }),
+    get: (id) => orm.em.fork().findOne(SyncRun, { id }),
+    recent: (orgId, limit) => orm.em.fork().find(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' }, limit }),
+    lastSucceededFull: (orgId) => orm.em.fork().findOne(SyncRun, { orgId, status: 'succeeded', kind: 'full' }, { orderBy: { startedAt: 'desc' } }),
+    async clientOrgs(limit) {
+      const rows = await orm.em
+        .getConnection()
+        .execute<{ id: number; uuid: string; org_name: string; hrms_id: string | null; valid: boolean | null; run_id: string | null }[]>(
+          `select o.id, o.uuid, o.org_name, h.hrms_id, h.valid, r.id as run_id
+           from orgs o
+           left join hrms_configs h on h.org_id = o.id
+           left join lateral (select s.id from sync_runs s where s.org_id = o.id order by s.started_at desc limit 1) r on true
+          where o.is_client and (h.org_id is not null or r.id is not null)
+          order by o.org_name, o.id
+          limit ?`,
+          [limit],
+        );
+      const ids = rows.map((r) => r.run_id).filter((id): id is string => id !== null);
+      const runs = new Map((ids.length ? await orm.em.fork().find(SyncRun, { id: { $in: ids } }) : []).map((r) => [r.id, r]));
+      return rows.map((r) => ({
+        orgId: r.id,
+        orgUuid: r.uuid,
+        orgName: r.org_name,
+        hrms: r.hrms_id === null ? null : { hrmsId: r.hrms_id, valid: r.valid === true },
+        latest: r.run_id === null ? null : (runs.get(r.run_id) ?? null),
+      }));
+    },
     async activeConnections(orgId) {
-      const [row] = (await orm.em.getConnection().execute(
-        `select count(*)::int as n from connections where client_org_id = ? and status in ('pending','approved')`, [orgId],
-      )) as [{ n: number }];
+      const [row] = await orm.em
+        .getConnection()
+        .execute<[{ n: number }]>(`select count(*)::int as n from connections where client_org_id = ? and status in ('pending','approved')`, [orgId]);
       return row.n;
     },
   };

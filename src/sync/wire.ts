@@ -1,11 +1,16 @@
 /** Wiring of the sync feature (see `context.ts`). */
 import type { ConnectionStore } from '../connections/store';
+import type { ErasureStore } from '../employees/erasure-store';
 import type { EmployeeStore } from '../employees/store';
 import type { EventService } from '../events/service';
 import type { Infra } from '../infra';
+import type { WorkCounters } from '../ops/counters';
+import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
+import { createHrmsBudgets } from '../ratelimit/hrms-budget';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
+import { createSyncRunsService } from './runs-service';
 import { createSyncService } from './service';
 import { createSyncRunStore } from './store';
 
@@ -14,37 +19,50 @@ import { createSyncRunStore } from './store';
  * (`store`, request ORM) and the sync service, which in a worker runs over the syncs' own ORM,
  * pool and transactor (no 2 s limits). Takes the employee store of the syncs' pool, the HRMS
  * configurations (from setup's `wireHrmsConfigs`), the connection store (approved frequencies
- * make the schedule) and the event service (`sync.*`, `employee.removed`); registers the queue's
- * close.
+ * make the schedule), the erasure store (pages skip erased employees), the event service
+ * (`sync.*`, `employee.removed`), the work counters and the org store (the operator's view of
+ * runs, `runs`, names orgs by uuid); registers the queue's close.
  */
-export function wireSync(infra: Infra, deps: {
-  employees: EmployeeStore;
-  hrmsConfigs: HrmsConfigs;
-  connections: Pick<ConnectionStore, 'approvedFrequencies'>;
-  events: EventService;
-}) {
+export function wireSync(
+  infra: Infra,
+  deps: {
+    employees: EmployeeStore;
+    erasures: ErasureStore;
+    hrmsConfigs: HrmsConfigs;
+    connections: Pick<ConnectionStore, 'approvedFrequencies'>;
+    events: EventService;
+    /** The workers' counters of `/metrics` (src/ops/counters.ts): each run's end is counted. */
+    counters: Pick<WorkCounters, 'syncRun'>;
+    orgs: Pick<OrgStore, 'findByUuid'>;
+  },
+) {
   const { config, log } = infra;
   const lock = createSyncLock(infra.requestRedis, infra.prefix, config.HRX_SYNC_LOCK_TTL_SEC * 1000);
-  const queue = createSyncQueue(infra.requestRedis, infra.prefix);
-  // Connection errors are logged once per outage by infra's watchRedis; BullMQ would print each one.
-  queue.queue.on('error', () => undefined);
-  // A queue still connecting would report its late error to a listener close() removed.
-  infra.onClose('sync queue', async () => {
-    await queue.queue.waitUntilReady().catch(() => undefined);
-    await queue.close();
-  });
+  const queue = infra.adoptQueue('sync queue', createSyncQueue(infra.requestRedis, infra.prefix));
   const store = createSyncRunStore(infra.db.orm);
   const service = createSyncService({
-    transactor: infra.syncTransactor, hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
+    transactor: infra.syncTransactor,
+    hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
     lock,
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
+    erasures: deps.erasures,
     hrmsConfigs: deps.hrmsConfigs.syncStore,
-    connectorFor: deps.hrmsConfigs.connectorFor, log,
+    connectorFor: deps.hrmsConfigs.connectorFor,
+    log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
     approvedFrequencies: (orgId) => deps.connections.approvedFrequencies(orgId),
     setSchedule: (orgId, every) => queue.setSchedule(orgId, every),
     events: deps.events,
+    onRunEnd: (r) => deps.counters.syncRun(r),
+    // One budget per HRMS tenant, shared by every worker through Redis (decisions §14).
+    budgetFor: createHrmsBudgets({ redis: infra.requestRedis, prefix: infra.prefix }).budgetFor,
   });
-  return { service, store, lock, queue };
+  const runs = createSyncRunsService({
+    runs: store,
+    queue,
+    findOrg: (uuid) => deps.orgs.findByUuid(uuid),
+    hrmsConfig: (orgId) => deps.hrmsConfigs.store.load(orgId),
+  });
+  return { service, store, lock, queue, runs };
 }

@@ -2,7 +2,7 @@
  * Connect flow helpers for integration tests (decisions §8): exchanging an SDK token for the
  * session cookie, and calling the Connect endpoints with it.
  */
-import { call } from './harness';
+import { call, type TestApp } from './harness';
 
 /** A Connect session opened from a token: the `Cookie` header value and the raw `Set-Cookie`. */
 export interface TestSession {
@@ -13,7 +13,9 @@ export interface TestSession {
 /** Exchanges `token` at `POST /api/sdk/connect/session/`; throws unless it answers 200 with a cookie. */
 export async function openSession(appUrl: string, token: string): Promise<TestSession> {
   const res = await call(`${appUrl}/api/sdk/connect/session/`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
   });
   const setCookie = res.headers.get('set-cookie');
   if (res.status !== 200 || !setCookie) throw new Error(`session exchange failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -31,4 +33,19 @@ export function connectCall(appUrl: string, session: TestSession | string, path:
     headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+}
+
+/**
+ * Verifies the session's e-mail (decisions §8 "Establishing an org") as its holder would: asks
+ * for a code, reads it from the app's mailbox (the token's e-mail) and enters it. Throws unless
+ * both steps answer 200.
+ */
+export async function verifyEmail(app: Pick<TestApp, 'url' | 'mailbox'>, session: TestSession | string): Promise<void> {
+  if (!app.mailbox) throw new Error("verifyEmail needs the app's mailbox (startTestApp without HRX_SMTP_URL)");
+  const sent = await connectCall(app.url, session, 'email-code/', undefined);
+  if (sent.status !== 200) throw new Error(`email-code: ${sent.status} ${JSON.stringify(sent.body)}`);
+  const email = sent.body.data.sent_to as string;
+  const code = await app.mailbox.code(email, app.mailbox.to(email).length - 1);
+  const res = await connectCall(app.url, session, 'verify-email/', { code });
+  if (res.status !== 200) throw new Error(`verify-email: ${res.status} ${JSON.stringify(res.body)}`);
 }

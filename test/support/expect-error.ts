@@ -14,7 +14,9 @@ export const plain = (message: string) => ({ message, data: null });
 
 /** A 400 validation failure naming `field` first (decisions §1). */
 export const invalid = (field: string, message: string) => ({
-  code: 400, message: `${field}: ${message}`, data: { errors: [{ field, message }] },
+  code: 400,
+  message: `${field}: ${message}`,
+  data: { errors: [{ field, message }] },
 });
 
 /**

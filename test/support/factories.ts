@@ -34,7 +34,13 @@ export function setupBody(c: { org: { appKey: string }; appSecret: string }, sim
     client_id: c.org.appKey,
     client_secret: c.appSecret,
     hrms_id: 'reference',
-    access_credentials: { client_id: simCreds.clientId, client_secret: simCreds.clientSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
+    access_credentials: {
+      client_id: simCreds.clientId,
+      client_secret: simCreds.clientSecret,
+      api_key: '',
+      grant_type: 'client_credentials',
+      hrms_host: sim.url,
+    },
     api_configs: [],
   };
 }
@@ -80,6 +86,23 @@ export async function removeAllEmployees(ctx: Context, clientOrgId: number): Pro
 export async function sdkToken(ctx: Context, vendorOrg: { id: number; uuid: string }, input: Partial<SdkTokenRequest> = {}) {
   const principal = { orgId: vendorOrg.id, orgUuid: vendorOrg.uuid, isVendor: true, isClient: false, credentialId: 'factory' };
   return ctx.services.sdk.issueToken(principal, {
-    email: `hr@employer-${++n}.example`, org_name: `Employer ${n}`, fullname: 'Asha Rao', ...input,
+    email: `hr@employer-${++n}.example`,
+    org_name: `Employer ${n}`,
+    fullname: 'Asha Rao',
+    ...input,
+  });
+}
+
+/**
+ * Points client org `orgId` at an HRMS simulator (the reference HRMS at `sim.url`) with these
+ * simulator credentials, stored as setup-config would but without its credential check (so
+ * wrong credentials can be stored too).
+ */
+export async function hrmsAt(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }) {
+  await storesOf(ctx).hrmsConfigs.save({
+    orgId,
+    hrmsId: 'reference',
+    apiConfigs: [],
+    credentials: { client_id: creds.clientId, client_secret: creds.clientSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
   });
 }

@@ -11,8 +11,9 @@ import type { Worker } from 'bullmq';
 import { destination, type DestinationStream } from 'pino';
 import path from 'node:path';
 import { startEventsWorker } from '../../jobs/events.worker';
+import { startHousekeepingWorker } from '../../jobs/housekeeping.worker';
 import { startSyncWorker } from '../../jobs/sync.worker';
-import { eventsWorkerDeps, syncWorkerDeps } from '../../jobs/deps';
+import { eventsWorkerDeps, housekeepingWorkerDeps, syncWorkerDeps } from '../../jobs/deps';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { openContext, type Context } from '../../src/context';
@@ -20,11 +21,19 @@ import { migrate } from '../../src/db/orm';
 import { startHrmsSimulator, type SimOptions } from '../../src/hrms/sim/server';
 import { createLogger } from '../../src/logger';
 import { listen } from '../../src/server';
+import { inject } from 'vitest';
 import { HRX_BIN } from './cli';
 import { closeTestDb } from './db';
+import { startMailbox, type Mailbox } from './mailbox';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, type TestServices } from './services';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * The run's PostgreSQL and Redis, as the global setup chose them (test/support/services.ts:
+ * DATABASE_URL/REDIS_URL, Testcontainers, or the machine's 127.0.0.1 services).
+ */
+const services = inject('testServices') as TestServices | undefined;
+export const DATABASE_URL = services?.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+export const REDIS_URL = services?.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 
 /** Environment of a test file's own hrx: its schema, Redis prefix and master key. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -55,26 +64,43 @@ export interface TestApp {
   ctx: Context;
   url: string;
   worker: Worker | undefined;
+  /**
+   * The in-process SMTP server hrx sends its Connect e-mail codes to (HRX_SMTP_URL), unless the
+   * test's `env` names HRX_SMTP_URL itself ('' for none: then undefined).
+   */
+  mailbox: Mailbox | undefined;
   startWorker(): Worker;
-  /** Starts the events worker (delivery, consent scan, relay), as `hrx worker` does. */
+  /**
+   * Starts the events worker (deliveries) and the housekeeping worker (consent scan, relay, with
+   * their job schedulers), as `hrx worker` does; resolves with the events worker.
+   */
   startEventsWorker(): Promise<Worker>;
   stop(): Promise<void>;
 }
 
 /** Starts hrx (API, and the worker unless `worker: false`) on a fresh schema. */
 export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {}): Promise<TestApp> {
-  const env = testEnv(opts.env);
+  const mailbox = opts.env && 'HRX_SMTP_URL' in opts.env ? undefined : await startMailbox();
+  const env = testEnv({ ...(mailbox ? { HRX_SMTP_URL: mailbox.url, HRX_SMTP_FROM: 'hrx test <no-reply@hrx.test>' } : {}), ...opts.env });
   const config = loadConfig(env);
   // `logStream`: the app's log lines go there (a test reading every line, test/integration/logs-pii).
   const logDir = process.env.HRX_TEST_LOG_DIR;
-  const log = createLogger(config.LOG_LEVEL, 'hrx', opts.logStream
-    ?? (logDir ? destination({ dest: path.join(logDir, `${config.HRX_DB_SCHEMA}.log`), mkdir: true, sync: true }) : undefined));
+  const log = createLogger(
+    config.LOG_LEVEL,
+    'hrx',
+    opts.logStream ?? (logDir ? destination({ dest: path.join(logDir, `${config.HRX_DB_SCHEMA}.log`), mkdir: true, sync: true }) : undefined),
+  );
   const ctx = await openContext(config, log, { poolMax: 5 });
-  await migrate(ctx.db);
+  await migrate(ctx.db, ctx.migrationKeys);
   const server = await listen(buildApp(ctx, { validateResponses: true }), '127.0.0.1', 0, config.HRX_BASE_PATH, log);
   const workers: Worker[] = [];
   const app: TestApp = {
-    env, config, ctx, url: server.url, worker: undefined,
+    env,
+    config,
+    ctx,
+    url: server.url,
+    worker: undefined,
+    mailbox,
     startWorker() {
       const w = startSyncWorker(syncWorkerDeps(ctx));
       workers.push(w);
@@ -82,8 +108,9 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
       return w;
     },
     async startEventsWorker() {
-      const w = await startEventsWorker(eventsWorkerDeps(ctx));
+      const w = startEventsWorker(eventsWorkerDeps(ctx));
       workers.push(w);
+      workers.push(await startHousekeepingWorker(housekeepingWorkerDeps(ctx)));
       return w;
     },
     async stop() {
@@ -91,6 +118,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
       for (const w of workers) await w.close(true).catch(() => undefined);
       await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
       await ctx.eventsQueue.queue.obliterate({ force: true }).catch(() => undefined);
+      await ctx.housekeepingQueue.queue.obliterate({ force: true }).catch(() => undefined);
       const redis = new Redis(REDIS_URL);
       const keys = await redis.keys(`${config.HRX_REDIS_PREFIX}:*`);
       if (keys.length) await redis.del(...keys);
@@ -98,6 +126,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
       await closeTestDb(ctx);
       await ctx.close();
       await dropSchema(config.HRX_DB_SCHEMA);
+      await mailbox?.close();
     },
   };
   if (opts.worker !== false) app.startWorker();
@@ -115,22 +144,26 @@ export async function dropSchema(schema: string): Promise<void> {
 /** Starts the simulator with test defaults (on 127.0.0.1 unless `host` says otherwise). */
 export function startSim(opts: Partial<SimOptions> & { host?: string } = {}) {
   return startHrmsSimulator({
-    employees: 25, seed: 'test-seed', clientId: 'sim-client', clientSecret: 'sim-secret-' + randomUUID(), ...opts,
+    employees: 25,
+    seed: 'test-seed',
+    clientId: 'sim-client',
+    clientSecret: 'sim-secret-' + randomUUID(),
+    ...opts,
   });
 }
 
 /** Polls `fn` every `everyMs` until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(fn: () => Promise<T>, timeoutMs = 30_000, everyMs = 100): Promise<NonNullable<T>> {
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 30_000, everyMs = 100): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`waitFor timed out${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`waitFor timed out${last ? `: ${last instanceof Error ? last.toString() : JSON.stringify(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -142,7 +175,9 @@ export async function call(url: string, init: RequestInit = {}): Promise<{ statu
   let body: unknown = text;
   try {
     body = JSON.parse(text);
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, headers: res.headers, body };
 }
 
@@ -169,8 +204,12 @@ export async function startSecondApi(app: Pick<TestApp, 'env'>, extraEnv: Record
     env: { ...process.env, ...app.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const second: SecondApi = {
     url: `http://127.0.0.1:${port}`,
     log: () => out,

@@ -19,7 +19,10 @@ export function rawJws(header: unknown, payload: string | Uint8Array, signer: (i
 }
 
 /** An RS256 signer (RSASSA-PKCS1-v1_5 / SHA-256) for {@link rawJws}. */
-export const rs256 = (k: KeyObject) => (i: Buffer): Buffer => nodeSign('sha256', i, k);
+export const rs256 =
+  (k: KeyObject) =>
+  (i: Buffer): Buffer =>
+    nodeSign('sha256', i, k);
 
 /** Options of {@link rawJwe}: key wrapping padding, CEK size, and the recipient key. */
 export interface RawJweOptions {
@@ -32,9 +35,10 @@ export interface RawJweOptions {
 export function rawJwe(header: unknown, pt: string | Uint8Array, o: RawJweOptions): string {
   const cek = randomBytes(o.cekBytes ?? 32);
   const iv = randomBytes(12);
-  const ek = o.pad === 'pkcs1'
-    ? publicEncrypt({ key: o.pub, padding: constants.RSA_PKCS1_PADDING }, cek)
-    : publicEncrypt({ key: o.pub, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: o.pad === 'oaep1' ? 'sha1' : 'sha256' }, cek);
+  const ek =
+    o.pad === 'pkcs1'
+      ? publicEncrypt({ key: o.pub, padding: constants.RSA_PKCS1_PADDING }, cek)
+      : publicEncrypt({ key: o.pub, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: o.pad === 'oaep1' ? 'sha1' : 'sha256' }, cek);
   const h = json64(header);
   const c = createCipheriv(`aes-${cek.length * 8}-gcm` as 'aes-256-gcm', cek, iv);
   c.setAAD(Buffer.from(h, 'ascii'));
@@ -50,9 +54,11 @@ export function mutate(token: string, i: number, f: (b: Buffer) => Buffer): stri
 }
 
 /** Flips the low bit of byte `at` (negative: from the end). */
-export const flip = (at: number) => (b: Buffer): Buffer => {
-  const c = Buffer.from(b);
-  const j = at < 0 ? c.length + at : at;
-  c[j] = (c[j] as number) ^ 0x01;
-  return c;
-};
+export const flip =
+  (at: number) =>
+  (b: Buffer): Buffer => {
+    const c = Buffer.from(b);
+    const j = at < 0 ? c.length + at : at;
+    c[j] = (c[j] as number) ^ 0x01;
+    return c;
+  };

@@ -30,10 +30,13 @@ export async function startPrivateApp(env: Record<string, string>): Promise<Priv
   const config = loadConfig(env);
   const log = createLogger(config.LOG_LEVEL);
   const ctx = await openContext(config, log, { poolMax: 10 });
-  await migrate(ctx.db);
+  await migrate(ctx.db, ctx.migrationKeys);
   const server = await listen(buildApp(ctx), '127.0.0.1', 0, config.HRX_BASE_PATH, log);
   return {
-    env, config, ctx, url: server.url,
+    env,
+    config,
+    ctx,
+    url: server.url,
     async stop() {
       await server.stop(1000);
       await closeTestDb(ctx);

@@ -54,10 +54,16 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const server = new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'), port, user: 'postgres', password, persistent: true, createPostgresUser: true,
+    databaseDir: path.join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: true,
     initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C', '-c', 'fsync=off'],
-    onLog: () => undefined, onError: () => undefined,
+    onLog: () => undefined,
+    onError: () => undefined,
   });
   try {
     await server.initialise();
@@ -87,7 +93,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
     pause(paused) {
       const postmaster = Number(readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
       for (const pid of [postmaster, ...children]) process.kill(pid, paused ? 'SIGSTOP' : 'SIGCONT');
     },
     async destroy() {
@@ -123,7 +132,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         try {
           await probe.connect();
           if ((await probe.ping()) === 'PONG') return;
-        } catch { /* not yet */ }
+        } catch {
+          /* not yet */
+        }
         probe.disconnect();
         await sleep(50);
       }

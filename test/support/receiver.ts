@@ -30,7 +30,11 @@ export async function startReceiver() {
       const path = (req.url ?? '/').split('?')[0]!;
       const body = Buffer.concat(chunks).toString('utf8');
       let json: unknown = null;
-      try { json = JSON.parse(body); } catch { /* recorded raw */ }
+      try {
+        json = JSON.parse(body);
+      } catch {
+        /* recorded raw */
+      }
       received.push({ path, headers: req.headers, body, json, at: Date.now() });
       const status = plans.get(path)?.shift() ?? defaults.get(path) ?? 200;
       // A 3xx points elsewhere on this receiver: a sender that followed it would show up there.
@@ -47,15 +51,23 @@ export async function startReceiver() {
     /** Requests to `path`, oldest first. */
     at,
     /** Answers the next requests to `path` with `statuses`, in turn. */
-    plan(path: string, statuses: number[]) { plans.set(path, [...statuses]); },
+    plan(path: string, statuses: number[]) {
+      plans.set(path, [...statuses]);
+    },
     /** Answers requests to `path` with `status` once its plan is used up. */
-    setDefault(path: string, status: number) { defaults.set(path, status); },
+    setDefault(path: string, status: number) {
+      defaults.set(path, status);
+    },
     /** Waits until `path` got `n` requests (optionally only of event `type`); returns them. */
     async waitForCount(path: string, n: number, type?: string, timeoutMs = 20_000) {
       const pick = () => at(path).filter((r) => !type || r.json?.type === type);
-      return waitFor(async () => (pick().length >= n ? pick() : null), timeoutMs, 25);
+      return waitFor(() => (pick().length >= n ? pick() : null), timeoutMs, 25);
     },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -71,9 +83,11 @@ export function verifySignature(secret: string, r: Pick<Received, 'headers' | 'b
   const id = String(r.headers['webhook-id']);
   const ts = String(r.headers['webhook-timestamp']);
   const expected = createHmac('sha256', key).update(`${id}.${ts}.${r.body}`).digest();
-  return String(r.headers['webhook-signature'] ?? '').split(' ').some((s) => {
-    const [version, sig] = s.split(',');
-    const got = Buffer.from(sig ?? '', 'base64');
-    return version === 'v1' && got.length === expected.length && timingSafeEqual(got, expected);
-  });
+  return String(r.headers['webhook-signature'] ?? '')
+    .split(' ')
+    .some((s) => {
+      const [version, sig] = s.split(',');
+      const got = Buffer.from(sig ?? '', 'base64');
+      return version === 'v1' && got.length === expected.length && timingSafeEqual(got, expected);
+    });
 }

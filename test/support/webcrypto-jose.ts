@@ -37,17 +37,16 @@ export async function webcryptoJwe(oaepKey: CryptoKey, header: object, plaintext
   const encryptedKey = await subtle.encrypt({ name: 'RSA-OAEP' }, oaepKey, cek);
   const aesKey = await subtle.importKey('raw', cek, 'AES-GCM', false, ['encrypt']);
   const sealed = new Uint8Array(
-    await subtle.encrypt(
-      { name: 'AES-GCM', iv, tagLength: 128, ...(o.aad === false ? {} : { additionalData: ascii(h) }) },
-      aesKey,
-      te.encode(plaintext),
-    ),
+    await subtle.encrypt({ name: 'AES-GCM', iv, tagLength: 128, ...(o.aad === false ? {} : { additionalData: ascii(h) }) }, aesKey, te.encode(plaintext)),
   );
   return [h, wb64(encryptedKey), wb64(iv), wb64(sealed.subarray(0, sealed.length - 16)), wb64(sealed.subarray(sealed.length - 16))].join('.');
 }
 
 /** RFC 7516 §5.2: decrypts a compact JWE with an RSA-OAEP/SHA-256 private key. Returns header and plaintext. */
-export async function webcryptoDecryptJwe(jwe: string, oaepPrivate: CryptoKey): Promise<{ header: Record<string, unknown>; plaintext: string; cekBytes: number; ivBytes: number; tagBytes: number }> {
+export async function webcryptoDecryptJwe(
+  jwe: string,
+  oaepPrivate: CryptoKey,
+): Promise<{ header: Record<string, unknown>; plaintext: string; cekBytes: number; ivBytes: number; tagBytes: number }> {
   const parts = jwe.split('.');
   if (parts.length !== 5) throw new Error('not a compact JWE');
   const [h, ek, iv, ct, tag] = parts as [string, string, string, string, string];
@@ -55,7 +54,13 @@ export async function webcryptoDecryptJwe(jwe: string, oaepPrivate: CryptoKey): 
   const aesKey = await subtle.importKey('raw', cek, 'AES-GCM', false, ['decrypt']);
   const sealed = new Uint8Array([...unb64(ct), ...unb64(tag)]);
   const plaintext = td.decode(await subtle.decrypt({ name: 'AES-GCM', iv: unb64(iv), additionalData: ascii(h), tagLength: 128 }, aesKey, sealed));
-  return { header: JSON.parse(td.decode(unb64(h))) as Record<string, unknown>, plaintext, cekBytes: cek.length, ivBytes: unb64(iv).length, tagBytes: unb64(tag).length };
+  return {
+    header: JSON.parse(td.decode(unb64(h))) as Record<string, unknown>,
+    plaintext,
+    cekBytes: cek.length,
+    ivBytes: unb64(iv).length,
+    tagBytes: unb64(tag).length,
+  };
 }
 
 /** RFC 7515 §5.2: verifies a compact RS256 JWS. Returns header, payload and the verdict. */

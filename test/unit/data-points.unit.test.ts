@@ -5,9 +5,20 @@ import { emptyRecord, normalizeRecord, mergeRecord, NOT_AVAILABLE } from '../../
 
 describe('data points', () => {
   it('names leaves as decisions §3 does', () => {
-    for (const n of ['gender', 'dob', 'bankDetails_accountNumber', 'currentAddress_addressCity',
-      'dependentDetails_mobileNumber', 'ctc_basic', 'ctc_bonus_joining', 'ctc_deductions_esi',
-      'monthly_deductions_tds', 'monthly_month', 'monthly_reimbursements', 'employeeMetadata_marriageDate']) {
+    for (const n of [
+      'gender',
+      'dob',
+      'bankDetails_accountNumber',
+      'currentAddress_addressCity',
+      'dependentDetails_mobileNumber',
+      'ctc_basic',
+      'ctc_bonus_joining',
+      'ctc_deductions_esi',
+      'monthly_deductions_tds',
+      'monthly_month',
+      'monthly_reimbursements',
+      'employeeMetadata_marriageDate',
+    ]) {
       expect(ALL_DATA_POINTS).toContain(n);
     }
     expect(ALL_DATA_POINTS).not.toContain('id');
@@ -23,11 +34,17 @@ describe('data points', () => {
   });
 
   it('filters unshared points to their empty values', () => {
-    const rec = normalizeRecord({
-      employeeId: 'E1', name: 'Asha', gender: 'Female', terminationDate: '2026-01-01',
-      salaryDetails: { ctc: { basic: 1000, bonus: { joining: 5 } }, monthly: { month: 3, year: 2026 } },
-      dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
-    }, 'id-1');
+    const rec = normalizeRecord(
+      {
+        employeeId: 'E1',
+        name: 'Asha',
+        gender: 'Female',
+        terminationDate: '2026-01-01',
+        salaryDetails: { ctc: { basic: 1000, bonus: { joining: 5 } }, monthly: { month: 3, year: 2026 } },
+        dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
+      },
+      'id-1',
+    );
     const out = filterRecord(rec, new Set(['name', 'ctc_basic', 'dependentDetails_name']));
     expect(out.id).toBe('id-1');
     expect(out.employeeId).toBe('E1');

@@ -8,12 +8,22 @@ import { changedDataPoints } from '../../src/domain/data-points';
 import { emptyDependent, mergeRecord, normalizeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 import { updateBodySchema } from '../../src/employees/routes';
 
-const base = () => normalizeRecord({
-  employeeId: 'E1', name: 'Asha Rao', terminationDate: '2026-03-31', pan: 'ABCPR1234K',
-  bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
-  salaryDetails: { ctc: { basic: 600000, hra: 240000, bonus: { joining: 50000 } }, monthly: { month: 3, year: 2026 } },
-  dependentDetails: [{ name: 'Ravi', relation: 'Son' }, { name: 'Mira', relation: 'Daughter' }],
-}, '7a1c3f0e-2b4d-4e6f-8a9b-0c1d2e3f4a5b');
+const base = () =>
+  normalizeRecord(
+    {
+      employeeId: 'E1',
+      name: 'Asha Rao',
+      terminationDate: '2026-03-31',
+      pan: 'ABCPR1234K',
+      bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
+      salaryDetails: { ctc: { basic: 600000, hra: 240000, bonus: { joining: 50000 } }, monthly: { month: 3, year: 2026 } },
+      dependentDetails: [
+        { name: 'Ravi', relation: 'Son' },
+        { name: 'Mira', relation: 'Daughter' },
+      ],
+    },
+    '7a1c3f0e-2b4d-4e6f-8a9b-0c1d2e3f4a5b',
+  );
 
 describe('mergeRecord (webhook merge rules)', () => {
   it('overwrites present numbers, including ones already set', () => {
@@ -34,7 +44,12 @@ describe('mergeRecord (webhook merge rules)', () => {
     expect(merged.dependentDetails).toEqual([{ ...emptyDependent(), name: 'Kiran', relation: 'Spouse' }]);
     // One dependent instead of two: every dependent data point changed.
     expect(changedDataPoints(base(), merged)).toEqual(Object.keys(emptyDependent()).map((f) => `dependentDetails_${f}`));
-    const renamed = mergeRecord(base(), { dependentDetails: [{ name: 'Ravi', relation: 'Son' }, { name: 'Meera', relation: 'Daughter' }] });
+    const renamed = mergeRecord(base(), {
+      dependentDetails: [
+        { name: 'Ravi', relation: 'Son' },
+        { name: 'Meera', relation: 'Daughter' },
+      ],
+    });
     expect(changedDataPoints(base(), renamed)).toEqual(['dependentDetails_name']);
     expect(mergeRecord(base(), { dependentDetails: [] }).dependentDetails).toEqual([]);
   });
@@ -49,7 +64,7 @@ describe('mergeRecord (webhook merge rules)', () => {
   });
 
   it('trims text and keeps id and employeeId of the stored record', () => {
-    const merged = mergeRecord(base(), { name: '  Asha R. ', id: 'something-else', employeeId: 'E2' } as never);
+    const merged = mergeRecord(base(), { name: '  Asha R. ', id: 'something-else', employeeId: 'E2' });
     expect(merged.name).toBe('Asha R.');
     expect(merged.id).toBe(base().id);
     expect(merged.employeeId).toBe('E1');
@@ -74,8 +89,10 @@ describe('update body schema', () => {
     expect(issues({ name: 'A' })[0]).toMatchObject({ path: 'employeeId', code: 'invalid_type' });
     expect(issues({ employeeId: '   ' })[0]).toMatchObject({ path: 'employeeId', message: 'required' });
     expect(issues({ employeeId: 'E1', bankDetails: { iban: 'x' } })[0]).toMatchObject({ path: 'bankDetails', code: 'unrecognized_keys' });
-    expect(issues([{ employeeId: 'E1' }, { employeeId: 'E2', salaryDetails: { ctc: { basic: '600000' } } }])[0])
-      .toMatchObject({ path: '1.salaryDetails.ctc.basic', code: 'invalid_type' });
+    expect(issues([{ employeeId: 'E1' }, { employeeId: 'E2', salaryDetails: { ctc: { basic: '600000' } } }])[0]).toMatchObject({
+      path: '1.salaryDetails.ctc.basic',
+      code: 'invalid_type',
+    });
     expect(issues({ employeeId: 'E1', salaryDetails: { monthly: { month: 13 } } })[0]).toMatchObject({ path: 'salaryDetails.monthly.month' });
     expect(issues({ employeeId: 'E1', dob: '1990-02-30' })[0]).toMatchObject({ path: 'dob', message: 'must be a date YYYY-MM-DD' });
     expect(issues('E1')[0]).toMatchObject({ path: '', code: 'invalid_type' });

@@ -13,7 +13,7 @@ import { newSigningSecret, secretKey, sign, webhookHeaders } from '../../src/eve
 import { EVENT_TYPES, type Recipient } from '../../src/events/types';
 
 describe('Standard Webhooks signing', () => {
-  it('matches the reference library\'s known answer', () => {
+  it("matches the reference library's known answer", () => {
     // Vector of the "sign function works" test of the Standard Webhooks reference JavaScript
     // library (standard-webhooks/standard-webhooks, libraries/javascript/src/webhook.test.ts).
     const sig = sign('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
@@ -29,7 +29,10 @@ describe('Standard Webhooks signing', () => {
     // A changed byte anywhere changes the signature.
     expect(sign(secret, 'msg_x1', 1763701201, body)).not.toBe(`v1,${expected}`);
     expect(webhookHeaders(secret, 'msg_x1', 1763701200, body)).toEqual({
-      'content-type': 'application/json', 'webhook-id': 'msg_x1', 'webhook-timestamp': '1763701200', 'webhook-signature': `v1,${expected}`,
+      'content-type': 'application/json',
+      'webhook-id': 'msg_x1',
+      'webhook-timestamp': '1763701200',
+      'webhook-signature': `v1,${expected}`,
     });
   });
 
@@ -110,7 +113,8 @@ describe('employee.updated data', () => {
       ],
     });
     expect(event!.data(recipient(['gender', 'dob']))).toEqual({
-      client_org_id: 'c-uuid', employees: [{ id: 'id-1', employee_id: 'EMP00001', updated_fields: ['gender'] }],
+      client_org_id: 'c-uuid',
+      employees: [{ id: 'id-1', employee_id: 'EMP00001', updated_fields: ['gender'] }],
     });
     // Nothing this vendor may hear of: no event for it.
     expect(event!.data(recipient(['dob']))).toBeNull();

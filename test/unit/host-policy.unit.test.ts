@@ -6,40 +6,91 @@
 import type { LookupAddress, LookupAllOptions } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
-import {
-  createHostPolicy, HOST_NOT_ALLOWED, HostNotAllowedError, isBlockedAddress, isHostNotAllowed, type Resolver,
-} from '../../src/outbound/host-policy';
+import { createHostPolicy, HOST_NOT_ALLOWED, HostNotAllowedError, isBlockedAddress, isHostNotAllowed, type Resolver } from '../../src/outbound/host-policy';
 
 const REFUSED: [string, string][] = [
-  ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback, end of 127/8'], ['0.0.0.0', 'unspecified'], ['0.1.2.3', '"this network"'],
-  ['10.0.0.1', 'private 10/8'], ['10.255.255.255', 'private 10/8, last'], ['172.16.0.1', 'private 172.16/12, first'],
-  ['172.31.255.255', 'private 172.16/12, last'], ['192.168.1.1', 'private 192.168/16'], ['169.254.169.254', 'cloud metadata'],
-  ['169.254.0.1', 'link-local'], ['100.64.0.1', 'CGNAT, first'], ['100.127.255.255', 'CGNAT, last'],
-  ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast (SSDP)'], ['240.0.0.1', 'reserved'], ['255.255.255.255', 'broadcast'],
-  ['192.0.0.8', 'IETF protocol assignments'], ['192.0.2.1', 'TEST-NET-1'], ['198.18.0.1', 'benchmarking'],
-  ['198.51.100.7', 'TEST-NET-2'], ['203.0.113.9', 'TEST-NET-3'], ['192.88.99.1', '6to4 relay anycast'],
-  ['::', 'IPv6 unspecified'], ['::1', 'IPv6 loopback'], ['0:0:0:0:0:0:0:1', 'IPv6 loopback, long form'], ['[::1]', 'bracketed'],
+  ['127.0.0.1', 'loopback'],
+  ['127.255.255.254', 'loopback, end of 127/8'],
+  ['0.0.0.0', 'unspecified'],
+  ['0.1.2.3', '"this network"'],
+  ['10.0.0.1', 'private 10/8'],
+  ['10.255.255.255', 'private 10/8, last'],
+  ['172.16.0.1', 'private 172.16/12, first'],
+  ['172.31.255.255', 'private 172.16/12, last'],
+  ['192.168.1.1', 'private 192.168/16'],
+  ['169.254.169.254', 'cloud metadata'],
+  ['169.254.0.1', 'link-local'],
+  ['100.64.0.1', 'CGNAT, first'],
+  ['100.127.255.255', 'CGNAT, last'],
+  ['224.0.0.1', 'multicast'],
+  ['239.255.255.250', 'multicast (SSDP)'],
+  ['240.0.0.1', 'reserved'],
+  ['255.255.255.255', 'broadcast'],
+  ['192.0.0.8', 'IETF protocol assignments'],
+  ['192.0.2.1', 'TEST-NET-1'],
+  ['198.18.0.1', 'benchmarking'],
+  ['198.51.100.7', 'TEST-NET-2'],
+  ['203.0.113.9', 'TEST-NET-3'],
+  ['192.88.99.1', '6to4 relay anycast'],
+  ['::', 'IPv6 unspecified'],
+  ['::1', 'IPv6 loopback'],
+  ['0:0:0:0:0:0:0:1', 'IPv6 loopback, long form'],
+  ['[::1]', 'bracketed'],
   ['::127.0.0.1', 'IPv4-compatible (deprecated)'],
-  ['::ffff:127.0.0.1', 'IPv4-mapped loopback'], ['::ffff:7f00:1', 'IPv4-mapped loopback, hex'],
-  ['0:0:0:0:0:ffff:7f00:0001', 'IPv4-mapped loopback, long form'], ['::ffff:10.0.0.1', 'IPv4-mapped private'],
-  ['::ffff:169.254.169.254', 'IPv4-mapped metadata'], ['::ffff:0.0.0.0', 'IPv4-mapped unspecified'], ['::ffff:100.64.0.1', 'IPv4-mapped CGNAT'],
-  ['64:ff9b::127.0.0.1', 'NAT64 of loopback'], ['64:ff9b::a9fe:a9fe', 'NAT64 of metadata'], ['64:ff9b:1::1', 'local-use NAT64'],
-  ['2002:7f00:1::1', '6to4 of loopback'], ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
-  ['fc00::1', 'ULA'], ['fd12:3456:789a::1', 'ULA'], ['fe80::1', 'link-local'], ['fe80::1%eth0', 'link-local with a zone'],
-  ['FE80::ABCD', 'link-local, upper case'], ['febf:ffff::1', 'link-local, last'], ['fec0::1', 'site-local (deprecated)'],
-  ['ff02::1', 'multicast'], ['100::1', 'discard-only'], ['2001::1', 'Teredo'], ['2001:db8::1', 'documentation'],
-  ['3fff::1', 'documentation'], ['4000::1', 'outside global unicast'],
-  ['localhost', 'not an address'], ['', 'empty'], ['1.2.3', 'not an address'], ['::ffff:1.2.3.4.5', 'malformed'],
+  ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+  ['::ffff:7f00:1', 'IPv4-mapped loopback, hex'],
+  ['0:0:0:0:0:ffff:7f00:0001', 'IPv4-mapped loopback, long form'],
+  ['::ffff:10.0.0.1', 'IPv4-mapped private'],
+  ['::ffff:169.254.169.254', 'IPv4-mapped metadata'],
+  ['::ffff:0.0.0.0', 'IPv4-mapped unspecified'],
+  ['::ffff:100.64.0.1', 'IPv4-mapped CGNAT'],
+  ['64:ff9b::127.0.0.1', 'NAT64 of loopback'],
+  ['64:ff9b::a9fe:a9fe', 'NAT64 of metadata'],
+  ['64:ff9b:1::1', 'local-use NAT64'],
+  ['2002:7f00:1::1', '6to4 of loopback'],
+  ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
+  ['fc00::1', 'ULA'],
+  ['fd12:3456:789a::1', 'ULA'],
+  ['fe80::1', 'link-local'],
+  ['fe80::1%eth0', 'link-local with a zone'],
+  ['FE80::ABCD', 'link-local, upper case'],
+  ['febf:ffff::1', 'link-local, last'],
+  ['fec0::1', 'site-local (deprecated)'],
+  ['ff02::1', 'multicast'],
+  ['100::1', 'discard-only'],
+  ['2001::1', 'Teredo'],
+  ['2001:db8::1', 'documentation'],
+  ['3fff::1', 'documentation'],
+  ['4000::1', 'outside global unicast'],
+  ['localhost', 'not an address'],
+  ['', 'empty'],
+  ['1.2.3', 'not an address'],
+  ['::ffff:1.2.3.4.5', 'malformed'],
 ];
 
 const ALLOWED: [string, string][] = [
-  ['8.8.8.8', 'public'], ['1.1.1.1', 'public'], ['93.184.216.34', 'public'], ['9.255.255.255', 'just below 10/8'],
-  ['11.0.0.1', 'just above 10/8'], ['172.15.255.255', 'just below 172.16/12'], ['172.32.0.1', 'just above 172.16/12'],
-  ['100.63.255.255', 'just below CGNAT'], ['100.128.0.1', 'just above CGNAT'], ['169.253.255.255', 'just below 169.254/16'],
-  ['169.255.0.1', 'just above 169.254/16'], ['192.167.255.255', 'just below 192.168/16'], ['126.255.255.255', 'just below 127/8'],
-  ['128.0.0.1', 'just above 127/8'], ['223.255.255.255', 'just below multicast'], ['198.20.0.1', 'just above benchmarking'],
-  ['2606:4700:4700::1111', 'public IPv6'], ['2001:4860:4860::8888', 'public IPv6 (outside 2001::/23)'], ['2a00:1450:4001::1', 'public IPv6'],
-  ['::ffff:8.8.8.8', 'IPv4-mapped public'], ['64:ff9b::808:808', 'NAT64 of a public address'], ['2002:808:808::1', '6to4 of a public address'],
+  ['8.8.8.8', 'public'],
+  ['1.1.1.1', 'public'],
+  ['93.184.216.34', 'public'],
+  ['9.255.255.255', 'just below 10/8'],
+  ['11.0.0.1', 'just above 10/8'],
+  ['172.15.255.255', 'just below 172.16/12'],
+  ['172.32.0.1', 'just above 172.16/12'],
+  ['100.63.255.255', 'just below CGNAT'],
+  ['100.128.0.1', 'just above CGNAT'],
+  ['169.253.255.255', 'just below 169.254/16'],
+  ['169.255.0.1', 'just above 169.254/16'],
+  ['192.167.255.255', 'just below 192.168/16'],
+  ['126.255.255.255', 'just below 127/8'],
+  ['128.0.0.1', 'just above 127/8'],
+  ['223.255.255.255', 'just below multicast'],
+  ['198.20.0.1', 'just above benchmarking'],
+  ['2606:4700:4700::1111', 'public IPv6'],
+  ['2001:4860:4860::8888', 'public IPv6 (outside 2001::/23)'],
+  ['2a00:1450:4001::1', 'public IPv6'],
+  ['::ffff:8.8.8.8', 'IPv4-mapped public'],
+  ['64:ff9b::808:808', 'NAT64 of a public address'],
+  ['2002:808:808::1', '6to4 of a public address'],
 ];
 
 describe('isBlockedAddress', () => {
@@ -53,14 +104,33 @@ describe('isBlockedAddress', () => {
 });
 
 describe('checkUrl (before any connection)', () => {
-  const policy = createHostPolicy({ resolve: () => { throw new Error('checkUrl must not resolve'); } });
+  const policy = createHostPolicy({
+    resolve: () => {
+      throw new Error('checkUrl must not resolve');
+    },
+  });
   const refused = [
-    'ftp://hrms.example.com/', 'file:///etc/passwd', 'gopher://hrms.example.com:70/', 'ws://hrms.example.com/', 'data:text/plain,x',
-    'http://127.0.0.1:6379/', 'http://[::1]:5432/', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/',
-    'https://192.168.0.10:8443/', 'http://0.0.0.0:8080/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:a9fe:a9fe]/',
+    'ftp://hrms.example.com/',
+    'file:///etc/passwd',
+    'gopher://hrms.example.com:70/',
+    'ws://hrms.example.com/',
+    'data:text/plain,x',
+    'http://127.0.0.1:6379/',
+    'http://[::1]:5432/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.0.0.1/',
+    'https://192.168.0.10:8443/',
+    'http://0.0.0.0:8080/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:a9fe:a9fe]/',
     // WHATWG URL normalizes these IPv4 spellings to 127.0.0.1 before the check sees them.
-    'http://2130706433/', 'http://0x7f.1/', 'http://127.1/', 'http://127.0.0.1./', 'http://%31%32%37.0.0.1/',
-    'http://[fe80::1]/', 'http://[fd00::1]:9000/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://127.1/',
+    'http://127.0.0.1./',
+    'http://%31%32%37.0.0.1/',
+    'http://[fe80::1]/',
+    'http://[fd00::1]:9000/',
   ];
   it.each(refused)('refuses %s', (raw) => {
     expect(() => policy.checkUrl(new URL(raw))).toThrow(HostNotAllowedError);
@@ -87,7 +157,10 @@ function lookupWith(resolved: LookupAddress[] | NodeJS.ErrnoException, hostname 
 
 describe('lookup (at connection time)', () => {
   it('passes an allowed name through, as one address or all of them, and resolves every family with all: true', async () => {
-    const one = await lookupWith([{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }]);
+    const one = await lookupWith([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ]);
     expect(one).toMatchObject({ err: null, address: '93.184.216.34', family: 4 });
     expect(one.calls).toEqual([{ hostname: 'hrms.example.com', options: { all: true } }]);
     const all = await lookupWith([{ address: '93.184.216.34', family: 4 }], 'hrms.example.com', { all: true, family: 4 });
@@ -101,8 +174,18 @@ describe('lookup (at connection time)', () => {
     [[{ address: '::ffff:127.0.0.1', family: 6 }]],
     [[{ address: 'fd00::5', family: 6 }]],
     // Any refused address refuses the name: one public address beside it does not help.
-    [[{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }]],
-    [[{ address: '2606:2800:220:1::1', family: 6 }, { address: '::1', family: 6 }]],
+    [
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ],
+    ],
+    [
+      [
+        { address: '2606:2800:220:1::1', family: 6 },
+        { address: '::1', family: 6 },
+      ],
+    ],
   ])('refuses a name resolving to %j, naming no address', async (resolved) => {
     const res = await lookupWith(resolved);
     expect(res.err).toBeInstanceOf(HostNotAllowedError);

@@ -2,9 +2,17 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BANKS, employeeCode, employeeIndex, generateEmployee, verhoeff, type NativeEmployee } from '../../src/hrms/sim/data';
 import {
-  bloodGroup, EMPLOYMENT_TYPE_MAP, enumValue, GENDER_MAP, isoDate, mapEmployee, mobileNumber, money, STATUS_MAP,
+  bloodGroup,
+  EMPLOYMENT_TYPE_MAP,
+  enumValue,
+  GENDER_MAP,
+  isoDate,
+  mapEmployee,
+  mobileNumber,
+  money,
+  STATUS_MAP,
 } from '../../src/hrms/reference/mapping';
-import { parseRetryAfter } from '../../src/hrms/reference/connector';
+import { parseRetryAfter } from '../../src/hrms/http-client';
 import { connectorFor, SUPPORTED_HRMS } from '../../src/hrms/registry';
 import { createReferenceConnector } from '../../src/hrms/reference/connector';
 import { HrmsError } from '../../src/hrms/connector';
@@ -39,7 +47,9 @@ describe('simulator data: determinism', () => {
   it('is pinned: a fixed seed keeps producing the same bytes (decisions §5)', () => {
     // If this fails, the generator changed: every `--seed` now yields different employees.
     // Update the digest only for a deliberate change of the generated data.
-    const hash = createHash('sha256').update(JSON.stringify(sample.slice(0, 20))).digest('hex');
+    const hash = createHash('sha256')
+      .update(JSON.stringify(sample.slice(0, 20)))
+      .digest('hex');
     expect(hash).toBe('af776740954cae8183be40beb83be9d6444b9e74f58ef230d02bce542e7a7cdb');
     expect(sample[0]!.employee_code).toBe('EMP00001');
     expect(sample[0]!.reporting_manager).toBeNull();
@@ -74,7 +84,10 @@ describe('simulator data: formats', () => {
         expect(e.bank.account_number).toMatch(/^[1-9][0-9]{8,17}$/);
       }
       for (const a of [e.current_address, e.permanent_address]) {
-        if (a) { expect(a.pincode).toMatch(/^[1-9][0-9]{5}$/); expect(a.country).toBe('India'); }
+        if (a) {
+          expect(a.pincode).toMatch(/^[1-9][0-9]{5}$/);
+          expect(a.country).toBe('India');
+        }
       }
       if (e.work_location.pincode !== null) expect(e.work_location.pincode).toMatch(/^[1-9][0-9]{5}$/);
       expect(mobileNumber(e.mobile)).toMatch(/^[6-9][0-9]{9}$/);
@@ -85,7 +98,8 @@ describe('simulator data: formats', () => {
 
   it('has coherent dates and an org tree', () => {
     for (const e of sample) {
-      const dob = day(e.date_of_birth), doj = day(e.date_of_joining);
+      const dob = day(e.date_of_birth),
+        doj = day(e.date_of_joining);
       expect(doj - dob).toBeGreaterThan(17 * 365 * 86_400_000);
       expect(doj).toBeLessThanOrEqual(Date.UTC(2025, 11, 31));
       if (e.exit_date !== null) expect(day(e.exit_date)).toBeGreaterThanOrEqual(doj);
@@ -128,9 +142,13 @@ describe('simulator data: formats', () => {
   it('leaves some values out on purpose (5-10 %), deterministically', () => {
     const share = (pred: (e: NativeEmployee) => boolean): number => sample.filter(pred).length / N;
     const checks = {
-      personalEmail: share((e) => !e.personal_email), bank: share((e) => !e.bank), permanent: share((e) => !e.permanent_address),
-      blood: share((e) => e.blood_group === null), monthly: share((e) => !e.compensation?.monthly),
-      fatherName: share((e) => e.father_name === ''), costCenter: share((e) => e.cost_center === ''),
+      personalEmail: share((e) => !e.personal_email),
+      bank: share((e) => !e.bank),
+      permanent: share((e) => !e.permanent_address),
+      blood: share((e) => e.blood_group === null),
+      monthly: share((e) => !e.compensation?.monthly),
+      fatherName: share((e) => e.father_name === ''),
+      costCenter: share((e) => e.cost_center === ''),
       noDependents: share((e) => e.dependents.length === 0),
     };
     for (const [field, s] of Object.entries(checks)) {
@@ -143,14 +161,34 @@ describe('simulator data: formats', () => {
 });
 
 const native: NativeEmployee = {
-  employee_code: 'EMP00007', first_name: ' Priya ', middle_name: 'Kumari', last_name: 'Iyer',
-  official_email: 'Priya.Iyer7@Kaveri.in', personal_email: '', mobile: '+91 98450 12345',
-  date_of_birth: '05/03/1990', date_of_joining: '31/02/2020', exit_date: '15/11/2025',
-  employment_status: 'RESIGNED', employment_type: 'CONTRACT', gender: 'F', marital_status: 'MARRIED',
-  marriage_date: '01/12/2016', pan_number: 'abcpi1234k', aadhaar_number: '2345 6789 0123', uan: '100123456789',
-  nationality: 'Indian', father_name: 'Ramesh Iyer', blood_group: 'B+ve',
-  designation: 'Senior Accountant', department: 'Accounts', grade: 'L3', business_unit: 'Corporate',
-  cost_center: 'CC-ACC-BLR', legal_entity: 'Kaveri Systems Private Limited', country: 'in',
+  employee_code: 'EMP00007',
+  first_name: ' Priya ',
+  middle_name: 'Kumari',
+  last_name: 'Iyer',
+  official_email: 'Priya.Iyer7@Kaveri.in',
+  personal_email: '',
+  mobile: '+91 98450 12345',
+  date_of_birth: '05/03/1990',
+  date_of_joining: '31/02/2020',
+  exit_date: '15/11/2025',
+  employment_status: 'RESIGNED',
+  employment_type: 'CONTRACT',
+  gender: 'F',
+  marital_status: 'MARRIED',
+  marriage_date: '01/12/2016',
+  pan_number: 'abcpi1234k',
+  aadhaar_number: '2345 6789 0123',
+  uan: '100123456789',
+  nationality: 'Indian',
+  father_name: 'Ramesh Iyer',
+  blood_group: 'B+ve',
+  designation: 'Senior Accountant',
+  department: 'Accounts',
+  grade: 'L3',
+  business_unit: 'Corporate',
+  cost_center: 'CC-ACC-BLR',
+  legal_entity: 'Kaveri Systems Private Limited',
+  country: 'in',
   reporting_manager: { name: 'Arjun Rao', email: 'Arjun.Rao3@kaveri.in' },
   skip_level_managers: ['anil.shah1@kaveri.in'],
   bank: { account_number: '50100123456789', ifsc: 'hdfc0001234', bank_name: 'HDFC Bank' },
@@ -158,14 +196,33 @@ const native: NativeEmployee = {
   permanent_address: { line1: 'No. 12, 3rd Cross', line2: '', city: 'Chennai', state: 'Tamil Nadu', pincode: '600020', country: 'India' },
   work_location: { city: 'Bengaluru', pincode: null },
   dependents: [
-    { full_name: 'Karthik Iyer', relationship: 'SPOUSE', date_of_birth: '12/07/1988', email: 'karthik@gmail.com', gender: 'M', phone: '09876543210', occupation: 'Engineer' },
+    {
+      full_name: 'Karthik Iyer',
+      relationship: 'SPOUSE',
+      date_of_birth: '12/07/1988',
+      email: 'karthik@gmail.com',
+      gender: 'M',
+      phone: '09876543210',
+      occupation: 'Engineer',
+    },
     { full_name: 'Meera Iyer', relationship: 'DAUGHTER', date_of_birth: '01/06/2019', email: null, gender: 'F', phone: null, occupation: null },
   ],
   compensation: {
-    currency: 'INR', tax_regime: 'OLD',
+    currency: 'INR',
+    tax_regime: 'OLD',
     annual: {
-      ctc: 1_200_000, fixed_ctc: 1_080_000, basic: 480_000, da: 0, hra: 192_000, gratuity: 23_088, medical_allowance: 15_000,
-      lta: 40_000, special_allowance: 254_312, other_allowance: 0, flexi_benefits: 18_000, gross_salary: 999_312,
+      ctc: 1_200_000,
+      fixed_ctc: 1_080_000,
+      basic: 480_000,
+      da: 0,
+      hra: 192_000,
+      gratuity: 23_088,
+      medical_allowance: 15_000,
+      lta: 40_000,
+      special_allowance: 254_312,
+      other_allowance: 0,
+      flexi_benefits: 18_000,
+      gross_salary: 999_312,
       bonus: { joining: 0, referral: 10_000, retention: 0, performance: 120_000, relocation: 0, other: 0 },
       deductions: { pf_employee: 57_600, esic: 0, professional_tax: 2_400, lwf: 50, nps_employee: null, other: 0 },
     },
@@ -175,26 +232,75 @@ const native: NativeEmployee = {
 describe('reference mapping', () => {
   it('maps a hand-written native employee to the exact partial record', () => {
     expect(mapEmployee(native)).toStrictEqual({
-      employeeId: 'EMP00007', name: 'Priya Kumari Iyer', email: 'priya.iyer7@kaveri.in',
-      dob: '1990-03-05', status: 'Inactive', employmentType: 'Contract', gender: 'Female', maritalStatus: 'Married',
-      pan: 'ABCPI1234K', aadhar: '234567890123', uan: '100123456789', mobileNumber: '9845012345',
-      nationality: 'Indian', fatherName: 'Ramesh Iyer', bloodGroup: 'B+', designation: 'Senior Accountant',
-      department: 'Accounts', grade: 'L3', groupName: 'Corporate', costCenter: 'CC-ACC-BLR',
-      companyName: 'Kaveri Systems Private Limited', terminationDate: '2025-11-15',
-      manager: 'Arjun Rao', managerEmail: 'arjun.rao3@kaveri.in', managerEmail2: 'anil.shah1@kaveri.in', countryCode: 'IN',
+      employeeId: 'EMP00007',
+      name: 'Priya Kumari Iyer',
+      email: 'priya.iyer7@kaveri.in',
+      dob: '1990-03-05',
+      status: 'Inactive',
+      employmentType: 'Contract',
+      gender: 'Female',
+      maritalStatus: 'Married',
+      pan: 'ABCPI1234K',
+      aadhar: '234567890123',
+      uan: '100123456789',
+      mobileNumber: '9845012345',
+      nationality: 'Indian',
+      fatherName: 'Ramesh Iyer',
+      bloodGroup: 'B+',
+      designation: 'Senior Accountant',
+      department: 'Accounts',
+      grade: 'L3',
+      groupName: 'Corporate',
+      costCenter: 'CC-ACC-BLR',
+      companyName: 'Kaveri Systems Private Limited',
+      terminationDate: '2025-11-15',
+      manager: 'Arjun Rao',
+      managerEmail: 'arjun.rao3@kaveri.in',
+      managerEmail2: 'anil.shah1@kaveri.in',
+      countryCode: 'IN',
       bankDetails: { accountNumber: '50100123456789', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
-      currentAddress: { addressLine: 'Flat 402, Prestige Heights, Koramangala', addressCity: 'Bengaluru', addressState: 'Karnataka', addressPincode: '560034', addressCountry: 'India' },
-      permanentAddress: { addressLine: 'No. 12, 3rd Cross', addressCity: 'Chennai', addressState: 'Tamil Nadu', addressPincode: '600020', addressCountry: 'India' },
+      currentAddress: {
+        addressLine: 'Flat 402, Prestige Heights, Koramangala',
+        addressCity: 'Bengaluru',
+        addressState: 'Karnataka',
+        addressPincode: '560034',
+        addressCountry: 'India',
+      },
+      permanentAddress: {
+        addressLine: 'No. 12, 3rd Cross',
+        addressCity: 'Chennai',
+        addressState: 'Tamil Nadu',
+        addressPincode: '600020',
+        addressCountry: 'India',
+      },
       jobLocation: { city: 'Bengaluru' },
       employeeMetadata: { marriageDate: '2016-12-01' },
       dependentDetails: [
-        { name: 'Karthik Iyer', relation: 'Spouse', dob: '1988-07-12', email: 'karthik@gmail.com', gender: 'Male', mobileNumber: '9876543210', profession: 'Engineer' },
+        {
+          name: 'Karthik Iyer',
+          relation: 'Spouse',
+          dob: '1988-07-12',
+          email: 'karthik@gmail.com',
+          gender: 'Male',
+          mobileNumber: '9876543210',
+          profession: 'Engineer',
+        },
         { name: 'Meera Iyer', relation: 'Daughter', dob: '2019-06-01', gender: 'Female' },
       ],
       salaryDetails: {
         ctc: {
-          basic: 480_000, dearnessAllowance: 0, hra: 192_000, gratuity: 23_088, medicalAllowance: 15_000, travelAllowance: 40_000,
-          specialAllowance: 254_312, otherAllowance: 0, flexiBasketAllowance: 18_000, grossPay: 999_312, fixedPay: 1_080_000, taxRegime: 'Old',
+          basic: 480_000,
+          dearnessAllowance: 0,
+          hra: 192_000,
+          gratuity: 23_088,
+          medicalAllowance: 15_000,
+          travelAllowance: 40_000,
+          specialAllowance: 254_312,
+          otherAllowance: 0,
+          flexiBasketAllowance: 18_000,
+          grossPay: 999_312,
+          fixedPay: 1_080_000,
+          taxRegime: 'Old',
           bonus: { joining: 0, referral: 10_000, retention: 0, performance: 120_000, relocation: 0, misc: 0 },
           deductions: { pf: 57_600, esi: 0, professionalTax: 2_400, labourWelfareFund: 50, misc: 0 },
         },
@@ -213,7 +319,15 @@ describe('reference mapping', () => {
     expect(rec.salaryDetails.ctc.deductions.nps).toBeNull();
     expect(rec.salaryDetails.monthly.month).toBeNull();
     expect(rec.salaryDetails.monthly.reimbursements).toBeNull();
-    expect(rec.dependentDetails[1]).toEqual({ name: 'Meera Iyer', relation: 'Daughter', dob: '2019-06-01', email: NOT_AVAILABLE, gender: 'Female', mobileNumber: NOT_AVAILABLE, profession: NOT_AVAILABLE });
+    expect(rec.dependentDetails[1]).toEqual({
+      name: 'Meera Iyer',
+      relation: 'Daughter',
+      dob: '2019-06-01',
+      email: NOT_AVAILABLE,
+      gender: 'Female',
+      mobileNumber: NOT_AVAILABLE,
+      profession: NOT_AVAILABLE,
+    });
     const active = normalizeRecord(mapEmployee({ ...native, exit_date: null, compensation: null, bank: null, dependents: [] }), 'x');
     expect(active.terminationDate).toBe('');
     expect(active.bankDetails).toEqual({ accountNumber: NOT_AVAILABLE, ifscCode: NOT_AVAILABLE, bankName: NOT_AVAILABLE });
@@ -253,7 +367,9 @@ describe('reference mapping', () => {
     expect(enumValue(GENDER_MAP, 'X')).toBe('X');
     expect(enumValue(GENDER_MAP, 'constructor')).toBe('constructor');
     expect(() => mapEmployee({ first_name: 'No Code' })).toThrow(HrmsError);
-    try { mapEmployee({ first_name: 'Secret Name' }); } catch (err) {
+    try {
+      mapEmployee({ first_name: 'Secret Name' });
+    } catch (err) {
       expect((err as HrmsError).kind).toBe('bad_response');
       expect((err as Error).message).not.toContain('Secret Name');
     }
@@ -261,9 +377,11 @@ describe('reference mapping', () => {
 });
 
 describe('registry and Retry-After', () => {
-  it('knows the reference connector only', () => {
-    expect(SUPPORTED_HRMS).toEqual(['reference']);
-    expect(connectorFor('reference')).toBe(createReferenceConnector);
+  it('knows the reference connector first, then the products', () => {
+    expect(SUPPORTED_HRMS[0]).toBe('reference');
+    expect(SUPPORTED_HRMS).toEqual(expect.arrayContaining(['reference', 'keka', 'zoho_people', 'darwinbox', 'bamboohr', 'greythr', 'personio']));
+    expect(connectorFor('keka')?.hrmsId).toBe('keka');
+    expect(connectorFor('reference')?.create).toBe(createReferenceConnector);
     expect(connectorFor('Reference')).toBeUndefined();
     expect(connectorFor('__proto__')).toBeUndefined();
   });

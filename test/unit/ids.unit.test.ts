@@ -8,8 +8,16 @@ describe('isUuid', () => {
     expect(isUuid('00000000-0000-0000-0000-000000000000')).toBe(true);
   });
   it('refuses anything else, including 36 characters of hex and hyphens in the wrong places', () => {
-    for (const s of ['', 'not-a-uuid', '-'.repeat(36), '0b7e2a345c1d4f6a9b8c1d2e3f4a5b6c', '0b7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c ',
-      '{0b7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c}', '0b7e2a34-5c1d-4f6a-9b8c1-d2e3f4a5b6c', '0g7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c']) {
+    for (const s of [
+      '',
+      'not-a-uuid',
+      '-'.repeat(36),
+      '0b7e2a345c1d4f6a9b8c1d2e3f4a5b6c',
+      '0b7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c ',
+      '{0b7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c}',
+      '0b7e2a34-5c1d-4f6a-9b8c1-d2e3f4a5b6c',
+      '0g7e2a34-5c1d-4f6a-9b8c-1d2e3f4a5b6c',
+    ]) {
       expect(isUuid(s)).toBe(false);
     }
   });

@@ -13,8 +13,7 @@ import { importVendorPublicJwk, modulusBits } from '../../src/crypto/jose/keys';
 // RFC 7515 Appendix A.2.1: the RSA public key (n, e) of the RS256 example.
 const RFC7515_A2_JWK = {
   kty: 'RSA',
-  n:
-    'ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ',
+  n: 'ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ',
   e: 'AQAB',
 };
 // RFC 7515 Appendix A.2.1 (end): the complete JWS Compact Serialization.
@@ -34,8 +33,7 @@ const RFC7515_PAYLOAD = '{"iss":"joe",\r\n "exp":1300819380,\r\n "http://example
 // RFC 7638 §3.1: the RSA key of RFC 7517 Appendix A.1 and its published thumbprint.
 const RFC7638_JWK = {
   kty: 'RSA',
-  n:
-    '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
+  n: '0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw',
   e: 'AQAB',
   alg: 'RS256',
 };
@@ -95,11 +93,23 @@ describe('RFC 7638 §3.1 (JWK thumbprint)', () => {
 // Wycheproof json_web_encryption_test.json
 // ---------------------------------------------------------------------------------------------
 
-interface WycheproofTest { tcId: number; comment: string; jwe: string; pt?: string; result: 'valid' | 'invalid' | 'acceptable'; flags: string[] }
-interface WycheproofGroup { comment: string; private: Record<string, unknown>; tests: WycheproofTest[] }
-const WYCHEPROOF = JSON.parse(
-  readFileSync('/work/shared/testvectors/wycheproof/json_web_encryption_test.json', 'utf8'),
-) as { numberOfTests: number; testGroups: WycheproofGroup[] };
+interface WycheproofTest {
+  tcId: number;
+  comment: string;
+  jwe: string;
+  pt?: string;
+  result: 'valid' | 'invalid' | 'acceptable';
+  flags: string[];
+}
+interface WycheproofGroup {
+  comment: string;
+  private: Record<string, unknown>;
+  tests: WycheproofTest[];
+}
+const WYCHEPROOF = JSON.parse(readFileSync('/work/shared/testvectors/wycheproof/json_web_encryption_test.json', 'utf8')) as {
+  numberOfTests: number;
+  testGroups: WycheproofGroup[];
+};
 
 function headerOf(jwe: string): Record<string, unknown> | undefined {
   try {
@@ -222,7 +232,12 @@ describe('Wycheproof JSON Web Signature vectors through importVendorPublicJwk + 
         const keyForSig = g.public.use !== 'enc' && (!Array.isArray(g.public.key_ops) || g.public.key_ops.includes('verify'));
         const mustAccept = t.result === 'valid' && alg === 'RS256' && keyAlg === 'RS256' && keyForSig && !t.jws.trimStart().startsWith('{');
         if (!vendor?.verifyKey) counts.refusedAtKeyImport++;
-        const ok = vendor?.verifyKey !== undefined && (await compactVerify(t.jws, vendor.verifyKey, { algorithms: ['RS256'] }).then(() => true, () => false));
+        const ok =
+          vendor?.verifyKey !== undefined &&
+          (await compactVerify(t.jws, vendor.verifyKey, { algorithms: ['RS256'] }).then(
+            () => true,
+            () => false,
+          ));
         expect(ok, `tcId ${t.tcId} ${t.result} ${t.comment}`).toBe(mustAccept);
         if (ok) counts.accepted++;
         else counts.refused++;

@@ -11,8 +11,14 @@ import type { DecryptKey, VendorVerifyKey } from '../../src/crypto/jose/request'
 import { sealResponse } from '../../src/crypto/jose/response';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
 import {
-  InvalidKeyError, exportJwks, exportPublicJwk, exportServicePrivateJwk, generateServiceKeyPair, generateServiceKeys,
-  importServicePrivateJwk, importVendorPublicJwk,
+  InvalidKeyError,
+  exportJwks,
+  exportPublicJwk,
+  exportServicePrivateJwk,
+  generateServiceKeyPair,
+  generateServiceKeys,
+  importServicePrivateJwk,
+  importVendorPublicJwk,
 } from '../../src/crypto/jose/keys';
 import type { ServiceKeyPair } from '../../src/crypto/jose/keys';
 import { b64, clean, flip, json64, mutate, rawJws, rs256, rawJwe as forgeRawJwe, type RawJweOptions } from '../support/jose-forge';
@@ -36,8 +42,11 @@ let smallKey: VendorVerifyKey;
 beforeAll(async () => {
   svc = await generateServiceKeys();
   retired = await generateServiceKeyPair('enc');
-  svcEncPub = KeyObject.from(svc.enc.publicKey as unknown as Parameters<typeof KeyObject.from>[0]);
-  decryptKeys = [{ kid: retired.kid, privateKey: retired.privateKey }, { kid: svc.enc.kid, privateKey: svc.enc.privateKey }];
+  svcEncPub = KeyObject.from(svc.enc.publicKey);
+  decryptKeys = [
+    { kid: retired.kid, privateKey: retired.privateKey },
+    { kid: svc.enc.kid, privateKey: svc.enc.privateKey },
+  ];
   const v1 = await importVendorPublicJwk({ ...vendor.publicKey.export({ format: 'jwk' }), kid: 'vendor-1' });
   const v2 = await importVendorPublicJwk({ ...vendor2.publicKey.export({ format: 'jwk' }), kid: 'vendor-2' });
   vendorKeys = [v1, v2].map((v) => ({ kid: v.kid, publicKey: v.verifyKey!, bits: v.bits }));
@@ -64,7 +73,8 @@ async function jwe(pt: string, over: Record<string, unknown> = {}, key: unknown 
 const good = async () => jwe(await jws());
 const withClaims = async (over: Record<string, unknown>, drop: string[] = []) => jwe(await jws(claims(over, drop)));
 
-type Case = [name: string, reason: string, build: () => Promise<string | { token: unknown; vendorKeys: VendorVerifyKey[] }>];
+type Case = [name: string, reason: string, build: () => Built | Promise<Built>];
+type Built = string | { token: unknown; vendorKeys: VendorVerifyKey[] };
 const CASES: Case[] = [
   // --- JWE: algorithms and header parameters (checked before decryption) ---
   ['RSA1_5 key wrap (hand-built)', 'jwe: alg not allowed', async () => rawJwe(H({ alg: 'RSA1_5' }), await jws(), { pad: 'pkcs1' })],
@@ -89,8 +99,23 @@ const CASES: Case[] = [
   ['JWE kid names the retired key, encrypted to the current', 'jwe: decryption failed', async () => jwe(await jws(), { kid: retired.kid })],
   ['encrypted to a non-service key, no kid', 'jwe: decryption failed', async () => rawJwe(H({ kid: undefined }), await jws(), { pub: other.publicKey })],
   // --- JWE: tampering (decided by AES-GCM / RSA-OAEP) ---
-  ['protected header re-encoded (same values, other order)', 'jwe: decryption failed', async () => { const t = await good(); const h = decodeProtectedHeader(t); return `${json64({ kid: h.kid, cty: h.cty, enc: h.enc, alg: h.alg })}.${t.split('.').slice(1).join('.')}`; }],
-  ['protected header gains a benign member', 'jwe: decryption failed', async () => { const t = await good(); return `${json64({ ...decodeProtectedHeader(t), x: 1 })}.${t.split('.').slice(1).join('.')}`; }],
+  [
+    'protected header re-encoded (same values, other order)',
+    'jwe: decryption failed',
+    async () => {
+      const t = await good();
+      const h = decodeProtectedHeader(t);
+      return `${json64({ kid: h.kid, cty: h.cty, enc: h.enc, alg: h.alg })}.${t.split('.').slice(1).join('.')}`;
+    },
+  ],
+  [
+    'protected header gains a benign member',
+    'jwe: decryption failed',
+    async () => {
+      const t = await good();
+      return `${json64({ ...decodeProtectedHeader(t), x: 1 })}.${t.split('.').slice(1).join('.')}`;
+    },
+  ],
   ['encrypted key flipped', 'jwe: decryption failed', async () => mutate(await good(), 1, flip(10))],
   ['encrypted key truncated', 'jwe: decryption failed', async () => mutate(await good(), 1, (b) => b.subarray(0, b.length - 1))],
   ['IV flipped', 'jwe: decryption failed', async () => mutate(await good(), 2, flip(0))],
@@ -100,23 +125,93 @@ const CASES: Case[] = [
   ['tag flipped', 'jwe: decryption failed', async () => mutate(await good(), 4, flip(-1))],
   ['tag truncated to 12 bytes', 'jwe: decryption failed', async () => mutate(await good(), 4, (b) => b.subarray(0, 12))],
   // --- JWE: serialization ---
-  ['flattened JSON serialization', 'jwe: expected 5 compact parts', async () => JSON.stringify(await new FlattenedEncrypt(enc.encode(await jws())).setProtectedHeader(H() as { alg: string; enc: string }).encrypt(svcEncPub))],
-  ['general JSON serialization', 'jwe: expected 5 compact parts', async () => { const g = new GeneralEncrypt(enc.encode(await jws())).setProtectedHeader({ enc: 'A256GCM', cty: 'JWT' }); g.addRecipient(svcEncPub).setUnprotectedHeader({ alg: 'RSA-OAEP-256' }); return JSON.stringify(await g.encrypt()); }],
+  [
+    'flattened JSON serialization',
+    'jwe: expected 5 compact parts',
+    async () => JSON.stringify(await new FlattenedEncrypt(enc.encode(await jws())).setProtectedHeader(H()).encrypt(svcEncPub)),
+  ],
+  [
+    'general JSON serialization',
+    'jwe: expected 5 compact parts',
+    async () => {
+      const g = new GeneralEncrypt(enc.encode(await jws())).setProtectedHeader({ enc: 'A256GCM', cty: 'JWT' });
+      g.addRecipient(svcEncPub).setUnprotectedHeader({ alg: 'RSA-OAEP-256' });
+      return JSON.stringify(await g.encrypt());
+    },
+  ],
   ['4 parts', 'jwe: expected 5 compact parts', async () => (await good()).split('.').slice(0, 4).join('.')],
   ['6 parts', 'jwe: expected 5 compact parts', async () => `${await good()}.AAAA`],
-  ['empty part', 'jwe: part 1 is empty or not base64url', async () => { const p = (await good()).split('.'); p[1] = ''; return p.join('.'); }],
-  ['base64 "+" character', 'jwe: part 3 is empty or not base64url', async () => { const p = (await good()).split('.'); p[3] = `+${(p[3] ?? '').slice(1)}`; return p.join('.'); }],
-  ['base64 padding "="', 'jwe: part 2 is empty or not base64url', async () => { const p = (await good()).split('.'); p[2] = `${p[2]}=`; return p.join('.'); }],
-  ['non-canonical base64url (trailing bits)', 'jwe: part 1 is not canonical base64url', async () => { const p = (await good()).split('.'); const ek = p[1] ?? ''; const a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'; p[1] = ek.slice(0, -1) + a[a.indexOf(ek.slice(-1)) ^ 1]; return p.join('.'); }],
-  ['newline inside the token', 'jwe: part 3 is empty or not base64url', async () => { const p = (await good()).split('.'); p[3] = `${(p[3] ?? '').slice(0, 4)}\n${(p[3] ?? '').slice(4)}`; return p.join('.'); }],
+  [
+    'empty part',
+    'jwe: part 1 is empty or not base64url',
+    async () => {
+      const p = (await good()).split('.');
+      p[1] = '';
+      return p.join('.');
+    },
+  ],
+  [
+    'base64 "+" character',
+    'jwe: part 3 is empty or not base64url',
+    async () => {
+      const p = (await good()).split('.');
+      p[3] = `+${(p[3] ?? '').slice(1)}`;
+      return p.join('.');
+    },
+  ],
+  [
+    'base64 padding "="',
+    'jwe: part 2 is empty or not base64url',
+    async () => {
+      const p = (await good()).split('.');
+      p[2] = `${p[2]}=`;
+      return p.join('.');
+    },
+  ],
+  [
+    'non-canonical base64url (trailing bits)',
+    'jwe: part 1 is not canonical base64url',
+    async () => {
+      const p = (await good()).split('.');
+      const ek = p[1] ?? '';
+      const a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      p[1] = ek.slice(0, -1) + a[a.indexOf(ek.slice(-1)) ^ 1];
+      return p.join('.');
+    },
+  ],
+  [
+    'newline inside the token',
+    'jwe: part 3 is empty or not base64url',
+    async () => {
+      const p = (await good()).split('.');
+      p[3] = `${(p[3] ?? '').slice(0, 4)}\n${(p[3] ?? '').slice(4)}`;
+      return p.join('.');
+    },
+  ],
   ['leading whitespace', 'jwe: part 0 is empty or not base64url', async () => ` ${await good()}`],
-  ['empty string', 'jwe: empty', async () => ''],
-  ['huge token (> 64 KiB)', 'jwe: too large', async () => { const p = (await good()).split('.'); p[3] = 'A'.repeat(70_000); return p.join('.'); }],
-  ['not a string', 'jwe: not a string', async () => ({ token: 12345, vendorKeys })],
-  ['protected header not JSON', 'jwe: protected header is not JSON', async () => `${b64('{"alg":"RSA-OAEP-256",')}.${(await good()).split('.').slice(1).join('.')}`],
-  ['protected header is a JSON array', 'jwe: protected header is not an object', async () => `${json64(['RSA-OAEP-256'])}.${(await good()).split('.').slice(1).join('.')}`],
+  ['empty string', 'jwe: empty', () => ''],
+  [
+    'huge token (> 64 KiB)',
+    'jwe: too large',
+    async () => {
+      const p = (await good()).split('.');
+      p[3] = 'A'.repeat(70_000);
+      return p.join('.');
+    },
+  ],
+  ['not a string', 'jwe: not a string', () => ({ token: 12345, vendorKeys })],
+  [
+    'protected header not JSON',
+    'jwe: protected header is not JSON',
+    async () => `${b64('{"alg":"RSA-OAEP-256",')}.${(await good()).split('.').slice(1).join('.')}`,
+  ],
+  [
+    'protected header is a JSON array',
+    'jwe: protected header is not an object',
+    async () => `${json64(['RSA-OAEP-256'])}.${(await good()).split('.').slice(1).join('.')}`,
+  ],
   // --- JWE plaintext / inner JWS structure ---
-  ['plaintext not UTF-8', 'jwe: plaintext is not UTF-8', async () => rawJwe(H(), Buffer.from([0xff, 0xfe, 0x2e, 0x80]))],
+  ['plaintext not UTF-8', 'jwe: plaintext is not UTF-8', () => rawJwe(H(), Buffer.from([0xff, 0xfe, 0x2e, 0x80]))],
   ['plaintext is a nested JWE', 'jws: expected 3 compact parts', async () => jwe(await good())],
   ['plaintext is the bare claims JSON', 'jws: expected 3 compact parts', async () => jwe(JSON.stringify(claims()))],
   ['JWS with 2 parts', 'jws: expected 3 compact parts', async () => jwe((await jws()).split('.').slice(0, 2).join('.'))],
@@ -124,34 +219,106 @@ const CASES: Case[] = [
   // --- JWS: algorithms, header, keys ---
   ['alg none, empty signature', 'jws: part 2 is empty or not base64url', async () => jwe(`${json64({ alg: 'none', typ: 'JWT' })}.${json64(claims())}.`)],
   ['alg none with a signature', 'jws: alg not allowed', async () => jwe(rawJws({ alg: 'none', typ: 'JWT' }, JSON.stringify(claims()), () => Buffer.from('x')))],
-  ['HS256 keyed with the vendor public key PEM', 'jws: alg not allowed', async () => jwe(rawJws({ alg: 'HS256', typ: 'JWT', kid: 'vendor-1' }, JSON.stringify(claims()), (i) => createHmac('sha256', vendor.publicKey.export({ type: 'spki', format: 'pem' })).update(i).digest()))],
-  ['HS256 keyed with the vendor public key SPKI DER', 'jws: alg not allowed', async () => jwe(rawJws({ alg: 'HS256', typ: 'JWT' }, JSON.stringify(claims()), (i) => createHmac('sha256', vendor.publicKey.export({ type: 'spki', format: 'der' })).update(i).digest()))],
-  ['RS384 by the vendor key', 'jws: alg not allowed', async () => jwe(rawJws({ alg: 'RS384', typ: 'JWT' }, JSON.stringify(claims()), (i) => nodeSign('sha384', i, vendor.privateKey)))],
+  [
+    'HS256 keyed with the vendor public key PEM',
+    'jws: alg not allowed',
+    async () =>
+      jwe(
+        rawJws({ alg: 'HS256', typ: 'JWT', kid: 'vendor-1' }, JSON.stringify(claims()), (i) =>
+          createHmac('sha256', vendor.publicKey.export({ type: 'spki', format: 'pem' }))
+            .update(i)
+            .digest(),
+        ),
+      ),
+  ],
+  [
+    'HS256 keyed with the vendor public key SPKI DER',
+    'jws: alg not allowed',
+    async () =>
+      jwe(
+        rawJws({ alg: 'HS256', typ: 'JWT' }, JSON.stringify(claims()), (i) =>
+          createHmac('sha256', vendor.publicKey.export({ type: 'spki', format: 'der' }))
+            .update(i)
+            .digest(),
+        ),
+      ),
+  ],
+  [
+    'RS384 by the vendor key',
+    'jws: alg not allowed',
+    async () => jwe(rawJws({ alg: 'RS384', typ: 'JWT' }, JSON.stringify(claims()), (i) => nodeSign('sha384', i, vendor.privateKey))),
+  ],
   ['PS256 by the vendor key', 'jws: alg not allowed', async () => jwe(await jws(claims(), { alg: 'PS256' }))],
-  ['alg RS256 with wrong case', 'jws: alg not allowed', async () => jwe(rawJws({ alg: 'rs256', typ: 'JWT' }, JSON.stringify(claims()), rs256(vendor.privateKey)))],
+  [
+    'alg RS256 with wrong case',
+    'jws: alg not allowed',
+    async () => jwe(rawJws({ alg: 'rs256', typ: 'JWT' }, JSON.stringify(claims()), rs256(vendor.privateKey))),
+  ],
   ['JWS typ missing', 'jws: typ must be JWT', async () => jwe(await jws(claims(), { typ: undefined }))],
   ['JWS typ JOSE', 'jws: typ must be JWT', async () => jwe(await jws(claims(), { typ: 'JOSE' }))],
   ['JWS typ at+jwt', 'jws: typ must be JWT', async () => jwe(await jws(claims(), { typ: 'at+jwt' }))],
-  ['JWS unknown crit', 'jws: header parameter crit', async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', crit: ['x-ext'], 'x-ext': true }, JSON.stringify(claims()), rs256(vendor.privateKey)))],
-  ['JWS b64 false (RFC 7797)', 'jws: header parameter crit', async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', b64: false, crit: ['b64'] }, JSON.stringify(claims()), rs256(vendor.privateKey)))],
-  ['JWS embedded attacker jwk', 'jws: header parameter jwk', async () => jwe(await jws(claims(), { kid: undefined, jwk: other.publicKey.export({ format: 'jwk' }) }, other.privateKey))],
+  [
+    'JWS unknown crit',
+    'jws: header parameter crit',
+    async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', crit: ['x-ext'], 'x-ext': true }, JSON.stringify(claims()), rs256(vendor.privateKey))),
+  ],
+  [
+    'JWS b64 false (RFC 7797)',
+    'jws: header parameter crit',
+    async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', b64: false, crit: ['b64'] }, JSON.stringify(claims()), rs256(vendor.privateKey))),
+  ],
+  [
+    'JWS embedded attacker jwk',
+    'jws: header parameter jwk',
+    async () => jwe(await jws(claims(), { kid: undefined, jwk: other.publicKey.export({ format: 'jwk' }) }, other.privateKey)),
+  ],
   ['JWS unknown kid', 'jws: unknown kid', async () => jwe(await jws(claims(), { kid: 'vendor-9' }))],
   ['JWS kid of the other registered key', 'jws: signature verification failed', async () => jwe(await jws(claims(), { kid: 'vendor-2' }))],
   ['signed by another vendor key, no kid', 'jws: signature verification failed', async () => jwe(await jws(claims(), { kid: undefined }, other.privateKey))],
   ['signed by another vendor key, its own kid', 'jws: unknown kid', async () => jwe(await jws(claims(), { kid: 'other-vendor' }, other.privateKey))],
-  ['1024-bit registered key, with kid', 'jws: no usable vendor key', async () => ({ token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small' }, JSON.stringify(claims()), rs256(small.privateKey))), vendorKeys: [...vendorKeys, smallKey] })],
-  ['1024-bit registered key, no kid', 'jws: no usable vendor key', async () => ({ token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT' }, JSON.stringify(claims()), rs256(small.privateKey))), vendorKeys: [smallKey] })],
-  ['1024-bit key registered as 2048 bits', 'jws: no usable vendor key', async () => ({ token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small' }, JSON.stringify(claims()), rs256(small.privateKey))), vendorKeys: [{ ...smallKey, bits: 2048 }] })],
+  [
+    '1024-bit registered key, with kid',
+    'jws: no usable vendor key',
+    async () => ({
+      token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small' }, JSON.stringify(claims()), rs256(small.privateKey))),
+      vendorKeys: [...vendorKeys, smallKey],
+    }),
+  ],
+  [
+    '1024-bit registered key, no kid',
+    'jws: no usable vendor key',
+    async () => ({ token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT' }, JSON.stringify(claims()), rs256(small.privateKey))), vendorKeys: [smallKey] }),
+  ],
+  [
+    '1024-bit key registered as 2048 bits',
+    'jws: no usable vendor key',
+    async () => ({
+      token: await jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small' }, JSON.stringify(claims()), rs256(small.privateKey))),
+      vendorKeys: [{ ...smallKey, bits: 2048 }],
+    }),
+  ],
   ['no vendor key registered', 'jws: no usable vendor key', async () => ({ token: await jwe(await jws(claims(), { kid: undefined })), vendorKeys: [] })],
   ['JWS signature flipped', 'jws: signature verification failed', async () => jwe(mutate(await jws(), 2, flip(100)))],
-  ['JWS payload swapped after signing', 'jws: signature verification failed', async () => { const p = (await jws()).split('.'); p[1] = json64(claims({ employee_id: 'E-9999' })); return jwe(p.join('.')); }],
+  [
+    'JWS payload swapped after signing',
+    'jws: signature verification failed',
+    async () => {
+      const p = (await jws()).split('.');
+      p[1] = json64(claims({ employee_id: 'E-9999' }));
+      return jwe(p.join('.'));
+    },
+  ],
   // --- JWS payload and claims ---
   ['payload not JSON', 'jws: payload is not JSON', async () => jwe(await jws('hello'))],
   ['payload JSON array', 'claims: not an object', async () => jwe(await jws([claims()]))],
   ['payload JSON string', 'claims: not an object', async () => jwe(await jws(JSON.stringify('x')))],
   ['payload JSON null', 'claims: not an object', async () => jwe(await jws('null'))],
-  ...(['connection_id', 'employee_id', 'iat', 'exp', 'jti'].map((k): Case => [`missing ${k}`, `claims: missing ${k}`, () => withClaims({}, [k])])),
-  ...(['iss', 'sub', 'aud', 'nbf', 'foo', '__proto__'].map((k): Case => [`extra claim ${k}`, 'claims: unexpected claim', async () => jwe(await jws(`${JSON.stringify(claims()).slice(0, -1)},"${k}":"x"}`))])),
+  ...['connection_id', 'employee_id', 'iat', 'exp', 'jti'].map((k): Case => [`missing ${k}`, `claims: missing ${k}`, () => withClaims({}, [k])]),
+  ...['iss', 'sub', 'aud', 'nbf', 'foo', '__proto__'].map((k): Case => [
+    `extra claim ${k}`,
+    'claims: unexpected claim',
+    async () => jwe(await jws(`${JSON.stringify(claims()).slice(0, -1)},"${k}":"x"}`)),
+  ]),
   ['connection_id a number', 'claims: connection_id', () => withClaims({ connection_id: 42 })],
   ['connection_id not a UUID', 'claims: connection_id', () => withClaims({ connection_id: 'conn-1' })],
   ['connection_id UUID in braces', 'claims: connection_id', () => withClaims({ connection_id: `{${CONN}}` })],
@@ -200,7 +367,12 @@ describe('forged and malformed V2 requests', () => {
   it('the hand-built and jose builders produce accepted requests when not forged', async () => {
     const expected = { connection_id: CONN, employee_id: 'E-1001', source: 'hrms', iat: NOW - 5, exp: NOW + 115, jti: 'jti-1' };
     const handJws = rawJws({ alg: 'RS256', typ: 'JWT', kid: 'vendor-1' }, JSON.stringify(claims()), rs256(vendor.privateKey));
-    for (const token of [await good(), rawJwe(H(), await jws()), rawJwe(H({ kid: undefined }), handJws), await jwe(handJws, { kid: retired.kid }, retired.publicKey)]) {
+    for (const token of [
+      await good(),
+      rawJwe(H(), await jws()),
+      rawJwe(H({ kid: undefined }), handJws),
+      await jwe(handJws, { kid: retired.kid }, retired.publicKey),
+    ]) {
       await expect(openEncryptedRequest(token, decryptKeys, vendorKeys, { now: NOW })).resolves.toEqual(expected);
     }
   });
@@ -211,11 +383,27 @@ describe('accepted V2 requests', () => {
 
   it('buildEncryptedRequest → openEncryptedRequest round trip (with and without vendor kid)', async () => {
     const servicePublicJwk = await exportPublicJwk(svc.enc);
-    const t1 = await buildEncryptedRequest({ connectionId: CONN, employeeId: 'E-7', vendorPrivateKey: vendor.privateKey, vendorKid: 'vendor-1', servicePublicJwk, now: NOW, ttlSec: 300, jti: 'abc' });
+    const t1 = await buildEncryptedRequest({
+      connectionId: CONN,
+      employeeId: 'E-7',
+      vendorPrivateKey: vendor.privateKey,
+      vendorKid: 'vendor-1',
+      servicePublicJwk,
+      now: NOW,
+      ttlSec: 300,
+      jti: 'abc',
+    });
     expect(decodeProtectedHeader(t1)).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: svc.enc.kid });
     await expect(open(t1)).resolves.toEqual({ connection_id: CONN, employee_id: 'E-7', source: 'db', iat: NOW, exp: NOW + 300, jti: 'abc' });
     const jwk2 = vendor2.privateKey.export({ format: 'jwk' }) as JWK;
-    const t2 = await buildEncryptedRequest({ connectionId: CONN.toUpperCase(), employeeId: 'E-8', source: 'hrms', vendorPrivateKey: jwk2, servicePublicJwk, now: NOW });
+    const t2 = await buildEncryptedRequest({
+      connectionId: CONN.toUpperCase(),
+      employeeId: 'E-8',
+      source: 'hrms',
+      vendorPrivateKey: jwk2,
+      servicePublicJwk,
+      now: NOW,
+    });
     const c2 = await open(t2);
     expect(c2).toMatchObject({ connection_id: CONN, employee_id: 'E-8', source: 'hrms', iat: NOW, exp: NOW + 120 });
     expect(c2.jti).toMatch(/^[0-9a-f-]{36}$/);
@@ -236,13 +424,20 @@ describe('accepted V2 requests', () => {
 
 describe('V2 response', () => {
   const employee = { employeeId: 'E-7', name: 'Āsha Rao', salaryDetails: { ctc: { basic: 1000 } }, dependentDetails: [] };
-  const vendorKey = async () => { const v = await importVendorPublicJwk({ ...vendor.publicKey.export({ format: 'jwk' }), kid: 'vendor-1' }); return { kid: v.kid, publicKey: v.encryptKey! }; };
+  const vendorKey = async () => {
+    const v = await importVendorPublicJwk({ ...vendor.publicKey.export({ format: 'jwk' }), kid: 'vendor-1' });
+    return { kid: v.kid, publicKey: v.encryptKey! };
+  };
 
   it('sealResponse → openEncryptedResponse gives back employee, iat, jti', async () => {
     const data = await sealResponse({ employee, jti: 'req-1', now: NOW, signingKey: svc.sig, vendorKey: await vendorKey() });
     expect(decodeProtectedHeader(data)).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: 'vendor-1' });
     const jwks = await exportJwks([svc.enc, svc.sig]);
-    await expect(openEncryptedResponse({ data, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).resolves.toEqual({ employee, iat: NOW, jti: 'req-1' });
+    await expect(openEncryptedResponse({ data, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).resolves.toEqual({
+      employee,
+      iat: NOW,
+      jti: 'req-1',
+    });
     const asJwk = vendor.privateKey.export({ format: 'jwk' }) as JWK;
     await expect(openEncryptedResponse({ data, vendorPrivateKey: asJwk, serviceSigningJwks: jwks })).resolves.toMatchObject({ jti: 'req-1' });
   });
@@ -252,19 +447,31 @@ describe('V2 response', () => {
     const impostor = await generateServiceKeyPair('sig', { kid: svc.sig.kid });
     const forged = await sealResponse({ employee, jti: 'req-2', now: NOW, signingKey: impostor, vendorKey: await vendorKey() });
     const jwks = await exportJwks([svc.sig]);
-    await expect(openEncryptedResponse({ data: forged, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).rejects.toMatchObject({ reason: 'response: signature verification failed' });
-    await expect(openEncryptedResponse({ data, vendorPrivateKey: other.privateKey, serviceSigningJwks: jwks })).rejects.toMatchObject({ reason: 'response: decryption failed' });
-    await expect(openEncryptedResponse({ data: mutate(data, 3, flip(0)), vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).rejects.toBeInstanceOf(InvalidEncryptedPayload);
+    await expect(openEncryptedResponse({ data: forged, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).rejects.toMatchObject({
+      reason: 'response: signature verification failed',
+    });
+    await expect(openEncryptedResponse({ data, vendorPrivateKey: other.privateKey, serviceSigningJwks: jwks })).rejects.toMatchObject({
+      reason: 'response: decryption failed',
+    });
+    await expect(
+      openEncryptedResponse({ data: mutate(data, 3, flip(0)), vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks }),
+    ).rejects.toBeInstanceOf(InvalidEncryptedPayload);
   });
 });
 
 describe('keys', () => {
   it('imports only RSA public keys of 2048+ bits', async () => {
     const bad: unknown[] = [
-      null, 'x', { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' }, { kty: 'oct', k: 'AAAA' },
-      small.publicKey.export({ format: 'jwk' }), vendor.privateKey.export({ format: 'jwk' }),
-      { ...vendor.publicKey.export({ format: 'jwk' }), alg: 'HS256' }, { ...vendor.publicKey.export({ format: 'jwk' }), kid: '' },
-      { kty: 'RSA', e: 'AQAB' }, { ...vendor.publicKey.export({ format: 'jwk' }), e: 'AQAA' },
+      null,
+      'x',
+      { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' },
+      { kty: 'oct', k: 'AAAA' },
+      small.publicKey.export({ format: 'jwk' }),
+      vendor.privateKey.export({ format: 'jwk' }),
+      { ...vendor.publicKey.export({ format: 'jwk' }), alg: 'HS256' },
+      { ...vendor.publicKey.export({ format: 'jwk' }), kid: '' },
+      { kty: 'RSA', e: 'AQAB' },
+      { ...vendor.publicKey.export({ format: 'jwk' }), e: 'AQAA' },
     ];
     for (const j of bad) await expect(importVendorPublicJwk(j)).rejects.toBeInstanceOf(InvalidKeyError);
     const ok = await importVendorPublicJwk(vendor.publicKey.export({ format: 'jwk' }));
@@ -284,7 +491,11 @@ describe('keys', () => {
     const big = await generateServiceKeyPair('sig', { bits: 3072 });
     expect(big.bits).toBe(3072);
     const { keys } = await exportJwks([svc.enc, svc.sig, big]);
-    expect(keys.map((k) => [k.use, k.alg])).toEqual([['enc', 'RSA-OAEP-256'], ['sig', 'RS256'], ['sig', 'RS256']]);
+    expect(keys.map((k) => [k.use, k.alg])).toEqual([
+      ['enc', 'RSA-OAEP-256'],
+      ['sig', 'RS256'],
+      ['sig', 'RS256'],
+    ]);
     for (const k of keys) expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
     expect(keys[2]?.kid).toBe(big.kid);
     expect(Buffer.from(keys[2]?.n ?? '', 'base64url').length).toBe(384);

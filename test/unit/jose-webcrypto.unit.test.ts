@@ -68,8 +68,9 @@ describe('WebCrypto-built request accepted by openEncryptedRequest', () => {
   it('refuses the same construction when the header is left out of the AAD', async () => {
     const jws = await webcryptoJws({ alg: 'RS256', typ: 'JWT', kid: 'wc-vendor' }, CLAIMS);
     const jwe = await webcryptoJwe(JWE_HEADER(), jws, { aad: false });
-    await expect(openEncryptedRequest(jwe, [{ kid: svc.enc.kid, privateKey: svc.enc.privateKey }], vendorKeys, { now: NOW }))
-      .rejects.toMatchObject({ reason: 'jwe: decryption failed' });
+    await expect(openEncryptedRequest(jwe, [{ kid: svc.enc.kid, privateKey: svc.enc.privateKey }], vendorKeys, { now: NOW })).rejects.toMatchObject({
+      reason: 'jwe: decryption failed',
+    });
   });
 
   it('refuses a CEK wrapped with RSA-OAEP/SHA-1 even when labelled RSA-OAEP-256', async () => {
@@ -85,8 +86,20 @@ describe('WebCrypto-built request accepted by openEncryptedRequest', () => {
 describe('sealResponse opened with crypto.subtle', () => {
   it('decrypts (RSA-OAEP-256 + A256GCM) and verifies (RS256) to the employee', async () => {
     const employee = { employeeId: 'EMP-42', name: 'Meera Nair', bankDetails: { accountNumber: '001234567890' } };
-    const registered = await importVendorPublicJwk({ ...(await subtle.exportKey('jwk', vendorSign.publicKey)), alg: undefined, key_ops: undefined, ext: undefined, kid: 'wc-vendor' });
-    const data = await sealResponse({ employee, jti: 'req-42', now: NOW, signingKey: svc.sig, vendorKey: { kid: registered.kid, publicKey: registered.encryptKey! } });
+    const registered = await importVendorPublicJwk({
+      ...(await subtle.exportKey('jwk', vendorSign.publicKey)),
+      alg: undefined,
+      key_ops: undefined,
+      ext: undefined,
+      kid: 'wc-vendor',
+    });
+    const data = await sealResponse({
+      employee,
+      jti: 'req-42',
+      now: NOW,
+      signingKey: svc.sig,
+      vendorKey: { kid: registered.kid, publicKey: registered.encryptKey! },
+    });
 
     const parts = data.split('.');
     expect(parts).toHaveLength(5);
@@ -105,7 +118,9 @@ describe('sealResponse opened with crypto.subtle', () => {
     const jwks = await exportJwks([svc.enc, svc.sig]);
     const sigJwk = jwks.keys.find((k) => k.kid === svc.sig.kid && k.use === 'sig');
     expect(sigJwk?.alg).toBe('RS256');
-    const verifyKey = await subtle.importKey('jwk', { kty: 'RSA', n: sigJwk!.n, e: sigJwk!.e }, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+    const verifyKey = await subtle.importKey('jwk', { kty: 'RSA', n: sigJwk!.n, e: sigJwk!.e }, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, [
+      'verify',
+    ]);
     expect(await subtle.verify('RSASSA-PKCS1-v1_5', verifyKey, unb64(ss), ascii(`${sh}.${sp}`))).toBe(true);
     // The signature covers the payload: a changed payload does not verify.
     expect(await subtle.verify('RSASSA-PKCS1-v1_5', verifyKey, unb64(ss), ascii(`${sh}.${b64('{}')}`))).toBe(false);

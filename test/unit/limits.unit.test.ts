@@ -45,7 +45,12 @@ describe('findNul', () => {
 
 describe('errorForLog', () => {
   const knexLike = Object.assign(new Error(`insert into "consents" ("consent_language") values ('I, Meera, agree') - relation "consents" does not exist`), {
-    name: 'TableNotFoundException', code: '42P01', sqlState: '42P01', errno: undefined, detail: 'Key (email)=(meera@example.in)', table: 'consents',
+    name: 'TableNotFoundException',
+    code: '42P01',
+    sqlState: '42P01',
+    errno: undefined,
+    detail: 'Key (email)=(meera@example.in)',
+    table: 'consents',
   });
 
   it('keeps name, codes and object names of a driver error, never its message or detail', () => {
@@ -57,15 +62,26 @@ describe('errorForLog', () => {
   });
 
   it("keeps the message of hrx's own errors, not of validation failures, and walks causes", () => {
-    expect(errorForLog(new HrmsError('unavailable', 'HRMS failed employee page 3 (HTTP 503)', 503))).toMatchObject({ name: 'HrmsError', kind: 'unavailable', message: 'HRMS failed employee page 3 (HTTP 503)' });
-    expect(errorForLog(new AppError('INTERNAL', { cause: knexLike }))).toMatchObject({ name: 'AppError', code: 'INTERNAL', message: 'INTERNAL', cause: { code: '42P01' } });
+    expect(errorForLog(new HrmsError('unavailable', 'HRMS failed employee page 3 (HTTP 503)', 503))).toMatchObject({
+      name: 'HrmsError',
+      kind: 'unavailable',
+      message: 'HRMS failed employee page 3 (HTTP 503)',
+    });
+    expect(errorForLog(new AppError('INTERNAL', { cause: knexLike }))).toMatchObject({
+      name: 'AppError',
+      code: 'INTERNAL',
+      message: 'INTERNAL',
+      cause: { code: '42P01' },
+    });
     expect(errorForLog(AppError.validation([{ field: 'meera@example.in', message: 'unknown field' }])).message).toBeUndefined();
     expect(errorForLog('a string with meera@example.in')).toEqual({ name: 'string' });
   });
 
   it('describeError: a safe message, or the name and codes', () => {
     expect(describeError(knexLike)).toBe('TableNotFoundException (42P01)');
-    expect(describeError(new HrmsError('auth', 'HRMS rejected the credentials on token request (HTTP 401)'))).toBe('HRMS rejected the credentials on token request (HTTP 401)');
+    expect(describeError(new HrmsError('auth', 'HRMS rejected the credentials on token request (HTTP 401)'))).toBe(
+      'HRMS rejected the credentials on token request (HTTP 401)',
+    );
   });
 });
 

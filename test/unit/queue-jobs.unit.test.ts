@@ -14,9 +14,18 @@ describe('sync job payloads', () => {
 
   it('refuses a missing or non-integer org id, an unknown or missing trigger, and non-objects', () => {
     for (const data of [
-      { trigger: 'setup' }, { orgId: '7', trigger: 'setup' }, { orgId: 7.5, trigger: 'setup' },
-      { orgId: 7, trigger: 'manual' }, { orgId: 7 }, null, undefined, 'sync', 7, [],
-    ]) expect(isSyncJobData(data), JSON.stringify(data)).toBe(false);
+      { trigger: 'setup' },
+      { orgId: '7', trigger: 'setup' },
+      { orgId: 7.5, trigger: 'setup' },
+      { orgId: 7, trigger: 'manual' },
+      { orgId: 7 },
+      null,
+      undefined,
+      'sync',
+      7,
+      [],
+    ])
+      expect(isSyncJobData(data), JSON.stringify(data)).toBe(false);
   });
 });
 
@@ -26,7 +35,6 @@ describe('deliver job payloads', () => {
   });
 
   it('refuses a missing or non-string delivery id and non-objects', () => {
-    for (const data of [{}, { deliveryId: 42 }, { deliveryId: null }, null, undefined, 'x'])
-      expect(isDeliverJobData(data), JSON.stringify(data)).toBe(false);
+    for (const data of [{}, { deliveryId: 42 }, { deliveryId: null }, null, undefined, 'x']) expect(isDeliverJobData(data), JSON.stringify(data)).toBe(false);
   });
 });

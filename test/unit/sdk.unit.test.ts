@@ -15,8 +15,9 @@ describe('Connect page', () => {
   });
 
   it('renders only the escaped API path server-side (names come through textContent), with a fresh nonce per page', () => {
-    const a = renderConnectPage({ apiBase: '/sandbox/api/sdk/connect' });
-    const b = renderConnectPage({ apiBase: '/x"><script>alert(1)</script>' });
+    const operator = { name: 'Ops & <b>Co</b>', contact: null };
+    const a = renderConnectPage({ apiBase: '/sandbox/api/sdk/connect', operator });
+    const b = renderConnectPage({ apiBase: '/x"><script>alert(1)</script>', operator });
     expect(a.html).toContain('data-api="/sandbox/api/sdk/connect"');
     expect(b.html).not.toContain('<script>alert(1)');
     expect(b.html).toContain('data-api="/x&#34;&#62;&#60;script&#62;alert(1)&#60;/script&#62;"');
@@ -27,13 +28,34 @@ describe('Connect page', () => {
     expect(a.html).toContain("credentials: 'same-origin'");
     expect(a.html).not.toMatch(/authorization|location\.search\)\.get/i);
     expect(a.nonce).not.toBe(b.nonce);
+    // The operator's name (configuration) is the only other server-rendered text, escaped.
+    expect(a.html).toContain('run by Ops &#38; &#60;b&#62;Co&#60;/b&#62;');
+    expect(a.html).not.toContain('<b>Co');
     expect(Buffer.from(a.nonce, 'base64')).toHaveLength(16);
+  });
+
+  it("links the operator's contact: mailto: for an address, the https URL as it is; a favicon, the viewport meta and one <main>", () => {
+    const mail = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: 'help@ops.example' } }).html;
+    expect(mail).toContain('<a id="operator-contact" href="mailto:help@ops.example">help@ops.example</a>');
+    const web = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: 'https://ops.example/help?a=1&b=2' } }).html;
+    expect(web).toContain('href="https://ops.example/help?a=1&#38;b=2"');
+    const none = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: null } }).html;
+    expect(none).not.toContain('operator-contact');
+    expect(none).toContain('Contact Ops, or the company that sent you the link.');
+    for (const html of [mail, web, none]) {
+      expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+      expect(html.match(/<main>/g)).toHaveLength(1);
+      expect(html).toMatch(/<link rel="icon" type="image\/svg\+xml" href="data:image\/svg\+xml,/);
+    }
   });
 
   it('sends a CSP that allows only the nonce, same-origin fetches and the configured framing', () => {
     expect(pageHeaders('n0nce', "'none'")).toStrictEqual({
-      'content-security-policy': "default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
-      'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY',
+      'content-security-policy':
+        "default-src 'none'; script-src 'nonce-n0nce'; style-src 'nonce-n0nce'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
     });
     const framed = pageHeaders('n', 'https://app.lender.example');
     expect(framed['content-security-policy']).toContain('frame-ancestors https://app.lender.example;');
@@ -52,12 +74,43 @@ describe('configuration', () => {
     expect(loadConfig({}).HRX_CONNECT_FRAME_ANCESTORS).toBe("'none'");
     expect(() => loadConfig({ HRX_CONNECT_FRAME_ANCESTORS: "*; script-src 'unsafe-inline'" })).toThrow(ConfigError);
   });
+
+  it('validates the SMTP and operator settings once, never echoing a password', () => {
+    const c = loadConfig({
+      HRX_SMTP_URL: 'smtps://mailer:s3cret@smtp.example:465',
+      HRX_SMTP_FROM: 'hrx <no-reply@hrx.example>',
+      HRX_OPERATOR_CONTACT: 'help@ops.example',
+    });
+    expect([c.HRX_SMTP_URL, c.HRX_SMTP_FROM, c.HRX_OPERATOR_NAME, c.HRX_OPERATOR_CONTACT]).toStrictEqual([
+      'smtps://mailer:s3cret@smtp.example:465',
+      'hrx <no-reply@hrx.example>',
+      'the operator of this service',
+      'help@ops.example',
+    ]);
+    expect(loadConfig({}).HRX_SMTP_URL).toBeUndefined();
+    expect(loadConfig({ HRX_OPERATOR_CONTACT: 'https://ops.example/help' }).HRX_OPERATOR_CONTACT).toBe('https://ops.example/help');
+    const refused: [Record<string, string>, string][] = [
+      [{ HRX_SMTP_URL: 'smtp://smtp.example:25' }, 'Invalid configuration: HRX_SMTP_FROM is required when HRX_SMTP_URL is set'],
+      [{ HRX_SMTP_URL: 'http://u:s3cret@smtp.example' }, 'Invalid configuration: HRX_SMTP_URL must be an smtp:// or smtps:// URL'],
+      [{ HRX_SMTP_FROM: 'nobody' }, 'Invalid configuration: HRX_SMTP_FROM must be an e-mail address or Name <address>'],
+      [{ HRX_OPERATOR_CONTACT: 'javascript:alert(1)' }, 'Invalid configuration: HRX_OPERATOR_CONTACT must be an e-mail address or an https:// URL'],
+    ];
+    for (const [env, message] of refused) {
+      expect(() => loadConfig(env)).toThrow(message);
+      try {
+        loadConfig(env);
+      } catch (err) {
+        expect(String(err)).not.toContain('s3cret');
+      }
+    }
+  });
 });
 
 describe('requestSplit', () => {
   it('splits flags into required and optional points in record order; none: all optional', () => {
     expect(requestSplit({ ctc_details_fields: { ctc_basic: 1, monthly_year: -1 }, detail_info_fields: { pan: -1, dob: 1, gender: 0 } })).toStrictEqual({
-      required: ['pan', 'monthly_year'], optional: ['dob', 'ctc_basic'],
+      required: ['pan', 'monthly_year'],
+      optional: ['dob', 'ctc_basic'],
     });
     expect(requestSplit(null)).toStrictEqual({ required: [], optional: [...ALL_DATA_POINTS] });
   });

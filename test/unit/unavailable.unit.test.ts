@@ -30,7 +30,11 @@ describe('failedDependency', () => {
   ])('%s → %s', (err, dep) => {
     expect(failedDependency(err)).toBe(dep);
     const rendered = renderError(classifyUnavailable(err), 'rid');
-    expect(rendered).toEqual({ status: 503, body: { requestId: 'rid', message: 'Service temporarily unavailable', data: null }, headers: { 'retry-after': '5' } });
+    expect(rendered).toEqual({
+      status: 503,
+      body: { requestId: 'rid', message: 'Service temporarily unavailable', data: null },
+      headers: { 'retry-after': '5' },
+    });
   });
 
   it.each([
@@ -52,11 +56,19 @@ describe('bestEffort', () => {
   it('resolves after at most its bound, reports the failure once, and never rejects', async () => {
     const errors: unknown[] = [];
     const t = Date.now();
-    await bestEffort(() => new Promise((_, reject) => setTimeout(() => reject(new Error('late')), 300)), 50, (e) => errors.push(e));
+    await bestEffort(
+      () => new Promise((_, reject) => setTimeout(() => reject(new Error('late')), 300)),
+      50,
+      (e) => errors.push(e),
+    );
     expect(Date.now() - t).toBeLessThan(250);
     await new Promise((r) => setTimeout(r, 400));
     expect(errors.map((e) => (e as Error).message)).toEqual(['no answer within 50 ms']);
-    await bestEffort(async () => { throw new Error('now'); }, 1000, (e) => errors.push(e));
+    await bestEffort(
+      () => Promise.reject(new Error('now')),
+      1000,
+      (e) => errors.push(e),
+    );
     expect(errors.map((e) => (e as Error).message)).toEqual(['no answer within 50 ms', 'now']);
   });
 });

@@ -60,14 +60,10 @@ export async function buildEncryptedRequest(input: BuildRequestInput): Promise<s
   if (input.source !== undefined) claims.source = input.source;
   Object.assign(claims, { iat, exp: iat + ttl, jti: input.jti ?? randomUUID() });
   const signingKey = await asKey(input.vendorPrivateKey, 'RS256');
-  const jwsHeader = input.vendorKid === undefined
-    ? { alg: 'RS256', typ: 'JWT' }
-    : { alg: 'RS256', typ: 'JWT', kid: input.vendorKid };
+  const jwsHeader = input.vendorKid === undefined ? { alg: 'RS256', typ: 'JWT' } : { alg: 'RS256', typ: 'JWT', kid: input.vendorKid };
   const jws = await new CompactSign(encoder.encode(JSON.stringify(claims))).setProtectedHeader(jwsHeader).sign(signingKey);
   const service = await importRsaPublicJwk(input.servicePublicJwk, 'RSA-OAEP-256');
-  return new CompactEncrypt(encoder.encode(jws))
-    .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: service.kid })
-    .encrypt(service.key);
+  return new CompactEncrypt(encoder.encode(jws)).setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: service.kid }).encrypt(service.key);
 }
 
 /** Input of {@link openEncryptedResponse}. */

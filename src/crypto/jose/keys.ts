@@ -152,8 +152,8 @@ export async function importVendorPublicJwk(jwk: unknown): Promise<VendorPublicK
     throw new InvalidKeyError('RSA public key could not be imported');
   }
   const stored: PublicRsaJwk = { kty: 'RSA', n: norm.n, e: norm.e, kid: norm.kid };
-  if (use !== undefined) stored.use = use as 'sig' | 'enc';
-  if (alg !== undefined) stored.alg = alg as string;
+  if (use !== undefined) stored.use = use;
+  if (alg !== undefined) stored.alg = alg;
   return { kid: norm.kid, bits: norm.bits, verifyKey, encryptKey, jwk: stored };
 }
 
@@ -161,13 +161,10 @@ export async function importVendorPublicJwk(jwk: unknown): Promise<VendorPublicK
  * Imports a public RSA JWK for one algorithm (e.g. the service's `enc` key on the vendor side).
  * Returns `{ kid, bits, key }`; throws InvalidKeyError like {@link normalizeRsaPublicJwk}.
  */
-export async function importRsaPublicJwk(
-  jwk: unknown,
-  alg: 'RS256' | 'RSA-OAEP-256',
-): Promise<{ kid: string; bits: number; key: CryptoKey }> {
+export async function importRsaPublicJwk(jwk: unknown, alg: 'RS256' | 'RSA-OAEP-256'): Promise<{ kid: string; bits: number; key: CryptoKey }> {
   const norm = await normalizeRsaPublicJwk(jwk);
   try {
-    const key = (await importJWK({ kty: 'RSA', n: norm.n, e: norm.e }, alg)) as CryptoKey;
+    const key = await importJWK({ kty: 'RSA' as const, n: norm.n, e: norm.e }, alg);
     return { kid: norm.kid, bits: norm.bits, key };
   } catch {
     throw new InvalidKeyError('RSA public key could not be imported');
@@ -180,10 +177,7 @@ export async function importRsaPublicJwk(
  * caller can persist it (see {@link exportServicePrivateJwk}). kid defaults to the RFC 7638
  * thumbprint of the public key.
  */
-export async function generateServiceKeyPair(
-  use: 'enc' | 'sig',
-  opts: { bits?: 2048 | 3072; kid?: string } = {},
-): Promise<ServiceKeyPair> {
+export async function generateServiceKeyPair(use: 'enc' | 'sig', opts: { bits?: 2048 | 3072; kid?: string } = {}): Promise<ServiceKeyPair> {
   const bits = opts.bits ?? 2048;
   if (bits !== 2048 && bits !== 3072) throw new RangeError('bits must be 2048 or 3072');
   const alg = use === 'enc' ? 'RSA-OAEP-256' : 'RS256';
@@ -194,9 +188,7 @@ export async function generateServiceKeyPair(
 }
 
 /** Generates both service key pairs: `{ enc: RSA-OAEP-256, sig: RS256 }`. */
-export async function generateServiceKeys(
-  opts: { bits?: 2048 | 3072 } = {},
-): Promise<{ enc: ServiceKeyPair; sig: ServiceKeyPair }> {
+export async function generateServiceKeys(opts: { bits?: 2048 | 3072 } = {}): Promise<{ enc: ServiceKeyPair; sig: ServiceKeyPair }> {
   const [enc, sig] = await Promise.all([generateServiceKeyPair('enc', opts), generateServiceKeyPair('sig', opts)]);
   return { enc, sig };
 }
@@ -214,9 +206,7 @@ export async function exportPublicJwk(pair: Pick<ServiceKeyPair, 'kid' | 'use' |
 }
 
 /** JWKS document (RFC 7517 §5) of the given service keys' public halves: `{ keys: [...] }`. */
-export async function exportJwks(
-  pairs: ReadonlyArray<Pick<ServiceKeyPair, 'kid' | 'use' | 'alg' | 'publicKey'>>,
-): Promise<{ keys: ServicePublicJwk[] }> {
+export async function exportJwks(pairs: ReadonlyArray<Pick<ServiceKeyPair, 'kid' | 'use' | 'alg' | 'publicKey'>>): Promise<{ keys: ServicePublicJwk[] }> {
   return { keys: await Promise.all(pairs.map((p) => exportPublicJwk(p))) };
 }
 

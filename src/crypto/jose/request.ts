@@ -105,7 +105,7 @@ const REQUIRED_CLAIMS = ['connection_id', 'employee_id', 'iat', 'exp', 'jti'] as
  */
 function splitCompact(token: unknown, count: number, maxChars: number, what: string): string[] {
   if (typeof token !== 'string') fail(`${what}: not a string`);
-  const s = token as string;
+  const s = token;
   if (s.length === 0) fail(`${what}: empty`);
   if (s.length > maxChars) fail(`${what}: too large`);
   const parts = s.split('.');
@@ -151,11 +151,7 @@ function checkKid(kid: unknown, what: string): string | undefined {
  * Returns the plaintext and the kid of the key that decrypted it.
  * Throws InvalidEncryptedPayload on any failure; Error when `keys` is empty (misconfiguration).
  */
-export async function decryptRequestJwe(
-  jwe: string,
-  keys: DecryptKey[],
-  opts: DecryptOptions = {},
-): Promise<{ plaintext: Uint8Array; kid?: string }> {
+export async function decryptRequestJwe(jwe: string, keys: DecryptKey[], opts: DecryptOptions = {}): Promise<{ plaintext: Uint8Array; kid?: string }> {
   if (keys.length === 0) throw new Error('no service decryption keys configured');
   const parts = splitCompact(jwe, 5, MAX_JWE_CHARS, 'jwe');
   const header = parseHeader(parts[0] as string, 'jwe');
@@ -227,12 +223,12 @@ export function validateClaims(payload: unknown, opts: VerifyOptions = {}): V2Cl
   if (expN - iatN <= 0) fail('claims: exp not after iat');
   if (expN - iatN > maxLife) fail('claims: lifetime too long');
   return {
-    connection_id: (connection_id as string).toLowerCase(),
-    employee_id: employee_id as string,
-    source: (source as 'db' | 'hrms' | undefined) ?? 'db',
+    connection_id: connection_id.toLowerCase(),
+    employee_id: employee_id,
+    source: source ?? 'db',
     iat: iatN,
     exp: expN,
-    jti: jti as string,
+    jti: jti,
   };
 }
 
@@ -285,12 +281,7 @@ export async function verifyRequestJws(jws: string, vendorKeys: VendorVerifyKey[
  * {@link verifyRequestJws}. Returns V2Claims (keep `jti` until `exp` for replay refusal);
  * throws InvalidEncryptedPayload on any failure.
  */
-export async function openEncryptedRequest(
-  jwe: string,
-  decryptKeys: DecryptKey[],
-  vendorKeys: VendorVerifyKey[],
-  opts: VerifyOptions = {},
-): Promise<V2Claims> {
+export async function openEncryptedRequest(jwe: string, decryptKeys: DecryptKey[], vendorKeys: VendorVerifyKey[], opts: VerifyOptions = {}): Promise<V2Claims> {
   const { plaintext } = await decryptRequestJwe(jwe, decryptKeys);
   let jws: string;
   try {

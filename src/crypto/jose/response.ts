@@ -34,9 +34,7 @@ export async function sealResponse(input: SealResponseInput): Promise<string> {
   const iat = input.now ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(iat)) throw new TypeError('now must be an integer (unix seconds)');
   const payload = encoder.encode(JSON.stringify({ employee, iat, jti }));
-  const jws = await new CompactSign(payload)
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signingKey.kid })
-    .sign(signingKey.privateKey);
+  const jws = await new CompactSign(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signingKey.kid }).sign(signingKey.privateKey);
   return new CompactEncrypt(encoder.encode(jws))
     .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: vendorKey.kid })
     .encrypt(vendorKey.publicKey);

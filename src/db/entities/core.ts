@@ -30,6 +30,10 @@ export class Org {
   brandName: string | null = null;
   remoteOrgId: string | null = null;
   hrms: string | null = null;
+  /** A vendor's purpose, shown to the HR admin on the Connect page (decisions §8); set by `hrx org update`. */
+  purpose: string | null = null;
+  /** A vendor's privacy policy link (http or https), shown on the Connect page (decisions §8). */
+  privacyUrl: string | null = null;
   invitedBy = 0;
   createdBy = 0;
   createdOn: Date = new Date();
@@ -59,6 +63,8 @@ export const OrgSchema = new EntitySchema<Org>({
     brandName: { type: 'text', nullable: true },
     remoteOrgId: { type: 'text', nullable: true },
     hrms: { type: 'text', nullable: true },
+    purpose: { type: 'text', nullable: true },
+    privacyUrl: { type: 'text', nullable: true },
     invitedBy: { type: 'integer' },
     createdBy: { type: 'integer' },
     createdOn: { type: 'Date', columnType: 'timestamptz(3)' },
@@ -186,15 +192,16 @@ export const HrmsConfigSchema = new EntitySchema<HrmsConfig>({
 });
 
 /**
- * An employee of a client org. `record` holds the non-sensitive fields; `sensitiveEnc` the
- * encrypted sensitive ones (decisions §3). `removedAt` is set when a full sync no longer sees it.
+ * An employee of a client org (decisions §3, §15 "At rest"): ids in columns, every value in the
+ * two envelopes of employees/codec (`recordEnc`, the record; `maskedEnc`, the plain endpoint's
+ * masked form). `removedAt` is set when a full sync no longer sees it.
  */
 export class Employee {
   id!: string;
   orgId!: number;
   employeeId!: string;
-  record!: Record<string, unknown>;
-  sensitiveEnc!: string;
+  /** Envelope of the record without `id` and `employeeId` (JSON); see employees/codec. */
+  recordEnc!: string;
   /** Encrypted, serialized plain-endpoint form (masked, every data point); see employees/codec. */
   maskedEnc: string | null = null;
   lastSyncRunId: string | null = null;
@@ -209,8 +216,7 @@ export const EmployeeSchema = new EntitySchema<Employee>({
     id: { type: 'uuid', primary: true },
     orgId: { type: 'integer' },
     employeeId: { type: 'text' },
-    record: { type: 'json' },
-    sensitiveEnc: { type: 'text' },
+    recordEnc: { type: 'text' },
     maskedEnc: { type: 'text', nullable: true },
     lastSyncRunId: { type: 'uuid', nullable: true },
     removedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
@@ -219,10 +225,15 @@ export const EmployeeSchema = new EntitySchema<Employee>({
 });
 
 /** One sync of a client org (decisions §5). `status`: running | succeeded | failed. */
+/** What a sync run lists (decisions §14). */
+export type SyncKind = 'full' | 'incremental';
+
 export class SyncRun {
   id!: string;
   orgId!: number;
   trigger!: string;
+  /** `full` (every employee; finds removals) or `incremental` (changed since the previous run), decisions §14. */
+  kind: SyncKind = 'full';
   status = 'running';
   startedAt: Date = new Date();
   finishedAt: Date | null = null;
@@ -239,6 +250,7 @@ export const SyncRunSchema = new EntitySchema<SyncRun>({
     id: { type: 'uuid', primary: true },
     orgId: { type: 'integer' },
     trigger: { type: 'text' },
+    kind: { type: 'text' },
     status: { type: 'text' },
     startedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     finishedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
@@ -249,13 +261,18 @@ export const SyncRunSchema = new EntitySchema<SyncRun>({
   },
 });
 
-/** A consent given by an employee to one vendor for one client org (decisions §7). Append-only. */
+/**
+ * A consent given by an employee to one vendor for one client org (decisions §7). Append-only.
+ * The statement the vendor showed (free text, which may name the employee) is kept only as an
+ * envelope bound to the record (`consent:<id>`, consent/store.ts), or, once the employee is
+ * erased, as its keyed digest (`erased:hmac-sha256:…`, crypto/tombstone.ts).
+ */
 export class Consent {
   id!: string;
   vendorOrgId!: number;
   clientOrgId!: number;
   employeeId!: string;
-  consentLanguage!: string;
+  consentLanguageEnc!: string;
   consentTimestamp!: Date;
   consentExpiry!: Date;
   revokedAt: Date | null = null;
@@ -271,7 +288,7 @@ export const ConsentSchema = new EntitySchema<Consent>({
     vendorOrgId: { type: 'integer' },
     clientOrgId: { type: 'integer' },
     employeeId: { type: 'text' },
-    consentLanguage: { type: 'text' },
+    consentLanguageEnc: { type: 'text' },
     consentTimestamp: { type: 'Date', columnType: 'timestamptz(3)' },
     consentExpiry: { type: 'Date', columnType: 'timestamptz(3)' },
     revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
@@ -310,7 +327,4 @@ export const AuditEntrySchema = new EntitySchema<AuditEntry>({
 });
 
 /** The core tables' entity schemas (collected with the others in `./index.ts`). */
-export const CORE_ENTITIES = [
-  OrgSchema, ApiKeySchema, ConnectionSchema, HrmsConfigSchema, EmployeeSchema, SyncRunSchema,
-  ConsentSchema, AuditEntrySchema,
-];
+export const CORE_ENTITIES = [OrgSchema, ApiKeySchema, ConnectionSchema, HrmsConfigSchema, EmployeeSchema, SyncRunSchema, ConsentSchema, AuditEntrySchema];

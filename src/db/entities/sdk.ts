@@ -4,13 +4,19 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 
-/** A person of a client org named by an SDK token request (the HR admin): e-mail and full name. */
+/**
+ * A person of a client org named by an SDK token request (the HR admin). Nothing of the person in
+ * clear (decisions §15 "At rest"): the e-mail and full name sit in one envelope bound to the row
+ * (`profileEnc`, sdk/store.ts), and the e-mail is found by its blind index (`emailHash`, unique
+ * per org; crypto/blind-index.ts).
+ */
 export class User {
   id!: string;
   orgId!: number;
-  /** Lower-cased; unique per org. */
-  email!: string;
-  fullName!: string;
+  /** Blind index of the lower-cased e-mail (`user-email`, scoped to the org). */
+  emailHash!: string;
+  /** Envelope of `{"email", "full_name"}` bound to `user:<id>`. */
+  profileEnc!: string;
   createdAt: Date = new Date();
 }
 
@@ -20,8 +26,8 @@ export const UserSchema = new EntitySchema<User>({
   properties: {
     id: { type: 'uuid', primary: true },
     orgId: { type: 'integer' },
-    email: { type: 'text' },
-    fullName: { type: 'text' },
+    emailHash: { type: 'text' },
+    profileEnc: { type: 'text' },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
   },
 });

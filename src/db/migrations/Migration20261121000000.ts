@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Initial schema: orgs, API keys, connections, HRMS configurations, employees, sync runs, consents, audit log. */
 export class Migration20261121000000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create table "orgs" (
       "id" serial primary key,
       "uuid" uuid not null unique,
@@ -133,7 +133,7 @@ export class Migration20261121000000 extends Migration {
     this.addSql(`create index "audit_log_actor_idx" on "audit_log" ("actor_org_id", "at" desc);`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     for (const t of ['audit_log', 'consents', 'sync_runs', 'employees', 'hrms_configs', 'connections', 'api_keys', 'orgs']) {
       this.addSql(`drop table if exists "${t}" cascade;`);
     }

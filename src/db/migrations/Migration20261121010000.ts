@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * vendors' Basic credentials.
  */
 export class Migration20261121010000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create table "service_keys" (
       "kid" text primary key,
       "use" text not null check ("use" in ('enc','sig')),
@@ -41,7 +41,7 @@ export class Migration20261121010000 extends Migration {
     this.addSql(`create index "basic_credentials_org_idx" on "basic_credentials" ("org_id");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     for (const t of ['basic_credentials', 'vendor_keys', 'service_keys']) this.addSql(`drop table if exists "${t}" cascade;`);
   }
 }

@@ -6,11 +6,11 @@ import { Migration } from '@mikro-orm/migrations';
  * rows fall back to building the response from the other columns.
  */
 export class Migration20261121020000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`alter table "employees" add column "masked_enc" text null;`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`alter table "employees" drop column "masked_enc";`);
   }
 }

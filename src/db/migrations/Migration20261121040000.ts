@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * org's HR admins) and the issued SDK access tokens, one row per `jti`.
  */
 export class Migration20261121040000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create table "users" (
       "id" uuid primary key,
       "org_id" integer not null references "orgs" ("id") on delete cascade,
@@ -31,7 +31,7 @@ export class Migration20261121040000 extends Migration {
     this.addSql(`create index "sdk_tokens_connection_idx" on "sdk_tokens" ("connection_id");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "sdk_tokens";`);
     this.addSql(`drop table if exists "users";`);
   }

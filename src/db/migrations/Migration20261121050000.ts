@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * endpoint, every delivery attempt, and what the consent-expiry scan already announced.
  */
 export class Migration20261121050000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create table "event_endpoints" (
       "id" uuid primary key,
       "org_id" integer not null references "orgs" ("id") on delete cascade,
@@ -71,7 +71,7 @@ export class Migration20261121050000 extends Migration {
     this.addSql(`create index "consents_expiry_idx" on "consents" ("consent_expiry");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop index if exists "consents_expiry_idx";`);
     for (const t of ['consent_expiry_announcements', 'event_cursors', 'event_attempts', 'event_deliveries', 'events', 'event_endpoints']) {
       this.addSql(`drop table if exists "${t}" cascade;`);

@@ -7,12 +7,12 @@ import { Migration } from '@mikro-orm/migrations';
  * was in flight is not replaced by the older HRMS answer (employees/store.ts `upsertBatch`).
  */
 export class Migration20261121060000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create sequence "employee_write_seq";`);
     this.addSql(`alter table "employees" add column "write_seq" bigint not null default nextval('employee_write_seq');`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`alter table "employees" drop column "write_seq";`);
     this.addSql(`drop sequence "employee_write_seq";`);
   }

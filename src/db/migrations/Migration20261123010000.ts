@@ -11,7 +11,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - `connect_proof_audit`: every proof and approval attempt (never the credentials).
  */
 export class Migration20261123010000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`create table "connect_sessions" (
       "id" uuid primary key,
       "secret_hash" bytea not null unique,
@@ -46,7 +46,7 @@ export class Migration20261123010000 extends Migration {
     this.addSql(`create index "connect_proof_audit_connection_idx" on "connect_proof_audit" ("connection_id", "at");`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`drop table if exists "connect_proof_audit";`);
     this.addSql(`drop table if exists "connect_proof_locks";`);
     this.addSql(`alter table "hrms_configs" drop column if exists "connect_session_id";`);

@@ -7,12 +7,12 @@ import { Migration } from '@mikro-orm/migrations';
  * first successful check (src/auth/secret-check.ts).
  */
 export class Migration20261123020000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`alter table "orgs" add column "app_secret_keyed_hash" text null;`);
     this.addSql(`alter table "basic_credentials" add column "password_keyed_hash" text null;`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`alter table "basic_credentials" drop column "password_keyed_hash";`);
     this.addSql(`alter table "orgs" drop column "app_secret_keyed_hash";`);
   }

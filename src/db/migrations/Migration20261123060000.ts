@@ -13,7 +13,7 @@ import { Migration } from '@mikro-orm/migrations';
  * did not prove control with the app credentials.
  */
 export class Migration20261123060000 extends Migration {
-  override async up(): Promise<void> {
+  override up(): void {
     this.addSql(`alter table "connections" add column "approved_on_config_session" uuid null;`);
     this.addSql(`update "connections" c set "approved_on_config_session" = h."connect_session_id"
       from "hrms_configs" h
@@ -23,7 +23,7 @@ export class Migration20261123060000 extends Migration {
                       and s."proof_method" is distinct from 'app_credentials');`);
   }
 
-  override async down(): Promise<void> {
+  override down(): void {
     this.addSql(`alter table "connections" drop column if exists "approved_on_config_session";`);
   }
 }

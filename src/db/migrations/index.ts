@@ -1,6 +1,7 @@
 /**
  * The committed migrations, in order. Listed explicitly (not discovered by glob) so the same list
- * runs under tsx, vitest and any bundling, on embedded and external PostgreSQL alike.
+ * runs under tsx, vitest and any bundling, on embedded and external PostgreSQL alike. A function
+ * of the keys, which migrations that encrypt existing rows need (./keys.ts; null: none given).
  */
 import { Migration20261121000000 } from './Migration20261121000000';
 import { Migration20261121010000 } from './Migration20261121010000';
@@ -11,8 +12,15 @@ import { Migration20261121060000 } from './Migration20261121060000';
 import { Migration20261123010000 } from './Migration20261123010000';
 import { Migration20261123020000 } from './Migration20261123020000';
 import { Migration20261123060000 } from './Migration20261123060000';
+import { Migration20261123110000 } from './Migration20261123110000';
+import { Migration20261123120000 } from './Migration20261123120000';
+import { Migration20261123150000 } from './Migration20261123150000';
+import { Migration20261123160000 } from './Migration20261123160000';
+import { migration20261123190000 } from './Migration20261123190000';
+import type { MigrationKeys } from './keys';
+import { Migration20261124100000 } from './Migration20261124100000';
 
-export const MIGRATIONS = [
+export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121010000', class: Migration20261121010000 },
   { name: 'Migration20261121020000', class: Migration20261121020000 },
@@ -22,4 +30,10 @@ export const MIGRATIONS = [
   { name: 'Migration20261123010000', class: Migration20261123010000 },
   { name: 'Migration20261123020000', class: Migration20261123020000 },
   { name: 'Migration20261123060000', class: Migration20261123060000 },
+  { name: 'Migration20261123110000', class: Migration20261123110000 },
+  { name: 'Migration20261123120000', class: Migration20261123120000 },
+  { name: 'Migration20261123150000', class: Migration20261123150000 },
+  { name: 'Migration20261123160000', class: Migration20261123160000 },
+  { name: 'Migration20261123190000', class: migration20261123190000(keys) },
+  { name: 'Migration20261124100000', class: Migration20261124100000 },
 ];

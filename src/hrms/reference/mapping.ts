@@ -7,35 +7,66 @@
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 
-type Obj = Record<string, unknown>;
+/** A JSON object as the HRMS sent it. */
+export type Obj = Record<string, unknown>;
 
 /** `employment_status` -> hrx `status`. */
 export const STATUS_MAP: Readonly<Record<string, string>> = {
-  ACTIVE: 'Active', NOTICE_PERIOD: 'Active', ON_LEAVE: 'Active', PROBATION: 'Active',
-  RESIGNED: 'Inactive', TERMINATED: 'Inactive', RETIRED: 'Inactive', ABSCONDED: 'Inactive', DECEASED: 'Inactive',
+  ACTIVE: 'Active',
+  NOTICE_PERIOD: 'Active',
+  ON_LEAVE: 'Active',
+  PROBATION: 'Active',
+  RESIGNED: 'Inactive',
+  TERMINATED: 'Inactive',
+  RETIRED: 'Inactive',
+  ABSCONDED: 'Inactive',
+  DECEASED: 'Inactive',
 };
 /** `employment_type` -> hrx `employmentType`. */
 export const EMPLOYMENT_TYPE_MAP: Readonly<Record<string, string>> = {
-  FULL_TIME: 'Full Time', PART_TIME: 'Part Time', CONTRACT: 'Contract', INTERN: 'Intern', CONSULTANT: 'Consultant',
+  FULL_TIME: 'Full Time',
+  PART_TIME: 'Part Time',
+  CONTRACT: 'Contract',
+  INTERN: 'Intern',
+  CONSULTANT: 'Consultant',
 };
 /** `gender` (employee and dependents) -> hrx `gender`. */
 export const GENDER_MAP: Readonly<Record<string, string>> = {
-  M: 'Male', MALE: 'Male', F: 'Female', FEMALE: 'Female', O: 'Other', OTHER: 'Other',
+  M: 'Male',
+  MALE: 'Male',
+  F: 'Female',
+  FEMALE: 'Female',
+  O: 'Other',
+  OTHER: 'Other',
 };
 /** `marital_status` -> hrx `maritalStatus`. */
 export const MARITAL_STATUS_MAP: Readonly<Record<string, string>> = {
-  SINGLE: 'Single', UNMARRIED: 'Single', MARRIED: 'Married', DIVORCED: 'Divorced', WIDOWED: 'Widowed', SEPARATED: 'Separated',
+  SINGLE: 'Single',
+  UNMARRIED: 'Single',
+  MARRIED: 'Married',
+  DIVORCED: 'Divorced',
+  WIDOWED: 'Widowed',
+  SEPARATED: 'Separated',
 };
 /** Dependent `relationship` -> hrx `relation`. */
 export const RELATION_MAP: Readonly<Record<string, string>> = {
-  SPOUSE: 'Spouse', WIFE: 'Spouse', HUSBAND: 'Spouse', SON: 'Son', DAUGHTER: 'Daughter',
-  FATHER: 'Father', MOTHER: 'Mother', FATHER_IN_LAW: 'Father-in-law', MOTHER_IN_LAW: 'Mother-in-law',
+  SPOUSE: 'Spouse',
+  WIFE: 'Spouse',
+  HUSBAND: 'Spouse',
+  SON: 'Son',
+  DAUGHTER: 'Daughter',
+  FATHER: 'Father',
+  MOTHER: 'Mother',
+  FATHER_IN_LAW: 'Father-in-law',
+  MOTHER_IN_LAW: 'Mother-in-law',
 };
 /** `compensation.tax_regime` -> hrx `taxRegime`. */
 export const TAX_REGIME_MAP: Readonly<Record<string, string>> = { NEW: 'New', OLD: 'Old' };
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+/** Whether `v` is a JSON object (not an array, not null). */
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** `v` when it is a JSON object, else an empty one. */
+export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 
 /** Trimmed text with inner whitespace collapsed; numbers become text; blank -> undefined. */
 export function text(v: unknown): string | undefined {
@@ -107,8 +138,8 @@ const int = (v: unknown, lo: number, hi: number): number | undefined => {
   return n !== undefined && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
 };
 
-/** Removes `undefined` fields and nested objects left empty; arrays are kept. */
-function compact<T>(o: T): T {
+/** Removes `undefined` fields and nested objects left empty; arrays are kept (every product's mapping ends with it). */
+export function compact<T>(o: T): T {
   if (!isObj(o)) return o;
   const out: Obj = {};
   for (const [k, v] of Object.entries(o)) {
@@ -123,16 +154,23 @@ function address(v: unknown) {
   const a = obj(v);
   const line = [text(a.line1), text(a.line2)].filter((x) => x !== undefined).join(', ');
   return {
-    addressLine: line === '' ? undefined : line, addressCity: text(a.city), addressState: text(a.state),
-    addressPincode: text(a.pincode)?.replace(/\s/g, ''), addressCountry: text(a.country),
+    addressLine: line === '' ? undefined : line,
+    addressCity: text(a.city),
+    addressState: text(a.state),
+    addressPincode: text(a.pincode)?.replace(/\s/g, ''),
+    addressCountry: text(a.country),
   };
 }
 
 function bonus(v: unknown) {
   const b = obj(v);
   return {
-    joining: money(b.joining), referral: money(b.referral), retention: money(b.retention),
-    performance: money(b.performance), relocation: money(b.relocation), misc: money(b.other),
+    joining: money(b.joining),
+    referral: money(b.referral),
+    retention: money(b.retention),
+    performance: money(b.performance),
+    relocation: money(b.relocation),
+    misc: money(b.other),
   };
 }
 
@@ -141,14 +179,24 @@ function components(v: unknown) {
   const c = obj(v);
   const d = obj(c.deductions);
   return {
-    basic: money(c.basic), dearnessAllowance: money(c.da), hra: money(c.hra), gratuity: money(c.gratuity),
-    medicalAllowance: money(c.medical_allowance), travelAllowance: money(c.lta),
-    specialAllowance: money(c.special_allowance), otherAllowance: money(c.other_allowance),
-    flexiBasketAllowance: money(c.flexi_benefits), grossPay: money(c.gross_salary),
+    basic: money(c.basic),
+    dearnessAllowance: money(c.da),
+    hra: money(c.hra),
+    gratuity: money(c.gratuity),
+    medicalAllowance: money(c.medical_allowance),
+    travelAllowance: money(c.lta),
+    specialAllowance: money(c.special_allowance),
+    otherAllowance: money(c.other_allowance),
+    flexiBasketAllowance: money(c.flexi_benefits),
+    grossPay: money(c.gross_salary),
     bonus: bonus(c.bonus),
     deductions: {
-      pf: money(d.pf_employee), esi: money(d.esic), professionalTax: money(d.professional_tax),
-      labourWelfareFund: money(d.lwf), misc: money(d.other), nps: money(d.nps_employee),
+      pf: money(d.pf_employee),
+      esi: money(d.esic),
+      professionalTax: money(d.professional_tax),
+      labourWelfareFund: money(d.lwf),
+      misc: money(d.other),
+      nps: money(d.nps_employee),
     },
   };
 }
@@ -161,12 +209,21 @@ function salary(v: unknown): PartialEmployeeRecord['salaryDetails'] {
     ctc: isObj(v.annual) ? { ...components(annual), fixedPay: money(annual.fixed_ctc), taxRegime } : undefined,
   };
   if (isObj(v.monthly)) {
-    const m = v.monthly, base = components(m), d = obj(m.deductions);
+    const m = v.monthly,
+      base = components(m),
+      d = obj(m.deductions);
     out.monthly = {
-      ...base, month: int(m.month, 1, 12), year: int(m.year, 1900, 9999), fixedPay: money(m.fixed_pay), taxRegime,
+      ...base,
+      month: int(m.month, 1, 12),
+      year: int(m.year, 1900, 9999),
+      fixedPay: money(m.fixed_pay),
+      taxRegime,
       deductions: {
-        ...base.deductions, tds: money(d.tds), medicalClaimDeduction: money(d.mediclaim),
-        groupTermInsuranceDeductions: money(d.gtli), earlyWageDeduction: money(d.ewa_recovery),
+        ...base.deductions,
+        tds: money(d.tds),
+        medicalClaimDeduction: money(d.mediclaim),
+        groupTermInsuranceDeductions: money(d.gtli),
+        earlyWageDeduction: money(d.ewa_recovery),
       },
       reimbursements: money(m.reimbursements),
     };
@@ -177,8 +234,12 @@ function salary(v: unknown): PartialEmployeeRecord['salaryDetails'] {
 function dependent(v: unknown): NonNullable<PartialEmployeeRecord['dependentDetails']>[number] {
   const d = obj(v);
   return {
-    name: text(d.full_name), relation: enumValue(RELATION_MAP, d.relationship), dob: isoDate(d.date_of_birth),
-    email: lower(d.email), gender: enumValue(GENDER_MAP, d.gender), mobileNumber: mobileNumber(d.phone),
+    name: text(d.full_name),
+    relation: enumValue(RELATION_MAP, d.relationship),
+    dob: isoDate(d.date_of_birth),
+    email: lower(d.email),
+    gender: enumValue(GENDER_MAP, d.gender),
+    mobileNumber: mobileNumber(d.phone),
     profession: text(d.occupation),
   };
 }
@@ -196,27 +257,47 @@ export function mapEmployee(native: unknown): PartialEmployeeRecord {
   const name = [text(e.first_name), text(e.middle_name), text(e.last_name)].filter((x) => x !== undefined).join(' ');
   const mgr = obj(e.reporting_manager);
   const skips = Array.isArray(e.skip_level_managers) ? e.skip_level_managers.map(lower) : [];
-  const bank = obj(e.bank), work = obj(e.work_location);
+  const bank = obj(e.bank),
+    work = obj(e.work_location);
   const record: PartialEmployeeRecord = {
     employeeId,
     name: name === '' ? undefined : name,
-    email: lower(e.official_email), personalEmail: lower(e.personal_email),
-    doj: isoDate(e.date_of_joining), dob: isoDate(e.date_of_birth),
-    status: enumValue(STATUS_MAP, e.employment_status), employmentType: enumValue(EMPLOYMENT_TYPE_MAP, e.employment_type),
-    gender: enumValue(GENDER_MAP, e.gender), maritalStatus: enumValue(MARITAL_STATUS_MAP, e.marital_status),
-    pan: upperNoSpace(e.pan_number), aadhar: upperNoSpace(e.aadhaar_number), uan: upperNoSpace(e.uan),
+    email: lower(e.official_email),
+    personalEmail: lower(e.personal_email),
+    doj: isoDate(e.date_of_joining),
+    dob: isoDate(e.date_of_birth),
+    status: enumValue(STATUS_MAP, e.employment_status),
+    employmentType: enumValue(EMPLOYMENT_TYPE_MAP, e.employment_type),
+    gender: enumValue(GENDER_MAP, e.gender),
+    maritalStatus: enumValue(MARITAL_STATUS_MAP, e.marital_status),
+    pan: upperNoSpace(e.pan_number),
+    aadhar: upperNoSpace(e.aadhaar_number),
+    uan: upperNoSpace(e.uan),
     mobileNumber: mobileNumber(e.mobile),
-    nationality: text(e.nationality), fatherName: text(e.father_name), bloodGroup: bloodGroup(e.blood_group),
-    designation: text(e.designation), department: text(e.department), grade: text(e.grade),
-    groupName: text(e.business_unit), costCenter: text(e.cost_center), companyName: text(e.legal_entity),
+    nationality: text(e.nationality),
+    fatherName: text(e.father_name),
+    bloodGroup: bloodGroup(e.blood_group),
+    designation: text(e.designation),
+    department: text(e.department),
+    grade: text(e.grade),
+    groupName: text(e.business_unit),
+    costCenter: text(e.cost_center),
+    companyName: text(e.legal_entity),
     terminationDate: isoDate(e.exit_date),
-    manager: text(mgr.name), managerEmail: lower(mgr.email),
-    managerEmail2: skips[0], managerEmail3: skips[1], managerEmail4: skips[2], managerEmail5: skips[3],
+    manager: text(mgr.name),
+    managerEmail: lower(mgr.email),
+    managerEmail2: skips[0],
+    managerEmail3: skips[1],
+    managerEmail4: skips[2],
+    managerEmail5: skips[3],
     countryCode: text(e.country)?.toUpperCase(),
     bankDetails: {
-      accountNumber: text(bank.account_number)?.replace(/\s/g, ''), ifscCode: upperNoSpace(bank.ifsc), bankName: text(bank.bank_name),
+      accountNumber: text(bank.account_number)?.replace(/\s/g, ''),
+      ifscCode: upperNoSpace(bank.ifsc),
+      bankName: text(bank.bank_name),
     },
-    currentAddress: address(e.current_address), permanentAddress: address(e.permanent_address),
+    currentAddress: address(e.current_address),
+    permanentAddress: address(e.permanent_address),
     jobLocation: { city: text(work.city), pincode: text(work.pincode)?.replace(/\s/g, '') },
     employeeMetadata: { marriageDate: isoDate(e.marriage_date) },
     dependentDetails: Array.isArray(e.dependents) ? e.dependents.filter(isObj).map((d) => compact(dependent(d))) : undefined,

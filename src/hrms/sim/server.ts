@@ -14,12 +14,12 @@
  *   otherwise 401 `{"error":"invalid_token"}`.
  * - `GET|POST /__sim/control` (unauthenticated, test-only) -> see `ControlRequest`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { employeeCode, employeeIndex, generateEmployee } from './data';
+import { listenSim } from './listen';
 
 /** Options of the simulator. Rates are fractions 0..1 of API and token calls. */
 export interface SimOptions {
@@ -43,7 +43,13 @@ export interface SimOptions {
 }
 
 /** The switches that can change while the simulator runs. */
-export interface SimSettings { latencyMs: number; rate429: number; rate5xx: number; retryAfterSec: number; tokenTtlSec: number }
+export interface SimSettings {
+  latencyMs: number;
+  rate429: number;
+  rate5xx: number;
+  retryAfterSec: number;
+  tokenTtlSec: number;
+}
 
 /** Counters of what the simulator has served since start (or `resetStats`). */
 export interface SimStats {
@@ -100,7 +106,11 @@ const MAX_PER_PAGE = 500;
 const DEFAULT_PER_PAGE = 100;
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly body: Record<string, unknown>, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(String(body.error));
   }
 }
@@ -124,14 +134,21 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function checkSettings(s: SimSettings): void {
   const ok = (n: number, lo: number, hi: number): boolean => Number.isFinite(n) && n >= lo && n <= hi;
-  if (!ok(s.latencyMs, 0, 600_000) || !ok(s.rate429, 0, 1) || !ok(s.rate5xx, 0, 1) || s.rate429 + s.rate5xx > 1
-    || !ok(s.retryAfterSec, 0, 86_400) || !ok(s.tokenTtlSec, 1, 31_536_000)) {
+  if (
+    !ok(s.latencyMs, 0, 600_000) ||
+    !ok(s.rate429, 0, 1) ||
+    !ok(s.rate5xx, 0, 1) ||
+    s.rate429 + s.rate5xx > 1 ||
+    !ok(s.retryAfterSec, 0, 86_400) ||
+    !ok(s.tokenTtlSec, 1, 31_536_000)
+  ) {
     throw new RangeError('simulator settings out of range (rates 0..1 summing to at most 1, latencyMs >= 0)');
   }
 }
@@ -141,11 +158,16 @@ function checkSettings(s: SimSettings): void {
  * mount it in another server or a CLI. `close()` aborts pending latency waits.
  */
 export function createSimHandler(opts: SimOptions): {
-  handle: (req: IncomingMessage, res: ServerResponse) => void; control: SimControl; close(): void;
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+  control: SimControl;
+  close(this: void): void;
 } {
   let settings: SimSettings = {
-    latencyMs: opts.latencyMs ?? 0, rate429: opts.rate429 ?? 0, rate5xx: opts.rate5xx ?? 0,
-    retryAfterSec: opts.retryAfterSec ?? 1, tokenTtlSec: opts.tokenTtlSec ?? 3600,
+    latencyMs: opts.latencyMs ?? 0,
+    rate429: opts.rate429 ?? 0,
+    rate5xx: opts.rate5xx ?? 0,
+    retryAfterSec: opts.retryAfterSec ?? 1,
+    tokenTtlSec: opts.tokenTtlSec ?? 3600,
   };
   checkSettings(settings);
   if (!Number.isSafeInteger(opts.employees) || opts.employees < 0) throw new RangeError('employees must be a non-negative integer');
@@ -183,11 +205,15 @@ export function createSimHandler(opts: SimOptions): {
     employeeCount: () => count,
     revokeTokens: () => tokens.clear(),
     stats: () => ({ ...stats }),
-    resetStats: () => { stats = zero(); },
+    resetStats: () => {
+      stats = zero();
+    },
   };
 
   const snapshot = () => ({
-    settings: control.settings(), stats: control.stats(), employees: count,
+    settings: control.settings(),
+    stats: control.stats(),
+    employees: count,
     dropped: [...dropped].sort((a, b) => a - b).map(employeeCode),
   });
 
@@ -195,12 +221,16 @@ export function createSimHandler(opts: SimOptions): {
     if (req.method === 'GET') return send(res, 200, snapshot());
     if (req.method !== 'POST') throw new HttpError(405, { error: 'method_not_allowed' });
     let body: unknown;
-    try { body = JSON.parse((await readBody(req)) || '{}'); } catch { throw new HttpError(400, { error: 'invalid_request', error_description: 'malformed JSON' }); }
+    try {
+      body = JSON.parse((await readBody(req)) || '{}');
+    } catch {
+      throw new HttpError(400, { error: 'invalid_request', error_description: 'malformed JSON' });
+    }
     const parsed = ControlRequest.safeParse(body);
     if (!parsed.success) throw new HttpError(400, { error: 'invalid_request', error_description: parsed.error.issues[0]?.message ?? 'invalid' });
     const c = parsed.data;
     try {
-      control.set({ latencyMs: c.latencyMs, rate429: c.rate429, rate5xx: c.rate5xx, retryAfterSec: c.retryAfterSec, tokenTtlSec: c.tokenTtlSec } as Partial<SimSettings>);
+      control.set({ latencyMs: c.latencyMs, rate429: c.rate429, rate5xx: c.rate5xx, retryAfterSec: c.retryAfterSec, tokenTtlSec: c.tokenTtlSec });
     } catch (err) {
       throw new HttpError(400, { error: 'invalid_request', error_description: (err as Error).message });
     }
@@ -217,13 +247,20 @@ export function createSimHandler(opts: SimOptions): {
     if (type !== 'application/x-www-form-urlencoded') throw new HttpError(400, { error: 'invalid_request', error_description: 'form body required' });
     const form = new URLSearchParams(await readBody(req));
     const auth = req.headers.authorization ?? '';
-    let id = form.get('client_id'), secret = form.get('client_secret');
+    let id = form.get('client_id'),
+      secret = form.get('client_secret');
     const basic = /^Basic\s+(\S+)$/i.exec(auth);
     if (basic) {
       if (secret !== null) throw new HttpError(400, { error: 'invalid_request', error_description: 'more than one client authentication method' });
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      const dec = (s: string): string | null => { try { return decodeURIComponent(s.replace(/\+/g, ' ')); } catch { return null; } };
+      const dec = (s: string): string | null => {
+        try {
+          return decodeURIComponent(s.replace(/\+/g, ' '));
+        } catch {
+          return null;
+        }
+      };
       id = colon < 0 ? null : dec(decoded.slice(0, colon));
       secret = colon < 0 ? null : dec(decoded.slice(colon + 1));
     }
@@ -236,8 +273,7 @@ export function createSimHandler(opts: SimOptions): {
     if (tokens.size > 10_000) for (const [t, exp] of tokens) if (exp <= now) tokens.delete(t);
     const token = randomBytes(24).toString('base64url');
     tokens.set(token, now + settings.tokenTtlSec * 1000);
-    send(res, 200, { access_token: token, token_type: 'Bearer', expires_in: settings.tokenTtlSec },
-      { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    send(res, 200, { access_token: token, token_type: 'Bearer', expires_in: settings.tokenTtlSec }, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   }
 
   function authorize(req: IncomingMessage): void {
@@ -257,7 +293,8 @@ export function createSimHandler(opts: SimOptions): {
     const intParam = (name: string, dflt: number): number => {
       const raw = url.searchParams.get(name);
       if (raw === null || raw === '') return dflt;
-      if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
+      if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+        throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
       return Number(raw);
     };
     const page = intParam('page', 1);
@@ -266,7 +303,10 @@ export function createSimHandler(opts: SimOptions): {
     const total = count - sortedDropped.length;
     // The (offset+1)-th served index: start at offset+1 and step over every dropped index at or below it.
     let i = (page - 1) * perPage + 1;
-    for (const d of sortedDropped) { if (d <= i) i++; else break; }
+    for (const d of sortedDropped) {
+      if (d <= i) i++;
+      else break;
+    }
     const employees = [];
     for (; i <= count && employees.length < perPage; i++) if (!dropped.has(i)) employees.push(generateEmployee(opts.seed, i));
     send(res, 200, { employees, meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
@@ -298,7 +338,11 @@ export function createSimHandler(opts: SimOptions): {
     authorize(req);
     if (kind === 'list') return listRoute(url, res);
     let code: string;
-    try { code = decodeURIComponent(detail![1]!); } catch { throw new HttpError(404, { error: 'not_found' }); }
+    try {
+      code = decodeURIComponent(detail![1]!);
+    } catch {
+      throw new HttpError(404, { error: 'not_found' });
+    }
     const i = employeeIndex(code);
     if (i === undefined || !isServed(i) || employeeCode(i) !== code) throw new HttpError(404, { error: 'not_found' });
     send(res, 200, generateEmployee(opts.seed, i));
@@ -306,7 +350,10 @@ export function createSimHandler(opts: SimOptions): {
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     route(req, res).catch((err: unknown) => {
-      if (aborter.signal.aborted) { res.destroy(); return; }
+      if (aborter.signal.aborted) {
+        res.destroy();
+        return;
+      }
       if (err instanceof HttpError) send(res, err.status, err.body, err.headers);
       else send(res, 500, { error: 'server_error' });
     });
@@ -320,25 +367,16 @@ export function createSimHandler(opts: SimOptions): {
  * Resolves once listening with its base URL; `close()` stops it and drops open connections.
  */
 export async function startHrmsSimulator(opts: SimOptions & { port?: number; host?: string }): Promise<{
-  url: string; port: number; close(): Promise<void>; control: SimControl;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  control: SimControl;
 }> {
-  const host = opts.host ?? '127.0.0.1';
   const sim = createSimHandler(opts);
-  const server = createServer(sim.handle);
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => { server.off('error', reject); resolve(); });
+  const listener = await listenSim(sim.handle, {
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+    ...(opts.host ? { host: opts.host } : {}),
+    beforeClose: sim.close,
   });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
-    control: sim.control,
-    close: () => new Promise<void>((resolve, reject) => {
-      sim.close();
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
-  };
+  return { ...listener, control: sim.control };
 }

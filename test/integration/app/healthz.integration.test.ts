@@ -1,17 +1,24 @@
-/** `GET /healthz` (src/app.ts): the liveness answer, no credential. */
+/** `GET /healthz` (src/ops/routes.ts, decisions §16): the liveness answer, no credential, no envelope. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
-import { expectError } from '../../support/expect-error';
+import { expectError, UUID_V4 } from '../../support/expect-error';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('GET /healthz', () => {
-  it('answers ok without a credential', async () => {
+  it('answers {status, checks} without a credential and without the envelope', async () => {
     const res = await call(`${app.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ message: 'success', data: { status: 'ok' } });
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
+    expect(res.body).toStrictEqual({ status: 'ok', checks: { process: 'ok' } });
   });
 
   it('refuses another method', async () => {

@@ -10,7 +10,9 @@ import { dbQuery, testPool } from '../../support/db';
 
 describe('audit writer', () => {
   let app: TestApp;
-  beforeAll(async () => { app = await startTestApp({ worker: false }); });
+  beforeAll(async () => {
+    app = await startTestApp({ worker: false });
+  });
   afterAll(async () => app?.stop());
 
   const count = async (ids: string[]) => {
@@ -22,11 +24,31 @@ describe('audit writer', () => {
     // A counting pass-through to the real pool: how many statements the writer sends.
     let statements = 0;
     const pool = testPool(app);
-    const writer = createAuditWriter({ query: ((...args: Parameters<typeof pool.query>) => { statements++; return pool.query(...args); }) as typeof pool.query }, { maxBatch: 50 });
+    const writer = createAuditWriter(
+      {
+        query: ((...args: Parameters<typeof pool.query>) => {
+          statements++;
+          return pool.query(...args);
+        }) as typeof pool.query,
+      },
+      { maxBatch: 50 },
+    );
     const ids = Array.from({ length: 300 }, () => randomUUID());
-    await Promise.all(ids.map((id, i) => writer.write({
-      requestId: id, actorOrgId: 1, action: 'employee.read', clientOrgId: 2, connectionId: null, employeeId: `E${i}`, dataPoints: i % 2 ? ['name'] : null,
-    }).then(async () => expect(await count([id])).toBe(1))));
+    await Promise.all(
+      ids.map((id, i) =>
+        writer
+          .write({
+            requestId: id,
+            actorOrgId: 1,
+            action: 'employee.read',
+            clientOrgId: 2,
+            connectionId: null,
+            employeeId: `E${i}`,
+            dataPoints: i % 2 ? ['name'] : null,
+          })
+          .then(async () => expect(await count([id])).toBe(1)),
+      ),
+    );
     expect(await count(ids)).toBe(300);
     // 300 concurrent entries in batches of at most 50: at least 6 statements, far fewer than 300.
     expect(statements).toBeGreaterThanOrEqual(6);
@@ -46,7 +68,15 @@ describe('audit writer', () => {
 
   it('rejects the writes of a batch that fails, and recovers for the next', async () => {
     const writer = createAuditWriter(testPool(app));
-    const bad = writer.write({ requestId: 'not-a-uuid', actorOrgId: 1, action: 'x', clientOrgId: null, connectionId: null, employeeId: null, dataPoints: null });
+    const bad = writer.write({
+      requestId: 'not-a-uuid',
+      actorOrgId: 1,
+      action: 'x',
+      clientOrgId: null,
+      connectionId: null,
+      employeeId: null,
+      dataPoints: null,
+    });
     await expect(bad).rejects.toThrow();
     const id = randomUUID();
     await writer.write({ requestId: id, actorOrgId: 1, action: 'x', clientOrgId: null, connectionId: null, employeeId: null, dataPoints: null });

@@ -47,8 +47,8 @@ describe('hrx apikey list / revoke', () => {
 
   it('a revoked key stops working on every API process within 1 s', async () => {
     const key = await app.ctx.services.orgs.createApiKey(v.org.uuid);
-    const id = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys
-      .find((k: { prefix: string }) => k.prefix === key.slice(0, 8)).id as string;
+    const id = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys.find((k: { prefix: string }) => k.prefix === key.slice(0, 8))
+      .id as string;
     // Both processes answer, and so have the key in their caches.
     for (const base of [app.url, second.url]) expect((await details(base, key)).status).toBe(200);
     expect(await hrxJson(['apikey', 'revoke', id], app.env)).toEqual({ id, revoked: true });
@@ -76,8 +76,8 @@ describe('hrx apikey list / revoke', () => {
   });
 
   it('revoking an unknown or already revoked id fails with exit code 1', async () => {
-    const id = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys
-      .find((k: { revoked_at: string | null }) => k.revoked_at !== null).id as string;
+    const id = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys.find((k: { revoked_at: string | null }) => k.revoked_at !== null)
+      .id as string;
     for (const bad of [id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       await expect(hrxJson(['apikey', 'revoke', bad], app.env)).rejects.toMatchObject({ code: 1 });
     }

@@ -28,9 +28,12 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const v2 = (base: string, authorization: string) => call(`${base}/api/external/employee/`, {
-  method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ encrypted_payload: 'x' }),
-});
+const v2 = (base: string, authorization: string) =>
+  call(`${base}/api/external/employee/`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ encrypted_payload: 'x' }),
+  });
 
 describe('hrx basic revoke', () => {
   it('a revoked V2 Basic credential stops working on every API process within 1 s', async () => {

@@ -41,7 +41,14 @@ describe('connection cache across API processes', () => {
     const t = await call(`${a.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: form });
     expect(t.status).toBe(200);
     const started = Date.now();
-    const refused = await waitFor(async () => { const r = await readB(); return r.status === 404 ? r : null; }, 5000, 10);
+    const refused = await waitFor(
+      async () => {
+        const r = await readB();
+        return r.status === 404 ? r : null;
+      },
+      5000,
+      10,
+    );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(refused.body.message).toBe('Invalid Organisation ID');
   });

@@ -24,7 +24,7 @@ describe('terminate vs sync', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
   const runsOf = (orgId: number, status: string) => sql(`select id from sync_runs where org_id = ? and status = ?`, [orgId, status]);
 
   async function configured() {
@@ -33,7 +33,9 @@ describe('terminate vs sync', () => {
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     sim.control.set({ latencyMs: 0 });
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setupBody(c, sim, creds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(setupBody(c, sim, creds)),
     });
     expect(res.status).toBe(200);
     return { v, c };
@@ -53,7 +55,9 @@ describe('terminate vs sync', () => {
     const refused = await terminate(v.apiKey, c.org.uuid);
     expect(refused.status).toBe(423);
     expect(refused.body).toEqual({
-      requestId: refused.headers.get('x-request-id'), message: 'Connection cannot be terminated while sync is in progress', data: null,
+      requestId: refused.headers.get('x-request-id'),
+      message: 'Connection cannot be terminated while sync is in progress',
+      data: null,
     });
     await waitFor(async () => (await runsOf(c.org.id, 'succeeded')).length === 1, 30_000, 100);
     await waitFor(async () => (await app.ctx.lock.holder(c.org.id)) === null, 10_000, 50);

@@ -5,11 +5,15 @@ import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('GET /api/vendor/connections/', () => {
-  it('lists the caller\'s connections only, with pageInfo', async () => {
+  it("lists the caller's connections only, with pageInfo", async () => {
     const v = await f.vendor(app.ctx);
     const other = await f.vendor(app.ctx);
     const c = await f.client(app.ctx, 'Listed Employer');

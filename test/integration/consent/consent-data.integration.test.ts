@@ -20,18 +20,30 @@ describe('consent', () => {
     other = await vendor(app.ctx);
     c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
-    await storesOf(app).employees.upsertBatch(c.org.id, null, ['E1', 'E2', 'E3'].map((id, i) =>
-      normalizeRecord({ employeeId: id, name: `Person ${i}`, pan: 'ABCPD1234K', mobileNumber: '9876543210' }, crypto.randomUUID())));
+    await storesOf(app).employees.upsertBatch(
+      c.org.id,
+      null,
+      ['E1', 'E2', 'E3'].map((id, i) =>
+        normalizeRecord({ employeeId: id, name: `Person ${i}`, pan: 'ABCPD1234K', mobileNumber: '9876543210' }, crypto.randomUUID()),
+      ),
+    );
   });
   afterAll(async () => app?.stop());
 
   const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  const submit = (body: Record<string, unknown>, key = v.apiKey) => call(`${app.url}/api/v1/employee/consent-data/`, {
-    method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
+  const submit = (body: Record<string, unknown>, key = v.apiKey) =>
+    call(`${app.url}/api/v1/employee/consent-data/`, {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const valid = (employee_id: string, over: Record<string, unknown> = {}) => ({
-    org: c.org.uuid, employee_id, consent_language: 'I agree to share my salary details with Lender.',
-    consent_timestamp: new Date().toISOString(), consent_expiry: new Date(Date.now() + 86_400_000).toISOString(), ...over,
+    org: c.org.uuid,
+    employee_id,
+    consent_language: 'I agree to share my salary details with Lender.',
+    consent_timestamp: new Date().toISOString(),
+    consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
+    ...over,
   });
 
   it('refuses reads without consent, then serves them once consent is given', async () => {
@@ -88,7 +100,7 @@ describe('consent', () => {
     const missing = await call(`${app.url}/api/v1/employee/consent-data/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(401);
     expect(missing.body.message).toBe('Authentication credentials were not provided.');
-    const [{ n }] = (await app.ctx.db.orm.em.getConnection().execute(`select count(*)::int as n from consents where employee_id = 'E2'`)) as [{ n: number }];
+    const [{ n }] = await app.ctx.db.orm.em.getConnection().execute<[{ n: number }]>(`select count(*)::int as n from consents where employee_id = 'E2'`);
     expect(n).toBe(0);
   });
 });

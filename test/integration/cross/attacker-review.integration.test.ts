@@ -48,23 +48,37 @@ describe('credentials beyond their use', () => {
     const doors = {
       'vendor connections': (h: Record<string, string>) => call(`${app.url}/api/vendor/connections/`, { headers: h }),
       'org details': (h: Record<string, string>) => call(`${app.url}/api/org_details/${c.org.uuid}/`, { headers: h }),
-      'employee details': (h: Record<string, string>) => call(`${app.url}/api/employee_details/EMP00001?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
-        headers: { ...h, ...(h.authorization ? { username: h.authorization } : {}) },
-      }),
-      'sdk token': (h: Record<string, string>) => call(`${app.url}/api/sdk/token/`, {
-        method: 'POST', headers: { ...h, ...json }, body: JSON.stringify({ email: 'hr@probe.example', org_name: 'Probe', fullname: 'P' }),
-      }),
-      'update webhook': (h: Record<string, string>) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-        method: 'POST', headers: { ...h, ...json }, body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
-      }),
-      'V2': (h: Record<string, string>) => call(`${app.url}/api/external/employee/`, {
-        method: 'POST', headers: { ...h, ...json }, body: JSON.stringify({ encrypted_payload: 'x' }),
-      }),
+      'employee details': (h: Record<string, string>) =>
+        call(`${app.url}/api/employee_details/EMP00001?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
+          headers: { ...h, ...(h.authorization ? { username: h.authorization } : {}) },
+        }),
+      'sdk token': (h: Record<string, string>) =>
+        call(`${app.url}/api/sdk/token/`, {
+          method: 'POST',
+          headers: { ...h, ...json },
+          body: JSON.stringify({ email: 'hr@probe.example', org_name: 'Probe', fullname: 'P' }),
+        }),
+      'update webhook': (h: Record<string, string>) =>
+        call(`${app.url}/api/webhook/v1/employee/update/`, {
+          method: 'POST',
+          headers: { ...h, ...json },
+          body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
+        }),
+      V2: (h: Record<string, string>) =>
+        call(`${app.url}/api/external/employee/`, {
+          method: 'POST',
+          headers: { ...h, ...json },
+          body: JSON.stringify({ encrypted_payload: 'x' }),
+        }),
       'connect view': (h: Record<string, string>) => call(`${app.url}/api/sdk/connect/`, { headers: h }),
     };
     // The one door each credential is for (all others must refuse it).
     const own: Record<string, string[]> = {
-      'vendor V2 Basic': ['V2'], 'client app Basic': ['update webhook'], 'SDK token (Bearer)': [], 'SDK token (raw)': [], 'Connect session cookie': ['connect view'],
+      'vendor V2 Basic': ['V2'],
+      'client app Basic': ['update webhook'],
+      'SDK token (Bearer)': [],
+      'SDK token (raw)': [],
+      'Connect session cookie': ['connect view'],
     };
     const accepted: string[] = [];
     for (const [cred, headers] of Object.entries(credentials)) {
@@ -80,11 +94,13 @@ describe('credentials beyond their use', () => {
     // The update webhook was reached only with the client's own credential, which wrote its own employee.
   });
 
-  it('client org B\'s app credentials at the update webhook reach B\'s employees only, never A\'s of the same employeeId', async () => {
+  it("client org B's app credentials at the update webhook reach B's employees only, never A's of the same employeeId", async () => {
     const b = await f.client(app.ctx, 'Other Employer');
     const before = (await dbQuery(app, `select * from employees where org_id = $1`, [c.org.id])).rows;
     const res = await call(`${app.url}/api/webhook/v1/employee/update/`, {
-      method: 'POST', headers: { authorization: f.appBasic(b), ...json }, body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
+      method: 'POST',
+      headers: { authorization: f.appBasic(b), ...json },
+      body: JSON.stringify({ employeeId: 'EMP00001', name: 'Overwritten' }),
     });
     expect(res.status).toBe(200);
     expect((await dbQuery(app, `select * from employees where org_id = $1`, [c.org.id])).rows).toEqual(before);
@@ -92,15 +108,19 @@ describe('credentials beyond their use', () => {
     expect(rows.map((r: { org_id: number }) => r.org_id).sort()).toEqual([c.org.id, b.org.id].sort());
     expect(res.body.data.id).toBe(rows.find((r: { org_id: number }) => r.org_id === b.org.id).id);
     // And vendor v (connected to A only) cannot read B's.
-    const read = await call(`${app.url}/api/employee_details/EMP00001?org=${b.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: (await app.ctx.services.orgs.createApiKey(v.org.uuid)) } });
+    const read = await call(`${app.url}/api/employee_details/EMP00001?org=${b.org.uuid}&vendor_org=${v.org.uuid}`, {
+      headers: { username: await app.ctx.services.orgs.createApiKey(v.org.uuid) },
+    });
     expect(read.status).toBe(404);
     expect(JSON.stringify(read.body)).not.toContain('Overwritten');
   });
 
-  it('setup-config with a vendor-only org\'s own application credentials: 401, nothing stored', async () => {
+  it("setup-config with a vendor-only org's own application credentials: 401, nothing stored", async () => {
     const vendorOnly = await app.ctx.services.orgs.create({ name: 'Vendor Only', vendor: true, client: false, domain: 'vendor-only.example' });
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: json, body: JSON.stringify(f.setupBody(vendorOnly, sim, SIM)),
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(f.setupBody(vendorOnly, sim, SIM)),
     });
     expect(res.status).toBe(401);
     expect((await dbQuery(app, `select 1 from hrms_configs where org_id = $1`, [vendorOnly.org.id])).rows).toHaveLength(0);

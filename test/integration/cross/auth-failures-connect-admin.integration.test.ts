@@ -23,26 +23,36 @@ beforeAll(async () => {
   app = await startTestApp({ worker: false, env: { HRX_TRUST_PROXY: '1' } });
   vendor = await f.vendor(app.ctx, 'Lender');
 });
-afterAll(async () => { await app?.stop(); });
+afterAll(async () => {
+  await app?.stop();
+});
 beforeEach(async () => {
   const keys = await app.ctx.redis.keys(`${app.config.HRX_REDIS_PREFIX}:authfail:*`);
   if (keys.length) await app.ctx.redis.del(...keys);
 });
 
 let n = 0;
-const newSource = () => { n++; return `203.0.${113 + Math.floor(n / 250)}.${n % 250}`; };
-const exchange = (token: string, source: string) => call(`${app.url}/api/sdk/connect/session/`, {
-  method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': source }, body: JSON.stringify({ token }),
-});
-const board = (authorization: string | undefined, source: string) => call(`${app.url}/admin/queues/api/queues`, {
-  headers: { 'x-forwarded-for': source, ...(authorization ? { authorization } : {}) },
-});
+const newSource = () => {
+  n++;
+  return `203.0.${113 + Math.floor(n / 250)}.${n % 250}`;
+};
+const exchange = (token: string, source: string) =>
+  call(`${app.url}/api/sdk/connect/session/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': source },
+    body: JSON.stringify({ token }),
+  });
+const board = (authorization: string | undefined, source: string) =>
+  call(`${app.url}/admin/queues/api/queues`, {
+    headers: { 'x-forwarded-for': source, ...(authorization ? { authorization } : {}) },
+  });
 /** A JWT-shaped token naming `jti`, signed by nobody. */
-const forged = (jti: string) => [
-  Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'nope' })).toString('base64url'),
-  Buffer.from(JSON.stringify({ jti, sub: randomUUID(), exp: Math.floor(Date.now() / 1000) + 3600 })).toString('base64url'),
-  randomBytes(64).toString('base64url'),
-].join('.');
+const forged = (jti: string) =>
+  [
+    Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'nope' })).toString('base64url'),
+    Buffer.from(JSON.stringify({ jti, sub: randomUUID(), exp: Math.floor(Date.now() / 1000) + 3600 })).toString('base64url'),
+    randomBytes(64).toString('base64url'),
+  ].join('.');
 
 function expectThrottled(res: Res): void {
   expect(res.status).toBe(429);
@@ -83,9 +93,12 @@ describe('Connect session exchange', () => {
 });
 
 describe('Connect proof (b): app credentials', () => {
-  const proof = (cookie: string, source: string, body: unknown) => call(`${app.url}/api/sdk/connect/proof/`, {
-    method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-forwarded-for': source }, body: JSON.stringify(body),
-  });
+  const proof = (cookie: string, source: string, body: unknown) =>
+    call(`${app.url}/api/sdk/connect/proof/`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'x-forwarded-for': source },
+      body: JSON.stringify(body),
+    });
   it('20 failed proofs from one source over 5 connections (4 each, under the pair lock), then 429', async () => {
     const src = newSource();
     const cookies: string[] = [];

@@ -44,22 +44,31 @@ beforeEach(async () => {
 
 let n = 0;
 /** A fresh source address (IPv4, so each is its own bucket). */
-const newSource = () => { n++; return `198.51.${100 + Math.floor(n / 250)}.${n % 250}`; };
+const newSource = () => {
+  n++;
+  return `198.51.${100 + Math.floor(n / 250)}.${n % 250}`;
+};
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 const wrong = () => randomBytes(32).toString('base64url');
 
-const v2 = (authorization: string, source: string) => call(`${app.url}/api/external/employee/`, {
-  method: 'POST', headers: { authorization, 'content-type': 'application/json', 'x-forwarded-for': source },
-  body: JSON.stringify({ encrypted_payload: 'x' }),
-});
-const webhook = (authorization: string, source: string) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-  method: 'POST', headers: { authorization, 'content-type': 'application/json', 'x-forwarded-for': source },
-  body: JSON.stringify({ employeeId: 'E1', name: 'Asha Rao' }),
-});
-const setup = (clientId: string, clientSecret: string, source: string) => call(`${app.url}/api/webhook/v1/setup-config/`, {
-  method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': source },
-  body: JSON.stringify(f.setupBody({ org: { appKey: clientId }, appSecret: clientSecret }, sim, SIM)),
-});
+const v2 = (authorization: string, source: string) =>
+  call(`${app.url}/api/external/employee/`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json', 'x-forwarded-for': source },
+    body: JSON.stringify({ encrypted_payload: 'x' }),
+  });
+const webhook = (authorization: string, source: string) =>
+  call(`${app.url}/api/webhook/v1/employee/update/`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json', 'x-forwarded-for': source },
+    body: JSON.stringify({ employeeId: 'E1', name: 'Asha Rao' }),
+  });
+const setup = (clientId: string, clientSecret: string, source: string) =>
+  call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': source },
+    body: JSON.stringify(f.setupBody({ org: { appKey: clientId }, appSecret: clientSecret }, sim, SIM)),
+  });
 const orgDetails = (apiKey: string, source: string, org = v.org.uuid) =>
   call(`${app.url}/api/org_details/${org}/`, { headers: { authorization: apiKey, 'x-forwarded-for': source } });
 
@@ -134,9 +143,11 @@ describe('API keys', () => {
     await fail(20, () => orgDetails(`hrx_${wrong()}`, src));
     expectThrottled(await orgDetails(v.apiKey, src));
     // The `username:` header form of the same door is throttled the same way.
-    expectThrottled(await call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
-      headers: { username: v.apiKey, 'x-forwarded-for': src },
-    }));
+    expectThrottled(
+      await call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
+        headers: { username: v.apiKey, 'x-forwarded-for': src },
+      }),
+    );
     expect((await orgDetails(v.apiKey, newSource())).status).toBe(200);
   });
 
@@ -179,8 +190,14 @@ describe('keyed-hash pre-check (no scrypt for a wrong secret)', () => {
       const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
       return [median(ta), median(tb)] as const;
     };
-    const v2Times = await pairedMedians(() => basicService.verify(v.username, wrong()), () => basicService.verify('hrxv2_nobody', wrong()));
-    const appTimes = await pairedMedians(() => orgs.verifyAppCredentials(c.org.appKey, wrong()), () => orgs.verifyAppCredentials('app_nobody', wrong()));
+    const v2Times = await pairedMedians(
+      () => basicService.verify(v.username, wrong()),
+      () => basicService.verify('hrxv2_nobody', wrong()),
+    );
+    const appTimes = await pairedMedians(
+      () => orgs.verifyAppCredentials(c.org.appKey, wrong()),
+      () => orgs.verifyAppCredentials('app_nobody', wrong()),
+    );
     // Both are one indexed lookup and one HMAC (~1 ms); a decoy or real scrypt (≥ 20 ms, 50+ under
     // load) on either side alone breaks these bounds by far.
     for (const [known, unknown] of [v2Times, appTimes]) {

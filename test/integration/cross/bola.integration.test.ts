@@ -12,7 +12,7 @@ import { dbQuery, storesOf } from '../../support/db';
 
 const UNKNOWN_UUID = '0b7f9a52-61c4-4d1e-8f3a-2c5d6e7f8a9b';
 
-describe('BOLA: one vendor against another vendor\'s connection', () => {
+describe("BOLA: one vendor against another vendor's connection", () => {
   let app: TestApp;
   let a: Awaited<ReturnType<typeof f.vendor>>;
   let b: Awaited<ReturnType<typeof f.vendor>>;
@@ -32,11 +32,13 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     const [emp] = await f.employees(ctx, client.org.id, [{ employeeId: 'EMP00001', name: 'Meera Iyer' }, { employeeId: 'EMP00002' }]);
     empStoreId = emp!.id;
   });
-  afterAll(async () => { await app?.stop(); });
+  afterAll(async () => {
+    await app?.stop();
+  });
 
   const u = (path: string) => `${app.url}${path}`;
   const details = (id: string, key: string, query: Record<string, string>) =>
-    call(u(`/api/employee_details/${id}?${new URLSearchParams(query)}`), { headers: { username: key } });
+    call(u(`/api/employee_details/${id}?${new URLSearchParams(query).toString()}`), { headers: { username: key } });
   const orgDetails = (org: string, key: string) => call(u(`/api/org_details/${org}/`), { headers: { authorization: key } });
   const connections = (key: string, qs = '') => call(u(`/api/vendor/connections/${qs}`), { headers: { authorization: key } });
   const terminate = (clientOrg: string, key: string) => {
@@ -52,7 +54,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     expect(res.body.data).toMatchObject({ id: empStoreId, employeeId: 'EMP00001', name: 'Meera Iyer' });
   }
 
-  it('control: vendor A reads its client, its client\'s org record and its connection', async () => {
+  it("control: vendor A reads its client, its client's org record and its connection", async () => {
     await expectAStillReads();
     expect((await orgDetails(client.org.uuid, a.apiKey)).status).toBe(200);
     const list = await connections(a.apiKey);
@@ -78,24 +80,26 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     expect(audited.rows[0].n).toBe(0);
   });
 
-  it('org details: B gets 404 Not found. for A\'s client and for A itself', async () => {
+  it("org details: B gets 404 Not found. for A's client and for A itself", async () => {
     for (const org of [client.org.uuid, client.org.uuid.toUpperCase(), a.org.uuid]) {
       expectError(await orgDetails(org, b.apiKey), 404, plain('Not found.'));
     }
   });
 
-  it('vendor connections: B sees none of A\'s, under every filter and page size', async () => {
+  it("vendor connections: B sees none of A's, under every filter and page size", async () => {
     for (const qs of ['', '?status=approved', '?status=pending', '?status=rejected', '?page_size=100']) {
       const res = await connections(b.apiKey, qs);
       expect(res.status).toBe(200);
       expect(res.body).toStrictEqual({
-        requestId: res.headers.get('x-request-id'), message: 'success',
-        pageInfo: { totalPages: 0, totalItems: 0, items: 0, next: false, previous: false }, data: [],
+        requestId: res.headers.get('x-request-id'),
+        message: 'success',
+        pageInfo: { totalPages: 0, totalItems: 0, items: 0, next: false, previous: false },
+        data: [],
       });
     }
   });
 
-  it('terminate: B gets 404 No organisation found with the given client_org, and A\'s connection lives on', async () => {
+  it("terminate: B gets 404 No organisation found with the given client_org, and A's connection lives on", async () => {
     const notFound = { code: 404, message: 'No organisation found with the given client_org', data: null };
     for (let i = 0; i < 2; i++) expectError(await terminate(client.org.uuid, b.apiKey), 404, notFound);
     expectError(await terminate(UNKNOWN_UUID, b.apiKey), 404, notFound);
@@ -106,7 +110,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     expect(list.body.data.map((e: { org_id: string }) => e.org_id)).toStrictEqual([client.org.uuid]);
   });
 
-  it('B\'s own connection with the same client is its own: own sharing, own termination', async () => {
+  it("B's own connection with the same client is its own: own sharing, own termination", async () => {
     const own = await f.connection(app.ctx, b.org.uuid, client.org.uuid, { shared: ['name'] });
     const res = await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid });
     expect(res.status).toBe(200);
@@ -123,7 +127,7 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
     expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Invalid Organisation ID'));
   });
 
-  describe('a client org\'s own API key', () => {
+  describe("a client org's own API key", () => {
     it('reads no employee, even its own, through the vendor endpoint: not a vendor key, 401', async () => {
       for (const source of ['db', 'hrms']) {
         expectError(await details('EMP00001', clientKey, { org: client.org.uuid, vendor_org: client.org.uuid, source }), 401, plain('Invalid token.'));
@@ -137,6 +141,23 @@ describe('BOLA: one vendor against another vendor\'s connection', () => {
       expectError(await terminate(client.org.uuid, clientKey), 401, plain('Invalid token.'));
       expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
       await expectAStillReads();
+    });
+
+    it('records no consent and gets no SDK token: not a vendor key, 401 before its body is even read', async () => {
+      // The route's role is part of its credential (src/http/router.ts): a malformed body, which a
+      // vendor's key would get 400 for, is not looked at.
+      for (const path of ['/api/v1/employee/consent-data/', '/api/sdk/token/']) {
+        expectError(
+          await call(u(path), { method: 'POST', headers: { authorization: clientKey, 'content-type': 'application/json' }, body: '{"not json' }),
+          401,
+          plain('Invalid token.'),
+        );
+        expect(
+          (await call(u(path), { method: 'POST', headers: { authorization: a.apiKey, 'content-type': 'application/json' }, body: '{"not json' })).status,
+        ).toBe(400);
+      }
+      const { rows } = await dbQuery(app, 'select count(*)::int as n from consents where vendor_org_id = $1', [client.org.id]);
+      expect(rows[0].n).toBe(0);
     });
 
     it('sees the org record of its connected vendor only', async () => {

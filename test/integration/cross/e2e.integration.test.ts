@@ -29,7 +29,10 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     expect(Object.keys(v).sort()).toEqual(['app_key', 'app_secret', 'id', 'org_name', 'uuid']);
     const key = await hrxJson(['apikey', 'create', '--org', v.uuid], app.env);
     expect(key.api_key).toMatch(/^hrx_[A-Za-z0-9_-]{43}$/);
-    const conn = await hrxJson(['connection', 'create', '--vendor', v.uuid, '--client', c.uuid, '--no-consent-required', '--sync-frequency', 'hourly'], app.env);
+    const conn = await hrxJson(
+      ['connection', 'create', '--vendor', v.uuid, '--client', c.uuid, '--no-consent-required', '--sync-frequency', 'hourly'],
+      app.env,
+    );
     expect(conn.status).toBe('approved');
     vendor = { uuid: v.uuid, api_key: key.api_key };
     client = c;
@@ -37,7 +40,8 @@ describe('end to end: CLI, setup-config, sync, read', () => {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>)
+    })
+      .then((r) => r.json() as Promise<{ access_token: string }>)
       .then((t) => fetch(`${sim.url}/api/v1/employees?page=1&per_page=500`, { headers: { authorization: `Bearer ${t.access_token}` } }))
       .then((r) => r.json() as Promise<{ employees: NativeEmployee[] }>);
     native = pages.employees;
@@ -49,17 +53,26 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     await app?.stop();
   });
 
-  const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${client.uuid}&vendor_org=${vendor.uuid}`, {
-    headers: { username: vendor.api_key },
-  });
+  const read = (id: string) =>
+    call(`${app.url}/api/employee_details/${id}?org=${client.uuid}&vendor_org=${vendor.uuid}`, {
+      headers: { username: vendor.api_key },
+    });
 
   it('setup-config answers with the configuration, never the credentials', async () => {
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        client_id: client.app_key, client_secret: client.app_secret, hrms_id: 'reference',
-        access_credentials: { client_id: simCreds.clientId, client_secret: simCreds.clientSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
+        client_id: client.app_key,
+        client_secret: client.app_secret,
+        hrms_id: 'reference',
+        access_credentials: {
+          client_id: simCreds.clientId,
+          client_secret: simCreds.clientSecret,
+          api_key: '',
+          grant_type: 'client_credentials',
+          hrms_host: sim.url,
+        },
         api_configs: [],
       }),
     });
@@ -69,9 +82,9 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     expect(res.body.data).toMatchObject({ org_id: client.uuid, hrms_id: 'reference', configured_apis: ['employees'] });
     expect(JSON.stringify(res.body)).not.toContain(simCreds.clientSecret);
     // Stored encrypted, bound to the org.
-    const [cfg] = (await app.ctx.db.orm.em.getConnection().execute(
-      `select credentials_enc from hrms_configs where org_id = ?`, [client.id],
-    )) as { credentials_enc: string }[];
+    const [cfg] = await app.ctx.db.orm.em
+      .getConnection()
+      .execute<{ credentials_enc: string }[]>(`select credentials_enc from hrms_configs where org_id = ?`, [client.id]);
     expect(cfg!.credentials_enc).toMatch(/^v1\./);
     expect(cfg!.credentials_enc).not.toContain(simCreds.clientSecret);
     // The org's job scheduler runs on its connections' most frequent sync_frequency (hourly).
@@ -127,21 +140,28 @@ describe('end to end: CLI, setup-config, sync, read', () => {
 
   it('writes an audit entry for every read served', async () => {
     const res = await read('EMP00003');
-    const rows = (await app.ctx.db.orm.em.getConnection().execute(
-      `select action, employee_id, data_points from audit_log where request_id = ?`, [res.body.requestId],
-    )) as { action: string; employee_id: string; data_points: string[] }[];
+    const rows = await app.ctx.db.orm.em
+      .getConnection()
+      .execute<{ action: string; employee_id: string; data_points: string[] }[]>(
+        `select action, employee_id, data_points from audit_log where request_id = ?`,
+        [res.body.requestId],
+      );
     expect(rows).toEqual([{ action: 'employee.read', employee_id: 'EMP00003', data_points: ['*'] }]);
   });
 
-  it('keeps PAN, Aadhaar and salary encrypted at rest', async () => {
+  it('keeps every value of the record encrypted at rest', async () => {
     const n = native[0]!;
-    const [row] = (await app.ctx.db.orm.em.getConnection().execute(
-      `select record::text as record, sensitive_enc from employees where employee_id = ?`, [n.employee_code],
-    )) as { record: string; sensitive_enc: string }[];
-    expect(row!.sensitive_enc).toMatch(/^v1\.[0-9a-f]{8}\./);
-    for (const secret of [n.pan_number, n.aadhaar_number]) {
-      expect(row!.record).not.toContain(secret);
-      expect(row!.sensitive_enc).not.toContain(secret);
-    }
+    const [row] = await app.ctx.db.orm.em
+      .getConnection()
+      .execute<{ row: string; record_enc: string; masked_enc: string }[]>(
+        `select t::text as row, record_enc, masked_enc from employees t where employee_id = ?`,
+        [n.employee_code],
+      );
+    expect(row!.record_enc).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(row!.masked_enc).toMatch(/^v1\.[0-9a-f]{8}\./);
+    const mapped = mapEmployee(n);
+    const secrets = [n.pan_number, n.aadhaar_number, n.official_email, mapped.name, mapped.dob].filter((x): x is string => typeof x === 'string');
+    expect(secrets).toHaveLength(5);
+    for (const secret of secrets) expect(row!.row).not.toContain(secret);
   });
 });

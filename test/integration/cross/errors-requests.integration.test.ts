@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid, plain } from '../../support/expect-error';
+import { SUPPORTED_HRMS } from '../../../src/hrms/registry';
 
 const UNKNOWN_UUID = '6f1c2b8e-3d4a-4f5b-9c6d-7e8f9a0b1c2d';
 const MIB = 1024 * 1024;
@@ -60,13 +61,19 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
 
     it('400 validation failure for unknown fields, missing fields and an unsupported hrms_id', async () => {
       expectError(await post({ ...good(), extra: 1 }), 400, invalid('extra', 'unknown field'));
-      expectError(await post({ ...good(), access_credentials: { ...good().access_credentials, scope: 'all' } }), 400,
-        invalid('access_credentials.scope', 'unknown field'));
+      expectError(
+        await post({ ...good(), access_credentials: { ...good().access_credentials, scope: 'all' } }),
+        400,
+        invalid('access_credentials.scope', 'unknown field'),
+      );
       const { client_id: _drop, ...noClientId } = good();
       expectError(await post(noClientId), 400, invalid('client_id', 'Invalid input: expected string, received undefined'));
-      expectError(await post({ ...good(), hrms_id: 'workday' }), 400, invalid('hrms_id', 'unsupported HRMS "workday"'));
-      expectError(await post({ ...good(), access_credentials: { ...good().access_credentials, client_secret: '' } }), 400,
-        invalid('access_credentials.client_secret', 'required for grant_type client_credentials'));
+      expectError(await post({ ...good(), hrms_id: 'workday' }), 400, invalid('hrms_id', `unsupported HRMS "workday": one of ${SUPPORTED_HRMS.join(', ')}`));
+      expectError(
+        await post({ ...good(), access_credentials: { ...good().access_credentials, client_secret: '' } }),
+        400,
+        invalid('access_credentials.client_secret', 'required for grant_type client_credentials'),
+      );
       expectError(await post([]), 400, invalid('body', 'Invalid input: expected object, received array'));
       expectError(await post(''), 400, invalid('body', 'Invalid input: expected object, received undefined'));
     });
@@ -82,15 +89,23 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
       for (const headers of types) {
         expectError(await post(good(), headers), 415, plain('Unsupported media type'));
       }
-      expectError(await call(u('/api/webhook/v1/setup-config/'), { method: 'POST', body: form({ client_id: c.org.appKey }) }), 415,
-        plain('Unsupported media type'));
+      expectError(
+        await call(u('/api/webhook/v1/setup-config/'), { method: 'POST', body: form({ client_id: c.org.appKey }) }),
+        415,
+        plain('Unsupported media type'),
+      );
     });
 
     it('413 Request body too large past 1 MiB, declared or streamed', async () => {
       expectError(await post({ ...good(), pad: 'x'.repeat(MIB) }), 413, plain('Request body too large'));
       const bytes = new TextEncoder().encode(JSON.stringify({ ...good(), pad: 'y'.repeat(MIB) }));
-      const stream = new ReadableStream({ start(ctl) { ctl.enqueue(bytes); ctl.close(); } });
-      const res = await call(u('/api/webhook/v1/setup-config/'), { method: 'POST', headers: json, body: stream, duplex: 'half' } as RequestInit);
+      const stream = new ReadableStream({
+        start(ctl) {
+          ctl.enqueue(bytes);
+          ctl.close();
+        },
+      });
+      const res = await call(u('/api/webhook/v1/setup-config/'), { method: 'POST', headers: json, body: stream, duplex: 'half' });
       expectError(res, 413, plain('Request body too large'));
     });
 
@@ -98,7 +113,8 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
       const res = await post(good());
       expect(res.status).toBe(200);
       expect(res.body).toStrictEqual({
-        requestId: res.headers.get('x-request-id'), message: 'success',
+        requestId: res.headers.get('x-request-id'),
+        message: 'success',
         data: { org_id: c.org.uuid, hrms_id: 'reference', configured_apis: ['employees'], next_sync_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
       });
       // Without its trailing slash: the same.
@@ -141,8 +157,10 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
       const empty = await list('', lonely.apiKey);
       expect(empty.status).toBe(200);
       expect(empty.body).toStrictEqual({
-        requestId: empty.headers.get('x-request-id'), message: 'success',
-        pageInfo: { totalPages: 0, totalItems: 0, items: 0, next: false, previous: false }, data: [],
+        requestId: empty.headers.get('x-request-id'),
+        message: 'success',
+        pageInfo: { totalPages: 0, totalItems: 0, items: 0, next: false, previous: false },
+        data: [],
       });
     });
   });
@@ -169,7 +187,8 @@ describe('error rows of decisions §1: request bodies and parameters: terminate 
       const ok = await terminate(form({ client_org: client.org.uuid.toUpperCase() }));
       expect(ok.status).toBe(200);
       expect(ok.body).toStrictEqual({
-        requestId: ok.headers.get('x-request-id'), message: 'Connection terminated successfully',
+        requestId: ok.headers.get('x-request-id'),
+        message: 'Connection terminated successfully',
         data: { connection_id: conn.id, org_id: client.org.uuid, application_connection_status: 'Terminated' },
       });
       const conflict = { status: 409, message: 'Conflict! Connection already terminated', data: null };

@@ -43,11 +43,13 @@ beforeAll(async () => {
     await f.employees(ctx, c.org.id, [{ employeeId: 'EMP00001', name: 'Asha Rao' }]);
   }
 });
-afterAll(async () => { await app?.stop(); });
+afterAll(async () => {
+  await app?.stop();
+});
 
 const u = (path: string) => `${app.url}${path}`;
 const details = (id: string, query: Record<string, string>, headers: Record<string, string> = { username: v.apiKey }) =>
-  call(u(`/api/employee_details/${id}?${new URLSearchParams(query)}`), { headers });
+  call(u(`/api/employee_details/${id}?${new URLSearchParams(query).toString()}`), { headers });
 const q = (c: { org: { uuid: string } }, extra: Record<string, string> = {}) => ({ org: c.org.uuid, vendor_org: v.org.uuid, ...extra });
 const form = (fields: Record<string, string>) => {
   const fd = new FormData();
@@ -59,18 +61,27 @@ const adminBasic = () => `Basic ${Buffer.from(`admin:${app.env.HRX_ADMIN_TOKEN}`
 describe('error rows of decisions §1: routing, credentials, reads', () => {
   describe('routing', () => {
     it('an unknown path is 404 Not found. before any credential is looked at', async () => {
-      for (const [method, path] of [['GET', '/api/nope'], ['POST', '/api/nope/'], ['GET', '/'], ['GET', '/api/employee_details/']]) {
+      for (const [method, path] of [
+        ['GET', '/api/nope'],
+        ['POST', '/api/nope/'],
+        ['GET', '/'],
+        ['GET', '/api/employee_details/'],
+      ]) {
         expectError(await call(u(path!), { method }), 404, plain('Not found.'));
       }
     });
 
     it('a known path with another method is 405 Method "X" not allowed. before any credential', async () => {
-      const paths = ['/api/employee_details/EMP00001', `/api/org_details/${approved.org.uuid}/`, '/api/vendor/connections/',
-        '/api/terminate_connection/', '/api/webhook/v1/setup-config/'];
+      const paths = [
+        '/api/employee_details/EMP00001',
+        `/api/org_details/${approved.org.uuid}/`,
+        '/api/vendor/connections/',
+        '/api/terminate_connection/',
+        '/api/webhook/v1/setup-config/',
+      ];
       for (const path of paths) expectError(await call(u(path), { method: 'DELETE' }), 405, plain('Method "DELETE" not allowed.'));
       expectError(await call(u('/api/webhook/v1/setup-config'), { method: 'PUT' }), 405, plain('Method "PUT" not allowed.'));
-      expectError(await call(u('/api/vendor/connections'), { method: 'POST', headers: { authorization: v.apiKey } }), 405,
-        plain('Method "POST" not allowed.'));
+      expectError(await call(u('/api/vendor/connections'), { method: 'POST', headers: { authorization: v.apiKey } }), 405, plain('Method "POST" not allowed.'));
     });
 
     it('a path is served the same with and without its trailing slash, without redirects', async () => {
@@ -97,11 +108,14 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
 
     it('every response carries its own X-Request-Id (UUID v4), equal to the body requestId', async () => {
       const responses = [
-        await call(u('/healthz')), await call(u('/static/org-logo.svg')), await call(u('/api/nope')),
+        await call(u('/healthz')),
+        await call(u('/static/org-logo.svg')),
+        await call(u('/api/nope')),
         await call(u('/api/vendor/connections/'), { method: 'DELETE' }),
         await call(u('/api/vendor/connections/'), { headers: { authorization: v.apiKey } }),
         await call(u(`/api/org_details/${v.org.uuid}/`), { headers: { authorization: v.apiKey } }),
-        await call(u('/admin/queues')), await call(u('/admin/queues'), { headers: { authorization: adminBasic() } }),
+        await call(u('/admin/queues')),
+        await call(u('/admin/queues'), { headers: { authorization: adminBasic() } }),
       ];
       const ids = responses.map((r) => r.headers.get('x-request-id'));
       for (const id of ids) expect(id).toMatch(UUID_V4);
@@ -128,7 +142,11 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
       expectError(await call(u('/api/vendor/connections/')), 401, missing);
       expectError(await call(u('/api/vendor/connections/?page_size=101')), 401, missing);
       expectError(await call(u('/api/terminate_connection/'), { method: 'POST', body: form({ client_org: approved.org.uuid }) }), 401, missing);
-      expectError(await call(u('/api/terminate_connection/'), { method: 'POST', headers: { username: v.apiKey }, body: form({ client_org: approved.org.uuid }) }), 401, missing);
+      expectError(
+        await call(u('/api/terminate_connection/'), { method: 'POST', headers: { username: v.apiKey }, body: form({ client_org: approved.org.uuid }) }),
+        401,
+        missing,
+      );
       expectError(await call(u('/admin/queues')), 401, missing);
       expectError(await call(u('/admin/queues/')), 401, missing);
     });
@@ -140,7 +158,11 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
         expectError(await details('EMP00001', q(approved), { username: key }), 401, bad);
         expectError(await call(u(`/api/org_details/${approved.org.uuid}/`), { headers: { authorization: key } }), 401, bad);
         expectError(await call(u('/api/vendor/connections/'), { headers: { authorization: key } }), 401, bad);
-        expectError(await call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key }, body: form({ client_org: approved.org.uuid }) }), 401, bad);
+        expectError(
+          await call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key }, body: form({ client_org: approved.org.uuid }) }),
+          401,
+          bad,
+        );
       }
       // The connection was not touched by any of these.
       expect((await details('EMP00001', q(approved))).status).toBe(200);
@@ -169,14 +191,30 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
       const bad = plain('Invalid token.');
       expectError(await details('EMP00001', { org: approved.org.uuid, vendor_org: approved.org.uuid }, { username: clientKey }), 401, bad);
       expectError(await call(u('/api/vendor/connections/'), { headers: { authorization: clientKey } }), 401, bad);
-      expectError(await call(u('/api/terminate_connection/'), {
-        method: 'POST', headers: { authorization: clientKey }, body: form({ client_org: approved.org.uuid }),
-      }), 401, bad);
-      expectError(await call(u('/api/v1/employee/consent-data/'), {
-        method: 'POST', headers: { authorization: clientKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ org: approved.org.uuid, employee_id: 'EMP00001', consent_language: 'I agree.',
-          consent_timestamp: new Date().toISOString(), consent_expiry: new Date(Date.now() + 60_000).toISOString() }),
-      }), 401, bad);
+      expectError(
+        await call(u('/api/terminate_connection/'), {
+          method: 'POST',
+          headers: { authorization: clientKey },
+          body: form({ client_org: approved.org.uuid }),
+        }),
+        401,
+        bad,
+      );
+      expectError(
+        await call(u('/api/v1/employee/consent-data/'), {
+          method: 'POST',
+          headers: { authorization: clientKey, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            org: approved.org.uuid,
+            employee_id: 'EMP00001',
+            consent_language: 'I agree.',
+            consent_timestamp: new Date().toISOString(),
+            consent_expiry: new Date(Date.now() + 60_000).toISOString(),
+          }),
+        }),
+        401,
+        bad,
+      );
       // Its own org record stays readable (org details takes any org's key, decisions §2).
       expect((await call(u(`/api/org_details/${approved.org.uuid}/`), { headers: { authorization: clientKey } })).status).toBe(200);
       // Nothing was terminated.
@@ -192,10 +230,15 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
       }
       const c = await f.client(app.ctx);
       const conn = await f.connection(app.ctx, v.org.uuid, c.org.uuid);
-      const res = await call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: `Bearer ${v.apiKey}` }, body: form({ client_org: c.org.uuid }) });
+      const res = await call(u('/api/terminate_connection/'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${v.apiKey}` },
+        body: form({ client_org: c.org.uuid }),
+      });
       expect(res.status).toBe(200);
       expect(res.body).toStrictEqual({
-        requestId: res.headers.get('x-request-id'), message: 'Connection terminated successfully',
+        requestId: res.headers.get('x-request-id'),
+        message: 'Connection terminated successfully',
         data: { connection_id: conn.id, org_id: c.org.uuid, application_connection_status: 'Terminated' },
       });
     });
@@ -226,12 +269,9 @@ describe('error rows of decisions §1: routing, credentials, reads: employee det
     });
 
     it('400 validation failure for a missing or bad query parameter', async () => {
-      expectError(await details('EMP00001', { org: approved.org.uuid }), 400,
-        invalid('vendor_org', 'Invalid input: expected string, received undefined'));
-      expectError(await details('EMP00001', { vendor_org: v.org.uuid }), 400,
-        invalid('org', 'Invalid input: expected string, received undefined'));
-      expectError(await details('EMP00001', q(approved, { source: 'bogus' })), 400,
-        invalid('source', 'Invalid option: expected one of "db"|"hrms"'));
+      expectError(await details('EMP00001', { org: approved.org.uuid }), 400, invalid('vendor_org', 'Invalid input: expected string, received undefined'));
+      expectError(await details('EMP00001', { vendor_org: v.org.uuid }), 400, invalid('org', 'Invalid input: expected string, received undefined'));
+      expectError(await details('EMP00001', q(approved, { source: 'bogus' })), 400, invalid('source', 'Invalid option: expected one of "db"|"hrms"'));
     });
 
     it('404 Invalid Organisation ID without an approved connection to org', async () => {

@@ -10,7 +10,12 @@ import pg from 'pg';
 import { DATABASE_URL, dropSchema, testEnv } from '../../support/harness';
 import { freePort } from '../../support/private-services';
 
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 function hrx(args: string[], env: Record<string, string>): Promise<Run> {
   const t = Date.now();
@@ -22,7 +27,9 @@ function hrx(args: string[], env: Record<string, string>): Promise<Run> {
 }
 
 const env = testEnv();
-afterAll(async () => { await dropSchema(env.HRX_DB_SCHEMA!); });
+afterAll(async () => {
+  await dropSchema(env.HRX_DB_SCHEMA!);
+});
 
 describe('hrx commands and unreachable dependencies', () => {
   it('migrate and org create print their JSON and exit 0', async () => {

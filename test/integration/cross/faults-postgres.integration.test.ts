@@ -10,6 +10,7 @@ import { call } from '../../support/harness';
 import { privateEnv, startPrivateApp, type PrivateApp } from '../../support/private-app';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../../support/private-services';
 import { dbQuery } from '../../support/db';
+import { storedRecords } from '../../support/stored';
 
 let pgs: PrivatePostgres;
 let redis: PrivateRedis;
@@ -26,13 +27,23 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  try { pgs?.pause(false); } catch { /* not running */ }
+  try {
+    pgs?.pause(false);
+  } catch {
+    /* not running */
+  }
   await app?.stop();
   await redis?.stop();
   await pgs?.destroy();
 });
 
-interface Outcome { id: string; status: number; ms: number; retryAfter: string | null; body: any }
+interface Outcome {
+  id: string;
+  status: number;
+  ms: number;
+  retryAfter: string | null;
+  body: any;
+}
 
 describe('PostgreSQL restarted under webhook writes', () => {
   it('loses no acknowledged write, hangs no request, answers 503 + Retry-After meanwhile, and recovers', async () => {
@@ -45,8 +56,10 @@ describe('PostgreSQL restarted under webhook writes', () => {
         const t = performance.now();
         try {
           const r = await call(`${app.url}/api/webhook/v1/employee/update/`, {
-            method: 'POST', headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
-            body: JSON.stringify({ employeeId: id, name: `Name ${id}`, pan: 'ABCPR1234K' }), signal: AbortSignal.timeout(10_000),
+            method: 'POST',
+            headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
+            body: JSON.stringify({ employeeId: id, name: `Name ${id}`, pan: 'ABCPR1234K' }),
+            signal: AbortSignal.timeout(10_000),
           });
           out.push({ id, status: r.status, ms: performance.now() - t, retryAfter: r.headers.get('retry-after'), body: r.body });
         } catch (err) {
@@ -66,12 +79,13 @@ describe('PostgreSQL restarted under webhook writes', () => {
     await Promise.all(writers);
 
     const acked = out.filter((o) => o.status === 200).map((o) => o.id);
-    const stored = await dbQuery(app, `select employee_id, record->>'name' as name from employees where org_id = $1`, [c.org.id]);
-    const names = new Map(stored.rows.map((r) => [r.employee_id as string, r.name as string]));
+    const names = new Map([...(await storedRecords(app, c.org.id))].map(([id, s]) => [id, s.record.name]));
     const lost = acked.filter((id) => names.get(id) !== `Name ${id}`);
     const hung = out.filter((o) => o.ms > 3000 || o.status === 0);
     const byStatus = out.reduce<Record<string, number>>((a, o) => ({ ...a, [o.status]: (a[o.status] ?? 0) + 1 }), {});
-    console.log(`[faults-postgres] statuses ${JSON.stringify(byStatus)} acked=${acked.length} lost=${lost.length} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))}`);
+    console.log(
+      `[faults-postgres] statuses ${JSON.stringify(byStatus)} acked=${acked.length} lost=${lost.length} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))}`,
+    );
 
     expect(lost).toEqual([]);
     expect(hung.map((o) => `${o.status} ${Math.round(o.ms)} ms`)).toEqual([]);
@@ -94,12 +108,18 @@ describe('PostgreSQL restarted under webhook writes', () => {
       const id = `Q${++seq}`;
       const t = performance.now();
       try {
-        const r = kind === 'write'
-          ? await call(`${app.url}/api/webhook/v1/employee/update/`, {
-            method: 'POST', headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
-            body: JSON.stringify({ employeeId: id, name: `Name ${id}` }), signal: AbortSignal.timeout(10_000),
-          })
-          : await call(`${app.url}/api/employee_details/P0-1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey }, signal: AbortSignal.timeout(10_000) });
+        const r =
+          kind === 'write'
+            ? await call(`${app.url}/api/webhook/v1/employee/update/`, {
+                method: 'POST',
+                headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
+                body: JSON.stringify({ employeeId: id, name: `Name ${id}` }),
+                signal: AbortSignal.timeout(10_000),
+              })
+            : await call(`${app.url}/api/employee_details/P0-1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
+                headers: { username: v.apiKey },
+                signal: AbortSignal.timeout(10_000),
+              });
         out.push({ id: kind === 'write' ? id : '', status: r.status, ms: performance.now() - t, retryAfter: r.headers.get('retry-after'), body: r.body });
       } catch (err) {
         out.push({ id, status: 0, ms: performance.now() - t, retryAfter: null, body: String(err) });
@@ -117,7 +137,9 @@ describe('PostgreSQL restarted under webhook writes', () => {
     const stored = await dbQuery(app, `select employee_id from employees where org_id = $1 and employee_id like 'Q%'`, [c.org.id]);
     const storedIds = stored.rows.map((r) => r.employee_id as string);
     const hung = out.filter((o) => o.ms > 3000 || o.status === 0);
-    console.log(`[faults-postgres] paused: statuses ${out.map((o) => o.status).join(',')} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))} acked=${acked.length} stored=${storedIds.length}`);
+    console.log(
+      `[faults-postgres] paused: statuses ${out.map((o) => o.status).join(',')} hung(>3s)=${hung.length} max ms=${Math.round(Math.max(...out.map((o) => o.ms)))} acked=${acked.length} stored=${storedIds.length}`,
+    );
     expect(hung.map((o) => `${o.status} ${Math.round(o.ms)} ms`)).toEqual([]);
     expect(acked.filter((id) => !storedIds.includes(id))).toEqual([]);
     // A write answered 503 never lands later (the server cancelled or rolled it back).

@@ -53,7 +53,14 @@ afterAll(async () => {
 });
 
 type Kind = 'read' | 'v2' | 'webhook' | 'sdk' | 'terminate';
-interface Outcome { kind: Kind; status: number; ms: number; key: string; retryAfter: string | null; body: any }
+interface Outcome {
+  kind: Kind;
+  status: number;
+  ms: number;
+  key: string;
+  retryAfter: string | null;
+  body: any;
+}
 
 async function timed(kind: Kind, key: string, fn: () => Promise<Awaited<ReturnType<typeof call>>>): Promise<Outcome> {
   const t = performance.now();
@@ -68,34 +75,59 @@ async function timed(kind: Kind, key: string, fn: () => Promise<Awaited<ReturnTy
 }
 
 const signal = () => AbortSignal.timeout(10_000);
-const read = () => timed('read', 'E1', () => call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey }, signal: signal() }));
+const read = () =>
+  timed('read', 'E1', () =>
+    call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey }, signal: signal() }),
+  );
 async function v2Read(): Promise<Outcome> {
   const payload = await buildEncryptedRequest({
-    connectionId: v2Conn, employeeId: 'E1', vendorPrivateKey: v2.privateKey, vendorKid: v2.kid,
-    servicePublicJwk: jwks.keys.find((k) => k.use === 'enc')!, jti: randomUUID(), now: Math.floor(Date.now() / 1000), ttlSec: 120,
+    connectionId: v2Conn,
+    employeeId: 'E1',
+    vendorPrivateKey: v2.privateKey,
+    vendorKid: v2.kid,
+    servicePublicJwk: jwks.keys.find((k) => k.use === 'enc')!,
+    jti: randomUUID(),
+    now: Math.floor(Date.now() / 1000),
+    ttlSec: 120,
   });
-  return timed('v2', '', () => call(`${app.url}/api/external/employee/`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: v2.authorization }, body: JSON.stringify({ encrypted_payload: payload }), signal: signal(),
-  }));
+  return timed('v2', '', () =>
+    call(`${app.url}/api/external/employee/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: v2.authorization },
+      body: JSON.stringify({ encrypted_payload: payload }),
+      signal: signal(),
+    }),
+  );
 }
 let seq = 0;
 function webhook(): Promise<Outcome> {
   const id = `W${++seq}`;
-  return timed('webhook', id, () => call(`${app.url}/api/webhook/v1/employee/update/`, {
-    method: 'POST', headers: { authorization: f.appBasic(c), 'content-type': 'application/json' }, body: JSON.stringify({ employeeId: id, name: `Name ${id}` }), signal: signal(),
-  }));
+  return timed('webhook', id, () =>
+    call(`${app.url}/api/webhook/v1/employee/update/`, {
+      method: 'POST',
+      headers: { authorization: f.appBasic(c), 'content-type': 'application/json' },
+      body: JSON.stringify({ employeeId: id, name: `Name ${id}` }),
+      signal: signal(),
+    }),
+  );
 }
 function sdk(): Promise<Outcome> {
   const n = ++seq;
-  return timed('sdk', String(n), () => call(`${app.url}/api/sdk/token/`, {
-    method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `hr@employer-${n}.example`, org_name: `Employer ${n}`, fullname: 'Asha Rao' }), signal: signal(),
-  }));
+  return timed('sdk', String(n), () =>
+    call(`${app.url}/api/sdk/token/`, {
+      method: 'POST',
+      headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `hr@employer-${n}.example`, org_name: `Employer ${n}`, fullname: 'Asha Rao' }),
+      signal: signal(),
+    }),
+  );
 }
 function terminate(t: { uuid: string; connectionId: string }): Promise<Outcome> {
   const form = new FormData();
   form.set('client_org', t.uuid);
-  return timed('terminate', t.connectionId, () => call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: form, signal: signal() }));
+  return timed('terminate', t.connectionId, () =>
+    call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: form, signal: signal() }),
+  );
 }
 
 /** Runs reads, V2, webhooks and SDK tokens in loops for `ms`, and the given terminations midway. */
@@ -114,10 +146,18 @@ async function mixedLoad(ms: number, terms: { uuid: string; connectionId: string
 }
 
 const statusOf = (id: string) => dbQuery(app, `select status from connections where id = $1`, [id]).then((r) => r.rows[0]?.status as string);
-const summary = (o: Outcome[]) => Object.fromEntries((['read', 'v2', 'webhook', 'sdk', 'terminate'] as Kind[]).map((k) => {
-  const mine = o.filter((x) => x.kind === k);
-  return [k, Object.entries(mine.reduce<Record<string, number>>((a, x) => ({ ...a, [x.status]: (a[x.status] ?? 0) + 1 }), {})).map(([s, n]) => `${s}×${n}`).join(' ')];
-}));
+const summary = (o: Outcome[]) =>
+  Object.fromEntries(
+    (['read', 'v2', 'webhook', 'sdk', 'terminate'] as Kind[]).map((k) => {
+      const mine = o.filter((x) => x.kind === k);
+      return [
+        k,
+        Object.entries(mine.reduce<Record<string, number>>((a, x) => ({ ...a, [x.status]: (a[x.status] ?? 0) + 1 }), {}))
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' '),
+      ];
+    }),
+  );
 
 describe('Redis down under a mixed load', () => {
   it('no request hangs past 3 s; what needs Redis is 503 + Retry-After; nothing answered 503 takes effect later', async () => {
@@ -154,9 +194,11 @@ describe('Redis down under a mixed load', () => {
     const acked = [...healthy, ...during].filter((o) => o.kind === 'webhook' && o.status === 200).map((o) => o.key);
     const stored = await dbQuery(app, `select employee_id from employees where org_id = $1 and employee_id = any($2::text[])`, [c.org.id, acked]);
     const lost = acked.filter((id) => !stored.rows.some((r) => r.employee_id === id));
-    console.log(`[faults-redis] killed: ${JSON.stringify(summary(killed))} paused: ${JSON.stringify(summary(paused))}`
-      + ` hung(>3s)=${hung.length} half-done=${halfDone.length} webhook acked=${acked.length} lost=${lost.length}`
-      + ` max ms=${Math.round(Math.max(...during.map((o) => o.ms)))}`);
+    console.log(
+      `[faults-redis] killed: ${JSON.stringify(summary(killed))} paused: ${JSON.stringify(summary(paused))}` +
+        ` hung(>3s)=${hung.length} half-done=${halfDone.length} webhook acked=${acked.length} lost=${lost.length}` +
+        ` max ms=${Math.round(Math.max(...during.map((o) => o.ms)))}`,
+    );
 
     expect(hung.map((o) => `${o.kind} ${o.status} ${Math.round(o.ms)} ms`)).toEqual([]);
     expect(halfDone).toEqual([]);

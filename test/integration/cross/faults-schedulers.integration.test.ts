@@ -2,8 +2,9 @@
  * Job schedulers survive Redis loss (decisions §11): a worker (`startProcess`, as `hrx worker`
  * runs it) over a private PostgreSQL and redis-server; Redis is killed and started EMPTY, and
  * every scheduler (each client org's sync scheduler at its approved frequency, the events relay,
- * the consent-expiry scan) is back within 60 s, recreated from PostgreSQL. An org whose
- * connection was terminated while Redis was away gets none.
+ * the consent-expiry scan on the housekeeping queue, the retention purge on the retention queue)
+ * is back within 60 s, recreated from PostgreSQL and the configuration. An org whose connection
+ * was terminated while Redis was away gets none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobs } from '../../../jobs/index';
@@ -33,22 +34,24 @@ afterAll(async () => {
   await pgs?.destroy();
 });
 
-/** Every scheduler in Redis: id → every (ms). */
+/** Every scheduler in Redis, of every queue: id → every (ms). */
 async function schedulers(): Promise<Record<string, number>> {
-  const { syncQueue, eventsQueue } = worker.ctx;
-  const all = [...await syncQueue.queue.getJobSchedulers(0, -1), ...await eventsQueue.queue.getJobSchedulers(0, -1)];
+  const { syncQueue, eventsQueue, housekeepingQueue, retentionQueue } = worker.ctx;
+  const all = (await Promise.all([syncQueue, eventsQueue, housekeepingQueue, retentionQueue].map((q) => q.queue.getJobSchedulers(0, -1)))).flat();
   return Object.fromEntries(all.map((s) => [s.key, Number(s.every)]).sort());
 }
 
 describe('schedulers after Redis restarts empty', () => {
-  it('recreates every sync and events scheduler from PostgreSQL within 60 s', async () => {
+  it('recreates every sync, housekeeping and retention scheduler within 60 s', async () => {
     const { ctx } = worker;
     const v = await f.vendor(ctx);
     const orgs: { id: number; uuid: string; freq: 'hourly' | 'daily' | 'weekly' }[] = [];
     for (const freq of ['hourly', 'daily', 'weekly'] as const) {
       const c = await f.client(ctx);
       await storesOf(ctx).hrmsConfigs.save({
-        orgId: c.org.id, hrmsId: 'reference', apiConfigs: [],
+        orgId: c.org.id,
+        hrmsId: 'reference',
+        apiConfigs: [],
         credentials: { client_id: 'x', client_secret: 'y', api_key: '', grant_type: 'client_credentials', hrms_host: 'http://127.0.0.1:9' },
       });
       await f.connection(ctx, v.org.uuid, c.org.uuid, { syncFrequency: freq });
@@ -57,6 +60,7 @@ describe('schedulers after Redis restarts empty', () => {
     const expected: Record<string, number> = {
       'events-consent-scan': ctx.config.HRX_EVENTS_CONSENT_SCAN_MS,
       'events-relay': ctx.config.HRX_EVENTS_RELAY_MS,
+      'retention-purge': ctx.config.HRX_RETENTION_PURGE_MS,
       ...Object.fromEntries(orgs.map((o) => [`sync-org-${o.id}`, FREQUENCY_MS[o.freq]!])),
     };
     await waitFor(async () => JSON.stringify(await schedulers()) === JSON.stringify(Object.fromEntries(Object.entries(expected).sort())), 10_000);

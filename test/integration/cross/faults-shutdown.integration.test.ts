@@ -29,7 +29,7 @@ beforeAll(async () => {
   env = privateEnv(pgs.url, redis.url, { HRX_SYNC_BATCH_SIZE: '5', PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   const config = loadConfig(env);
   ctx = await openContext(config, createLogger('silent'), { poolMax: 2 });
-  await migrate(ctx.db);
+  await migrate(ctx.db, ctx.migrationKeys);
 }, 120_000);
 
 afterAll(async () => {
@@ -50,15 +50,21 @@ describe('SIGTERM during a request and a sync', () => {
     const a = await f.client(ctx);
     const b = await f.client(ctx);
     await storesOf(ctx).hrmsConfigs.save({
-      orgId: a.org.id, hrmsId: 'reference', apiConfigs: [],
+      orgId: a.org.id,
+      hrmsId: 'reference',
+      apiConfigs: [],
       credentials: { client_id: 'a', client_secret: 'a-secret', api_key: '', grant_type: 'client_credentials', hrms_host: slowPages.url },
     });
     await f.connection(ctx, v.org.uuid, a.org.uuid);
 
     let out = '';
     const child = spawn(process.execPath, [HRX_BIN, 'start'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     const url = `http://127.0.0.1:${env.PORT}`;
     try {
@@ -66,7 +72,8 @@ describe('SIGTERM during a request and a sync', () => {
       await ctx.syncQueue.syncNow(a.org.id, 'test');
       await waitFor(async () => (await dbQuery(ctx, `select 1 from sync_runs where org_id = $1 and status = 'running'`, [a.org.id])).rowCount === 1, 20_000);
       const setup = call(`${url}/api/webhook/v1/setup-config/`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify(f.setupBody(b, slowToken, { clientId: 'b', clientSecret: 'b-secret' })),
       });
       await new Promise((r) => setTimeout(r, 500));

@@ -19,8 +19,12 @@ import { dbQuery } from '../../support/db';
 const simCreds = { clientId: 'pii-client', clientSecret: 'pii-hrms-secret-Zq81vT' };
 
 const PERSON = {
-  name: 'Meera Lakshmi Krishnan', email: 'meera.krishnan.pii@example.in', pan: 'BQKPK4821M', aadhar: '482915736204',
-  accountNumber: '50100492837465', mobileNumber: '9845012377',
+  name: 'Meera Lakshmi Krishnan',
+  email: 'meera.krishnan.pii@example.in',
+  pan: 'BQKPK4821M',
+  aadhar: '482915736204',
+  accountNumber: '50100492837465',
+  mobileNumber: '9845012377',
 };
 
 describe('logs hold no personal data, secrets or SQL values (decisions §15)', () => {
@@ -53,8 +57,12 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
 
     // The simulator's own employees: their identifiers become seeded values too.
     const token = await call(`${sim.url}/oauth/token`, {
-      method: 'POST', body: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${simCreds.clientId}:${simCreds.clientSecret}`).toString('base64')}` },
+      method: 'POST',
+      body: 'grant_type=client_credentials',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${simCreds.clientId}:${simCreds.clientSecret}`).toString('base64')}`,
+      },
     });
     const page = await call(`${sim.url}/api/v1/employees?page=1&per_page=12`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
     for (const e of page.body.employees as { pan_number: string; aadhaar_number: string; official_email: string; mobile: string }[]) {
@@ -62,9 +70,12 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     }
     sim.control.resetStats();
 
-    const json = (path: string, body: unknown, headers: Record<string, string>) => call(`${app.url}${path}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+    const json = (path: string, body: unknown, headers: Record<string, string>) =>
+      call(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
     const basic = { authorization: f.appBasic(c) };
 
     // setup-config (and a wrong secret), then the sync it queues.
@@ -73,21 +84,36 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     await waitFor(async () => (await dbQuery(app, `select 1 from sync_runs where org_id = $1 and status = 'succeeded'`, [c.org.id])).rowCount, 60_000);
 
     // The update webhook with a person's values; stored and live reads; consent.
-    const upd = await json('/api/webhook/v1/employee/update/', { employeeId: 'PII1', name: PERSON.name, pan: PERSON.pan, aadhar: PERSON.aadhar, mobileNumber: PERSON.mobileNumber }, basic);
+    const upd = await json(
+      '/api/webhook/v1/employee/update/',
+      { employeeId: 'PII1', name: PERSON.name, pan: PERSON.pan, aadhar: PERSON.aadhar, mobileNumber: PERSON.mobileNumber },
+      basic,
+    );
     expect(upd.status).toBe(200);
-    const read = (id: string, extra = '') => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
+    const read = (id: string, extra = '') =>
+      call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
     expect((await read('PII1')).status).toBe(403);
-    const consent = (over: Record<string, unknown> = {}) => json('/api/v1/employee/consent-data/', {
-      org: c.org.uuid, employee_id: 'PII1', consent_language: `I, ${PERSON.name}, agree to share my data`,
-      consent_timestamp: new Date().toISOString(), consent_expiry: new Date(Date.now() + 86_400_000).toISOString(), ...over,
-    }, { authorization: v.apiKey });
+    const consent = (over: Record<string, unknown> = {}) =>
+      json(
+        '/api/v1/employee/consent-data/',
+        {
+          org: c.org.uuid,
+          employee_id: 'PII1',
+          consent_language: `I, ${PERSON.name}, agree to share my data`,
+          consent_timestamp: new Date().toISOString(),
+          consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
+          ...over,
+        },
+        { authorization: v.apiKey },
+      );
     expect((await consent()).status).toBe(200);
     expect((await read('PII1')).status).toBe(200);
     expect((await read('EMP00001', '&source=hrms')).status).toBe(403);
 
     // The NUL-byte requests that were 500s logging whole statements.
     expect((await consent({ consent_language: `I, ${PERSON.name}\u0000` })).status).toBe(400);
-    const sdk = (over: Record<string, unknown>) => json('/api/sdk/token/', { email: PERSON.email, org_name: 'Pii Employer Two', fullname: PERSON.name, ...over }, { authorization: v.apiKey });
+    const sdk = (over: Record<string, unknown>) =>
+      json('/api/sdk/token/', { email: PERSON.email, org_name: 'Pii Employer Two', fullname: PERSON.name, ...over }, { authorization: v.apiKey });
     expect((await sdk({ fullname: `${PERSON.name}\u0000` })).status).toBe(400);
     expect((await sdk({ remote_org_id: `${PERSON.pan}\u0000` })).status).toBe(400);
     expect((await json('/api/webhook/v1/setup-config/', { ...f.setupBody(c, sim, simCreds), client_id: `${c.org.appKey}\u0000` }, {})).status).toBe(400);
@@ -95,7 +121,9 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     expect(issued.status).toBe(200);
     seeded.push(issued.body.data.access_token);
     expect((await call(`${app.url}/api/org_details/${c.org.uuid}/`, { headers: { authorization: v.apiKey } })).status).toBe(200);
-    expect((await call(`${app.url}/api/employee_details/PII1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: `${v.apiKey}x` } })).status).toBe(401);
+    expect(
+      (await call(`${app.url}/api/employee_details/PII1?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: `${v.apiKey}x` } })).status,
+    ).toBe(401);
 
     // A forced database error: the consents table renamed away for one request, a 500.
     await dbQuery(app, 'alter table consents rename to consents_away');
@@ -108,7 +136,10 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
       await dbQuery(app, 'alter table consents_away rename to consents');
     }
     // A driver error carrying SQL and values in its message, logged as the code does.
-    const driverError = Object.assign(new Error(`insert into "orgs" ("email") values ('${PERSON.email}') - invalid byte sequence`), { code: '22021', name: 'DriverException' });
+    const driverError = Object.assign(new Error(`insert into "orgs" ("email") values ('${PERSON.email}') - invalid byte sequence`), {
+      code: '22021',
+      name: 'DriverException',
+    });
     app.ctx.log.error({ err: driverError, orgName: 'x' }, 'forced driver error');
     app.ctx.log.warn({ err: new Error(`duplicate key ${PERSON.aadhar}`, { cause: driverError }) }, 'forced wrapped error');
 
@@ -117,7 +148,9 @@ describe('logs hold no personal data, secrets or SQL values (decisions §15)', (
     expect(seeded.length).toBeGreaterThan(40);
     const leaks: string[] = [];
     lines.forEach((line, n) => {
-      seeded.forEach((value, k) => { if (value && line.includes(value)) leaks.push(`line ${n} holds seeded value #${k}: ${JSON.parse(line).msg}`); });
+      seeded.forEach((value, k) => {
+        if (value && line.includes(value)) leaks.push(`line ${n} holds seeded value #${k}: ${JSON.parse(line).msg}`);
+      });
       // SQL text at all is a leak too.
       if (/\b(insert into|select .* from|update .* set|delete from)\b/i.test(line)) leaks.push(`line ${n} holds SQL: ${JSON.parse(line).msg}`);
     });

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, plain, type Res } from '../../support/expect-error';
 import * as f from '../../support/factories';
-import { call, REDIS_URL, startTestApp, type TestApp } from '../../support/harness';
+import { call, REDIS_URL, startTestApp } from '../../support/harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +55,7 @@ describe('HRX_RATE_LIMIT_WINDOW_MS', () => {
 describe('HRX_RATE_LIMIT_PER_MINUTE=0', () => {
   it('disables the limit: 700 reads of one key (more than the default 600) all answered, nothing counted in Redis', async () => {
     const results: Res[] = [];
-    for (let i = 0; i < 7; i++) results.push(...await burst(100, off.read));
+    for (let i = 0; i < 7; i++) results.push(...(await burst(100, off.read)));
     expect(statuses(results)).toEqual(Array(700).fill(200));
     const redis = new Redis(REDIS_URL);
     try {

@@ -53,7 +53,10 @@ async function rateLimitKeys(): Promise<string[]> {
 beforeAll(async () => {
   // Failed authentications have their own limit (auth-failures.integration.test.ts); off here,
   // where hundreds of invalid credentials check that they leave the per-key budget alone.
-  app = await startTestApp({ worker: false, env: { HRX_RATE_LIMIT_PER_MINUTE: String(LIMIT), HRX_RATE_LIMIT_WINDOW_MS: '3600000', HRX_AUTH_FAILURE_LIMIT: '0' } });
+  app = await startTestApp({
+    worker: false,
+    env: { HRX_RATE_LIMIT_PER_MINUTE: String(LIMIT), HRX_RATE_LIMIT_WINDOW_MS: '3600000', HRX_AUTH_FAILURE_LIMIT: '0' },
+  });
   client = await f.client(app.ctx);
   await f.employees(app.ctx, client.org.id, [{ employeeId: 'EMP00001', name: 'Meera Iyer' }]);
   second = await startSecondApi(app);
@@ -84,14 +87,19 @@ describe('per API key', () => {
   it('one budget per key whichever header carries it; throttled before the body is read', async () => {
     const v = await freshVendor();
     const half = await Promise.all(Array.from({ length: LIMIT / 2 }, () => read(app.url, v)));
-    const orgDetails = await Promise.all(Array.from({ length: LIMIT / 2 }, () =>
-      call(`${app.url}/api/org_details/${v.org.uuid}/`, { headers: { authorization: `Bearer ${v.apiKey}` } })));
+    const orgDetails = await Promise.all(
+      Array.from({ length: LIMIT / 2 }, () => call(`${app.url}/api/org_details/${v.org.uuid}/`, { headers: { authorization: `Bearer ${v.apiKey}` } })),
+    );
     expect(statuses([...half, ...orgDetails])).toEqual(Array(LIMIT).fill(200));
     expectThrottled(await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } }));
     // A malformed body would be 400; the throttle answers first.
-    expectThrottled(await call(`${app.url}/api/v1/employee/consent-data/`, {
-      method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: '{"not json',
-    }));
+    expectThrottled(
+      await call(`${app.url}/api/v1/employee/consent-data/`, {
+        method: 'POST',
+        headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+        body: '{"not json',
+      }),
+    );
     expectThrottled(await read(app.url, v));
   });
 
@@ -114,23 +122,31 @@ describe('per API key', () => {
 });
 
 describe('per V2 Basic credential', () => {
-  it('counts authenticated V2 requests per Basic username, apart from the org\'s API key', async () => {
+  it("counts authenticated V2 requests per Basic username, apart from the org's API key", async () => {
     const v = await f.v2Vendor(app.ctx);
     await f.connection(app.ctx, v.org.uuid, client.org.uuid);
     secrets.push(v.apiKey, v.username, v.password, v.authorization);
-    const post = () => call(`${app.url}/api/external/employee/`, {
-      method: 'POST', headers: { authorization: v.authorization, 'content-type': 'application/json' },
-      body: JSON.stringify({ encrypted_payload: 'a.b.c.d.e' }),
-    });
+    const post = () =>
+      call(`${app.url}/api/external/employee/`, {
+        method: 'POST',
+        headers: { authorization: v.authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ encrypted_payload: 'a.b.c.d.e' }),
+      });
     // Authenticated but refused requests count too: the credential was used.
     const refused = await Promise.all(Array.from({ length: LIMIT }, post));
     expect(statuses(refused)).toEqual(Array(LIMIT).fill(400));
     expectThrottled(await post());
     // A wrong password is a failed authentication: 401, not 429.
     const wrong = `Basic ${Buffer.from(`${v.username}:not-the-password`).toString('base64')}`;
-    expectError(await call(`${app.url}/api/external/employee/`, {
-      method: 'POST', headers: { authorization: wrong, 'content-type': 'application/json' }, body: '{"encrypted_payload":"a.b.c.d.e"}',
-    }), 401, plain('Invalid token.'));
+    expectError(
+      await call(`${app.url}/api/external/employee/`, {
+        method: 'POST',
+        headers: { authorization: wrong, 'content-type': 'application/json' },
+        body: '{"encrypted_payload":"a.b.c.d.e"}',
+      }),
+      401,
+      plain('Invalid token.'),
+    );
     expect((await read(app.url, v)).status).toBe(200);
   });
 });

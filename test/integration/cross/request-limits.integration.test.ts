@@ -31,12 +31,18 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
     const req = http.request({ host: u.hostname, port: u.port, path, method: 'GET', headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => { text += d; });
+      res.on('data', (d: string) => {
+        text += d;
+      });
       res.on('end', () => {
         const h = new Headers();
         for (const [k, val] of Object.entries(res.headers)) if (typeof val === 'string') h.set(k, val);
         let body: unknown = text;
-        try { body = JSON.parse(text); } catch { /* not JSON */ }
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON */
+        }
         resolve({ status: res.statusCode ?? 0, headers: h, body });
       });
     });
@@ -64,7 +70,9 @@ beforeAll(async () => {
   await f.connection(app.ctx, v.org.uuid, liveConsent.org.uuid, { liveSource: true, consentRequired: true });
   for (const org of [live, liveConsent]) {
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(org, sim, simCreds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(f.setupBody(org, sim, simCreds)),
     });
     expect(res.status).toBe(200);
   }
@@ -76,9 +84,12 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const json = (path: string, body: string, headers: Record<string, string>) => call(`${app.url}${path}`, {
-  method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body,
-});
+const json = (path: string, body: string, headers: Record<string, string>) =>
+  call(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 const update = (body: string) => json('/api/webhook/v1/employee/update/', body, { authorization: f.appBasic(c) });
 const sdkToken = (body: string) => json('/api/sdk/token/', body, { authorization: v.apiKey });
 const setup = (body: string) => json('/api/webhook/v1/setup-config/', body, {});
@@ -104,8 +115,7 @@ describe('request limits (decisions §11)', () => {
 
     it('the update webhook: a deep record is 400 naming its index in a batch, or its field; nothing stored', async () => {
       const before = await employeeCount(c.org.id);
-      expectError(await update(`[{"employeeId":"D1"},{"employeeId":"D2","name":${nestedArrays(200_000)}}]`), 400,
-        invalid('1', 'nested deeper than 32 levels'));
+      expectError(await update(`[{"employeeId":"D1"},{"employeeId":"D2","name":${nestedArrays(200_000)}}]`), 400, invalid('1', 'nested deeper than 32 levels'));
       expectError(await update(`{"employeeId":"D3","salaryDetails":${nested(64)}}`), 400, invalid('salaryDetails', 'nested deeper than 32 levels'));
       // A whole body of deep arrays.
       expectError(await update('['.repeat(100_000) + ']'.repeat(100_000)), 400, invalid('0', 'nested deeper than 32 levels'));
@@ -129,19 +139,28 @@ describe('request limits (decisions §11)', () => {
       const before = await sdkTokenRows();
       expectError(await sdkToken(JSON.stringify(tokenBody({ fullname: 'Asha\u0000Rao' }))), 400, invalid('fullname', NUL));
       expectError(await sdkToken(JSON.stringify(tokenBody({ remote_org_id: 'R\u00001' }))), 400, invalid('remote_org_id', NUL));
-      expectError(await sdkToken(JSON.stringify(tokenBody({ corporate_reference_data: { unique_id: 'x', nested: ['ok', 'b\u0000'] } }))), 400,
-        invalid('corporate_reference_data.nested.1', NUL));
+      expectError(
+        await sdkToken(JSON.stringify(tokenBody({ corporate_reference_data: { unique_id: 'x', nested: ['ok', 'b\u0000'] } }))),
+        400,
+        invalid('corporate_reference_data.nested.1', NUL),
+      );
       expect(await sdkTokenRows()).toBe(before);
       const consentBody = {
-        org: c.org.uuid, employee_id: 'E1', consent_language: 'I agree\u0000', consent_timestamp: new Date().toISOString(),
+        org: c.org.uuid,
+        employee_id: 'E1',
+        consent_language: 'I agree\u0000',
+        consent_timestamp: new Date().toISOString(),
         consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
       };
       expectError(await consent(consentBody), 400, invalid('consent_language', NUL));
       expect((await dbQuery(app, 'select count(*) from consents')).rows[0].count).toBe('0');
       const s = f.setupBody(c, sim, simCreds);
       expectError(await setup(JSON.stringify({ ...s, client_id: `${c.org.appKey}\u0000` })), 400, invalid('client_id', NUL));
-      expectError(await setup(JSON.stringify({ ...s, access_credentials: { ...s.access_credentials, client_secret: 's\u0000' } })), 400,
-        invalid('access_credentials.client_secret', NUL));
+      expectError(
+        await setup(JSON.stringify({ ...s, access_credentials: { ...s.access_credentials, client_secret: 's\u0000' } })),
+        400,
+        invalid('access_credentials.client_secret', NUL),
+      );
       expect((await dbQuery(app, 'select count(*) from hrms_configs where org_id = $1', [c.org.id])).rows[0].count).toBe('0');
     });
 
@@ -151,11 +170,16 @@ describe('request limits (decisions §11)', () => {
 
     it('a form field and a query parameter holding NUL: 400 naming them', async () => {
       const form = await call(`${app.url}/api/terminate_connection/`, {
-        method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, body: `client_org=${c.org.uuid}%00`,
+        method: 'POST',
+        headers: { authorization: v.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `client_org=${c.org.uuid}%00`,
       });
       expectError(form, 400, invalid('client_org', NUL));
-      expectError(await call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}%00`, { headers: { username: v.apiKey } }), 400,
-        invalid('vendor_org', NUL));
+      expectError(
+        await call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${v.org.uuid}%00`, { headers: { username: v.apiKey } }),
+        400,
+        invalid('vendor_org', NUL),
+      );
       expectError(await call(`${app.url}/api/vendor/connections/?status=approved%00`, { headers: { authorization: v.apiKey } }), 400, invalid('status', NUL));
       // The connection is still approved.
       expect((await read(c, 'E1')).status).toBe(200);
@@ -186,10 +210,17 @@ describe('request limits (decisions §11)', () => {
     it('the update webhook and consent refuse them (400 naming the field)', async () => {
       expectError(await update(JSON.stringify({ employeeId: '..' })), 400, invalid('employeeId', 'must not be made only of dots'));
       expectError(await update(JSON.stringify([{ employeeId: 'OK1' }, { employeeId: ' . ' }])), 400, invalid('1.employeeId', 'must not be made only of dots'));
-      expectError(await consent({
-        org: c.org.uuid, employee_id: '.', consent_language: 'I agree', consent_timestamp: new Date().toISOString(),
-        consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
-      }), 400, invalid('employee_id', 'must not be made only of dots'));
+      expectError(
+        await consent({
+          org: c.org.uuid,
+          employee_id: '.',
+          consent_language: 'I agree',
+          consent_timestamp: new Date().toISOString(),
+          consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
+        }),
+        400,
+        invalid('employee_id', 'must not be made only of dots'),
+      );
     });
   });
 
@@ -204,7 +235,10 @@ describe('request limits (decisions §11)', () => {
 
     it('with consent in force the live read is served from the HRMS (control)', async () => {
       const res = await consent({
-        org: liveConsent.org.uuid, employee_id: 'EMP00002', consent_language: 'I agree', consent_timestamp: new Date().toISOString(),
+        org: liveConsent.org.uuid,
+        employee_id: 'EMP00002',
+        consent_language: 'I agree',
+        consent_timestamp: new Date().toISOString(),
         consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
       });
       expect(res.status).toBe(200);
@@ -218,8 +252,18 @@ describe('request limits (decisions §11)', () => {
 
   describe('consent_expiry at most 10 years after consent_timestamp', () => {
     const at = new Date();
-    const years = (n: number, plusMs = 0) => { const d = new Date(at); d.setUTCFullYear(d.getUTCFullYear() + n); return new Date(d.getTime() + plusMs).toISOString(); };
-    const body = (expiry: string) => ({ org: c.org.uuid, employee_id: 'E1', consent_language: 'I agree', consent_timestamp: at.toISOString(), consent_expiry: expiry });
+    const years = (n: number, plusMs = 0) => {
+      const d = new Date(at);
+      d.setUTCFullYear(d.getUTCFullYear() + n);
+      return new Date(d.getTime() + plusMs).toISOString();
+    };
+    const body = (expiry: string) => ({
+      org: c.org.uuid,
+      employee_id: 'E1',
+      consent_language: 'I agree',
+      consent_timestamp: at.toISOString(),
+      consent_expiry: expiry,
+    });
 
     it('10 years and one second: 400 naming consent_expiry, nothing stored; exactly 10 years: accepted', async () => {
       const before = (await dbQuery(app, 'select count(*) from consents')).rows[0].count;

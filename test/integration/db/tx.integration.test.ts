@@ -41,34 +41,42 @@ describe('db/tx: one transaction for MikroORM and raw pg', () => {
 
   it('a failure rolls back what both wrote', async () => {
     const before = await count();
-    await expect(transactor.transaction(async (tx) => {
-      await (await pgClientOf(tx)).query('insert into tx_probe (n) values (3)');
-      await execute(app.ctx.db.orm, 'insert into tx_probe (n) values (4)', [], tx);
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      transactor.transaction(async (tx) => {
+        await (await pgClientOf(tx)).query('insert into tx_probe (n) values (3)');
+        await execute(app.ctx.db.orm, 'insert into tx_probe (n) values (4)', [], tx);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await count()).toBe(before);
   });
 
   it('runs again only on the SQLSTATEs asked for', async () => {
     let runs = 0;
     const serialization = () => Object.assign(new Error('could not serialize'), { code: '40001' });
-    const out = await transactor.transaction(async () => {
+    const out = await transactor.transaction(() => {
       runs++;
-      if (runs < 3) throw serialization();
-      return 'ok';
+      return runs < 3 ? Promise.reject(serialization()) : Promise.resolve('ok');
     });
     expect([out, runs]).toEqual(['ok', 3]);
     runs = 0;
-    await expect(transactor.transaction(async () => {
-      runs++;
-      throw Object.assign(new Error('unique'), { code: '23505' });
-    })).rejects.toThrow('unique');
+    await expect(
+      transactor.transaction(() => {
+        runs++;
+        return Promise.reject(Object.assign(new Error('unique'), { code: '23505' }));
+      }),
+    ).rejects.toThrow('unique');
     expect(runs).toBe(1);
     runs = 0;
-    await expect(transactor.transaction(async () => {
-      runs++;
-      if (runs < 2) throw Object.assign(new Error('unique'), { code: '23505' });
-    }, { retryOn: ['23505'] })).resolves.toBeUndefined();
+    await expect(
+      transactor.transaction(
+        () => {
+          runs++;
+          return runs < 2 ? Promise.reject(Object.assign(new Error('unique'), { code: '23505' })) : Promise.resolve();
+        },
+        { retryOn: ['23505'] },
+      ),
+    ).resolves.toBeUndefined();
     expect(runs).toBe(2);
   });
 

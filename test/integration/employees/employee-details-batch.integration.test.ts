@@ -29,26 +29,38 @@ describe('batched employee lookups', () => {
     c = await client(app.ctx);
     await connection(app.ctx, a.org.uuid, c.org.uuid, { consentRequired: true });
     await connection(app.ctx, b.org.uuid, c.org.uuid);
-    records = Array.from({ length: 20 }, (_, i) => normalizeRecord({
-      employeeId: `E${String(i).padStart(2, '0')}`, name: `Person ${i}`, pan: 'ABCPD1234K',
-      salaryDetails: { ctc: { basic: 500_000 + i } },
-    }, randomUUID()));
+    records = Array.from({ length: 20 }, (_, i) =>
+      normalizeRecord(
+        {
+          employeeId: `E${String(i).padStart(2, '0')}`,
+          name: `Person ${i}`,
+          pan: 'ABCPD1234K',
+          salaryDetails: { ctc: { basic: 500_000 + i } },
+        },
+        randomUUID(),
+      ),
+    );
     await storesOf(app).employees.upsertBatch(c.org.id, null, records);
     const now = Date.now();
     for (const id of consented) {
-      await dbQuery(app,
-        `insert into consents (id, vendor_org_id, client_org_id, employee_id, consent_language, consent_timestamp, consent_expiry, request_id)
-         values ($1, $2, $3, $4, 'I agree.', $5, $6, $7)`,
+      await dbQuery(
+        app,
+        `insert into consents (id, vendor_org_id, client_org_id, employee_id, consent_language_enc, consent_timestamp, consent_expiry, request_id)
+         values ($1, $2, $3, $4, 'v1.test', $5, $6, $7)`,
         [randomUUID(), a.org.id, c.org.id, id, new Date(now - 1000), new Date(now + 3_600_000), randomUUID()],
       );
     }
   });
   afterAll(async () => app?.stop());
 
-  const auditRows = async (requestIds: string[]) => (await dbQuery(app,
-    'select request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = any($1::uuid[])',
-    [requestIds],
-  )).rows;
+  const auditRows = async (requestIds: string[]) =>
+    (
+      await dbQuery(
+        app,
+        'select request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = any($1::uuid[])',
+        [requestIds],
+      )
+    ).rows;
 
   it('answers lookups of one turn with one statement, each with its own row and audit entry', async () => {
     const pool = new pg.Pool({ connectionString: app.ctx.db.url, max: 3, options: `-c search_path="${app.ctx.db.schema}"` });
@@ -68,10 +80,17 @@ describe('batched employee lookups', () => {
         { ref: records[15]!.employeeId, consentFor: null }, // no consent asked about
       ].map((x) => ({ ...x, requestId: randomUUID() }));
       const connectionId = randomUUID();
-      const found = await Promise.all(asks.map((x) => store.findEmployee({
-        clientOrgId: c.org.id, employeeRef: x.ref, consentFor: x.consentFor, form: 'masked',
-        audit: { requestId: x.requestId, actorOrgId: a.org.id, action: 'employee.read', connectionId, dataPoints: ['name', 'pan'] },
-      })));
+      const found = await Promise.all(
+        asks.map((x) =>
+          store.findEmployee({
+            clientOrgId: c.org.id,
+            employeeRef: x.ref,
+            consentFor: x.consentFor,
+            form: 'masked',
+            audit: { requestId: x.requestId, actorOrgId: a.org.id, action: 'employee.read', connectionId, dataPoints: ['name', 'pan'] },
+          }),
+        ),
+      );
       expect(statements).toEqual(['hrx_employee_lookup']);
 
       for (const [i, r] of records.entries()) {
@@ -86,12 +105,18 @@ describe('batched employee lookups', () => {
 
       // Audited: the consented and the unchecked reads, once each; never the refused ones.
       const rows = await auditRows(asks.map((x) => x.requestId));
-      const expected = asks.filter((x, i) => found[i] && found[i]!.consentOk);
+      const expected = asks.filter((x, i) => found[i] && found[i].consentOk);
       expect(rows).toHaveLength(expected.length);
       expect(expected).toHaveLength(consented.size + 2);
       for (const x of expected) {
         const row = rows.find((r) => r.request_id === x.requestId);
-        expect(row).toMatchObject({ actor_org_id: a.org.id, action: 'employee.read', client_org_id: c.org.id, connection_id: connectionId, data_points: ['name', 'pan'] });
+        expect(row).toMatchObject({
+          actor_org_id: a.org.id,
+          action: 'employee.read',
+          client_org_id: c.org.id,
+          connection_id: connectionId,
+          data_points: ['name', 'pan'],
+        });
         expect(row.employee_id).toBe(x.ref === byStoreId.id ? byStoreId.employeeId : x.ref);
       }
     } finally {
@@ -101,14 +126,16 @@ describe('batched employee lookups', () => {
 
   it("keeps one lookup's bad input from failing the others of its batch", async () => {
     const store = storesOf(app).employees;
-    const ask = (ref: string, connectionId: string) => store.findEmployee({
-      clientOrgId: c.org.id, employeeRef: ref, consentFor: null, form: 'masked',
-      audit: { requestId: randomUUID(), actorOrgId: b.org.id, action: 'employee.read', connectionId, dataPoints: null },
-    });
+    const ask = (ref: string, connectionId: string) =>
+      store.findEmployee({
+        clientOrgId: c.org.id,
+        employeeRef: ref,
+        consentFor: null,
+        form: 'masked',
+        audit: { requestId: randomUUID(), actorOrgId: b.org.id, action: 'employee.read', connectionId, dataPoints: null },
+      });
     const good = randomUUID();
-    const [r1, nul, bad, r2] = await Promise.allSettled([
-      ask('E11', good), ask('E1\u00002', good), ask('E12', 'not-a-uuid'), ask('E13', good),
-    ]);
+    const [r1, nul, bad, r2] = await Promise.allSettled([ask('E11', good), ask('E1\u00002', good), ask('E12', 'not-a-uuid'), ask('E13', good)]);
     expect(r1).toMatchObject({ status: 'fulfilled', value: { employeeId: 'E11' } });
     expect(nul).toEqual({ status: 'fulfilled', value: null });
     expect(bad.status).toBe('rejected');
@@ -126,9 +153,9 @@ describe('batched employee lookups', () => {
       const v = i % 2 === 0 ? a : b;
       return { v, id: records[i % records.length]!.employeeId };
     });
-    const responses = await Promise.all(asks.map(({ v, id }) => call(
-      `${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } },
-    )));
+    const responses = await Promise.all(
+      asks.map(({ v, id }) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } })),
+    );
     const ok: string[] = [];
     const refused: string[] = [];
     for (const [i, res] of responses.entries()) {

@@ -27,12 +27,21 @@ describe('plain employee read forms', () => {
     c = await client(app.ctx);
     await connection(app.ctx, all.org.uuid, c.org.uuid);
     await connection(app.ctx, some.org.uuid, c.org.uuid, { shared: SHARED });
-    records = ['A1', 'A2'].map((id, i) => normalizeRecord({
-      employeeId: id, name: `Person ${i}`, gender: 'Female', pan: 'ABCPD1234K', aadhar: '234567890123',
-      bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
-      salaryDetails: { ctc: { basic: 600000 + i, hra: 240000 } },
-      dependentDetails: [{ name: 'Ravi', relation: 'Son', mobileNumber: '9876543210' }],
-    }, crypto.randomUUID()));
+    records = ['A1', 'A2'].map((id, i) =>
+      normalizeRecord(
+        {
+          employeeId: id,
+          name: `Person ${i}`,
+          gender: 'Female',
+          pan: 'ABCPD1234K',
+          aadhar: '234567890123',
+          bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
+          salaryDetails: { ctc: { basic: 600000 + i, hra: 240000 } },
+          dependentDetails: [{ name: 'Ravi', relation: 'Son', mobileNumber: '9876543210' }],
+        },
+        crypto.randomUUID(),
+      ),
+    );
     await storesOf(app).employees.upsertBatch(c.org.id, null, records);
   });
   afterAll(async () => app?.stop());
@@ -54,7 +63,17 @@ describe('plain employee read forms', () => {
     expect(res.body.data).toEqual(filterRecord(maskRecord(records[1]!), new Set(SHARED)));
     expect(res.body.data.gender).toBe('NOT AVAILABLE');
     expect(res.body.data.salaryDetails.ctc.hra).toBeNull();
-    expect(res.body.data.dependentDetails).toEqual([{ name: 'NOT AVAILABLE', relation: 'NOT AVAILABLE', dob: 'NOT AVAILABLE', email: 'NOT AVAILABLE', gender: 'NOT AVAILABLE', mobileNumber: '**********', profession: 'NOT AVAILABLE' }]);
+    expect(res.body.data.dependentDetails).toEqual([
+      {
+        name: 'NOT AVAILABLE',
+        relation: 'NOT AVAILABLE',
+        dob: 'NOT AVAILABLE',
+        email: 'NOT AVAILABLE',
+        gender: 'NOT AVAILABLE',
+        mobileNumber: '**********',
+        profession: 'NOT AVAILABLE',
+      },
+    ]);
   });
 
   it('rebuilds the response from the parts for a row without a masked form', async () => {
@@ -68,8 +87,9 @@ describe('plain employee read forms', () => {
   });
 
   it('refuses an envelope moved onto another employee', async () => {
-    await app.ctx.db.orm.em.getConnection().execute(
-      `update employees set masked_enc = (select masked_enc from employees where employee_id = 'A2') where employee_id = 'A1'`);
+    await app.ctx.db.orm.em
+      .getConnection()
+      .execute(`update employees set masked_enc = (select masked_enc from employees where employee_id = 'A2') where employee_id = 'A1'`);
     const res = await read(all, 'A1');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ requestId: res.headers.get('x-request-id'), message: 'Internal Server Error', data: null });

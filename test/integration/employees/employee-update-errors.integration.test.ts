@@ -5,6 +5,7 @@
  * array with one bad record, and BOLA: a client org's credential reaches only its own employees.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeEmployee } from '../../../src/employees/codec';
 import { checkAppCredentials } from '../../../src/orgs/app-credentials';
 import { call, medianMs, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
@@ -29,15 +30,20 @@ beforeAll(async () => {
 afterAll(async () => app?.stop());
 
 const URL_PATH = '/api/webhook/v1/employee/update/';
-const post = (body: unknown, headers: Record<string, string>) => call(`${app.url}${URL_PATH}`, {
-  method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
-});
+const post = (body: unknown, headers: Record<string, string>) =>
+  call(`${app.url}${URL_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 const asA = (body: unknown) => post(body, { authorization: f.appBasic(a) });
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 const readAs = (client: { org: { uuid: string } }, id: string) =>
   call(`${app.url}/api/employee_details/${id}?org=${client.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
 const rowsOf = async (orgId: number) =>
-  (await dbQuery(app, `select id, employee_id, record, sensitive_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows;
+  (await dbQuery(app, `select id, employee_id, record_enc, masked_enc, updated_at from employees where org_id = $1 order by employee_id`, [orgId])).rows.map(
+    (x) => ({ ...x, record: decodeEmployee({ id: x.id, employeeId: x.employee_id, recordEnc: x.record_enc }, orgId, app.ctx.cipher) }),
+  );
 const auditCount = async (orgId: number) =>
   (await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
 
@@ -64,7 +70,7 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
       expectError(await post(body, { authorization: `Bearer ${a.appSecret}` }), 401, invalidToken);
     });
 
-    it('401 Invalid token. for a vendor-only org\'s own application credentials', async () => {
+    it("401 Invalid token. for a vendor-only org's own application credentials", async () => {
       expectError(await post(body, { authorization: f.appBasic(v) }), 401, plain('Invalid token.'));
     });
 
@@ -94,11 +100,17 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
     });
 
     it('400 naming a field of the wrong type, or a missing employeeId', async () => {
-      expectError(await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }), 400,
-        invalid('salaryDetails.ctc.basic', 'Invalid input: expected number, received string'));
+      expectError(
+        await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }),
+        400,
+        invalid('salaryDetails.ctc.basic', 'Invalid input: expected number, received string'),
+      );
       expectError(await asA({ employeeId: 'E1', name: 42 }), 400, invalid('name', 'Invalid input: expected string, received number'));
-      expectError(await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }), 400,
-        invalid('dependentDetails', 'Invalid input: expected array, received object'));
+      expectError(
+        await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }),
+        400,
+        invalid('dependentDetails', 'Invalid input: expected array, received object'),
+      );
       expectError(await asA({ employeeId: 'E1', doj: '01/02/2020' }), 400, invalid('doj', 'must be a date YYYY-MM-DD'));
       expectError(await asA({ name: 'No Id' }), 400, invalid('employeeId', 'Invalid input: expected string, received undefined'));
       expectError(await asA({ employeeId: ' ' }), 400, invalid('employeeId', 'required'));
@@ -116,8 +128,11 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
 
     it('400 Malformed JSON body and 415 Unsupported media type', async () => {
       expectError(await asA('{"employeeId":'), 400, { code: 400, message: 'Malformed JSON body', data: null });
-      expectError(await post('employeeId=E1', { authorization: f.appBasic(a), 'content-type': 'application/x-www-form-urlencoded' }), 415,
-        plain('Unsupported media type'));
+      expectError(
+        await post('employeeId=E1', { authorization: f.appBasic(a), 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        plain('Unsupported media type'),
+      );
     });
 
     it('writes nothing when one record of an array is invalid (all or nothing)', async () => {
@@ -129,8 +144,14 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
         { employeeId: 'NEW3', mobile: '9' },
       ]);
       expectError(res, 400, {
-        code: 400, message: '2.pan: Invalid input: expected string, received number',
-        data: { errors: [{ field: '2.pan', message: 'Invalid input: expected string, received number' }, { field: '3.mobile', message: 'unknown field' }] },
+        code: 400,
+        message: '2.pan: Invalid input: expected string, received number',
+        data: {
+          errors: [
+            { field: '2.pan', message: 'Invalid input: expected string, received number' },
+            { field: '3.mobile', message: 'unknown field' },
+          ],
+        },
       });
       expect(await rowsOf(a.org.id)).toEqual(before);
       expect((await readAs(a, 'E1')).body.data.name).toBe('Meera Iyer');
@@ -139,8 +160,8 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
     });
   });
 
-  describe('BOLA: a client org\'s credential reaches only its own org', () => {
-    it('B posting A\'s employeeId creates B\'s own employee and leaves A\'s untouched', async () => {
+  describe("BOLA: a client org's credential reaches only its own org", () => {
+    it("B posting A's employeeId creates B's own employee and leaves A's untouched", async () => {
       const aBefore = await rowsOf(a.org.id);
       const res = await post({ employeeId: 'E1', name: 'Hijacker', pan: 'ZZZPZ9999Z' }, { authorization: f.appBasic(b) });
       expect(res.status).toBe(200);
@@ -151,7 +172,7 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
       expect((await readAs(b, 'E1')).body.data).toMatchObject({ id: res.body.data.id, name: 'Hijacker' });
     });
 
-    it('A\'s store id is just another employeeId to B', async () => {
+    it("A's store id is just another employeeId to B", async () => {
       const res = await post({ employeeId: aEmployee.id, name: 'By Store Id' }, { authorization: f.appBasic(b) });
       expect(res.status).toBe(200);
       expect(res.body.data.id).not.toBe(aEmployee.id);
@@ -166,8 +187,14 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
   it('405 for another method; the path without its trailing slash is the same route', async () => {
     expectError(await call(`${app.url}${URL_PATH}`, { headers: { authorization: f.appBasic(a) } }), 405, plain('Method "GET" not allowed.'));
     const res = await call(`${app.url}${URL_PATH.slice(0, -1)}`, {
-      method: 'POST', headers: { authorization: f.appBasic(a), 'content-type': 'application/json' }, body: JSON.stringify({ employeeId: 'E1' }),
+      method: 'POST',
+      headers: { authorization: f.appBasic(a), 'content-type': 'application/json' },
+      body: JSON.stringify({ employeeId: 'E1' }),
     });
-    expect(res.body).toEqual({ requestId: res.headers.get('x-request-id'), message: 'success', data: { employeeId: 'E1', id: aEmployee.id, updated_fields: [] } });
+    expect(res.body).toEqual({
+      requestId: res.headers.get('x-request-id'),
+      message: 'success',
+      data: { employeeId: 'E1', id: aEmployee.id, updated_fields: [] },
+    });
   });
 });

@@ -29,16 +29,19 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.stop());
 
-const update = (body: unknown, who: { org: { appKey: string }; appSecret: string } = c) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-  method: 'POST', headers: { authorization: f.appBasic(who), 'content-type': 'application/json' }, body: JSON.stringify(body),
-});
+const update = (body: unknown, who: { org: { appKey: string }; appSecret: string } = c) =>
+  call(`${app.url}/api/webhook/v1/employee/update/`, {
+    method: 'POST',
+    headers: { authorization: f.appBasic(who), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-/** The stored row, its record decoded from the plain and sensitive parts (what V2 serves). */
+/** The stored row, its record decoded from its envelope (what V2 serves). */
 const row = async (employeeId: string, orgId = c.org.id) => {
   const r = await dbQuery(app, `select * from employees where org_id = $1 and employee_id = $2`, [orgId, employeeId]);
   const x = r.rows[0];
   if (!x) return null;
-  const record = decodeEmployee({ id: x.id, employeeId: x.employee_id, record: x.record, sensitiveEnc: x.sensitive_enc }, orgId, app.ctx.cipher);
+  const record = decodeEmployee({ id: x.id, employeeId: x.employee_id, recordEnc: x.record_enc }, orgId, app.ctx.cipher);
   return { record, updatedAt: (x.updated_at as Date).getTime(), removedAt: x.removed_at as Date | null, lastSyncRunId: x.last_sync_run_id as string | null };
 };
 const expectOk = (res: Awaited<ReturnType<typeof call>>, data: unknown) => {
@@ -49,20 +52,32 @@ const expectOk = (res: Awaited<ReturnType<typeof call>>, data: unknown) => {
 describe('employee update webhook', () => {
   it('creates an unknown employee with the record defaults and serves it masked', async () => {
     const res = await update({
-      employeeId: 'N1', name: 'Asha Rao', pan: 'ABCPR1234K', bankDetails: { accountNumber: '001234567890' },
-      salaryDetails: { ctc: { basic: 600000 } }, dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
+      employeeId: 'N1',
+      name: 'Asha Rao',
+      pan: 'ABCPR1234K',
+      bankDetails: { accountNumber: '001234567890' },
+      salaryDetails: { ctc: { basic: 600000 } },
+      dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
     });
     const id = res.body.data?.id as string;
     expectOk(res, {
-      employeeId: 'N1', id,
+      employeeId: 'N1',
+      id,
       // From no dependents to one: every dependent data point's values changed ([] → [...]).
       updated_fields: ['name', 'pan', 'bankDetails_accountNumber', 'ctc_basic', ...DEPENDENT_POINTS],
     });
     expect(id).toMatch(UUID_V4);
-    const expected = normalizeRecord({
-      employeeId: 'N1', name: 'Asha Rao', pan: 'ABCPR1234K', bankDetails: { accountNumber: '001234567890' },
-      salaryDetails: { ctc: { basic: 600000 } }, dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
-    }, id);
+    const expected = normalizeRecord(
+      {
+        employeeId: 'N1',
+        name: 'Asha Rao',
+        pan: 'ABCPR1234K',
+        bankDetails: { accountNumber: '001234567890' },
+        salaryDetails: { ctc: { basic: 600000 } },
+        dependentDetails: [{ name: 'Ravi', mobileNumber: '9876543210' }],
+      },
+      id,
+    );
     expect((await row('N1'))!.record).toEqual(expected);
     const got = await read('N1');
     expect(got.status).toBe(200);
@@ -74,18 +89,23 @@ describe('employee update webhook', () => {
 
   it('merges nested objects field by field, replaces arrays, and lists exactly the changed points', async () => {
     const [seeded] = await f.employees(app.ctx, c.org.id, [{ employeeId: 'M1', name: 'Vikram Shah' }]);
-    await update({ employeeId: 'M1', bankDetails: { accountNumber: '11112222', ifscCode: 'SBIN0000001', bankName: 'SBI' }, dependentDetails: [{ name: 'A' }, { name: 'B' }] });
+    await update({
+      employeeId: 'M1',
+      bankDetails: { accountNumber: '11112222', ifscCode: 'SBIN0000001', bankName: 'SBI' },
+      dependentDetails: [{ name: 'A' }, { name: 'B' }],
+    });
     const res = await update({
-      employeeId: 'M1', bankDetails: { bankName: 'State Bank of India' }, currentAddress: { addressCity: 'Pune' },
-      salaryDetails: { monthly: { month: 4, year: 2026, deductions: { tds: 1200.5 } } }, dependentDetails: [{ name: 'C', relation: 'Spouse' }],
+      employeeId: 'M1',
+      bankDetails: { bankName: 'State Bank of India' },
+      currentAddress: { addressCity: 'Pune' },
+      salaryDetails: { monthly: { month: 4, year: 2026, deductions: { tds: 1200.5 } } },
+      dependentDetails: [{ name: 'C', relation: 'Spouse' }],
       name: 'Vikram Shah',
     });
     expectOk(res, {
-      employeeId: 'M1', id: seeded!.id,
-      updated_fields: [
-        'bankDetails_bankName', 'currentAddress_addressCity', 'monthly_month', 'monthly_year', 'monthly_deductions_tds',
-        ...DEPENDENT_POINTS,
-      ],
+      employeeId: 'M1',
+      id: seeded!.id,
+      updated_fields: ['bankDetails_bankName', 'currentAddress_addressCity', 'monthly_month', 'monthly_year', 'monthly_deductions_tds', ...DEPENDENT_POINTS],
     });
     const stored = (await row('M1'))!.record;
     expect(stored.bankDetails).toEqual({ accountNumber: '11112222', ifscCode: 'SBIN0000001', bankName: 'State Bank of India' });
@@ -138,11 +158,19 @@ describe('employee update webhook', () => {
   });
 
   it('audits each employee written as employee.update by the client org, with the changed points', async () => {
-    const res = await update([{ employeeId: 'U1', name: 'Audit Me', uan: '100200300400' }, { employeeId: 'A2', name: 'Known' }]);
-    const audit = await dbQuery(app,
-      `select actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = $1`, [res.headers.get('x-request-id')]);
+    const res = await update([
+      { employeeId: 'U1', name: 'Audit Me', uan: '100200300400' },
+      { employeeId: 'A2', name: 'Known' },
+    ]);
+    const audit = await dbQuery(
+      app,
+      `select actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = $1`,
+      [res.headers.get('x-request-id')],
+    );
     // A2 did not change: not written, not audited.
-    expect(audit.rows).toEqual([{ actor_org_id: c.org.id, action: 'employee.update', client_org_id: c.org.id, connection_id: null, employee_id: 'U1', data_points: ['name', 'uan'] }]);
+    expect(audit.rows).toEqual([
+      { actor_org_id: c.org.id, action: 'employee.update', client_org_id: c.org.id, connection_id: null, employee_id: 'U1', data_points: ['name', 'uan'] },
+    ]);
   });
 
   it('revives an employee a full sync removed, keeping its id', async () => {
@@ -162,8 +190,26 @@ describe('employee update webhook', () => {
 
   it('loses no write under concurrent requests for the same employee', async () => {
     await update({ employeeId: 'C1', name: 'Busy' });
-    const fields = ['managerEmail', 'managerEmail2', 'managerEmail3', 'managerEmail4', 'managerEmail5', 'designation', 'department', 'grade', 'groupName', 'costCenter'];
-    const results = await Promise.all(fields.map((k) => update([{ employeeId: 'C1', [k]: `${k}-value` }, { employeeId: 'C2', [k]: `${k}-value` }])));
+    const fields = [
+      'managerEmail',
+      'managerEmail2',
+      'managerEmail3',
+      'managerEmail4',
+      'managerEmail5',
+      'designation',
+      'department',
+      'grade',
+      'groupName',
+      'costCenter',
+    ];
+    const results = await Promise.all(
+      fields.map((k) =>
+        update([
+          { employeeId: 'C1', [k]: `${k}-value` },
+          { employeeId: 'C2', [k]: `${k}-value` },
+        ]),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(fields.map(() => 200));
     // C2 did not exist: ten concurrent creators, one row, every field kept.
     for (const id of ['C1', 'C2']) {
@@ -194,7 +240,15 @@ describe('employee update webhook: interleaves with sync upserts without deadloc
     const syncRecords = ['S1', 'S2', 'S3'].map((id) => normalizeRecord({ employeeId: id, name: `HRMS ${id}` }, randomUUID()));
     const [syncs, hooks] = await Promise.all([
       Promise.all(Array.from({ length: 5 }, () => storesOf(app).employees.upsertBatch(c.org.id, runId, [...syncRecords].reverse()))),
-      Promise.all(Array.from({ length: 5 }, () => update([{ employeeId: 'S3', uan: '999988887777' }, { employeeId: 'S2', uan: '999988887777' }, { employeeId: 'S1', uan: '999988887777' }]))),
+      Promise.all(
+        Array.from({ length: 5 }, () =>
+          update([
+            { employeeId: 'S3', uan: '999988887777' },
+            { employeeId: 'S2', uan: '999988887777' },
+            { employeeId: 'S1', uan: '999988887777' },
+          ]),
+        ),
+      ),
     ]);
     expect(syncs).toEqual([3, 3, 3, 3, 3]);
     expect(hooks.map((h) => h.status)).toEqual([200, 200, 200, 200, 200]);
@@ -214,7 +268,12 @@ describe('employee update webhook: interleaves with sync upserts without deadloc
     await update({ employeeId: 'V1', aadhar: '234567890123', mobileNumber: '9000000001' });
     await update({ employeeId: 'V1', mobileNumber: '9000000002' });
     const rec: EmployeeRecord = await app.ctx.services.employees.read({
-      vendorOrgId: v.org.id, clientOrgUuid: c.org.uuid, employeeRef: 'V1', source: 'db', requestId: randomUUID(), mask: false,
+      vendorOrgId: v.org.id,
+      clientOrgUuid: c.org.uuid,
+      employeeRef: 'V1',
+      source: 'db',
+      requestId: randomUUID(),
+      mask: false,
     });
     expect(rec).toMatchObject({ employeeId: 'V1', aadhar: '234567890123', mobileNumber: '9000000002' });
     expect((await read('V1')).body.data).toMatchObject({ aadhar: '************', mobileNumber: '**********' });

@@ -20,8 +20,10 @@ beforeAll(async () => {
   app = await startTestApp({
     worker: false,
     env: {
-      HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '700,700,700',
-      HRX_EVENTS_CONSENT_SCAN_MS: '200', HRX_EVENTS_RELAY_MS: '500',
+      HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1',
+      HRX_EVENTS_RETRY_SCHEDULE_MS: '700,700,700',
+      HRX_EVENTS_CONSENT_SCAN_MS: '200',
+      HRX_EVENTS_RELAY_MS: '500',
     },
   });
   await app.startEventsWorker();
@@ -32,7 +34,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
 const endpoint = (orgUuid: string, path: string, events?: any[]) =>
   app.ctx.services.endpoints.add({ orgUuid, url: rx.url(path), ...(events ? { events } : {}) });
 const terminate = (apiKey: string, clientOrg: string) => {
@@ -58,7 +60,8 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect(verifySignature(ep.secret, approved!)).toBe(true);
     expect(verifySignature((await endpoint(v.org.uuid, '/other', ['sync.failed'])).secret, approved!)).toBe(false);
     expect(approved!.json).toEqual({
-      type: 'connection.approved', timestamp: expect.stringMatching(ISO),
+      type: 'connection.approved',
+      timestamp: expect.stringMatching(ISO),
       data: { connection_id: conn.id, vendor_org_id: v.org.uuid, client_org_id: c.org.uuid, status: 'approved' },
     });
     // The body sent is byte for byte the outbox row.
@@ -69,7 +72,8 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect(res.status).toBe(200);
     const [, terminated] = await rx.waitForCount('/conn', 2);
     expect(terminated!.json).toEqual({
-      type: 'connection.terminated', timestamp: expect.stringMatching(ISO),
+      type: 'connection.terminated',
+      timestamp: expect.stringMatching(ISO),
       data: { connection_id: conn.id, vendor_org_id: v.org.uuid, client_org_id: c.org.uuid, status: 'terminated' },
     });
     expect(verifySignature(ep.secret, terminated!)).toBe(true);
@@ -79,7 +83,9 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
       const rows = await sql(
         `select e.type, d.status, d.attempts, a.attempt, a.http_status, a.error from event_deliveries d
            join events e on e.id = d.event_id join event_attempts a on a.delivery_id = d.id
-          where d.endpoint_id = ? order by a.at`, [ep.id]);
+          where d.endpoint_id = ? order by a.at`,
+        [ep.id],
+      );
       return rows.length >= 2 && rows.every((r) => r.status === 'delivered') ? rows : null;
     }, 10_000);
     expect(attempts).toEqual([
@@ -88,7 +94,7 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     ]);
   });
 
-  it('a terminated connection\'s vendor gets connection.terminated and nothing after it, even what was queued before', async () => {
+  it("a terminated connection's vendor gets connection.terminated and nothing after it, even what was queued before", async () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
@@ -100,15 +106,26 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     // The first attempt failed; its retry is 700 ms away. Terminate before it.
     expect((await terminate(v.apiKey, c.org.uuid)).status).toBe(200);
     await rx.waitForCount('/cut', 1, 'connection.terminated');
-    const [d] = await waitFor(async () => {
-      const rows = await sql(`select status, attempts from event_deliveries where id = ?`, [w.deliveryIds[0]]);
-      return rows[0]?.status === 'cancelled' ? rows : null;
-    }, 10_000, 50);
+    const [d] = await waitFor(
+      async () => {
+        const rows = await sql(`select status, attempts from event_deliveries where id = ?`, [w.deliveryIds[0]]);
+        return rows[0]?.status === 'cancelled' ? rows : null;
+      },
+      10_000,
+      50,
+    );
     expect(d).toEqual({ status: 'cancelled', attempts: 1 });
     // New events about that client org do not go to this vendor at all.
-    const late = await app.ctx.services.events.emit(syncCompletedEvent({
-      clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-000000000001', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 1, employeesRemoved: 0,
-    }));
+    const late = await app.ctx.services.events.emit(
+      syncCompletedEvent({
+        clientOrgId: c.org.id,
+        runId: '00000000-0000-4000-8000-000000000001',
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        employeesSeen: 1,
+        employeesRemoved: 0,
+      }),
+    );
     expect(late.deliveryIds).toEqual([]);
     expect((await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'EMP00001', updatedFields: ['dob'] }])).deliveryIds).toEqual([]);
     await sleep(1500);
@@ -136,7 +153,7 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect((await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'EMP00002', updatedFields: ['dob'] }])).deliveryIds).toEqual([]);
   });
 
-  it('never sends vendor A\'s events to vendor B\'s endpoint', async () => {
+  it("never sends vendor A's events to vendor B's endpoint", async () => {
     const a = await vendor(app.ctx);
     const b = await vendor(app.ctx);
     const c1 = await client(app.ctx);
@@ -148,19 +165,29 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     // B's pending connection with C1 does not entitle it to C1's events.
     await connection(app.ctx, b.org.uuid, c1.org.uuid, { status: 'pending' });
     await app.ctx.services.events.employeesUpdated(c1.org.id, [{ employeeId: 'EMP00009', updatedFields: ['gender'] }]);
-    await app.ctx.services.events.emit(syncCompletedEvent({
-      clientOrgId: c1.org.id, runId: '00000000-0000-4000-8000-000000000002', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 3, employeesRemoved: 0,
-    }));
+    await app.ctx.services.events.emit(
+      syncCompletedEvent({
+        clientOrgId: c1.org.id,
+        runId: '00000000-0000-4000-8000-000000000002',
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        employeesSeen: 3,
+        employeesRemoved: 0,
+      }),
+    );
     const toA = await rx.waitForCount('/a', 3);
     await sleep(500);
     expect(toA.map((r) => r.json.type).sort()).toEqual(['connection.approved', 'employee.updated', 'sync.completed']);
     expect(toA.every((r) => r.json.data.client_org_id === c1.org.uuid)).toBe(true);
     expect(toA.find((r) => r.json.type === 'connection.approved')!.json.data.connection_id).toBe(ac1.id);
     const toB = rx.at('/b');
-    expect(toB.map((r) => r.json)).toEqual([{
-      type: 'connection.approved', timestamp: expect.stringMatching(ISO),
-      data: { connection_id: bc2.id, vendor_org_id: b.org.uuid, client_org_id: c2.org.uuid, status: 'approved' },
-    }]);
+    expect(toB.map((r) => r.json)).toEqual([
+      {
+        type: 'connection.approved',
+        timestamp: expect.stringMatching(ISO),
+        data: { connection_id: bc2.id, vendor_org_id: b.org.uuid, client_org_id: c2.org.uuid, status: 'approved' },
+      },
+    ]);
     expect(toB.some((r) => r.body.includes(c1.org.uuid) || r.body.includes(a.org.uuid))).toBe(false);
   });
 
@@ -172,7 +199,10 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     await connection(app.ctx, partial.org.uuid, c.org.uuid, { shared: ['gender', 'dob'] });
     await endpoint(full.org.uuid, '/upd-full', ['employee.updated']);
     await endpoint(partial.org.uuid, '/upd-partial', ['employee.updated']);
-    const [e1, e2] = await employees(app.ctx, c.org.id, [{ employeeId: 'U1', name: 'Asha Rao' }, { employeeId: 'U2', name: 'Ravi Kumar' }]);
+    const [e1, e2] = await employees(app.ctx, c.org.id, [
+      { employeeId: 'U1', name: 'Asha Rao' },
+      { employeeId: 'U2', name: 'Ravi Kumar' },
+    ]);
     const written = await app.ctx.services.events.employeesUpdated(c.org.id, [
       { employeeId: 'U1', id: e1!.id, updatedFields: ['gender', 'bankDetails_accountNumber', 'ctc_basic'] },
       { employeeId: 'U2', id: e2!.id, updatedFields: ['bankDetails_accountNumber'] },
@@ -181,7 +211,8 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     const [toFull] = await rx.waitForCount('/upd-full', 1);
     const [toPartial] = await rx.waitForCount('/upd-partial', 1);
     expect(toFull!.json).toEqual({
-      type: 'employee.updated', timestamp: expect.stringMatching(ISO),
+      type: 'employee.updated',
+      timestamp: expect.stringMatching(ISO),
       data: {
         client_org_id: c.org.uuid,
         employees: [
@@ -195,8 +226,8 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
   });
 });
 
-describe('events to vendors: connections, isolation, employees, consents: announces consent.expired once, to the consent\'s vendor, and not for a consent renewed in time', () => {
-  it('announces consent.expired once, to the consent\'s vendor, and not for a consent renewed in time', async () => {
+describe("events to vendors: connections, isolation, employees, consents: announces consent.expired once, to the consent's vendor, and not for a consent renewed in time", () => {
+  it("announces consent.expired once, to the consent's vendor, and not for a consent renewed in time", async () => {
     const v = await vendor(app.ctx);
     const other = await vendor(app.ctx);
     const c = await client(app.ctx);
@@ -207,16 +238,25 @@ describe('events to vendors: connections, isolation, employees, consents: announ
     await employees(app.ctx, c.org.id, [{ employeeId: 'K1' }, { employeeId: 'K2' }]);
     const now = Date.now();
     const expiry = new Date(now + 1500);
-    const consent = (employeeId: string, until: Date) => call(`${app.url}/api/v1/employee/consent-data/`, {
-      method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ org: c.org.uuid, employee_id: employeeId, consent_language: 'I agree', consent_timestamp: new Date(now).toISOString(), consent_expiry: until.toISOString() }),
-    });
+    const consent = (employeeId: string, until: Date) =>
+      call(`${app.url}/api/v1/employee/consent-data/`, {
+        method: 'POST',
+        headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          org: c.org.uuid,
+          employee_id: employeeId,
+          consent_language: 'I agree',
+          consent_timestamp: new Date(now).toISOString(),
+          consent_expiry: until.toISOString(),
+        }),
+      });
     expect((await consent('K1', expiry)).status).toBe(200);
     expect((await consent('K2', expiry)).status).toBe(200);
     expect((await consent('K2', new Date(now + 3_600_000))).status).toBe(200);
     const [got] = await rx.waitForCount('/consent', 1, 'consent.expired', 20_000);
     expect(got!.json).toEqual({
-      type: 'consent.expired', timestamp: expiry.toISOString(),
+      type: 'consent.expired',
+      timestamp: expiry.toISOString(),
       data: { client_org_id: c.org.uuid, employee_id: 'K1', consent_expiry: expiry.toISOString() },
     });
     // Several more scans (every 200 ms) announce nothing again.
@@ -224,8 +264,9 @@ describe('events to vendors: connections, isolation, employees, consents: announ
     expect(rx.at('/consent')).toHaveLength(1);
     expect(rx.at('/consent-other')).toHaveLength(0);
     expect(await app.ctx.services.events.scanExpiredConsents()).toBe(0);
-    const announced = await sql(
-      `select k.employee_id from consent_expiry_announcements a join consents k on k.id = a.consent_id where k.client_org_id = ?`, [c.org.id]);
+    const announced = await sql(`select k.employee_id from consent_expiry_announcements a join consents k on k.id = a.consent_id where k.client_org_id = ?`, [
+      c.org.id,
+    ]);
     expect(announced).toEqual([{ employee_id: 'K1' }]);
   });
 });

@@ -37,11 +37,20 @@ describe('events to vendors: delivery', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
   const attemptsOf = (deliveryId: string) =>
     sql(`select attempt, http_status, error, status_text, duration_ms >= 0 as timed from event_attempts where delivery_id = ? order by attempt`, [deliveryId]);
-  const deliveryOf = (id: string) => sql(`select status, attempts, finished_at is not null as finished from event_deliveries where id = ?`, [id]).then((r) => r[0]);
-  const settled = (id: string) => waitFor(async () => { const d = await deliveryOf(id); return d.status !== 'pending' ? d : null; }, 15_000, 25);
+  const deliveryOf = (id: string) =>
+    sql(`select status, attempts, finished_at is not null as finished from event_deliveries where id = ?`, [id]).then((r) => r[0]);
+  const settled = (id: string) =>
+    waitFor(
+      async () => {
+        const d = await deliveryOf(id);
+        return d.status !== 'pending' ? d : null;
+      },
+      15_000,
+      25,
+    );
 
   /** A vendor with an approved connection and one endpoint at `path` for sync.completed. */
   async function subscribed(path: string) {
@@ -49,16 +58,26 @@ describe('events to vendors: delivery', () => {
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     const ep = await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url(path), events: ['sync.completed'] });
-    const emit = () => app.ctx.services.events.emit(syncCompletedEvent({
-      clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-00000000000a', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 5, employeesRemoved: 0,
-    }));
+    const emit = () =>
+      app.ctx.services.events.emit(
+        syncCompletedEvent({
+          clientOrgId: c.org.id,
+          runId: '00000000-0000-4000-8000-00000000000a',
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          employeesSeen: 5,
+          employeesRemoved: 0,
+        }),
+      );
     return { v, c, ep, emit };
   }
 
   it('retries 500, 500, then 200: three attempts, all recorded, delivered once', async () => {
     const { ep, emit } = await subscribed('/flaky');
     rx.plan('/flaky', [500, 500, 200]);
-    const { deliveryIds: [id] } = await emit();
+    const {
+      deliveryIds: [id],
+    } = await emit();
     expect(await settled(id!)).toEqual({ status: 'delivered', attempts: 3, finished: true });
     // Queued by its producer right after the commit, not left to the relay.
     expect(await sql(`select enqueued_at is not null as queued from event_deliveries where id = ?`, [id])).toEqual([{ queued: true }]);
@@ -79,9 +98,16 @@ describe('events to vendors: delivery', () => {
   it('a receiver that always fails ends failed after the configured attempts', async () => {
     const { emit } = await subscribed('/down');
     rx.setDefault('/down', 500);
-    const { deliveryIds: [id] } = await emit();
+    const {
+      deliveryIds: [id],
+    } = await emit();
     expect(await settled(id!)).toEqual({ status: 'failed', attempts: 4, finished: true });
-    expect((await attemptsOf(id!)).map((a) => [a.attempt, a.http_status])).toEqual([[1, 500], [2, 500], [3, 500], [4, 500]]);
+    expect((await attemptsOf(id!)).map((a) => [a.attempt, a.http_status])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+    ]);
     await sleep(600);
     expect(rx.at('/down')).toHaveLength(4);
     expect(await (await app.ctx.eventsQueue.queue.getJob(id!))?.getState()).toBe('failed');
@@ -90,7 +116,9 @@ describe('events to vendors: delivery', () => {
   it('does not follow redirects and records network errors by class', async () => {
     const { emit } = await subscribed('/moved');
     rx.plan('/moved', [302, 204]);
-    const { deliveryIds: [moved] } = await emit();
+    const {
+      deliveryIds: [moved],
+    } = await emit();
     expect(await settled(moved!)).toEqual({ status: 'delivered', attempts: 2, finished: true });
     expect((await attemptsOf(moved!)).map((a) => a.http_status)).toEqual([302, 204]);
     expect(rx.at('/redirected-here')).toHaveLength(0);
@@ -104,16 +132,28 @@ describe('events to vendors: delivery', () => {
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: `http://127.0.0.1:${port}/x`, events: ['employee.updated'] });
-    const { deliveryIds: [refused] } = await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'E1', updatedFields: ['dob'] }]);
+    const {
+      deliveryIds: [refused],
+    } = await app.ctx.services.events.employeesUpdated(c.org.id, [{ employeeId: 'E1', updatedFields: ['dob'] }]);
     expect(await settled(refused!)).toMatchObject({ status: 'failed', attempts: 4 });
     expect((await attemptsOf(refused!)).map((a) => [a.http_status, a.error])).toEqual(Array(4).fill([null, 'ECONNREFUSED']));
   });
 
   it('the relay delivers events written in a transaction whose deliveries were never queued', async () => {
     const { c, ep } = await subscribed('/relayed');
-    const written = await storesOf(app).events.transaction((tx) => app.ctx.services.events.writeIn(tx, syncCompletedEvent({
-      clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-00000000000b', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 1, employeesRemoved: 0,
-    })));
+    const written = await storesOf(app).events.transaction((tx) =>
+      app.ctx.services.events.writeIn(
+        tx,
+        syncCompletedEvent({
+          clientOrgId: c.org.id,
+          runId: '00000000-0000-4000-8000-00000000000b',
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          employeesSeen: 1,
+          employeesRemoved: 0,
+        }),
+      ),
+    );
     expect(written.deliveryIds).toHaveLength(1);
     // No dispatch: only the relay (every 300 ms, for rows older than 2 s) can queue it.
     const [got] = await rx.waitForCount('/relayed', 1, 'sync.completed', 15_000);
@@ -128,7 +168,9 @@ describe('events to vendors: delivery', () => {
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     const added = await hrxJson(['endpoint', 'add', '--org', v.org.uuid, '--url', rx.url('/cli'), '--events', 'sync.completed,connection.approved'], app.env);
     expect(added).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), url: rx.url('/cli'), events: ['connection.approved', 'sync.completed'],
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      url: rx.url('/cli'),
+      events: ['connection.approved', 'sync.completed'],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     // Stored encrypted and bound to its row; never listed.
@@ -139,22 +181,40 @@ describe('events to vendors: delivery', () => {
     const listed = await hrxJson(['endpoint', 'list', '--org', v.org.uuid], app.env);
     expect(listed).toEqual({ endpoints: [{ id: added.id, url: added.url, events: added.events, created_at: expect.any(String) }] });
     // The secret shown is the one deliveries are signed with.
-    await app.ctx.services.events.emit(syncCompletedEvent({
-      clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-00000000000c', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 0, employeesRemoved: 0,
-    }));
+    await app.ctx.services.events.emit(
+      syncCompletedEvent({
+        clientOrgId: c.org.id,
+        runId: '00000000-0000-4000-8000-00000000000c',
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        employeesSeen: 0,
+        employeesRemoved: 0,
+      }),
+    );
     const [got] = await rx.waitForCount('/cli', 1);
     expect(verifySignature(added.secret, got!)).toBe(true);
 
     const strict = { ...app.env, HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '0' };
-    const refused = await runHrx(process.execPath, [HRX_BIN, 'endpoint', 'add', '--org', v.org.uuid, '--url', rx.url('/plain'), '--json'], { env: { ...process.env, ...strict } })
-      .then(() => null, (err: { code: number; stderr: string; stdout: string }) => err);
+    const refused = await runHrx(process.execPath, [HRX_BIN, 'endpoint', 'add', '--org', v.org.uuid, '--url', rx.url('/plain'), '--json'], {
+      env: { ...process.env, ...strict },
+    }).then(
+      () => null,
+      (err: { code: number; stderr: string; stdout: string }) => err,
+    );
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused!.stderr).toContain('url: must use https');
     const https = await hrxJson(['endpoint', 'add', '--org', v.org.uuid, '--url', 'https://hooks.example.com/hrx'], strict);
-    expect(https).toMatchObject({ url: 'https://hooks.example.com/hrx', events: expect.arrayContaining(['consent.expired', 'employee.removed']) });
-    expect(https.events).toHaveLength(8);
-    const notVendor = await runHrx(process.execPath, [HRX_BIN, 'endpoint', 'add', '--org', c.org.uuid, '--url', 'https://hooks.example.com/c', '--json'], { env: { ...process.env, ...strict } })
-      .then(() => null, (err: { code: number; stderr: string }) => err);
+    expect(https).toMatchObject({
+      url: 'https://hooks.example.com/hrx',
+      events: expect.arrayContaining(['consent.expired', 'consent.revoked', 'employee.removed']),
+    });
+    expect(https.events).toHaveLength(9);
+    const notVendor = await runHrx(process.execPath, [HRX_BIN, 'endpoint', 'add', '--org', c.org.uuid, '--url', 'https://hooks.example.com/c', '--json'], {
+      env: { ...process.env, ...strict },
+    }).then(
+      () => null,
+      (err: { code: number; stderr: string }) => err,
+    );
     expect(notVendor).toMatchObject({ code: 1 });
     expect(notVendor!.stderr).toContain('org: no vendor org with this uuid');
 

@@ -25,7 +25,10 @@ describe('events: the outbound host guard', () => {
     });
     await app.startEventsWorker();
     // A raw TCP listener: it counts connections whatever the client would have said (TLS or not).
-    listener = createServer((s) => { connections++; s.destroy(); });
+    listener = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
     await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
     port = (listener.address() as { port: number }).port;
   });
@@ -34,7 +37,7 @@ describe('events: the outbound host guard', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
 
   it('records ERR_HOST_NOT_ALLOWED for an IP literal and a name on loopback, and never connects', async () => {
     const v = await vendor(app.ctx);
@@ -43,15 +46,26 @@ describe('events: the outbound host guard', () => {
     for (const url of [`https://127.0.0.1:${port}/hook`, `https://localhost:${port}/hook`]) {
       await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url, events: ['sync.completed'] });
     }
-    const { deliveryIds } = await app.ctx.services.events.emit(syncCompletedEvent({
-      clientOrgId: c.org.id, runId: '00000000-0000-4000-8000-00000000000b', startedAt: new Date(), finishedAt: new Date(), employeesSeen: 1, employeesRemoved: 0,
-    }));
+    const { deliveryIds } = await app.ctx.services.events.emit(
+      syncCompletedEvent({
+        clientOrgId: c.org.id,
+        runId: '00000000-0000-4000-8000-00000000000b',
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        employeesSeen: 1,
+        employeesRemoved: 0,
+      }),
+    );
     expect(deliveryIds).toHaveLength(2);
     for (const id of deliveryIds) {
-      const d = await waitFor(async () => {
-        const [row] = await sql(`select status, attempts from event_deliveries where id = ?`, [id]);
-        return row.status !== 'pending' ? row : null;
-      }, 15_000, 25);
+      const d = await waitFor(
+        async () => {
+          const [row] = await sql(`select status, attempts from event_deliveries where id = ?`, [id]);
+          return row.status !== 'pending' ? row : null;
+        },
+        15_000,
+        25,
+      );
       expect(d).toEqual({ status: 'failed', attempts: 2 });
       const attempts = await sql(`select attempt, http_status, error from event_attempts where delivery_id = ? order by attempt`, [id]);
       expect(attempts).toEqual([

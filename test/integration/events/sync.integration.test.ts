@@ -30,7 +30,9 @@ describe('events to vendors: syncs', () => {
     v = await vendor(app.ctx);
     c = await client(app.ctx);
     const pending = await vendor(app.ctx);
-    secret = (await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/sync'), events: ['sync.completed', 'sync.failed', 'employee.removed'] })).secret;
+    secret = (
+      await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/sync'), events: ['sync.completed', 'sync.failed', 'employee.removed'] })
+    ).secret;
     await app.ctx.services.endpoints.add({ orgUuid: pending.org.uuid, url: rx.url('/pending') });
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     await connection(app.ctx, pending.org.uuid, c.org.uuid, { status: 'pending' });
@@ -41,23 +43,33 @@ describe('events to vendors: syncs', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
-  const runs = (status: string) => sql(
-    `select id, employees_seen, employees_removed, started_at, finished_at from sync_runs where org_id = ? and status = ? order by started_at`, [c.org.id, status]);
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const runs = (status: string) =>
+    sql(`select id, employees_seen, employees_removed, started_at, finished_at from sync_runs where org_id = ? and status = ? order by started_at`, [
+      c.org.id,
+      status,
+    ]);
   const iso = (d: string | Date) => new Date(d).toISOString();
 
   it('a sync run produces sync.completed', async () => {
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setupBody(c, sim, creds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(setupBody(c, sim, creds)),
     });
     expect(res.status).toBe(200);
     const [done] = await rx.waitForCount('/sync', 1, 'sync.completed', 60_000);
     const [run] = await runs('succeeded');
     expect(done!.json).toEqual({
-      type: 'sync.completed', timestamp: iso(run.finished_at),
+      type: 'sync.completed',
+      timestamp: iso(run.finished_at),
       data: {
-        client_org_id: c.org.uuid, sync_run_id: run.id, employees_seen: N, employees_removed: 0,
-        started_at: iso(run.started_at), finished_at: iso(run.finished_at),
+        client_org_id: c.org.uuid,
+        sync_run_id: run.id,
+        employees_seen: N,
+        employees_removed: 0,
+        started_at: iso(run.started_at),
+        finished_at: iso(run.finished_at),
       },
     });
     expect(verifySignature(secret, done!)).toBe(true);
@@ -65,19 +77,30 @@ describe('events to vendors: syncs', () => {
   });
 
   it('employee.removed lists the employees a full sync no longer saw, ids only', async () => {
-    const ctl = await call(`${sim.url}/__sim/control`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ drop: ['EMP00004', 'EMP00007'] }) });
+    const ctl = await call(`${sim.url}/__sim/control`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ drop: ['EMP00004', 'EMP00007'] }),
+    });
     expect(ctl.status).toBe(200);
-    const ids = await sql(`select employee_id, id from employees where org_id = ? and employee_id in ('EMP00004', 'EMP00007') order by employee_id`, [c.org.id]);
+    const ids = await sql(`select employee_id, id from employees where org_id = ? and employee_id in ('EMP00004', 'EMP00007') order by employee_id`, [
+      c.org.id,
+    ]);
     await app.ctx.syncQueue.syncNow(c.org.id, 'test');
     const [removed] = await rx.waitForCount('/sync', 1, 'employee.removed', 60_000);
     const completed = await rx.waitForCount('/sync', 2, 'sync.completed', 30_000);
     const run = (await runs('succeeded')).at(-1);
     expect(run.employees_removed).toBe(2);
     expect(removed!.json).toEqual({
-      type: 'employee.removed', timestamp: expect.any(String),
+      type: 'employee.removed',
+      timestamp: expect.any(String),
       data: {
-        client_org_id: c.org.uuid, sync_run_id: run.id,
-        employees: [{ id: ids[0].id, employee_id: 'EMP00004' }, { id: ids[1].id, employee_id: 'EMP00007' }],
+        client_org_id: c.org.uuid,
+        sync_run_id: run.id,
+        employees: [
+          { id: ids[0].id, employee_id: 'EMP00004' },
+          { id: ids[1].id, employee_id: 'EMP00007' },
+        ],
       },
     });
     expect(completed[1]!.json.data).toMatchObject({ sync_run_id: run.id, employees_seen: N - 2, employees_removed: 2 });
@@ -91,10 +114,15 @@ describe('events to vendors: syncs', () => {
     sim.control.set({ rate5xx: 0 });
     const [run] = await runs('failed');
     expect(failed!.json).toEqual({
-      type: 'sync.failed', timestamp: iso(run.finished_at),
+      type: 'sync.failed',
+      timestamp: iso(run.finished_at),
       data: {
-        client_org_id: c.org.uuid, sync_run_id: run.id, reason: 'unavailable', will_retry: true,
-        started_at: iso(run.started_at), finished_at: iso(run.finished_at),
+        client_org_id: c.org.uuid,
+        sync_run_id: run.id,
+        reason: 'unavailable',
+        will_retry: true,
+        started_at: iso(run.started_at),
+        finished_at: iso(run.finished_at),
       },
     });
     // BullMQ's retry then succeeds, and says so.

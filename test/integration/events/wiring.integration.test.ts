@@ -29,9 +29,12 @@ describe('events from the update webhook and the Connect flow', () => {
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     const [stored] = await employees(app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Asha Rao' }]);
     const ep = await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/emp'), events: ['employee.updated'] });
-    const update = (body: unknown) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-      method: 'POST', headers: { authorization: appBasic(c), 'content-type': 'application/json' }, body: JSON.stringify(body),
-    });
+    const update = (body: unknown) =>
+      call(`${app.url}/api/webhook/v1/employee/update/`, {
+        method: 'POST',
+        headers: { authorization: appBasic(c), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     const res = await update({ employeeId: 'E1', pan: 'ABCPD1234K', salaryDetails: { ctc: { basic: 720000 } } });
     expect(res.status).toBe(200);

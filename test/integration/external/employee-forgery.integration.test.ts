@@ -38,17 +38,20 @@ beforeAll(async () => {
   connB = (await connection(app.ctx, b.org.uuid, c.org.uuid)).id;
   await storesOf(app).employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', pan: 'ABCDE1234F' }, randomUUID())]);
   // A 1024-bit key slipped into the table past validation (as an old row or a manual insert would).
-  await dbQuery(app,
-    `insert into vendor_keys (id, org_id, kid, public_jwk, bits) values ($1, $2, 'small-1024', $3, 2048)`,
-    [randomUUID(), a.org.id, JSON.stringify({ ...small.publicKey.export({ format: 'jwk' }), kid: 'small-1024' })],
-  );
+  await dbQuery(app, `insert into vendor_keys (id, org_id, kid, public_jwk, bits) values ($1, $2, 'small-1024', $3, 2048)`, [
+    randomUUID(),
+    a.org.id,
+    JSON.stringify({ ...small.publicKey.export({ format: 'jwk' }), kid: 'small-1024' }),
+  ]);
   const jwks = (await call(`${app.url}/.well-known/jwks.json`)).body as { keys: JWK[] };
   const encJwk = jwks.keys.find((k) => k.use === 'enc')!;
   svcEncKid = encJwk.kid!;
   svcSigKid = jwks.keys.find((k) => k.use === 'sig')!.kid!;
   svcEncPub = createPublicKey({ key: { kty: 'RSA', n: encJwk.n!, e: encJwk.e! }, format: 'jwk' });
 });
-afterAll(async () => { await app?.stop(); });
+afterAll(async () => {
+  await app?.stop();
+});
 
 function claims(over: Record<string, unknown> = {}, drop: string[] = []): Record<string, unknown> {
   const t = now();
@@ -70,28 +73,64 @@ const good = async () => jwe(await jws());
 const withClaims = async (over: Record<string, unknown>, drop: string[] = []) => jwe(await jws(claims(over, drop)));
 const claimsJson = () => JSON.stringify(claims());
 
-type Case = [name: string, build: () => Promise<string>];
+type Case = [name: string, build: () => string | Promise<string>];
 const CASES: Case[] = [
   // JWS algorithm confusion and header tricks
   ['JWS alg none, empty signature', async () => jwe(`${json64({ alg: 'none', typ: 'JWT' })}.${json64(claims())}.`)],
   ['JWS alg none with a signature', async () => jwe(rawJws({ alg: 'none', typ: 'JWT' }, claimsJson(), () => Buffer.from('x')))],
-  ['JWS HS256 keyed with the vendor public key (PEM)', async () => jwe(rawJws({ alg: 'HS256', typ: 'JWT', kid: 'vendor-a' }, claimsJson(), (i) => createHmac('sha256', a.publicKey.export({ type: 'spki', format: 'pem' })).update(i).digest()))],
-  ['JWS HS256 keyed with the vendor public key (DER)', async () => jwe(rawJws({ alg: 'HS256', typ: 'JWT' }, claimsJson(), (i) => createHmac('sha256', a.publicKey.export({ type: 'spki', format: 'der' })).update(i).digest()))],
+  [
+    'JWS HS256 keyed with the vendor public key (PEM)',
+    async () =>
+      jwe(
+        rawJws({ alg: 'HS256', typ: 'JWT', kid: 'vendor-a' }, claimsJson(), (i) =>
+          createHmac('sha256', a.publicKey.export({ type: 'spki', format: 'pem' }))
+            .update(i)
+            .digest(),
+        ),
+      ),
+  ],
+  [
+    'JWS HS256 keyed with the vendor public key (DER)',
+    async () =>
+      jwe(
+        rawJws({ alg: 'HS256', typ: 'JWT' }, claimsJson(), (i) =>
+          createHmac('sha256', a.publicKey.export({ type: 'spki', format: 'der' }))
+            .update(i)
+            .digest(),
+        ),
+      ),
+  ],
   ['JWS RS384', async () => jwe(rawJws({ alg: 'RS384', typ: 'JWT', kid: 'vendor-a' }, claimsJson(), (i) => nodeSign('sha384', i, a.privateKey)))],
   ['JWS PS256', async () => jwe(await jws(claims(), { alg: 'PS256' }))],
   ['JWS typ missing', async () => jwe(await jws(claims(), { typ: undefined }))],
   ['JWS typ JOSE', async () => jwe(await jws(claims(), { typ: 'JOSE' }))],
-  ['JWS unknown crit', async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'vendor-a', crit: ['x-ext'], 'x-ext': true }, claimsJson(), rs256(a.privateKey)))],
-  ['JWS embedded attacker jwk', async () => jwe(await jws(claims(), { kid: undefined, jwk: stranger.publicKey.export({ format: 'jwk' }) }, stranger.privateKey))],
+  [
+    'JWS unknown crit',
+    async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'vendor-a', crit: ['x-ext'], 'x-ext': true }, claimsJson(), rs256(a.privateKey))),
+  ],
+  [
+    'JWS embedded attacker jwk',
+    async () => jwe(await jws(claims(), { kid: undefined, jwk: stranger.publicKey.export({ format: 'jwk' }) }, stranger.privateKey)),
+  ],
   ['JWS unknown kid', async () => jwe(await jws(claims(), { kid: 'vendor-z' }))],
   ['JWS signed by an unregistered key, no kid', async () => jwe(await jws(claims(), { kid: undefined }, stranger.privateKey))],
   ['JWS signed by another vendor’s registered key, its kid', async () => jwe(await jws(claims(), { kid: 'vendor-b' }, b.privateKey))],
   ['JWS signed by another vendor’s registered key, no kid', async () => jwe(await jws(claims(), { kid: undefined }, b.privateKey))],
   ['JWS signed by another vendor’s key, naming the caller’s kid', async () => jwe(await jws(claims(), { kid: 'vendor-a' }, b.privateKey))],
-  ['JWS by a 1024-bit key registered for the caller', async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small-1024' }, claimsJson(), rs256(small.privateKey)))],
+  [
+    'JWS by a 1024-bit key registered for the caller',
+    async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT', kid: 'small-1024' }, claimsJson(), rs256(small.privateKey))),
+  ],
   ['JWS by a 1024-bit key, no kid', async () => jwe(rawJws({ alg: 'RS256', typ: 'JWT' }, claimsJson(), rs256(small.privateKey)))],
   ['JWS signature flipped', async () => jwe(mutate(await jws(), 2, flip(100)))],
-  ['JWS payload swapped after signing', async () => { const p = (await jws()).split('.'); p[1] = json64(claims({ employee_id: 'EMP00002' })); return jwe(p.join('.')); }],
+  [
+    'JWS payload swapped after signing',
+    async () => {
+      const p = (await jws()).split('.');
+      p[1] = json64(claims({ employee_id: 'EMP00002' }));
+      return jwe(p.join('.'));
+    },
+  ],
   ['bare claims JSON, unsigned', async () => jwe(claimsJson())],
   // JWE algorithms and header parameters
   ['JWE RSA1_5 key wrap', async () => rawJwe(H({ alg: 'RSA1_5' }), await jws(), { pad: 'pkcs1' })],
@@ -110,8 +149,21 @@ const CASES: Case[] = [
   ['JWE kid of the service signing key', async () => jwe(await jws(), { kid: svcSigKid })],
   ['JWE encrypted to a non-service key, no kid', async () => rawJwe(H({ kid: undefined }), await jws(), { pub: stranger.publicKey })],
   // JWE tampering
-  ['JWE protected header re-encoded', async () => { const t = await good(); const h = decodeProtectedHeader(t); return `${json64({ kid: h.kid, cty: h.cty, enc: h.enc, alg: h.alg })}.${t.split('.').slice(1).join('.')}`; }],
-  ['JWE protected header gains a member', async () => { const t = await good(); return `${json64({ ...decodeProtectedHeader(t), x: 1 })}.${t.split('.').slice(1).join('.')}`; }],
+  [
+    'JWE protected header re-encoded',
+    async () => {
+      const t = await good();
+      const h = decodeProtectedHeader(t);
+      return `${json64({ kid: h.kid, cty: h.cty, enc: h.enc, alg: h.alg })}.${t.split('.').slice(1).join('.')}`;
+    },
+  ],
+  [
+    'JWE protected header gains a member',
+    async () => {
+      const t = await good();
+      return `${json64({ ...decodeProtectedHeader(t), x: 1 })}.${t.split('.').slice(1).join('.')}`;
+    },
+  ],
   ['JWE encrypted key flipped', async () => mutate(await good(), 1, flip(10))],
   ['JWE IV flipped', async () => mutate(await good(), 2, flip(0))],
   ['JWE IV shortened', async () => mutate(await good(), 2, (x) => x.subarray(0, 8))],
@@ -121,13 +173,23 @@ const CASES: Case[] = [
   ['JWE tag truncated', async () => mutate(await good(), 4, (x) => x.subarray(0, 12))],
   // Serialization
   ['JWE with 4 parts', async () => (await good()).split('.').slice(0, 4).join('.')],
-  ['JWE flattened JSON serialization', async () => JSON.stringify(await new FlattenedEncrypt(enc.encode(await jws())).setProtectedHeader(H() as { alg: string; enc: string }).encrypt(svcEncPub))],
-  ['JWE with base64 padding', async () => { const p = (await good()).split('.'); p[2] = `${p[2]}=`; return p.join('.'); }],
-  ['empty string', async () => ''],
-  ['not a JWE at all', async () => b64('hello world')],
+  [
+    'JWE flattened JSON serialization',
+    async () => JSON.stringify(await new FlattenedEncrypt(enc.encode(await jws())).setProtectedHeader(H()).encrypt(svcEncPub)),
+  ],
+  [
+    'JWE with base64 padding',
+    async () => {
+      const p = (await good()).split('.');
+      p[2] = `${p[2]}=`;
+      return p.join('.');
+    },
+  ],
+  ['empty string', () => ''],
+  ['not a JWE at all', () => b64('hello world')],
   // Claims
-  ...(['connection_id', 'employee_id', 'iat', 'exp', 'jti'].map((k): Case => [`claim ${k} missing`, () => withClaims({}, [k])])),
-  ...(['iss', 'aud', 'sub', 'nbf', 'employee'].map((k): Case => [`extra claim ${k}`, () => withClaims({ [k]: 'x' })])),
+  ...['connection_id', 'employee_id', 'iat', 'exp', 'jti'].map((k): Case => [`claim ${k} missing`, () => withClaims({}, [k])]),
+  ...['iss', 'aud', 'sub', 'nbf', 'employee'].map((k): Case => [`extra claim ${k}`, () => withClaims({ [k]: 'x' })]),
   ['connection_id not a UUID', () => withClaims({ connection_id: 'conn-1' })],
   ['employee_id empty', () => withClaims({ employee_id: '' })],
   ['source unknown', () => withClaims({ source: 'cache' })],
@@ -139,9 +201,12 @@ const CASES: Case[] = [
   ['jti empty', () => withClaims({ jti: '' })],
 ];
 
-const post = (payload: string, authorization = a.authorization) => call(`${app.url}/api/external/employee/`, {
-  method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ encrypted_payload: payload }),
-});
+const post = (payload: string, authorization = a.authorization) =>
+  call(`${app.url}/api/external/employee/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify({ encrypted_payload: payload }),
+  });
 const auditCount = async () => Number((await dbQuery(app, 'select count(*) from audit_log where actor_org_id = $1', [a.org.id])).rows[0].count);
 
 describe('forged and malformed requests over HTTP', () => {

@@ -43,13 +43,25 @@ describe('jti replay across two API processes', () => {
     const jti = randomUUID();
     const t = Math.floor(Date.now() / 1000);
     const payload = await buildEncryptedRequest({
-      connectionId: connId, employeeId: 'EMP00001', vendorPrivateKey: v.privateKey, vendorKid: v.kid,
-      servicePublicJwk: jwks.keys.find((k: JWK) => k.use === 'enc'), jti, now: t, ttlSec: 120,
+      connectionId: connId,
+      employeeId: 'EMP00001',
+      vendorPrivateKey: v.privateKey,
+      vendorKid: v.kid,
+      servicePublicJwk: jwks.keys.find((k: JWK) => k.use === 'enc'),
+      jti,
+      now: t,
+      ttlSec: 120,
     });
     const body = JSON.stringify({ encrypted_payload: payload });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(`${i % 2 ? second!.url : app.url}/api/external/employee/`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: v.authorization }, body,
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        call(`${i % 2 ? second!.url : app.url}/api/external/employee/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: v.authorization },
+          body,
+        }),
+      ),
+    );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 400);
     expect([ok.length, refused.length]).toEqual([1, 199]);

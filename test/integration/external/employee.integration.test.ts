@@ -16,9 +16,7 @@ import { hrxJson } from '../../support/cli';
 import { expectError, invalid, plain, UUID_V4, withoutRequestId } from '../../support/expect-error';
 import { client, connection, v2Vendor } from '../../support/factories';
 import { call, medianMs, startTestApp, waitFor, type TestApp } from '../../support/harness';
-import {
-  webcryptoDecryptJwe, webcryptoImportPublic, webcryptoJwe, webcryptoJws, webcryptoVendorKey, webcryptoVerifyJws,
-} from '../../support/webcrypto-jose';
+import { webcryptoDecryptJwe, webcryptoImportPublic, webcryptoJwe, webcryptoJws, webcryptoVendorKey, webcryptoVerifyJws } from '../../support/webcrypto-jose';
 import { dbQuery, storesOf } from '../../support/db';
 
 type V2Vendor = Awaited<ReturnType<typeof v2Vendor>>;
@@ -31,23 +29,33 @@ let connId: string;
 let jwks: JSONWebKeySet;
 let tmp: string;
 const person = {
-  employeeId: 'EMP00001', name: 'Asha Rao', email: 'asha@example.com', pan: 'ABCDE1234F', aadhar: '123412341234',
-  mobileNumber: '9876543210', bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
+  employeeId: 'EMP00001',
+  name: 'Asha Rao',
+  email: 'asha@example.com',
+  pan: 'ABCDE1234F',
+  aadhar: '123412341234',
+  mobileNumber: '9876543210',
+  bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'HDFC Bank' },
   salaryDetails: { ctc: { basic: 600000 } },
 };
 let stored: EmployeeRecord;
 
-const post = (payload: unknown, authorization: string | null = v.authorization) => call(`${app.url}/api/external/employee/`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
-  body: JSON.stringify(typeof payload === 'string' ? { encrypted_payload: payload } : payload),
-});
+const post = (payload: unknown, authorization: string | null = v.authorization) =>
+  call(`${app.url}/api/external/employee/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+    body: JSON.stringify(typeof payload === 'string' ? { encrypted_payload: payload } : payload),
+  });
 const encJwk = () => jwks.keys.find((k) => k.use === 'enc')!;
 const request = (over: { vendor?: V2Vendor; connectionId?: string; employeeId?: string; source?: 'db' | 'hrms' } = {}) => {
   const who = over.vendor ?? v;
   return buildEncryptedRequest({
-    connectionId: over.connectionId ?? connId, employeeId: over.employeeId ?? 'EMP00001', ...(over.source ? { source: over.source } : {}),
-    vendorPrivateKey: who.privateKey, vendorKid: who.kid, servicePublicJwk: encJwk(),
+    connectionId: over.connectionId ?? connId,
+    employeeId: over.employeeId ?? 'EMP00001',
+    ...(over.source ? { source: over.source } : {}),
+    vendorPrivateKey: who.privateKey,
+    vendorKid: who.kid,
+    servicePublicJwk: encJwk(),
   });
 };
 const auditRows = async (requestId: string) => (await dbQuery(app, 'select * from audit_log where request_id = $1', [requestId])).rows;
@@ -62,7 +70,9 @@ beforeAll(async () => {
   await storesOf(app).employees.upsertBatch(clientOrg.org.id, null, [stored, normalizeRecord({ employeeId: 'EMP00002', name: 'Ravi' }, randomUUID())]);
   jwks = (await call(`${app.url}/.well-known/jwks.json`)).body as JSONWebKeySet;
 });
-afterAll(async () => { await app?.stop(); });
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('service JWKS', () => {
   it('publishes one enc (RSA-OAEP-256) and one sig (RS256) public key, top-level, no credential needed', async () => {
@@ -70,7 +80,10 @@ describe('service JWKS', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
     expect(Object.keys(res.body)).toEqual(['keys']);
-    expect(res.body.keys.map((k: JWK) => [k.use, k.alg]).sort()).toEqual([['enc', 'RSA-OAEP-256'], ['sig', 'RS256']]);
+    expect(res.body.keys.map((k: JWK) => [k.use, k.alg]).sort()).toEqual([
+      ['enc', 'RSA-OAEP-256'],
+      ['sig', 'RS256'],
+    ]);
     for (const k of res.body.keys) {
       expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
       expect(Buffer.from(k.n, 'base64url').length).toBeGreaterThanOrEqual(256);
@@ -92,7 +105,12 @@ describe('happy path', () => {
     expect(Math.abs(opened.iat - Date.now() / 1000)).toBeLessThan(60);
     const e = opened.employee as EmployeeRecord;
     expect(e).toMatchObject({
-      id: stored.id, employeeId: 'EMP00001', name: 'Asha Rao', pan: 'ABCDE1234F', aadhar: '123412341234', mobileNumber: '9876543210',
+      id: stored.id,
+      employeeId: 'EMP00001',
+      name: 'Asha Rao',
+      pan: 'ABCDE1234F',
+      aadhar: '123412341234',
+      mobileNumber: '9876543210',
       bankDetails: { accountNumber: '001234567890', ifscCode: 'HDFC0001234', bankName: 'NOT AVAILABLE' },
       email: 'NOT AVAILABLE', // not shared by the connection
     });
@@ -111,10 +129,24 @@ describe('happy path', () => {
   it('through the CLI: hrx client employee prints the decrypted, verified employee', async () => {
     const keyFile = path.join(tmp, 'vendor-private.json');
     writeFileSync(keyFile, JSON.stringify(v.privateJwk));
-    const out = await hrxJson([
-      'client', 'employee', '--base-url', app.url, '--username', v.username, `--password=${v.password}`, '--key', keyFile,
-      '--connection', connId, '--employee', 'EMP00001',
-    ], app.env);
+    const out = await hrxJson(
+      [
+        'client',
+        'employee',
+        '--base-url',
+        app.url,
+        '--username',
+        v.username,
+        `--password=${v.password}`,
+        '--key',
+        keyFile,
+        '--connection',
+        connId,
+        '--employee',
+        'EMP00001',
+      ],
+      app.env,
+    );
     expect(Object.keys(out)).toEqual(['employee', 'iat', 'jti']);
     expect(out.jti).toMatch(UUID_V4);
     expect(out.employee).toMatchObject({ employeeId: 'EMP00001', pan: 'ABCDE1234F', bankDetails: { accountNumber: '001234567890' } });
@@ -157,7 +189,14 @@ describe('Basic credentials (decisions §1, §2)', () => {
     const payload = await request();
     expectError(await post(payload, null), 401, plain('Authentication credentials were not provided.'));
     expectError(await post({ nonsense: true }, null), 401, plain('Authentication credentials were not provided.'));
-    for (const auth of [basic(v.username, `${v.password}x`), basic('hrxv2_nobody', v.password), 'Basic !!!', `Basic ${Buffer.from(v.username).toString('base64')}`, v.apiKey, `Bearer ${v.apiKey}`]) {
+    for (const auth of [
+      basic(v.username, `${v.password}x`),
+      basic('hrxv2_nobody', v.password),
+      'Basic !!!',
+      `Basic ${Buffer.from(v.username).toString('base64')}`,
+      v.apiKey,
+      `Bearer ${v.apiKey}`,
+    ]) {
       expectError(await post(payload, auth), 401, plain('Invalid token.'));
     }
     const extra = await app.ctx.services.external.basic.create(v.org.uuid);
@@ -221,29 +260,60 @@ describe('CLI key and credential management', () => {
     writeFileSync(pubFile, JSON.stringify(publicKey.export({ format: 'jwk' })));
     const { kid } = await hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', pubFile], app.env);
     expect(kid).toMatch(/^[A-Za-z0-9_-]{43}$/); // RFC 7638 thumbprint
-    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', pubFile], app.env)).rejects.toMatchObject({ stderr: expect.stringContaining('already registered') });
+    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', pubFile], app.env)).rejects.toMatchObject({
+      stderr: expect.stringContaining('already registered'),
+    });
     const list = await hrxJson(['keys', 'list', '--org', v.org.uuid], app.env);
     expect(list.keys.map((k: { kid: string }) => k.kid)).toEqual([kid, v.kid]);
     expect(list.keys[0]).toMatchObject({ kid, bits: 3072, status: 'active', revoked_at: null });
 
     // The new key signs; the response is encrypted to it (most recently registered).
-    const payload = await buildEncryptedRequest({ connectionId: connId, employeeId: 'EMP00002', vendorPrivateKey: privateKey, vendorKid: kid, servicePublicJwk: encJwk() });
+    const payload = await buildEncryptedRequest({
+      connectionId: connId,
+      employeeId: 'EMP00002',
+      vendorPrivateKey: privateKey,
+      vendorKid: kid,
+      servicePublicJwk: encJwk(),
+    });
     const ok = await post(payload);
     expect(ok.status).toBe(200);
-    await expect(openEncryptedResponse({ data: ok.body.data, vendorPrivateKey: privateKey, serviceSigningJwks: jwks })).resolves.toMatchObject({ employee: { name: 'Ravi' } });
+    await expect(openEncryptedResponse({ data: ok.body.data, vendorPrivateKey: privateKey, serviceSigningJwks: jwks })).resolves.toMatchObject({
+      employee: { name: 'Ravi' },
+    });
 
     expect(await hrxJson(['keys', 'revoke', '--org', v.org.uuid, '--kid', kid], app.env)).toEqual({ kid, revoked: true });
     // Another process revoked it: in force here within the vendor-key cache TTL (5 s).
-    await waitFor(async () => (await post(await buildEncryptedRequest({ connectionId: connId, employeeId: 'EMP00002', vendorPrivateKey: privateKey, vendorKid: kid, servicePublicJwk: encJwk() }))).status === 400, 15_000, 500);
+    await waitFor(
+      async () =>
+        (
+          await post(
+            await buildEncryptedRequest({
+              connectionId: connId,
+              employeeId: 'EMP00002',
+              vendorPrivateKey: privateKey,
+              vendorKid: kid,
+              servicePublicJwk: encJwk(),
+            }),
+          )
+        ).status === 400,
+      15_000,
+      500,
+    );
 
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const smallFile = path.join(tmp, 'k1024.json');
     writeFileSync(smallFile, JSON.stringify(small.publicKey.export({ format: 'jwk' })));
-    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', smallFile], app.env)).rejects.toMatchObject({ stderr: expect.stringContaining('under 2048 bits') });
+    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', smallFile], app.env)).rejects.toMatchObject({
+      stderr: expect.stringContaining('under 2048 bits'),
+    });
     const privFile = path.join(tmp, 'private.json');
     writeFileSync(privFile, JSON.stringify(privateKey.export({ format: 'jwk' })));
-    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', privFile], app.env)).rejects.toMatchObject({ stderr: expect.stringContaining('private key members') });
-    await expect(hrxJson(['keys', 'add', '--org', clientOrg.org.uuid, '--jwk', pubFile], app.env)).rejects.toMatchObject({ stderr: expect.stringContaining('not a vendor org') });
+    await expect(hrxJson(['keys', 'add', '--org', v.org.uuid, '--jwk', privFile], app.env)).rejects.toMatchObject({
+      stderr: expect.stringContaining('private key members'),
+    });
+    await expect(hrxJson(['keys', 'add', '--org', clientOrg.org.uuid, '--jwk', pubFile], app.env)).rejects.toMatchObject({
+      stderr: expect.stringContaining('not a vendor org'),
+    });
   });
 
   it('basic create shows the password once; basic revoke ends it', async () => {
@@ -253,7 +323,10 @@ describe('CLI key and credential management', () => {
     const [row] = (await dbQuery(app, 'select password_hash from basic_credentials where username = $1', [created.username])).rows;
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain(created.password);
-    expect(await hrxJson(['basic', 'revoke', '--org', v.org.uuid, '--username', created.username], app.env)).toEqual({ username: created.username, revoked: true });
+    expect(await hrxJson(['basic', 'revoke', '--org', v.org.uuid, '--username', created.username], app.env)).toEqual({
+      username: created.username,
+      revoked: true,
+    });
     const auth = `Basic ${Buffer.from(`${created.username}:${created.password}`).toString('base64')}`;
     expectError(await post(await request(), auth), 401, plain('Invalid token.'));
   });

@@ -20,12 +20,20 @@ let connId: string;
 
 const jwks = async (): Promise<JSONWebKeySet> => (await call(`${app.url}/.well-known/jwks.json`)).body;
 const encKey = (set: JSONWebKeySet, kid: string) => set.keys.find((k) => k.kid === kid && k.use === 'enc')!;
-const request = (servicePublicJwk: JWK) => buildEncryptedRequest({
-  connectionId: connId, employeeId: 'EMP00001', vendorPrivateKey: v.privateKey, vendorKid: v.kid, servicePublicJwk,
-});
-const post = (payload: string) => call(`${app.url}/api/external/employee/`, {
-  method: 'POST', headers: { 'content-type': 'application/json', authorization: v.authorization }, body: JSON.stringify({ encrypted_payload: payload }),
-});
+const request = (servicePublicJwk: JWK) =>
+  buildEncryptedRequest({
+    connectionId: connId,
+    employeeId: 'EMP00001',
+    vendorPrivateKey: v.privateKey,
+    vendorKid: v.kid,
+    servicePublicJwk,
+  });
+const post = (payload: string) =>
+  call(`${app.url}/api/external/employee/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: v.authorization },
+    body: JSON.stringify({ encrypted_payload: payload }),
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The kid of the service key that signed a response. */
 const signerKid = async (data: string) => decodeProtectedHeader(new TextDecoder().decode((await compactDecrypt(data, v.privateKey)).plaintext)).kid;
@@ -37,7 +45,9 @@ beforeAll(async () => {
   connId = (await connection(app.ctx, v.org.uuid, c.org.uuid)).id;
   await storesOf(app).employees.upsertBatch(c.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Kiran' }, randomUUID())]);
 });
-afterAll(async () => { await app?.stop(); });
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('service key rotation', () => {
   it('rotates through the CLI, serves the retired key in grace, expires it after, and keeps the JWKS in step', async () => {
@@ -54,12 +64,31 @@ describe('service key rotation', () => {
     // Encrypted to the retired key before the rotation: still served (24 h grace).
     const r1 = await post(toK1);
     expect(r1.status).toBe(200);
-    await expect(openEncryptedResponse({ data: r1.body.data, vendorPrivateKey: v.privateKey, serviceSigningJwks: await jwks() })).resolves.toMatchObject({ employee: { name: 'Kiran' } });
+    await expect(openEncryptedResponse({ data: r1.body.data, vendorPrivateKey: v.privateKey, serviceSigningJwks: await jwks() })).resolves.toMatchObject({
+      employee: { name: 'Kiran' },
+    });
 
     // Another process rotated: this one's JWKS follows within its cache TTL, current keys first.
-    const second = await waitFor(async () => { const s = await jwks(); return s.keys.length === 4 ? s : null; }, 15_000, 250);
-    expect(second.keys.slice(0, 2).map((k) => k.kid).sort()).toEqual([rotated.enc, rotated.sig].sort());
-    expect(second.keys.slice(2).map((k) => k.kid).sort()).toEqual([k1.kid, s1.kid].sort());
+    const second = await waitFor(
+      async () => {
+        const s = await jwks();
+        return s.keys.length === 4 ? s : null;
+      },
+      15_000,
+      250,
+    );
+    expect(
+      second.keys
+        .slice(0, 2)
+        .map((k) => k.kid)
+        .sort(),
+    ).toEqual([rotated.enc, rotated.sig].sort());
+    expect(
+      second.keys
+        .slice(2)
+        .map((k) => k.kid)
+        .sort(),
+    ).toEqual([k1.kid, s1.kid].sort());
     expect(second.keys.find((k) => k.use === 'enc')!.kid).toBe(rotated.enc);
     const k2 = encKey(second, rotated.enc);
     const r2 = await post(await request(k2));
@@ -89,7 +118,11 @@ describe('service key rotation', () => {
   });
 
   it('stores private keys only encrypted, bound to their kid', async () => {
-    const rows = (await dbQuery(app, 'select kid, private_jwk_enc, public_jwk from service_keys')).rows as { kid: string; private_jwk_enc: string; public_jwk: Record<string, unknown> }[];
+    const rows = (await dbQuery(app, 'select kid, private_jwk_enc, public_jwk from service_keys')).rows as {
+      kid: string;
+      private_jwk_enc: string;
+      public_jwk: Record<string, unknown>;
+    }[];
     expect(rows.length).toBeGreaterThanOrEqual(8);
     for (const r of rows) {
       expect(r.private_jwk_enc).toMatch(/^v1\./);
@@ -106,10 +139,22 @@ describe('service key rotation', () => {
     app.ctx.services.external.keyring.invalidate();
     const store = storesOf(app).external;
     let made = 0;
-    const results = await Promise.all(Array.from({ length: 5 }, () => store.createMissingServiceKeys(async (missing) => {
-      made += missing.length;
-      return missing.map((use) => ({ kid: `race-${use}-${randomUUID()}`, use, alg: use === 'enc' ? 'RSA-OAEP-256' as const : 'RS256' as const, privateJwkEnc: 'x', publicJwk: {} }));
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        store.createMissingServiceKeys((missing) => {
+          made += missing.length;
+          return Promise.resolve(
+            missing.map((use) => ({
+              kid: `race-${use}-${randomUUID()}`,
+              use,
+              alg: use === 'enc' ? ('RSA-OAEP-256' as const) : ('RS256' as const),
+              privateJwkEnc: 'x',
+              publicJwk: {},
+            })),
+          );
+        }),
+      ),
+    );
     expect(results.reduce((a, b) => a + b, 0)).toBe(2);
     expect(made).toBe(2);
     const current = (await dbQuery(app, 'select use from service_keys where retired_at is null order by use')).rows;

@@ -4,8 +4,12 @@ import { call, startTestApp, type TestApp } from '../../support/harness';
 import { expectError } from '../../support/expect-error';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('GET /.well-known/jwks.json', () => {
   it('serves public keys only, one per use', async () => {

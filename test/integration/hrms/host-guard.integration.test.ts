@@ -15,7 +15,7 @@ import { createHostPolicy, type Resolver } from '../../../src/outbound/host-poli
 import { connectorsWith } from '../../../src/hrms/registry';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
-import { connectCall, openSession } from '../../support/connect';
+import { connectCall, openSession, verifyEmail } from '../../support/connect';
 import { expectError } from '../../support/expect-error';
 import { dbQuery, storesOf } from '../../support/db';
 
@@ -29,10 +29,7 @@ let sim6: Awaited<ReturnType<typeof startSim>>;
 let nothingServed: () => void;
 
 beforeAll(async () => {
-  [guarded, open] = await Promise.all([
-    startTestApp({ worker: false, env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0' } }),
-    startTestApp({ worker: false }),
-  ]);
+  [guarded, open] = await Promise.all([startTestApp({ worker: false, env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0' } }), startTestApp({ worker: false })]);
   expect(guarded.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(false);
   expect(open.config.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe(true);
   sim = await startSim({ employees: 3, ...simCreds });
@@ -48,16 +45,22 @@ afterAll(async () => {
   await open?.stop();
 });
 
-const resetStats = () => { sim.control.resetStats(); sim6.control.resetStats(); };
-const setup = (app: TestApp, c: Awaited<ReturnType<typeof f.client>>, host: string) => call(`${app.url}/api/webhook/v1/setup-config/`, {
-  method: 'POST', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ ...f.setupBody(c, sim, simCreds), access_credentials: { ...f.setupBody(c, sim, simCreds).access_credentials, hrms_host: host } }),
-});
+const resetStats = () => {
+  sim.control.resetStats();
+  sim6.control.resetStats();
+};
+const setup = (app: TestApp, c: Awaited<ReturnType<typeof f.client>>, host: string) =>
+  call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...f.setupBody(c, sim, simCreds), access_credentials: { ...f.setupBody(c, sim, simCreds).access_credentials, hrms_host: host } }),
+  });
 /** The org's stored configuration rows, its sync queued now (setup's) and its job scheduler. */
 const stored = async (app: TestApp, orgId: number) => {
   const configs = Number((await dbQuery(app, `select count(*) from hrms_configs where org_id = $1`, [orgId])).rows[0].count);
-  const jobs = (await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active']))
-    .filter((j) => j.data.orgId === orgId && j.data.trigger === 'setup').length;
+  const jobs = (await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active'])).filter(
+    (j) => j.data.orgId === orgId && j.data.trigger === 'setup',
+  ).length;
   const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${orgId}`);
   return { configs, jobs, scheduler: scheduler ? 1 : 0 };
 };
@@ -110,7 +113,11 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
       for (const host of hosts()) {
         resetStats();
         const res = await setup(guarded, c, host);
-        expect({ host, status: res.status, body: res.body }).toStrictEqual({ host, status: 400, body: { requestId: res.headers.get('x-request-id'), ...REFUSED } });
+        expect({ host, status: res.status, body: res.body }).toStrictEqual({
+          host,
+          status: 400,
+          body: { requestId: res.headers.get('x-request-id'), ...REFUSED },
+        });
         nothingServed();
       }
       expect(await stored(guarded, c.org.id)).toEqual({ configs: 0, jobs: 0, scheduler: 0 });
@@ -120,9 +127,12 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
       const c = await f.client(open.ctx);
       const body = f.setupBody(c, sim, simCreds);
       const apiConfig = (host: string) => ({ api_id: 'payroll', access_credentials: { ...body.access_credentials, hrms_host: host } });
-      const post = (host: string) => call(`${open.url}/api/webhook/v1/setup-config/`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, api_configs: [apiConfig(host)] }),
-      });
+      const post = (host: string) =>
+        call(`${open.url}/api/webhook/v1/setup-config/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, api_configs: [apiConfig(host)] }),
+        });
       expectError(await post('file:///etc/passwd'), 400, REFUSED);
       expect(await stored(open, c.org.id)).toEqual({ configs: 0, jobs: 0, scheduler: 0 });
       expect((await post(`${sim.url}/payroll`)).status).toBe(200);
@@ -143,7 +153,9 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS)', () => {
     const connectHrms = async (app: TestApp, host: string) => {
       const v = await f.vendor(app.ctx);
       const tok = await f.sdkToken(app.ctx, v.org);
-      const res = await connectCall(app.url, await openSession(app.url, tok.access_token), 'hrms/', {
+      const session = await openSession(app.url, tok.access_token);
+      await verifyEmail(app, session);
+      const res = await connectCall(app.url, session, 'hrms/', {
         hrms_id: 'reference',
         access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret, hrms_host: host },
       });
@@ -176,7 +188,10 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       const c = await f.client(app.ctx);
       await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true });
       const credentials: HrmsCredentials = {
-        hrms_host: `http://localhost:${sim.port}`, grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret,
+        hrms_host: `http://localhost:${sim.port}`,
+        grant_type: 'client_credentials',
+        client_id: simCreds.clientId,
+        client_secret: simCreds.clientSecret,
       };
       await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId: 'reference', credentials, apiConfigs: [] });
       resetStats();
@@ -221,14 +236,23 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
     /** A policy whose resolver answers `answer` for every name and counts its calls (DNS rebinding, pinned). */
     const rebinding = (answer: LookupAddress[]) => {
       const calls: string[] = [];
-      const resolve: Resolver = (hostname, _o, cb) => { calls.push(hostname); queueMicrotask(() => cb(null, answer)); };
+      const resolve: Resolver = (hostname, _o, cb) => {
+        calls.push(hostname);
+        queueMicrotask(() => cb(null, answer));
+      };
       return { calls, policy: createHostPolicy({ resolve }) };
     };
+    const access = (credentials: HrmsCredentials) => ({ credentials, apiConfigs: [] });
     const creds = (host: string): HrmsCredentials => ({
-      hrms_host: host, grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret,
+      hrms_host: host,
+      grant_type: 'client_credentials',
+      client_id: simCreds.clientId,
+      client_secret: simCreds.clientSecret,
     });
     const caught = async (p: Promise<unknown>): Promise<HrmsError> => {
-      try { await p; } catch (err) {
+      try {
+        await p;
+      } catch (err) {
         expect(err).toBeInstanceOf(HrmsError);
         return err as HrmsError;
       }
@@ -241,10 +265,16 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
       const factory = connectorsWith({ hostPolicy: policy })('reference')!;
       const opts = { retries: 5, minRetryDelayMs: 1, hostPolicy: undefined };
       resetStats();
-      const listed = await caught((async () => { for await (const _ of factory(creds(`http://hrms.rebind.invalid:${sim.port}`), opts).listEmployees()) { /* none */ } })());
+      const listed = await caught(
+        (async () => {
+          for await (const _ of factory.create(access(creds(`http://hrms.rebind.invalid:${sim.port}`)), opts).listEmployees()) {
+            /* none */
+          }
+        })(),
+      );
       expect([listed.kind, listed.message]).toEqual(['host_not_allowed', 'HRMS host not allowed on token request']);
       expect(calls).toEqual(['hrms.rebind.invalid']);
-      const apiKey = factory({ ...creds(`http://hrms.rebind.invalid:${sim.port}`), grant_type: 'api_key', api_key: 'k' }, opts);
+      const apiKey = factory.create(access({ ...creds(`http://hrms.rebind.invalid:${sim.port}`), grant_type: 'api_key', api_key: 'k' }), opts);
       expect((await caught(apiKey.getEmployee('EMP00001'))).kind).toBe('host_not_allowed');
       expect(calls).toHaveLength(2);
       nothingServed();
@@ -253,14 +283,18 @@ describe('HRMS host guard (HRX_HRMS_ALLOW_PRIVATE_HOSTS): a stored configuration
     it('never reuses a keep-alive socket another client of the process left open to that host', async () => {
       // A plain request through node's global agent leaves a free keep-alive socket to localhost:PORT.
       await new Promise<void>((resolve, reject) => {
-        http.get({ host: 'localhost', port: sim.port, path: '/nowhere', agent: http.globalAgent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject);
+        http
+          .get({ host: 'localhost', port: sim.port, path: '/nowhere', agent: http.globalAgent }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          })
+          .on('error', reject);
       });
       expect(Object.keys(http.globalAgent.freeSockets).some((name) => name.startsWith(`localhost:${sim.port}:`))).toBe(true);
       resetStats();
       const factory = connectorsWith({ hostPolicy: createHostPolicy() })('reference')!;
-      expect((await caught(factory(creds(`http://localhost:${sim.port}`), { retries: 0 }).verifyCredentials())).kind).toBe('host_not_allowed');
+      expect((await caught(factory.create(access(creds(`http://localhost:${sim.port}`)), { retries: 0 }).verifyCredentials())).kind).toBe('host_not_allowed');
       nothingServed();
     });
-
   });
 });

@@ -5,11 +5,15 @@ import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('GET /api/org_details/:org/', () => {
-  it('answers the caller\'s own org record, top-level, with the app secret masked', async () => {
+  it("answers the caller's own org record, top-level, with the app secret masked", async () => {
     const v = await f.vendor(app.ctx, 'Details Vendor');
     const res = await call(`${app.url}/api/org_details/${v.org.uuid}/`, { headers: { authorization: v.apiKey } });
     expect(res.status).toBe(200);

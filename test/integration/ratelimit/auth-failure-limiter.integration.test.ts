@@ -3,7 +3,8 @@
  * on real Redis: shared by every process (two connections stand for two API processes), atomic
  * reservations under concurrency, and the per-process fallback when Redis does not answer: a
  * private `redis-server` (never the machine's shared one) is frozen with SIGSTOP, and no call
- * waits past the timeout.
+ * waits past the timeout, whether the process asks Redis at each check or keeps a copy of the
+ * locks (auth-failure-locks.integration.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger';
 import { createFailureLimiter } from '../../../src/ratelimit/auth-failures';
 import { REDIS_URL, waitFor } from '../../support/harness';
+import { monitorScripts } from '../../support/redis-monitor';
 
 const log = createLogger('silent');
 const opened: Redis[] = [];
@@ -34,7 +36,7 @@ describe('shared through Redis', () => {
   const b = createFailureLimiter({ redis: connect(), prefix, limit: 20, windowMs: 60_000, log });
 
   it('20 failures counted by one process refuse the key in another, with the window left', async () => {
-    await waitFor(async () => opened[1]!.status === 'ready');
+    await waitFor(() => opened[1]!.status === 'ready');
     for (let i = 0; i < 19; i++) await a.fail(['src:x', 'basic:u']);
     expect(await b.check(['src:x'])).toEqual({ allowed: true });
     await a.fail(['src:x', 'basic:u']);
@@ -46,7 +48,12 @@ describe('shared through Redis', () => {
   });
 
   it('checks of one event-loop turn (one script call) are answered each for its own keys', async () => {
-    const [x, y, yv, z] = await Promise.all([b.check(['src:x']), b.check(['src:y', 'basic:u']), b.check(['src:y', 'basic:v']), b.check(['basic:u', 'basic:u'])]);
+    const [x, y, yv, z] = await Promise.all([
+      b.check(['src:x']),
+      b.check(['src:y', 'basic:u']),
+      b.check(['src:y', 'basic:v']),
+      b.check(['basic:u', 'basic:u']),
+    ]);
     expect([x.allowed, y.allowed, yv.allowed, z.allowed]).toEqual([false, false, true, false]);
   });
 
@@ -79,25 +86,44 @@ describe('Redis not answering', () => {
     }
   });
 
-  it('a frozen Redis: every call answers within the timeout, counting per process', async () => {
+  it('a frozen Redis: every call answers within the timeout, counting per process (with or without a copy of the locks)', async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((r) => probe.close(() => r()));
     server = spawn('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const redis = connect(`redis://127.0.0.1:${port}`);
-    await waitFor(async () => redis.status === 'ready', 10_000, 50);
-    const limiter = createFailureLimiter({ redis, prefix: 'p', limit: 20, windowMs: 60_000, log, timeoutMs: 200 });
-    for (let i = 0; i < 5; i++) await limiter.fail(['k']);
+    const url = `redis://127.0.0.1:${port}`;
+    const redis = connect(url);
+    await waitFor(() => redis.status === 'ready', 10_000, 50);
+    const plain = createFailureLimiter({ redis, prefix: 'p', limit: 20, windowMs: 60_000, log, timeoutMs: 200 });
+    // A process that hears the locks (auth-failure-locks.ts) decides its checks without Redis.
+    const heard = createFailureLimiter({ redis, prefix: 'q', limit: 20, windowMs: 60_000, log, timeoutMs: 200, subscriber: () => connect(url) });
+    const mon = await monitorScripts('q:authfail:', url);
+    await waitFor(
+      async () => {
+        await mon.reset();
+        await heard.check(['idle']);
+        return (await mon.count()) === 0;
+      },
+      10_000,
+      20,
+    );
+    mon.close();
+    for (const limiter of [plain, heard]) for (let i = 0; i < 5; i++) await limiter.fail(['k']);
     server.kill('SIGSTOP');
     const t0 = Date.now();
-    for (let i = 0; i < 15; i++) await limiter.fail(['k']);
-    // Five failures went to Redis, fifteen to this process: under the limit here, 15 < 20.
-    expect(await limiter.check(['k'])).toEqual({ allowed: true });
-    for (let i = 0; i < 5; i++) await limiter.fail(['k']);
-    expect(await limiter.check(['k'])).toMatchObject({ allowed: false });
-    expect(await limiter.reserve(['other'])).toEqual({ allowed: true });
-    // 23 calls, each given up after 200 ms: none hung.
+    await Promise.all(
+      [plain, heard].map(async (limiter) => {
+        for (let i = 0; i < 15; i++) await limiter.fail(['k']);
+        // Five failures went to Redis, fifteen to this process: under the limit here, 15 < 20.
+        expect(await limiter.check(['k'])).toEqual({ allowed: true });
+        for (let i = 0; i < 5; i++) await limiter.fail(['k']);
+        expect(await limiter.check(['k'])).toMatchObject({ allowed: false });
+        expect(await limiter.reserve(['other'])).toEqual({ allowed: true });
+      }),
+    );
+    // 23 calls each, each given up after 200 ms: none hung.
     expect(Date.now() - t0).toBeLessThan(23 * 200 + 2000);
+    await heard.close();
   });
 });

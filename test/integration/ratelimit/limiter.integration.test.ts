@@ -63,7 +63,12 @@ afterAll(async () => {
 describe('the Lua script', () => {
   it('agrees with the pure arithmetic on every step of a random sequence, TTL included', async () => {
     // Intervals of seconds: keys expire in real time (PX), so none may expire during the loop.
-    for (const [limit, windowMs] of [[5, 60_000], [7, 60_000], [600, 3_600_000], [3, 86_400_000]] as const) {
+    for (const [limit, windowMs] of [
+      [5, 60_000],
+      [7, 60_000],
+      [600, 3_600_000],
+      [3, 86_400_000],
+    ] as const) {
       const p = gcraParams(limit, windowMs);
       const keys = [0, 1, 2].map((i) => `${prefix}:script:${limit}:${i}`);
       const tats: (number | undefined)[] = [undefined, undefined, undefined];
@@ -90,7 +95,7 @@ describe('the Lua script', () => {
     }
   });
 
-  it('a limit above one per µs (the benchmarks\' 10⁹ a minute) still counts exactly', async () => {
+  it("a limit above one per µs (the benchmarks' 10⁹ a minute) still counts exactly", async () => {
     const p = gcraParams(1_000_000_000, 60_000);
     const key = `${prefix}:script:huge`;
     expect(await main.hrxGcraTest(1, key, p.intervalUs, p.limit, NOW, 5000)).toEqual([5000, 0]);
@@ -130,7 +135,11 @@ describe('the limiter', () => {
     const per = (id: string) => decisions.filter((_, i) => asked[i] === id);
     expect([allowedCount(per(a)), allowedCount(per(b)), allowedCount(per(c))]).toEqual([35, 35, 30]);
     // The first ones asked are the ones allowed; the refused wait one interval (3600 s / 35).
-    expect(per(a).slice(0, 35).every((d) => d.allowed)).toBe(true);
+    expect(
+      per(a)
+        .slice(0, 35)
+        .every((d) => d.allowed),
+    ).toBe(true);
     expect(per(a)[35]).toEqual({ allowed: false, retryAfterSec: 103 });
   });
 
@@ -142,7 +151,10 @@ describe('the limiter', () => {
     const decisions = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? one : two).take(id)));
     expect(allowedCount(decisions)).toBe(50);
     // Later turns of either limiter see the spent budget.
-    expect(await Promise.all([one.take(id), two.take(id)])).toEqual([{ allowed: false, retryAfterSec: 72 }, { allowed: false, retryAfterSec: 72 }]);
+    expect(await Promise.all([one.take(id), two.take(id)])).toEqual([
+      { allowed: false, retryAfterSec: 72 },
+      { allowed: false, retryAfterSec: 72 },
+    ]);
   });
 });
 
@@ -151,7 +163,10 @@ describe('Redis unavailable', () => {
   const sockets: Socket[] = [];
   beforeAll(async () => {
     // Accepts connections and never answers: a Redis that hangs.
-    blackhole = createServer((s) => { sockets.push(s); s.on('error', () => undefined); });
+    blackhole = createServer((s) => {
+      sockets.push(s);
+      s.on('error', () => undefined);
+    });
     await new Promise<void>((r) => blackhole.listen(0, '127.0.0.1', r));
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid } from '../../support/expect-error';
-import { connectCall, openSession } from '../../support/connect';
+import { connectCall, openSession, verifyEmail } from '../../support/connect';
 
 let app: TestApp;
 let sim: Awaited<ReturnType<typeof startSim>>;
@@ -22,8 +22,10 @@ const session = async () => openSession(app.url, (await f.sdkToken(app.ctx, (awa
 describe('POST /api/sdk/connect/approve/', () => {
   it('approves once the HRMS is configured', async () => {
     const s = await session();
+    await verifyEmail(app, s);
     const hrms = await connectCall(app.url, s, 'hrms/', {
-      hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+      hrms_id: 'reference',
+      access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
     });
     expect(hrms.status).toBe(200);
     const res = await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
@@ -33,7 +35,11 @@ describe('POST /api/sdk/connect/approve/', () => {
 
   it('refuses to approve before the HRMS credentials are entered', async () => {
     const s = await session();
-    expectError(await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] }), 400, invalid('hrms', 'enter the HRMS credentials before approving'));
+    expectError(
+      await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] }),
+      400,
+      invalid('hrms', 'enter the HRMS credentials before approving'),
+    );
     expect((await connectCall(app.url, s, '')).body.data.status).toBe('pending');
   });
 });

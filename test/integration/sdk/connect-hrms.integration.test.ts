@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid } from '../../support/expect-error';
-import { connectCall, openSession } from '../../support/connect';
+import { connectCall, openSession, verifyEmail } from '../../support/connect';
 
 let app: TestApp;
 let sim: Awaited<ReturnType<typeof startSim>>;
@@ -18,13 +18,20 @@ afterAll(async () => {
 });
 
 const hrmsBody = (secret: string) => ({
-  hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: secret, hrms_host: sim.url },
+  hrms_id: 'reference',
+  access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: secret, hrms_host: sim.url },
 });
 
 describe('POST /api/sdk/connect/hrms/', () => {
-  it('stores the configuration of a new employer', async () => {
+  it('stores the configuration of a new employer, once the e-mail is verified', async () => {
     const v = await f.vendor(app.ctx);
     const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org)).access_token);
+    expectError(
+      await connectCall(app.url, s, 'hrms/', hrmsBody(creds.clientSecret)),
+      400,
+      invalid('email', 'verify your e-mail address first: ask for a code and enter it'),
+    );
+    await verifyEmail(app, s);
     const res = await connectCall(app.url, s, 'hrms/', hrmsBody(creds.clientSecret));
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ hrms_id: 'reference', configured_apis: ['employees'] });

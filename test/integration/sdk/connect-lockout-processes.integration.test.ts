@@ -36,10 +36,16 @@ describe('Connect proof lock across API processes', () => {
     }
     // The same session cookie, on the other process.
     expect((await connectCall(second.url, s, '')).body.data.proof).toStrictEqual({ required: true, proven: false });
-    expectError(await connectCall(second.url, s, 'proof/', { app_key: employer.org.appKey, app_secret: employer.appSecret }), 403, plain('Proof of control failed'));
+    expectError(
+      await connectCall(second.url, s, 'proof/', { app_key: employer.org.appKey, app_secret: employer.appSecret }),
+      403,
+      plain('Proof of control failed'),
+    );
     expectError(await connectCall(second.url, s, 'approve/', { opted_in: [], opted_out: [] }), 403, plain('Proof of control failed'));
-    const { rows } = await dbQuery(app,
-      `select a.outcome from connect_proof_audit a join connections c on c.id = a.connection_id where c.vendor_org_id = $1 order by a.id`, [v.org.id],
+    const { rows } = await dbQuery(
+      app,
+      `select a.outcome from connect_proof_audit a join connections c on c.id = a.connection_id where c.vendor_org_id = $1 order by a.id`,
+      [v.org.id],
     );
     expect(rows.map((r) => r.outcome)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed', 'locked', 'locked']);
     expect((await dbQuery(app, `select status from connections where vendor_org_id = $1`, [v.org.id])).rows[0].status).toBe('pending');

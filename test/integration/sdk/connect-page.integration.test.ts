@@ -3,7 +3,7 @@
  * playwright-core: the token read from the URL fragment, dropped from the address bar and
  * exchanged once for an HttpOnly, SameSite=Strict cookie; the vendor name shown as text, the
  * requested data points, wrong HRMS credentials refused on the page, right ones accepted
- * (against the reference simulator), one optional point ticked, approve, and the connection then
+ * (against the reference simulator, after the e-mail code), one optional point ticked, approve, and the connection then
  * shares exactly what was chosen. For an established org, the proof step (app key and secret).
  * An invalid token shows the link-expired text. No script error, nothing blocked by the CSP.
  *
@@ -42,13 +42,17 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     const v = await vendor(app.ctx, 'Lender <b>&</b> Co');
     const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
     const token = await app.ctx.services.sdk.issueToken(principal, {
-      email: 'hr@acme-page.example', org_name: 'Acme Page', fullname: 'Asha Rao',
+      email: 'hr@acme-page.example',
+      org_name: 'Acme Page',
+      fullname: 'Asha Rao',
       data_model_flags: { detail_info_fields: { gender: -1, dob: 1, pan: 1 } },
     });
     const page = await (await browser.newContext()).newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
+    });
 
     await page.goto(`${app.url}/connect#token=${encodeURIComponent(token.access_token)}`);
     await page.waitForSelector('#decide:not([hidden])');
@@ -59,19 +63,25 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
       { name: 'hrx_connect', httpOnly: true, sameSite: 'Strict', path: '/api/sdk/connect' },
     ]);
     expect(await page.evaluate('document.cookie')).toBe('');
-    expect(await page.textContent('#main h1')).toBe('Lender <b>&</b> Co asks for employee data of Acme Page');
-    expect(await page.$$('#main h1 b')).toHaveLength(0);
+    expect(await page.textContent('#main h1')).toBe('Share employee data of Acme Page with Lender <b>&</b> Co?');
+    expect(await page.$$('#main b')).toHaveLength(0);
     expect(await page.textContent('#user')).toBe('Asha Rao <hr@acme-page.example>');
-    expect(await page.$$eval('#required li', (li) => li.map((x) => x.textContent))).toEqual(['gender']);
+    expect(await page.$$eval('#required li', (li) => li.map((x) => x.textContent))).toEqual(['Gender']);
     expect(await page.$$eval('input[name=optional]', (b) => b.map((x) => (x as unknown as { value: string }).value))).toEqual(['dob', 'pan']);
     expect(await page.isDisabled('#approve')).toBe(true);
 
+    // A new org: the e-mail code first (decisions §8 "Establishing an org").
+    await page.click('#send-code');
+    await page.fill('#code', await app.mailbox!.code('hr@acme-page.example'));
+    await page.click('#verify');
+    await page.waitForSelector('#email-done:not([hidden])');
+    await page.selectOption('#hrms_id', 'reference');
     await page.fill('#hrms_host', sim.url);
     await page.fill('#client_id', creds.clientId);
     await page.fill('#client_secret', 'wrong');
     await page.click('#hrms-form [type=submit]');
-    await page.waitForSelector('#status.error');
-    expect(await page.textContent('#status')).toMatch(/^HRMS credentials rejected: /);
+    await page.waitForSelector('#hrms-status.error');
+    expect(await page.textContent('#client_secret-error')).toBe('Reference HRMS (test) did not accept these details. Check the client secret, then try again.');
     expect(await page.isDisabled('#approve')).toBe(true);
 
     await page.fill('#client_secret', creds.clientSecret);
@@ -81,8 +91,10 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
 
     await page.check('input[name=optional][value=pan]');
     await page.click('#approve');
-    await page.waitForSelector('#status.ok >> text=Approved');
-    expect(await page.textContent('#status')).toBe('Approved. Shared: gender, pan');
+    await page.waitForSelector('#outcome:not([hidden])');
+    expect(await page.textContent('#outcome-text')).toMatch(
+      /^Approved on .*\. Lender <b>&<\/b> Co receives the 2 data points ticked below, and nothing else\.$/,
+    );
 
     const [c] = (await dbQuery(app, 'select status, shared_data_points, not_shared_data_points from connections where vendor_org_id = $1', [v.org.id])).rows;
     expect(c).toEqual({ status: 'approved', shared_data_points: ['gender', 'pan'], not_shared_data_points: ['dob'] });
@@ -94,18 +106,25 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     const v = await vendor(app.ctx, 'Lender Two');
     const employer = await client(app.ctx, 'Established Page Co');
     await storesOf(app).hrmsConfigs.save({
-      orgId: employer.org.id, hrmsId: 'reference', apiConfigs: [],
+      orgId: employer.org.id,
+      hrmsId: 'reference',
+      apiConfigs: [],
       credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
     });
     const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
     const token = await app.ctx.services.sdk.issueToken(principal, {
-      email: 'hr@gmail.com', org_name: 'established page co', fullname: 'Ravi K', data_model_flags: { detail_info_fields: { name: -1 } },
+      email: 'hr@gmail.com',
+      org_name: 'established page co',
+      fullname: 'Ravi K',
+      data_model_flags: { detail_info_fields: { name: -1 } },
     });
     expect(token.org_id).toBe(employer.org.uuid);
     const page = await (await browser.newContext()).newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
+    });
     await page.goto(`${app.url}/connect#token=${encodeURIComponent(token.access_token)}`);
     await page.waitForSelector('#proof-form:not([hidden])');
     expect(await page.isVisible('#proof-note')).toBe(true);
@@ -113,8 +132,8 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     await page.fill('#app_key', employer.org.appKey);
     await page.fill('#app_secret', 'not-the-secret');
     await page.click('#proof-form [type=submit]');
-    await page.waitForSelector('#status.error');
-    expect(await page.textContent('#status')).toBe('Proof of control failed');
+    await page.waitForSelector('#proof-status.error');
+    expect(await page.textContent('#app_key-error')).toMatch(/^This key and secret do not belong to Established Page Co\./);
     expect(await page.isDisabled('#approve')).toBe(true);
     await page.fill('#app_secret', employer.appSecret);
     await page.click('#proof-form [type=submit]');
@@ -124,7 +143,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     await page.reload();
     await page.waitForSelector('#approve:not([disabled])');
     await page.click('#approve');
-    await page.waitForSelector('#status.ok >> text=Approved');
+    await page.waitForSelector('#outcome:not([hidden])');
     const [c] = (await dbQuery(app, 'select status from connections where vendor_org_id = $1', [v.org.id])).rows;
     expect(c.status).toBe('approved');
     expect(problems).toEqual([]);
@@ -135,7 +154,11 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
     const token = await app.ctx.services.sdk.issueToken(principal, { email: 'hr@spent-page.example', org_name: 'Spent', fullname: 'X' });
     // The vendor exchanged it first: the HR admin's page fails, visibly.
-    const first = await fetch(`${app.url}/api/sdk/connect/session/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: token.access_token }) });
+    const first = await fetch(`${app.url}/api/sdk/connect/session/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: token.access_token }),
+    });
     expect(first.status).toBe(200);
     for (const t of [token.access_token, 'not.a.token']) {
       const page = await (await browser.newContext()).newPage();

@@ -9,8 +9,12 @@ import { expectError, plain } from '../../support/expect-error';
 import { connectCall, openSession } from '../../support/connect';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 let n = 0;
 const employerSession = async () => {
@@ -24,7 +28,7 @@ const employerSession = async () => {
 };
 
 describe('POST /api/sdk/connect/proof/', () => {
-  it('accepts the employer\'s own app credentials', async () => {
+  it("accepts the employer's own app credentials", async () => {
     const { e, s } = await employerSession();
     const res = await connectCall(app.url, s, 'proof/', { app_key: e.org.appKey, app_secret: e.appSecret });
     expect(res.status).toBe(200);
@@ -34,7 +38,11 @@ describe('POST /api/sdk/connect/proof/', () => {
 
   it('refuses a wrong secret', async () => {
     const { e, s } = await employerSession();
-    expectError(await connectCall(app.url, s, 'proof/', { app_key: e.org.appKey, app_secret: e.appSecret.slice(0, -1) + 'x' }), 403, plain('Proof of control failed'));
+    expectError(
+      await connectCall(app.url, s, 'proof/', { app_key: e.org.appKey, app_secret: e.appSecret.slice(0, -1) + 'x' }),
+      403,
+      plain('Proof of control failed'),
+    );
     expect((await connectCall(app.url, s, '')).body.data.proof).toStrictEqual({ required: true, proven: false });
   });
 });

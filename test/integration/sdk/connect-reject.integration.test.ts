@@ -6,8 +6,12 @@ import { expectError, plain } from '../../support/expect-error';
 import { connectCall, openSession } from '../../support/connect';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+});
+afterAll(async () => {
+  await app?.stop();
+});
 
 describe('POST /api/sdk/connect/reject/', () => {
   it('rejects the pending connection', async () => {

@@ -5,12 +5,19 @@ import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 
 let app: TestApp;
-beforeAll(async () => { app = await startTestApp({ worker: false }); });
-afterAll(async () => { await app?.stop(); });
-
-const exchange = (body: unknown) => call(`${app.url}/api/sdk/connect/session/`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
 });
+afterAll(async () => {
+  await app?.stop();
+});
+
+const exchange = (body: unknown) =>
+  call(`${app.url}/api/sdk/connect/session/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('POST /api/sdk/connect/session/', () => {
   it('exchanges a token for an HttpOnly cookie and the connection id', async () => {
@@ -38,10 +45,15 @@ describe('the session cookie behind https and a base path', () => {
     const v = await f.vendor(app.ctx);
     const tok = await f.sdkToken(app.ctx, v.org);
     const res = await call(`${app.url}/api/sdk/connect/session/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: tok.access_token }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: tok.access_token }),
     });
     expect(res.status).toBe(200);
-    const attrs = res.headers.get('set-cookie')!.split(';').map((a) => a.trim());
+    const attrs = res.headers
+      .get('set-cookie')!
+      .split(';')
+      .map((a) => a.trim());
     expect(attrs).toEqual(expect.arrayContaining(['Path=/hrx/api/sdk/connect', 'HttpOnly', 'SameSite=Strict', 'Secure']));
     const cookie = attrs[0]!;
     expect((await call(`${app.url}/api/sdk/connect/`, { headers: { cookie } })).body.data.org.org_id).toBe(tok.org_id);

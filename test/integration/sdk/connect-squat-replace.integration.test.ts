@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSecondApi, startSim, startTestApp, waitFor, type SecondApi, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
-import { connectCall, openSession } from '../../support/connect';
+import { connectCall, openSession, verifyEmail } from '../../support/connect';
 import { dbQuery, storesOf, testPool } from '../../support/db';
 
 const PROOF_FAILED = plain('Proof of control failed');
@@ -36,38 +36,60 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
   let n = 0;
 
   const hrmsBody = (sim: Sim, creds: { clientId: string; clientSecret: string }) => ({
-    hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+    hrms_id: 'reference',
+    access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
   });
   const tokenFor = async (v: { apiKey: string }) => {
     const res = await call(`${app.url}/api/sdk/token/`, {
-      method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: v.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ fullname: 'Someone', email: `hr${++n}@${employer.domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
     });
     expect(res.status).toBe(200);
     expect(res.body.data.org_id).toBe(employer.org.uuid);
     return res.body.data.access_token as string;
   };
-  const connectionOf = async (vendorOrgId: number) => (await dbQuery(app,
-    `select id, status, shared_data_points, not_shared_data_points, not_requested_data_points, approved_on_config_session
-       from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`, [vendorOrgId, employer.org.id],
-  )).rows[0] as { id: string; status: string; approved_on_config_session: string | null };
+  const connectionOf = async (vendorOrgId: number) =>
+    (
+      await dbQuery(
+        app,
+        `select id, status, shared_data_points, not_shared_data_points, not_requested_data_points, approved_on_config_session
+       from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`,
+        [vendorOrgId, employer.org.id],
+      )
+    ).rows[0] as { id: string; status: string; approved_on_config_session: string | null };
   const read = (base: string, v: { apiKey: string; org: { uuid: string } }, employeeId: string) =>
     call(`${base}/api/employee_details/${employeeId}?org=${employer.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  const consent = (v: { apiKey: string }, employeeId: string) => call(`${app.url}/api/v1/employee/consent-data/`, {
-    method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      org: employer.org.uuid, employee_id: employeeId, consent_language: 'I agree.',
-      consent_timestamp: new Date().toISOString(), consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
-    }),
-  });
-  const listing = async (v: { apiKey: string }) => (await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } })).body.data
-    .find((e: { org_id: string }) => e.org_id === employer.org.uuid);
-  const synced = (count: number, runs: number) => waitFor(async () => {
-    const { rows } = await dbQuery(app,
-      `select (select count(*)::int from employees where org_id = $1 and removed_at is null) as employees,
-              (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`, [employer.org.id]);
-    return rows[0].employees === count && rows[0].runs >= runs;
-  }, 60_000, 200);
+  const consent = (v: { apiKey: string }, employeeId: string) =>
+    call(`${app.url}/api/v1/employee/consent-data/`, {
+      method: 'POST',
+      headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        org: employer.org.uuid,
+        employee_id: employeeId,
+        consent_language: 'I agree.',
+        consent_timestamp: new Date().toISOString(),
+        consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
+      }),
+    });
+  const listing = async (v: { apiKey: string }) =>
+    (await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } })).body.data.find(
+      (e: { org_id: string }) => e.org_id === employer.org.uuid,
+    );
+  const synced = (count: number, runs: number) =>
+    waitFor(
+      async () => {
+        const { rows } = await dbQuery(
+          app,
+          `select (select count(*)::int from employees where org_id = $1 and removed_at is null) as employees,
+              (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`,
+          [employer.org.id],
+        );
+        return rows[0].employees === count && rows[0].runs >= runs;
+      },
+      60_000,
+      200,
+    );
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -91,7 +113,9 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
 
   it('squat, approve, replace: the squatters go back to pending and lose access everywhere at once', async () => {
     // 1. The squat: the attacker enters its own HRMS for the new org and approves.
+    // (The attacker's token names an address it reads: decisions §8 "Establishing an org".)
     const s = await openSession(app.url, await tokenFor(attacker));
+    await verifyEmail(app, s);
     expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);
     expect((await connectCall(app.url, s, 'approve/', { opted_in: ['pan'], opted_out: ['ctc_basic'] })).body.data.status).toBe('approved');
     const squatSession = (await dbQuery(app, `select connect_session_id from hrms_configs where org_id = $1`, [employer.org.id])).rows[0].connect_session_id;
@@ -116,7 +140,9 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
 
     // 4. The real employer posts setup-config with its own HRMS (simulator B).
     const setup = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f.setupBody(employer, simB, credsB)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(f.setupBody(employer, simB, credsB)),
     });
     expect(setup.status).toBe(200);
 
@@ -125,7 +151,9 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
       const c = await connectionOf(v.org.id);
       expect(c).toMatchObject({ status: 'pending', approved_on_config_session: null, shared_data_points: null });
       expect(await listing(v)).toMatchObject({
-        application_connection_status: 'Inactive', shared_data_points: [], not_shared_data_points: ['name', 'pan', 'ctc_basic'],
+        application_connection_status: 'Inactive',
+        shared_data_points: [],
+        not_shared_data_points: ['name', 'pan', 'ctc_basic'],
       });
     }
     expect((await connectionOf(honest.org.id)).status).toBe('approved');
@@ -164,11 +192,15 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
   it('an approval racing the replacement never outlives it: it waits for the row and is refused', async () => {
     const domain = `race-${Date.now()}.example`;
     const { org } = await app.ctx.services.orgs.create({ name: 'Acme Race', vendor: false, client: true, domain });
-    const token = (await call(`${app.url}/api/sdk/token/`, {
-      method: 'POST', headers: { authorization: attacker.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ fullname: 'Someone', email: `hr@${domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
-    })).body.data.access_token as string;
+    const token = (
+      await call(`${app.url}/api/sdk/token/`, {
+        method: 'POST',
+        headers: { authorization: attacker.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ fullname: 'Someone', email: `hr@${domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
+      })
+    ).body.data.access_token as string;
     const s = await openSession(app.url, token);
+    await verifyEmail(app, s);
     expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);
     // setup-config's transaction, held open: the configuration row locked, then replaced.
     const client = await testPool(app).connect();

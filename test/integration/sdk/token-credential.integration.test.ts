@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
-import { connectCall, openSession, type TestSession } from '../../support/connect';
+import { connectCall, openSession, verifyEmail, type TestSession } from '../../support/connect';
 import { dbQuery, storesOf } from '../../support/db';
+import { storedUsers } from '../../support/stored';
 
 const INVALID = plain('Invalid token.');
 const MISSING = plain('Authentication credentials were not provided.');
@@ -26,10 +27,17 @@ let orgId: string;
 
 beforeAll(async () => {
   app = await startTestApp({ worker: false });
-  sims = [await startSim({ employees: 3, clientId: 'hrms-1', clientSecret: 'secret-1' }), await startSim({ employees: 3, clientId: 'hrms-2', clientSecret: 'secret-2' })];
+  sims = [
+    await startSim({ employees: 3, clientId: 'hrms-1', clientSecret: 'secret-1' }),
+    await startSim({ employees: 3, clientId: 'hrms-2', clientSecret: 'secret-2' }),
+  ];
   a = await f.vendor(app.ctx, 'Lender A');
   b = await f.vendor(app.ctx, 'Lender B');
-  const res = await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } });
+  const res = await f.sdkToken(app.ctx, a.org, {
+    email: 'hr@shared.example',
+    org_name: 'Shared Employer',
+    data_model_flags: { detail_info_fields: { name: -1, dob: 1 } },
+  });
   tokenA = res.access_token;
   orgId = res.org_id;
 });
@@ -38,20 +46,28 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const exchange = (token: string) => call(`${app.url}/api/sdk/connect/session/`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }),
-});
+const exchange = (token: string) =>
+  call(`${app.url}/api/sdk/connect/session/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
 const view = (s: TestSession) => connectCall(app.url, s, '');
 const post = (s: TestSession, path: string, body: unknown) => connectCall(app.url, s, path, body);
 const hrms = (i: 0 | 1) => ({
-  hrms_id: 'reference', access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
+  hrms_id: 'reference',
+  access_credentials: { grant_type: 'client_credentials', client_id: `hrms-${i + 1}`, client_secret: `secret-${i + 1}`, hrms_host: sims[i]!.url },
 });
-const connectionOf = async (vendorOrgId: number) => (await dbQuery(app,
-  `select c.id, c.status from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2`, [orgId, vendorOrgId],
-)).rows[0] as { id: string; status: string };
+const connectionOf = async (vendorOrgId: number) =>
+  (
+    await dbQuery(app, `select c.id, c.status from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2`, [
+      orgId,
+      vendorOrgId,
+    ])
+  ).rows[0] as { id: string; status: string };
 /** A token with `tokenA`'s claims changed by `patch`, signed with `key` (default: the service's real signing key). */
 const resign = async (patch: Record<string, unknown>, key?: { kid: string; privateKey: CryptoKey | KeyObject }) => {
-  const signing = key ?? await app.ctx.services.external.keyring.signingKey();
+  const signing = key ?? (await app.ctx.services.external.keyring.signingKey());
   return new SignJWT({ ...decodeJwt(tokenA), ...patch }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signing.kid }).sign(signing.privateKey);
 };
 
@@ -62,10 +78,18 @@ describe('SDK token as a credential', () => {
     const published = (await call(`${app.url}/.well-known/jwks.json`)).body.keys as { kid: string; use: string }[];
     expect(protectedHeader).toStrictEqual({ alg: 'RS256', typ: 'JWT', kid: published.find((k) => k.use === 'sig')!.kid });
     const c = await connectionOf(a.org.id);
-    const [user] = (await dbQuery(app, `select u.id from users u join orgs o on o.id = u.org_id where o.uuid = $1 and u.email = 'hr@shared.example'`, [orgId])).rows;
+    const clientId = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0].id as number;
+    const user = (await storedUsers(app, clientId)).find((u) => u.email === 'hr@shared.example')!;
     expect(payload).toStrictEqual({
-      iss: 'urn:hrx', aud: 'urn:hrx:connect', sub: user.id, vendor_org: a.org.uuid, client_org: orgId, connection_id: c.id,
-      jti: expect.stringMatching(/^[0-9a-f-]{36}$/), iat: payload.iat, exp: payload.iat! + 3600,
+      iss: 'urn:hrx',
+      aud: 'urn:hrx:connect',
+      sub: user.id,
+      vendor_org: a.org.uuid,
+      client_org: orgId,
+      connection_id: c.id,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      iat: payload.iat,
+      exp: payload.iat! + 3600,
     });
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(60);
     expect(c.status).toBe('pending');
@@ -75,18 +99,34 @@ describe('SDK token as a credential', () => {
     for (const authorization of [tokenA, `Bearer ${tokenA}`]) {
       expectError(await call(`${app.url}/api/vendor/connections/`, { headers: { authorization } }), 401, INVALID);
       expectError(await call(`${app.url}/api/org_details/${orgId}/`, { headers: { authorization } }), 401, INVALID);
-      expectError(await call(`${app.url}/api/sdk/token/`, {
-        method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x@y.example', org_name: 'X', fullname: 'Y' }),
-      }), 401, INVALID);
+      expectError(
+        await call(`${app.url}/api/sdk/token/`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'x@y.example', org_name: 'X', fullname: 'Y' }),
+        }),
+        401,
+        INVALID,
+      );
     }
     expectError(await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${a.org.uuid}`, { headers: { username: tokenA } }), 401, INVALID);
   });
 
   it('the Connect endpoints accept no API key, Basic or Bearer SDK token: only the session cookie', async () => {
-    const paths: [string, string][] = [['GET', ''], ['POST', 'hrms/'], ['POST', 'proof/'], ['POST', 'approve/'], ['POST', 'reject/']];
+    const paths: [string, string][] = [
+      ['GET', ''],
+      ['POST', 'hrms/'],
+      ['POST', 'proof/'],
+      ['POST', 'approve/'],
+      ['POST', 'reject/'],
+    ];
     for (const authorization of [a.apiKey, `Bearer ${a.apiKey}`, `Basic ${Buffer.from('u:p').toString('base64')}`, `Bearer ${tokenA}`, tokenA]) {
       for (const [method, path] of paths) {
-        const res = await call(`${app.url}/api/sdk/connect/${path}`, { method, headers: { authorization, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
+        const res = await call(`${app.url}/api/sdk/connect/${path}`, {
+          method,
+          headers: { authorization, 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: '{}' } : {}),
+        });
         expectError(res, 401, MISSING);
       }
     }
@@ -147,18 +187,40 @@ describe('SDK token as a credential', () => {
     let sa: TestSession;
     let sb: TestSession;
 
-    it('each vendor\'s session sees its own connection only', async () => {
-      sa = await openSession(app.url, (await f.sdkToken(app.ctx, a.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { name: -1, dob: 1 } } })).access_token);
-      const res = await f.sdkToken(app.ctx, b.org, { email: 'hr@shared.example', org_name: 'Shared Employer', data_model_flags: { detail_info_fields: { pan: -1 } } });
+    it("each vendor's session sees its own connection only", async () => {
+      sa = await openSession(
+        app.url,
+        (
+          await f.sdkToken(app.ctx, a.org, {
+            email: 'hr@shared.example',
+            org_name: 'Shared Employer',
+            data_model_flags: { detail_info_fields: { name: -1, dob: 1 } },
+          })
+        ).access_token,
+      );
+      const res = await f.sdkToken(app.ctx, b.org, {
+        email: 'hr@shared.example',
+        org_name: 'Shared Employer',
+        data_model_flags: { detail_info_fields: { pan: -1 } },
+      });
       expect(res.org_id).toBe(orgId);
       sb = await openSession(app.url, res.access_token);
       const [va, vb] = [(await view(sa)).body.data, (await view(sb)).body.data];
-      expect(va).toMatchObject({ connection_id: (await connectionOf(a.org.id)).id, vendor: { org_id: a.org.uuid, org_name: 'Lender A' }, required_data_points: ['name'] });
-      expect(vb).toMatchObject({ connection_id: (await connectionOf(b.org.id)).id, vendor: { org_id: b.org.uuid, org_name: 'Lender B' }, required_data_points: ['pan'] });
+      expect(va).toMatchObject({
+        connection_id: (await connectionOf(a.org.id)).id,
+        vendor: { org_id: a.org.uuid, org_name: 'Lender A' },
+        required_data_points: ['name'],
+      });
+      expect(vb).toMatchObject({
+        connection_id: (await connectionOf(b.org.id)).id,
+        vendor: { org_id: b.org.uuid, org_name: 'Lender B' },
+        required_data_points: ['pan'],
+      });
       expect(va.connection_id).not.toBe(vb.connection_id);
     });
 
-    it('B\'s session cannot move the employer\'s configured HRMS to another host: a failed proof, nothing stored', async () => {
+    it("B's session cannot move the employer's configured HRMS to another host: a failed proof, nothing stored", async () => {
+      await verifyEmail(app, sa);
       expect((await post(sa, 'hrms/', hrms(0))).status).toBe(200);
       expectError(await post(sb, 'hrms/', hrms(1)), 403, plain('Proof of control failed'));
       const orgRow = (await dbQuery(app, `select id from orgs where uuid = $1`, [orgId])).rows[0];
@@ -168,7 +230,7 @@ describe('SDK token as a credential', () => {
       expect((await storesOf(app).hrmsConfigs.load(orgRow.id))?.connectSessionId).not.toBeNull();
     });
 
-    it('B\'s decision changes B\'s connection only; B\'s key reaches nothing of A\'s', async () => {
+    it("B's decision changes B's connection only; B's key reaches nothing of A's", async () => {
       expect((await connectCall(app.url, sb, 'reject/')).status).toBe(200);
       expect((await connectionOf(b.org.id)).status).toBe('rejected');
       expect((await connectionOf(a.org.id)).status).toBe('pending');
@@ -179,8 +241,11 @@ describe('SDK token as a credential', () => {
       const approved = await post(sa, 'approve/', { opted_in: ['dob'], opted_out: [] });
       expect(approved.body.data).toMatchObject({ status: 'approved', shared_data_points: ['name', 'dob'], not_shared_data_points: [] });
       expect((await connectionOf(b.org.id)).status).toBe('rejected');
-      expectError(await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${b.org.uuid}`, { headers: { username: b.apiKey } }),
-        404, plain('Invalid Organisation ID'));
+      expectError(
+        await call(`${app.url}/api/employee_details/EMP00001?org=${orgId}&vendor_org=${b.org.uuid}`, { headers: { username: b.apiKey } }),
+        404,
+        plain('Invalid Organisation ID'),
+      );
     });
   });
 });

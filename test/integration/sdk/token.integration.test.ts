@@ -9,6 +9,7 @@ import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid } from '../../support/expect-error';
 import { dbQuery } from '../../support/db';
+import { storedUsers } from '../../support/stored';
 
 describe('SDK token: org resolution and the pending connection', () => {
   let app: TestApp;
@@ -20,19 +21,30 @@ describe('SDK token: org resolution and the pending connection', () => {
     app = await startTestApp({ worker: false, env: { HRX_COMMON_EMAIL_DOMAINS: 'gmail.com, Yahoo.com,corp-mail.example' } });
     a = await f.vendor(app.ctx, 'Lender A');
   });
-  afterAll(async () => { await app?.stop(); });
-
-  const token = (body: unknown, key = a.apiKey, headers: Record<string, string> = {}) => call(`${app.url}/api/sdk/token/`, {
-    method: 'POST', headers: { authorization: key, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  afterAll(async () => {
+    await app?.stop();
   });
+
+  const token = (body: unknown, key = a.apiKey, headers: Record<string, string> = {}) =>
+    call(`${app.url}/api/sdk/token/`, {
+      method: 'POST',
+      headers: { authorization: key, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const orgOf = async (uuid: string) => (await sql(`select * from orgs where uuid = $1`, [uuid]))[0]!;
-  const activeConnection = async (clientUuid: string, vendorOrgId = a.org.id) => (await sql(
-    `select c.* from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2 and c.status <> 'terminated'`,
-    [clientUuid, vendorOrgId],
-  ))[0]!;
+  const activeConnection = async (clientUuid: string, vendorOrgId = a.org.id) =>
+    (
+      await sql(`select c.* from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1 and c.vendor_org_id = $2 and c.status <> 'terminated'`, [
+        clientUuid,
+        vendorOrgId,
+      ])
+    )[0]!;
 
   it('answers the SDK token result in the envelope', async () => {
-    const res = await token({ email: 'hr@acme-corp.example', org_name: 'Acme Corp', fullname: 'Asha Rao', corporate_reference_data: { unique_id: 'U-1', branch: { city: 'Pune' } } }, `Bearer ${a.apiKey}`);
+    const res = await token(
+      { email: 'hr@acme-corp.example', org_name: 'Acme Corp', fullname: 'Asha Rao', corporate_reference_data: { unique_id: 'U-1', branch: { city: 'Pune' } } },
+      `Bearer ${a.apiKey}`,
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['requestId', 'message', 'data']);
     expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
@@ -50,12 +62,22 @@ describe('SDK token: org resolution and the pending connection', () => {
     const second = await token({ email: 'cfo@initech.example', org_name: 'Some Other Name', fullname: 'Dev S' });
     expect(second.body.data.org_id).toBe(first.body.data.org_id);
     const org = await orgOf(first.body.data.org_id);
-    expect(org).toMatchObject({ org_name: 'Initech', email_domain: 'initech.example', is_client: true, is_vendor: false, invite_status: 'pending', remote_org_id: null });
-    const users = await sql(`select email, full_name from users where org_id = $1 order by email`, [org.id]);
-    expect(users).toStrictEqual([{ email: 'cfo@initech.example', full_name: 'Dev S' }, { email: 'priya@initech.example', full_name: 'Priya N' }]);
+    expect(org).toMatchObject({
+      org_name: 'Initech',
+      email_domain: 'initech.example',
+      is_client: true,
+      is_vendor: false,
+      invite_status: 'pending',
+      remote_org_id: null,
+    });
+    const users = (await storedUsers(app, org.id as number)).map((u) => ({ email: u.email, full_name: u.fullName }));
+    expect(users).toStrictEqual([
+      { email: 'cfo@initech.example', full_name: 'Dev S' },
+      { email: 'priya@initech.example', full_name: 'Priya N' },
+    ]);
     // The same e-mail again is the same user; its first name is kept.
     await token({ email: 'priya@initech.example', org_name: 'Initech', fullname: 'Someone Else' });
-    expect(await sql(`select full_name from users where org_id = $1 and email = 'priya@initech.example'`, [org.id])).toStrictEqual([{ full_name: 'Priya N' }]);
+    expect((await storedUsers(app, org.id as number)).filter((u) => u.email === 'priya@initech.example').map((u) => u.fullName)).toStrictEqual(['Priya N']);
     // A domain outside the configured common list is private, even a well-known one.
     const outlook = await token({ email: 'x@outlook.com', org_name: 'Outlook Person Co', fullname: 'X' });
     expect((await orgOf(outlook.body.data.org_id)).email_domain).toBe('outlook.com');
@@ -76,7 +98,12 @@ describe('SDK token: org resolution and the pending connection', () => {
     expect(same.body.data.org_id).toBe(first.body.data.org_id);
     expect(custom.body.data.org_id).toBe(first.body.data.org_id);
     expect(other.body.data.org_id).not.toBe(first.body.data.org_id);
-    expect(await orgOf(first.body.data.org_id)).toMatchObject({ org_name: 'Zeta Labs', org_name_key: 'zeta labs', email_domain: null, invite_status: 'pending' });
+    expect(await orgOf(first.body.data.org_id)).toMatchObject({
+      org_name: 'Zeta Labs',
+      org_name_key: 'zeta labs',
+      email_domain: null,
+      invite_status: 'pending',
+    });
   });
 
   it('remote_org_id: the org holding it, created with it on first use, no domain or name validation', async () => {
@@ -89,49 +116,76 @@ describe('SDK token: org resolution and the pending connection', () => {
     // A remote id held by a vendor org does not make that vendor a client.
     const b = await f.vendor(app.ctx, 'Lender B');
     await sql(`update orgs set remote_org_id = 'vendor-b' where id = $1`, [b.org.id]);
-    expectError(await token({ email: 'a@gmail.com', org_name: 'X', fullname: 'A', remote_org_id: 'vendor-b' }), 400,
-      invalid('remote_org_id', 'does not resolve to a client organisation'));
+    expectError(
+      await token({ email: 'a@gmail.com', org_name: 'X', fullname: 'A', remote_org_id: 'vendor-b' }),
+      400,
+      invalid('remote_org_id', 'does not resolve to a client organisation'),
+    );
   });
 
   it('creates one pending connection holding the flags; absent flags request every data point as optional', async () => {
-    const flags = { detail_info_fields: { name: -1, gender: 1, dob: 0 }, ctc_details_fields: { ctc_basic: 1, monthly_deductions_tds: -1 }, dependent_details_fields: {} };
+    const flags = {
+      detail_info_fields: { name: -1, gender: 1, dob: 0 },
+      ctc_details_fields: { ctc_basic: 1, monthly_deductions_tds: -1 },
+      dependent_details_fields: {},
+    };
     const res = await token({ email: 'hr@flags.example', org_name: 'Flags Inc', fullname: 'F', data_model_flags: flags });
     const c = await activeConnection(res.body.data.org_id);
     expect(c).toMatchObject({ status: 'pending', data_model_flags: flags, consent_required: true });
     const list = await call(`${app.url}/api/vendor/connections/?status=pending&page_size=100`, { headers: { authorization: a.apiKey } });
     const entry = list.body.data.find((e: { org_id: string }) => e.org_id === res.body.data.org_id);
-    expect(entry).toMatchObject({ shared_data_points: [], not_shared_data_points: ['name', 'gender', 'ctc_basic', 'monthly_deductions_tds'], application_connection_status: 'Inactive' });
+    expect(entry).toMatchObject({
+      shared_data_points: [],
+      not_shared_data_points: ['name', 'gender', 'ctc_basic', 'monthly_deductions_tds'],
+      application_connection_status: 'Inactive',
+    });
     expect(entry.not_requested_data_points).toHaveLength(ALL_DATA_POINTS.length - 4);
     expect(entry.not_requested_data_points).toContain('dob');
 
     const all = await token({ email: 'hr@noflags.example', org_name: 'No Flags', fullname: 'N' });
-    const allEntry = (await call(`${app.url}/api/vendor/connections/?status=pending&page_size=100`, { headers: { authorization: a.apiKey } }))
-      .body.data.find((e: { org_id: string }) => e.org_id === all.body.data.org_id);
+    const allEntry = (await call(`${app.url}/api/vendor/connections/?status=pending&page_size=100`, { headers: { authorization: a.apiKey } })).body.data.find(
+      (e: { org_id: string }) => e.org_id === all.body.data.org_id,
+    );
     expect(allEntry.not_shared_data_points).toStrictEqual([...ALL_DATA_POINTS]);
     expect(allEntry.not_requested_data_points).toStrictEqual([]);
     // Asking again updates the pending request instead of adding a connection.
     const again = await token({ email: 'hr@flags.example', org_name: 'Flags Inc', fullname: 'F', data_model_flags: { detail_info_fields: { pan: 1 } } });
-    const after = await sql(`select c.id, c.data_model_flags from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1`, [again.body.data.org_id]);
+    const after = await sql(`select c.id, c.data_model_flags from connections c join orgs o on o.id = c.client_org_id where o.uuid = $1`, [
+      again.body.data.org_id,
+    ]);
     expect(after).toStrictEqual([{ id: c.id, data_model_flags: { detail_info_fields: { pan: 1 } } }]);
   });
 
   it('leaves an approved connection as it is and asks a rejected one again', async () => {
     const client = await f.client(app.ctx, 'Approved Co');
     const approved = await f.connection(app.ctx, a.org.uuid, client.org.uuid, { shared: ['name', 'pan'] });
-    await app.ctx.services.sdk.issueToken({ orgId: a.org.id, orgUuid: a.org.uuid, isVendor: true, isClient: false, credentialId: 't' }, {
-      email: 'x@gmail.com', org_name: 'approved co', fullname: 'X', data_model_flags: { detail_info_fields: { dob: -1 } },
-    });
+    await app.ctx.services.sdk.issueToken(
+      { orgId: a.org.id, orgUuid: a.org.uuid, isVendor: true, isClient: false, credentialId: 't' },
+      {
+        email: 'x@gmail.com',
+        org_name: 'approved co',
+        fullname: 'X',
+        data_model_flags: { detail_info_fields: { dob: -1 } },
+      },
+    );
     expect(await activeConnection(client.org.uuid)).toMatchObject({
-      id: approved.id, status: 'approved', shared_data_points: ['name', 'pan'], data_model_flags: null,
+      id: approved.id,
+      status: 'approved',
+      shared_data_points: ['name', 'pan'],
+      data_model_flags: null,
     });
 
     const rejectedClient = await f.client(app.ctx, 'Rejected Co');
     const rejected = await f.connection(app.ctx, a.org.uuid, rejectedClient.org.uuid, { status: 'rejected' });
     await token({ email: 'y@gmail.com', org_name: 'Rejected Co', fullname: 'Y', data_model_flags: { detail_info_fields: { dob: 1 } } });
-    expect(await activeConnection(rejectedClient.org.uuid)).toMatchObject({ id: rejected.id, status: 'pending', data_model_flags: { detail_info_fields: { dob: 1 } } });
+    expect(await activeConnection(rejectedClient.org.uuid)).toMatchObject({
+      id: rejected.id,
+      status: 'pending',
+      data_model_flags: { detail_info_fields: { dob: 1 } },
+    });
   });
 
-  it('refuses a key that is not a vendor\'s, and a missing key', async () => {
+  it("refuses a key that is not a vendor's, and a missing key", async () => {
     const client = await f.client(app.ctx, 'Keyed Client');
     const clientKey = await app.ctx.services.orgs.createApiKey(client.org.uuid);
     const body = { email: 'hr@keyed.example', org_name: 'K', fullname: 'K' };
@@ -150,17 +204,29 @@ describe('SDK token: validation', () => {
     app = await startTestApp({ worker: false });
     a = await f.vendor(app.ctx, 'Lender V');
   });
-  afterAll(async () => { await app?.stop(); });
-
-  const post = (body: string) => call(`${app.url}/api/sdk/token/`, {
-    method: 'POST', headers: { authorization: a.apiKey, 'content-type': 'application/json' }, body,
+  afterAll(async () => {
+    await app?.stop();
   });
+
+  const post = (body: string) =>
+    call(`${app.url}/api/sdk/token/`, {
+      method: 'POST',
+      headers: { authorization: a.apiKey, 'content-type': 'application/json' },
+      body,
+    });
   const ok = { email: 'hr@valid.example', org_name: 'Valid', fullname: 'V' };
   const badEmail = { code: 400, message: 'Invalid Email Passed!', data: null };
 
   it('a missing or invalid e-mail is 400 Invalid Email Passed!, checked first', async () => {
-    for (const body of [{ org_name: 'X', fullname: 'Y' }, { ...ok, email: 'not-an-email' }, { ...ok, email: 'a@b' }, { ...ok, email: 42 },
-      { ...ok, email: '' }, { email: 'nope' }, { ...ok, email: `${'x'.repeat(250)}@a.example` }]) {
+    for (const body of [
+      { org_name: 'X', fullname: 'Y' },
+      { ...ok, email: 'not-an-email' },
+      { ...ok, email: 'a@b' },
+      { ...ok, email: 42 },
+      { ...ok, email: '' },
+      { email: 'nope' },
+      { ...ok, email: `${'x'.repeat(250)}@a.example` },
+    ]) {
       expectError(await post(JSON.stringify(body)), 400, badEmail);
     }
     expectError(await post(''), 400, badEmail);
@@ -187,7 +253,11 @@ describe('SDK token: validation', () => {
       [{ detail_info_fields: { shoeSize: 1 } }, 'data_model_flags.detail_info_fields.shoeSize', 'unknown data point'],
       [{ detail_info_fields: { employeeId: 1 } }, 'data_model_flags.detail_info_fields.employeeId', 'unknown data point'],
       [{ detail_info_fields: { ctc_basic: 1 } }, 'data_model_flags.detail_info_fields.ctc_basic', 'not a data point of detail_info_fields'],
-      [{ ctc_details_fields: { dependentDetails_mobileNumber: -1 } }, 'data_model_flags.ctc_details_fields.dependentDetails_mobileNumber', 'not a data point of ctc_details_fields'],
+      [
+        { ctc_details_fields: { dependentDetails_mobileNumber: -1 } },
+        'data_model_flags.ctc_details_fields.dependentDetails_mobileNumber',
+        'not a data point of ctc_details_fields',
+      ],
       [{ dependent_details_fields: { gender: 1 } }, 'data_model_flags.dependent_details_fields.gender', 'not a data point of dependent_details_fields'],
       [{ detail_info_fields: { gender: 2 } }, 'data_model_flags.detail_info_fields.gender', 'must be -1, 0 or 1'],
       [{ detail_info_fields: { gender: '1' } }, 'data_model_flags.detail_info_fields.gender', 'must be -1, 0 or 1'],
@@ -200,15 +270,22 @@ describe('SDK token: validation', () => {
       expectError(await post(JSON.stringify({ ...ok, data_model_flags: flags })), 400, invalid(field, message));
     }
     // The names of interface.md's table are accepted in their groups.
-    const res = await post(JSON.stringify({ ...ok, data_model_flags: {
-      detail_info_fields: { gender: -1, dob: 1 }, dependent_details_fields: { dependentDetails_mobileNumber: 0 },
-      ctc_details_fields: { ctc_deductions_misc: 1, ctc_deductions_esi: -1 },
-    } }));
+    const res = await post(
+      JSON.stringify({
+        ...ok,
+        data_model_flags: {
+          detail_info_fields: { gender: -1, dob: 1 },
+          dependent_details_fields: { dependentDetails_mobileNumber: 0 },
+          ctc_details_fields: { ctc_deductions_misc: 1, ctc_deductions_esi: -1 },
+        },
+      }),
+    );
     expect(res.status).toBe(200);
   });
 
   it('a refused request creates no org, user or connection', async () => {
-    const count = async () => (await dbQuery(app, `select (select count(*) from orgs) + (select count(*) from users) + (select count(*) from connections) as n`)).rows[0].n;
+    const count = async () =>
+      (await dbQuery(app, `select (select count(*) from orgs) + (select count(*) from users) + (select count(*) from connections) as n`)).rows[0].n;
     const before = await count();
     await post(JSON.stringify({ email: 'hr@never.example', org_name: 'Never', fullname: 'N', data_model_flags: { detail_info_fields: { bogus: 1 } } }));
     await post(JSON.stringify({ email: 'hr@never.example', org_name: 'Never' }));

@@ -16,9 +16,12 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const post = (body: unknown) => call(`${app.url}/api/webhook/v1/setup-config/`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
-});
+const post = (body: unknown) =>
+  call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('POST /api/webhook/v1/setup-config/', () => {
   it('stores the configuration and names the next sync', async () => {

@@ -27,16 +27,23 @@ describe('sync lock: lost locks and stalled HRMSs', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
   const lockKey = (orgId: number) => `${app.config.HRX_REDIS_PREFIX}:sync-lock:${orgId}`;
 
   async function configured() {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
+    // The first approval queued a sync (decisions §5); no worker runs yet, so it would wait and
+    // run beside the syncs each test starts itself: removed.
+    for (const j of await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed'])) {
+      if (j.data.orgId === c.org.id && j.data.trigger === 'approval') await j.remove();
+    }
     sim.control.set({ latencyMs: 0 });
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setupBody(c, sim, creds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(setupBody(c, sim, creds)),
     });
     expect(res.status).toBe(200);
     // Employees the HRMS does not list: a sync that succeeds removes them.
@@ -90,10 +97,14 @@ describe('sync lock: lost locks and stalled HRMSs', () => {
       };
       expect((await terminate()).status).toBe(423);
       // Stall limit 2 s; well before the connector's own timeouts and retries (10 s a call) end.
-      const ok = await waitFor(async () => {
-        const res = await terminate();
-        return res.status === 200 ? res : null;
-      }, 8_000, 200);
+      const ok = await waitFor(
+        async () => {
+          const res = await terminate();
+          return res.status === 200 ? res : null;
+        },
+        8_000,
+        200,
+      );
       expect(ok.body.message).toBe('Connection terminated successfully');
       expect(sim.control.settings().latencyMs).toBe(600_000);
       const runs = await sql(`select status, error from sync_runs where org_id = ?`, [c.org.id]);

@@ -28,13 +28,16 @@ describe('sync resilience', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute(q, p) as Promise<any[]>;
+  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
   const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  const succeededRuns = async () => (await sql(`select id, employees_seen, employees_removed from sync_runs where org_id = ? and status = 'succeeded' order by finished_at`, [c.org.id]));
+  const succeededRuns = async () =>
+    await sql(`select id, employees_seen, employees_removed from sync_runs where org_id = ? and status = 'succeeded' order by finished_at`, [c.org.id]);
 
   it('completes a full sync through 429s and 5xx, nothing lost, nothing duplicated', async () => {
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setupBody(c, sim, creds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(setupBody(c, sim, creds)),
     });
     expect(res.status).toBe(200);
     // Failures start after the credential check so that setup itself is not the flaky part.
@@ -67,7 +70,14 @@ describe('sync resilience', () => {
     // Restored in the HRMS: served again after the next sync, with the same id.
     sim.control.restore('EMP00004');
     await app.ctx.syncQueue.syncNow(c.org.id, 'test');
-    const back = await waitFor(async () => { const r = await read('EMP00004'); return r.status === 200 ? r : null; }, 60_000, 200);
+    const back = await waitFor(
+      async () => {
+        const r = await read('EMP00004');
+        return r.status === 200 ? r : null;
+      },
+      60_000,
+      200,
+    );
     expect(back.body.data.id).toBe(before.body.data.id);
   });
 });

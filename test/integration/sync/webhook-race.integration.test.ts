@@ -23,7 +23,9 @@ describe('sync vs update webhook', () => {
     c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setupBody(c, sim, creds)),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(setupBody(c, sim, creds)),
     });
     expect(res.status).toBe(200);
   });
@@ -32,12 +34,18 @@ describe('sync vs update webhook', () => {
     await app?.stop();
   });
 
-  const read = async (id: string) => (await call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
-    headers: { username: v.apiKey },
-  })).body.data;
-  const update = (body: unknown) => call(`${app.url}/api/webhook/v1/employee/update/`, {
-    method: 'POST', headers: { authorization: appBasic(c), 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
+  const read = async (id: string) =>
+    (
+      await call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
+        headers: { username: v.apiKey },
+      })
+    ).body.data;
+  const update = (body: unknown) =>
+    call(`${app.url}/api/webhook/v1/employee/update/`, {
+      method: 'POST',
+      headers: { authorization: appBasic(c), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const sync = () => app.ctx.services.sync.run(c.org.id, 'test', `race-${Math.random()}`);
 
   it('keeps an update that lands while the page is in flight, and the employee stays served', async () => {
@@ -61,9 +69,12 @@ describe('sync vs update webhook', () => {
     expect(after.designation).toBe('Staff Engineer');
     // Others of the same page took the HRMS's values, and nobody was removed.
     expect((await read('EMP00004')).name).toBeTruthy();
-    const [row] = (await dbQuery(app,
-      `select last_sync_run_id = $2 as seen, removed_at from employees where org_id = $1 and employee_id = 'EMP00003'`, [c.org.id, outcome.status === 'succeeded' ? outcome.runId : null],
-    )).rows;
+    const [row] = (
+      await dbQuery(app, `select last_sync_run_id = $2 as seen, removed_at from employees where org_id = $1 and employee_id = 'EMP00003'`, [
+        c.org.id,
+        outcome.status === 'succeeded' ? outcome.runId : null,
+      ])
+    ).rows;
     expect(row).toEqual({ seen: true, removed_at: null });
   });
 

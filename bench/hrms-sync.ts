@@ -1,0 +1,186 @@
+/**
+ * Benchmark `hrms_sync` (issue 8 figures): per product, a product simulator (in this process)
+ * serves N employees (default 10,000); `hrx worker` runs in a child process with the real sync
+ * service, the tenant's shared Redis budget at the product's published limit, PostgreSQL and the
+ * product's connector. Measured:
+ * - a full sync (queued as setup-config does): wall time queue → succeeded, HRMS requests the
+ *   simulator received against the minimum the product's paging allows, the largest number of
+ *   requests in any window of the product's limit, and the worker's peak RSS (sampled from /proc);
+ * - an incremental sync (queued as the org's job scheduler does) after 1 % of the employees
+ *   changed: wall time and requests. The tenant's budget window is cleared first, as it would be
+ *   by the time a scheduled sync runs (an hour later), so the figure is the incremental sync's own.
+ */
+import type { DialectSim } from '../src/hrms/sim/dialect';
+import { DIALECT_SIMS } from '../src/hrms/sim/dialects';
+import { benchEnv, cpuSeconds, deleteRedisPrefix, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB } from './lib';
+import { dbQuery, storesOf } from '../test/support/db';
+
+/**
+ * The fewest requests a full listing of the simulator's employees needs (Keka and Zoho People: 200
+ * a page, their maximum, and one token request; Darwinbox and BambooHR: see each).
+ */
+const MIN_REQUESTS: Record<string, (sim: DialectSim) => number> = {
+  // Two listings (Working, Relieved), each at least one page.
+  keka: (sim) => {
+    const relieved = sim.expected().filter((e) => e.status === 'Inactive').length;
+    const working = sim.expected().length - relieved;
+    return 1 + Math.max(1, Math.ceil(working / 200)) + Math.max(1, Math.ceil(relieved / 200));
+  },
+  // No total: the listing ends on a short page, so an exact multiple of 200 costs one more.
+  zoho_people: (sim) => 1 + Math.floor(sim.expected().length / 200) + 1,
+  // One request per dataset (active, inactive), each answering the whole dataset; no token.
+  darwinbox: () => 2,
+  // Two listings (filter[status] active, inactive) at the sync's page size (HRX_SYNC_BATCH_SIZE,
+  // default 500; BambooHR allows 2500), each at least one page; no token.
+  bamboohr: (sim) => {
+    const inactive = sim.expected().filter((e) => e.status !== 'Active').length;
+    const size = Math.min(2500, Number(process.env.HRX_SYNC_BATCH_SIZE ?? 500));
+    return Math.max(1, Math.ceil((sim.expected().length - inactive) / size)) + Math.max(1, Math.ceil(inactive / size));
+  },
+};
+
+export interface HrmsSyncFigures {
+  wallMs: number;
+  /** started_at → finished_at of the sync_runs row. */
+  runMs: number;
+  kind: string;
+  employeesSeen: number;
+  /** Requests the simulator received (token and data). */
+  requests: number;
+  tokenRequests: number;
+  throttled: number;
+  maxInWindow: number;
+}
+
+export interface HrmsSyncRun {
+  hrmsId: string;
+  employees: number;
+  limit: { requests: number; windowMs: number };
+  full: HrmsSyncFigures & { minRequests: number; idleRssMiB: number; peakRssDuringSyncMiB: number; vmHwmMiB: number; workerCpuSec: number };
+  incremental: HrmsSyncFigures & { changed: number };
+}
+
+export interface HrmsSyncResult {
+  runs: HrmsSyncRun[];
+}
+
+async function oneProduct(hrmsId: string, employees: number, log: (s: string) => void): Promise<HrmsSyncRun> {
+  const start = DIALECT_SIMS.get(hrmsId);
+  if (!start) throw new Error(`no simulator for ${hrmsId}`);
+  const env = benchEnv();
+  const ctx = await openBenchContext(env);
+  const { client } = await seedOrgs(ctx);
+  const sim = await start({ employees, seed: 'hrx-bench' });
+  const closeSim = onCleanup(`${hrmsId} simulator`, () => sim.close());
+  const setup = sim.setup();
+  await storesOf(ctx).hrmsConfigs.save({ orgId: client.id, hrmsId, credentials: setup.access_credentials, apiConfigs: setup.api_configs });
+
+  const worker = spawnNode(`worker-${hrmsId}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
+  const rss = rssSampler(worker.pid, 100);
+  try {
+    await poll(
+      'the worker to register on the queue',
+      async () => {
+        if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
+        return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
+      },
+      90_000,
+    );
+    const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
+    const cpu0 = cpuSeconds(worker.pid) ?? 0;
+
+    const run = async (trigger: 'bench' | 'schedule', timeoutMs: number): Promise<HrmsSyncFigures> => {
+      sim.resetStats();
+      const queuedAt = new Date();
+      const t0 = performance.now();
+      await ctx.syncQueue.syncNow(client.id, trigger);
+      const row = await poll(
+        `the ${hrmsId} ${trigger} sync to succeed`,
+        async () => {
+          if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
+          const r = (
+            await dbQuery<{ status: string; error: string | null; kind: string; employees_seen: number; run_ms: number }>(
+              ctx,
+              `select status, error, kind, employees_seen, extract(epoch from (finished_at - started_at)) * 1000 as run_ms
+             from sync_runs where org_id = $1 and started_at >= $2 order by started_at desc limit 1`,
+              [client.id, queuedAt],
+            )
+          ).rows[0];
+          if (r?.status === 'failed') throw new Error(`sync failed: ${r.error}`);
+          return r?.status === 'succeeded' ? r : undefined;
+        },
+        timeoutMs,
+        100,
+      );
+      const wallMs = round(performance.now() - t0, 0);
+      const s = sim.stats();
+      return {
+        wallMs,
+        runMs: round(Number(row.run_ms), 0),
+        kind: row.kind,
+        employeesSeen: row.employees_seen,
+        requests: s.requests,
+        tokenRequests: s.tokenRequests,
+        throttled: s.throttled,
+        maxInWindow: s.maxInWindow,
+      };
+    };
+
+    rss.window();
+    const full = await run('bench', 15 * 60_000);
+    const mem = rss.read();
+    const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
+    const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
+    if (full.employeesSeen !== employees) throw new Error(`the full sync saw ${full.employeesSeen} employees, expected ${employees}`);
+    const minRequests = MIN_REQUESTS[hrmsId]?.(sim) ?? Number.NaN;
+    log(
+      `  ${hrmsId} full: ${full.wallMs} ms, ${full.requests} requests (minimum ${minRequests}), max ${full.maxInWindow} in a window of ${sim.stats().limit.requests}, worker peak RSS ${round(mem.windowPeakMiB, 1)} MiB`,
+    );
+
+    const ids = sim.employeeIds();
+    const changedIds = ids.filter((_, k) => k % 100 === 50);
+    for (const id of changedIds) sim.change(id);
+    await deleteRedisPrefix(`${env.HRX_REDIS_PREFIX}:hrms-budget`);
+    const incremental = await run('schedule', 5 * 60_000);
+    if (incremental.kind !== 'incremental') throw new Error(`the scheduled sync ran ${incremental.kind}, not incremental`);
+    log(
+      `  ${hrmsId} incremental (${changedIds.length} changed): ${incremental.wallMs} ms, ${incremental.requests} requests, ${incremental.employeesSeen} employees seen`,
+    );
+    return {
+      hrmsId,
+      employees,
+      limit: sim.stats().limit,
+      full: { ...full, minRequests, idleRssMiB, peakRssDuringSyncMiB: round(mem.windowPeakMiB, 1), vmHwmMiB, workerCpuSec },
+      incremental: { ...incremental, changed: changedIds.length },
+    };
+  } finally {
+    rss.stop();
+    await worker.stop(15_000);
+    closeSim();
+    await sim.close();
+  }
+}
+
+/** Runs the benchmark for each of `products` (hrms_ids with a simulator) in turn. */
+export async function hrmsSyncBench(o: { products: string[]; employees: number }, log: (s: string) => void): Promise<HrmsSyncResult> {
+  const runs: HrmsSyncRun[] = [];
+  for (const p of o.products) runs.push(await oneProduct(p, o.employees, log));
+  return { runs };
+}
+
+/** The summary lines of a result. */
+export function printHrmsSync(r: HrmsSyncResult, log: (s: string) => void): void {
+  log("\nhrms_sync (worker child with the shared Redis budget at each product's limit, product simulator in the bench process):");
+  for (const x of r.runs) {
+    const f = x.full,
+      i = x.incremental;
+    log(`  ${x.hrmsId.padEnd(12)} ${x.employees} employees, limit ${x.limit.requests}/${x.limit.windowMs / 1000} s`);
+    log(
+      `    full:        ${String(f.wallMs).padStart(7)} ms queue→succeeded (run ${f.runMs} ms)   requests ${f.requests} (minimum ${f.minRequests}; ${f.tokenRequests} token)   ` +
+        `max in a window ${f.maxInWindow}, throttled ${f.throttled}   worker RSS idle ${f.idleRssMiB} MiB, peak during sync ${f.peakRssDuringSyncMiB} MiB, VmHWM ${f.vmHwmMiB} MiB, CPU ${f.workerCpuSec} s`,
+    );
+    log(
+      `    incremental: ${String(i.wallMs).padStart(7)} ms queue→succeeded (run ${i.runMs} ms)   requests ${i.requests} (${i.tokenRequests} token)   ${i.changed} changed, ${i.employeesSeen} listed`,
+    );
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The `darwinbox` product (decisions §14): Basic auth (API user and password) plus `api_key`, and
+ * the datasets in `api_configs` (`employees_active` required, `employees_inactive` optional), each
+ * entry's `access_credentials.api_key` being that dataset's `datasetKey`.
+ */
+import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition } from '../connector';
+import { enumLabelProblems } from '../product-credentials';
+import { tenantByHost } from '../tenant';
+import { createDarwinboxConnector, DARWINBOX_DATASETS } from './connector';
+
+const REQUIRED = 'required for darwinbox';
+
+/** Setup-config's problems for Darwinbox, in body order, each naming its field. */
+function checkDarwinbox(access: HrmsAccess): CredentialProblem[] {
+  const c = access.credentials;
+  const problems: CredentialProblem[] = [];
+  if (c.grant_type !== 'basic') problems.push({ field: 'access_credentials.grant_type', message: 'must be basic for darwinbox' });
+  if (!c.client_id) problems.push({ field: 'access_credentials.client_id', message: `${REQUIRED} (the API user)` });
+  if (!c.client_secret) problems.push({ field: 'access_credentials.client_secret', message: `${REQUIRED} (the API user's password)` });
+  if (!c.api_key) problems.push({ field: 'access_credentials.api_key', message: REQUIRED });
+  problems.push(...enumLabelProblems(access, 'darwinbox'));
+  access.apiConfigs.forEach((a, i) => {
+    if (!(DARWINBOX_DATASETS as readonly string[]).includes(a.api_id)) {
+      problems.push({ field: `api_configs.${i}.api_id`, message: 'must be employees_active or employees_inactive for darwinbox' });
+    } else if (!a.access_credentials.api_key) {
+      problems.push({ field: `api_configs.${i}.access_credentials.api_key`, message: `${REQUIRED} (the dataset key)` });
+    }
+  });
+  if (!access.apiConfigs.some((a) => a.api_id === 'employees_active')) {
+    problems.push({ field: 'api_configs', message: 'needs an employees_active entry (its access_credentials.api_key is the dataset key) for darwinbox' });
+  }
+  return problems;
+}
+
+/**
+ * Darwinbox's definition. Darwinbox publishes no request limit (research `?`); one sync makes one
+ * request per dataset (each answering the whole dataset), so 20 requests a minute per tenant is a
+ * conservative budget that still lets every org of a tenant sync and read live in the same minute.
+ * Incremental through `last_modified`; removals only through the daily full sync.
+ */
+export const DARWINBOX_DEFINITION: HrmsConnectorDefinition = {
+  hrmsId: 'darwinbox',
+  checkCredentials: checkDarwinbox,
+  budget: { requests: 20, windowMs: 60_000 },
+  tenantOf: tenantByHost,
+  incremental: true,
+  reportsRemovals: false,
+  create: createDarwinboxConnector,
+};

@@ -1,0 +1,33 @@
+/**
+ * The `personio` product (decisions §14): grant `client_credentials` with `client_id` and
+ * `client_secret`; `hrms_host` = https://api.personio.de; no `api_configs`.
+ *
+ * Budget: 300 requests a minute, the limit Personio published for listing employees
+ * (https://developer.personio.de/changelog/rate-limits-on-get-employees-endpoint-may-6-2024; 429
+ * beyond it). Token requests have their own limit (60 a minute) and skip this budget. Every
+ * company shares the one host, so the tenant is the host plus the client id (the credentials name
+ * the company; the id is not a secret and is hashed into the budget's key). Incremental through
+ * `updated_since` (v1) / `updated_at.gt` (v2); Personio's listings never show deletions, so
+ * removals are found by the daily full sync (`reportsRemovals` false).
+ */
+import type { HrmsAccess, HrmsConnectorDefinition } from '../connector';
+import { productCredentialProblems } from '../product-credentials';
+import { tenantByHost } from '../tenant';
+import { createPersonioConnector } from './connector';
+
+/** Personio's connector definition. */
+export const PERSONIO_DEFINITION: HrmsConnectorDefinition = {
+  hrmsId: 'personio',
+  checkCredentials: (access) =>
+    productCredentialProblems(access, {
+      hrmsId: 'personio',
+      grantType: 'client_credentials',
+      required: ['client_id', 'client_secret'],
+      apiIds: [],
+    }),
+  budget: { requests: 300, windowMs: 60_000 },
+  tenantOf: (access: HrmsAccess) => `${tenantByHost(access)}#${access.credentials.client_id ?? ''}`,
+  incremental: true,
+  reportsRemovals: false,
+  create: createPersonioConnector,
+};

@@ -1,0 +1,59 @@
+/**
+ * The credential checks products share at setup-config (decisions §5, §14): the product's
+ * `grant_type`, its required `access_credentials` fields, and `api_configs` entries only of the
+ * `api_id`s it knows, each at most once. Problems name the body field, e.g.
+ * `access_credentials.api_key` "required for keka"; they never quote a value.
+ */
+import type { CredentialProblem, HrmsAccess, HrmsCredentials } from './connector';
+
+/** What one product requires. */
+export interface ProductCredentialRule {
+  hrmsId: string;
+  grantType: string;
+  /** `access_credentials` fields that must be non-blank. */
+  required: readonly (keyof Pick<HrmsCredentials, 'client_id' | 'client_secret' | 'api_key'>)[];
+  /** The `api_id`s the product's `api_configs` may carry. */
+  apiIds: readonly string[];
+  /** The problems of `access_credentials.enum_labels` (given); absent: the product takes none. */
+  enumLabelProblems?: (labels: NonNullable<HrmsCredentials['enum_labels']>) => CredentialProblem[];
+}
+
+/** The problems of `access` under `rule`, in body order (empty when usable). Shape only: no call. */
+export function productCredentialProblems(access: HrmsAccess, rule: ProductCredentialRule): CredentialProblem[] {
+  const problems: CredentialProblem[] = [];
+  const c = access.credentials;
+  if (c.grant_type !== rule.grantType) {
+    problems.push({ field: 'access_credentials.grant_type', message: `must be ${rule.grantType} for ${rule.hrmsId}` });
+  }
+  for (const field of rule.required) {
+    if (!c[field]?.trim()) problems.push({ field: `access_credentials.${field}`, message: `required for ${rule.hrmsId}` });
+  }
+  problems.push(...enumLabelProblems(access, rule.hrmsId, rule.enumLabelProblems));
+  const seen = new Set<string>();
+  access.apiConfigs.forEach((a, i) => {
+    if (!rule.apiIds.includes(a.api_id)) {
+      const allowed = rule.apiIds.length ? `one of ${rule.apiIds.join(', ')}` : 'none';
+      problems.push({ field: `api_configs.${i}.api_id`, message: `not an api_id of ${rule.hrmsId} (${allowed})` });
+    } else if (seen.has(a.api_id)) {
+      problems.push({ field: `api_configs.${i}.api_id`, message: `${a.api_id} given twice` });
+    }
+    seen.add(a.api_id);
+  });
+  return problems;
+}
+
+/**
+ * The problems of `enum_labels`: refused in `api_configs` entries, and in the main
+ * `access_credentials` unless the product checks them (`check`); a product without label tables
+ * answers "not used by" it rather than ignoring them.
+ */
+export function enumLabelProblems(access: HrmsAccess, hrmsId: string, check?: ProductCredentialRule['enumLabelProblems']): CredentialProblem[] {
+  const labels = access.credentials.enum_labels;
+  const problems = labels === undefined ? [] : check ? check(labels) : [{ field: 'access_credentials.enum_labels', message: `not used by ${hrmsId}` }];
+  access.apiConfigs.forEach((a, i) => {
+    if (a.access_credentials.enum_labels !== undefined) {
+      problems.push({ field: `api_configs.${i}.access_credentials.enum_labels`, message: 'only in the main access_credentials' });
+    }
+  });
+  return problems;
+}

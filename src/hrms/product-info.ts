@@ -1,0 +1,38 @@
+/**
+ * The shape of a supported HRMS product's entry (`products.ts` lists them): its own module so
+ * each product folder's `product.ts` can use it without importing the list that imports it.
+ */
+
+/**
+ * Where a field's value goes in the setup-config body (interface.md "Setup configuration"):
+ * a key of `access_credentials`, or `api_configs.<api_id>.<key>` for an `api_configs` entry
+ * (whose `hrms_host` defaults to the main `hrms_host` when the product has no field for it).
+ */
+export type HrmsFieldTarget =
+  'hrms_host' | 'client_id' | 'client_secret' | 'api_key' | `api_configs.${string}.${'hrms_host' | 'client_id' | 'client_secret' | 'api_key'}`;
+
+/** One input of the product's form. */
+export interface HrmsFieldInfo {
+  /** Where the value goes in the setup-config body. */
+  target: HrmsFieldTarget;
+  /** The product's own words for it, e.g. "Refresh token" (Zoho People), "Dataset key" (Darwinbox). */
+  label: string;
+  /** Where the employer finds it in the product's admin screens; plain words, one or two sentences. */
+  help: string;
+  required: boolean;
+  /** A secret: entered in a password field, never shown back. */
+  secret: boolean;
+  /** Example value, e.g. `https://acme.keka.com`. */
+  placeholder?: string;
+}
+
+/** A supported HRMS product (decisions §14). */
+export interface HrmsProductInfo {
+  /** The `hrms_id` of setup-config, e.g. `keka`. */
+  hrmsId: string;
+  /** The product's name as its users know it, e.g. "Zoho People". */
+  displayName: string;
+  /** The `grant_type` every setup-config for this product carries (decisions §14). */
+  grantType: string;
+  fields: readonly HrmsFieldInfo[];
+}

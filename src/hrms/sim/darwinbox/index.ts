@@ -1,0 +1,205 @@
+/**
+ * The Darwinbox simulator (`hrx hrms-sim --dialect darwinbox`; research hrms-dialects.md §2 and
+ * §9 "Darwinbox simulator"):
+ * - `POST` (and `GET` with a JSON body) `/masterapi/employee`: Basic auth (API user and password)
+ *   AND `api_key` + `datasetKey` in the body. A wrong password: 401. A wrong key: HTTP 200
+ *   `{status: 0, message}` or 401 (switch `badKeyAnswer`, research `?`).
+ * - The whole dataset in one response (`{status: 1, message, employee_data: [...]}`), written as
+ *   a stream (memory flat at any size); active employees in one dataset, exited ones only in the
+ *   inactive one; filters `employee_ids` and `last_modified` (`dd-mm-yyyy[ HH:MM:SS]`, read in
+ *   the zone of switch `lastModifiedZone`: `IST` default, or `UTC`: research `?`).
+ * - Mixed date formats, `"Name (ID)"` managers, switches of `rows.ts` (`dateFormat`,
+ *   `nestedAddresses`, `personalColumns`, `statusWords`), `methods` (`both` default, `get`, `post`).
+ * - Throttling (no published signal, research `?`): past `limitPerMinute` (default 20, hrx's
+ *   budget) requests in 60 s, or by the `rateThrottle` fault: `throttleStatus` (429 default, or
+ *   503) with `Retry-After: retryAfterSec` (default 1; 0 = none).
+ * - Faults: latency before the answer (a slow response), 5xx, and `breakAfter(n)`: the next
+ *   answer's connection is cut after `n` employees (a listing must resume without losing any).
+ * No tokens: every request authenticates itself.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { employeeCode, employeeIndex } from '../data';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
+import { listenSim } from '../listen';
+import { basicCredentials, readBody, same, sendJson, simCore } from '../sim-kit';
+import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
+
+const USER = 'hrx-api-user';
+const PASSWORD = 'dbx-api-password';
+const API_KEY = 'dbx-api-key-7f3a';
+const ACTIVE_KEY = 'dbx-dataset-active-91c2';
+const INACTIVE_KEY = 'dbx-dataset-inactive-4be8';
+/** Every employee's last modification before the simulator starts (fixed: data never depends on the clock). */
+const BASE_MODIFIED = Date.UTC(2025, 11, 1, 4, 30);
+const IST_MS = 5.5 * 3_600_000;
+
+/** The Darwinbox simulator's own controls, beyond `DialectSim`. */
+export interface DarwinboxSim extends DialectSim {
+  /** Cuts the connection of the next dataset answer after `employees` rows (once). */
+  breakAfter(employees: number): void;
+  /** Data requests received, by dataset (`active`/`inactive`) and method. */
+  calls(): { dataset: 'active' | 'inactive'; method: string; lastModified?: string; ids?: number }[];
+}
+
+/** `dd-mm-yyyy[ HH:MM:SS]` read in `zone` as an instant (ms); undefined when malformed. */
+function parseLastModified(v: unknown, zone: 'IST' | 'UTC'): number | undefined {
+  const m = typeof v === 'string' ? /^(\d{2})-(\d{2})-(\d{4})(?: (\d{2}):(\d{2}):(\d{2}))?$/.exec(v.trim()) : null;
+  if (!m) return undefined;
+  const wall = Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  return zone === 'IST' ? wall - IST_MS : wall;
+}
+
+/** An instant as `dd-mm-yyyy HH:MM:SS` IST (`latest_modified_timestamp`). */
+function istStamp(ms: number): string {
+  const d = new Date(ms + IST_MS),
+    p = (n: number): string => String(n).padStart(2, '0');
+  return `${p(d.getUTCDate())}-${p(d.getUTCMonth() + 1)}-${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+}
+
+/** Starts the Darwinbox simulator. */
+export const startDarwinboxSim = async (options: DialectSimOptions): Promise<DarwinboxSim> => {
+  const v = options.variants ?? {};
+  const rowVariants: DarwinboxRowVariants = {
+    dateFormat: (['mixed', 'iso', 'dmy-dash', 'dmy-slash', 'dmy-mon'] as const).find((f) => f === v.dateFormat) ?? 'mixed',
+    nestedAddresses: v.nestedAddresses === true,
+    personalColumns: v.personalColumns === true,
+    statusWords: v.statusWords === 'plain' ? 'plain' : 'darwinbox',
+  };
+  const badKeyAnswer = v.badKeyAnswer === 401 || v.badKeyAnswer === '401' ? 401 : 200;
+  const zone = v.lastModifiedZone === 'UTC' ? 'UTC' : 'IST';
+  const methods = v.methods === 'get' ? ['GET'] : v.methods === 'post' ? ['POST'] : ['GET', 'POST'];
+  const core = simCore(options, 20);
+  const removed = new Set<number>();
+  let breakAt: number | undefined;
+  let log: ReturnType<DarwinboxSim['calls']> = [];
+
+  const served = function* (): Generator<number> {
+    for (let i = 1; i <= options.employees; i++) if (!removed.has(i)) yield i;
+  };
+
+  /** Writes the dataset as a stream, waiting for the socket to drain. */
+  async function writeDataset(res: ServerResponse, inactive: boolean, ids: Set<string> | null, since: number | undefined): Promise<void> {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const write = async (s: string): Promise<boolean> => {
+      if (res.destroyed) return false;
+      if (!res.write(s)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+      return !res.destroyed;
+    };
+    await write('{"status":1,"message":"Successfully loaded all employees data","employee_data":[');
+    let n = 0;
+    let buf = '';
+    const cut = breakAt;
+    breakAt = undefined;
+    for (const i of served()) {
+      const e = core.native(i);
+      if (isInactive(e) !== inactive || (ids && !ids.has(e.employee_code))) continue;
+      const modified = core.changedAt(i, BASE_MODIFIED);
+      if (since !== undefined && modified < since) continue;
+      if (cut !== undefined && n === cut) {
+        if (buf) await write(buf);
+        res.destroy();
+        return;
+      }
+      buf += `${n > 0 ? ',' : ''}${JSON.stringify(darwinboxRow(e, i, istStamp(modified), rowVariants))}`;
+      n += 1;
+      if (buf.length > 32_768) {
+        if (!(await write(buf))) return;
+        buf = '';
+      }
+    }
+    await write(`${buf}]}`);
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    core.hit();
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/masterapi/employee') return sendJson(res, 404, { status: 0, message: 'Not found' });
+    if (!methods.includes(req.method ?? '')) return sendJson(res, 405, { status: 0, message: 'Method not allowed' });
+    if (await core.fault(res, { status: 0, message: 'Too many requests' }, { status: 0, message: 'Internal server error' })) return;
+    const auth = basicCredentials(req);
+    if (!auth || !same(auth.user, USER) || !same(auth.password, PASSWORD)) {
+      core.authFailed();
+      return sendJson(res, 401, { status: 0, message: 'Unauthorized' });
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse((await readBody(req)) ?? '') as Record<string, unknown>;
+    } catch {
+      return sendJson(res, 400, { status: 0, message: 'Invalid JSON body' });
+    }
+    const key = typeof body.datasetKey === 'string' ? body.datasetKey : undefined;
+    const inactive = same(key, INACTIVE_KEY);
+    if (!same(typeof body.api_key === 'string' ? body.api_key : undefined, API_KEY) || !(inactive || same(key, ACTIVE_KEY))) {
+      core.authFailed();
+      return sendJson(res, badKeyAnswer, { status: 0, message: 'Invalid API key or dataset key' });
+    }
+    const ids = Array.isArray(body.employee_ids) && body.employee_ids.length > 0 ? new Set(body.employee_ids.map(String)) : null;
+    const since = body.last_modified !== undefined ? parseLastModified(body.last_modified, zone) : undefined;
+    if (body.last_modified !== undefined && since === undefined) return sendJson(res, 200, { status: 0, message: 'Invalid last_modified format' });
+    log.push({
+      dataset: inactive ? 'inactive' : 'active',
+      method: req.method ?? '',
+      ...(typeof body.last_modified === 'string' ? { lastModified: body.last_modified } : {}),
+      ...(ids ? { ids: ids.size } : {}),
+    });
+    await writeDataset(res, inactive, ids, since);
+  }
+
+  const listener = await listenSim((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  }, core.listenOptions());
+  const setup = (password: string) => ({
+    hrms_id: 'darwinbox',
+    access_credentials: { hrms_host: listener.url, grant_type: 'basic', client_id: USER, client_secret: password, api_key: API_KEY },
+    api_configs: [
+      { api_id: 'employees_active', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: ACTIVE_KEY } },
+      { api_id: 'employees_inactive', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: INACTIVE_KEY } },
+    ],
+  });
+  const index = (id: string): number => {
+    const i = employeeIndex(id);
+    if (i === undefined || i > options.employees || removed.has(i)) throw new Error('no such employee');
+    return i;
+  };
+  return {
+    hrmsId: 'darwinbox',
+    url: listener.url,
+    issuesTokens: false,
+    setup: () => setup(PASSWORD),
+    wrongSetup: () => setup(`${PASSWORD}-wrong`),
+    expected: () => [...served()].map((i) => darwinboxExpected(core.native(i), rowVariants)),
+    employeeIds: () => [...served()].map(employeeCode),
+    change: (id) => core.change(index(id)),
+    remove(id) {
+      removed.add(index(id));
+    },
+    setFaults: (faults) => core.setFaults(faults),
+    revokeTokens() {
+      /* Basic auth on every request: no tokens to revoke */
+    },
+    breakAfter(employees) {
+      breakAt = employees;
+    },
+    calls: () => [...log],
+    stats: core.stats,
+    resetStats() {
+      core.resetStats();
+      log = [];
+    },
+    close: listener.close,
+  };
+};
+
+/** `startDarwinboxSim` as a `DialectSimFactory` (`DIALECT_SIMS`). */
+export const startDarwinboxDialect: DialectSimFactory = startDarwinboxSim;

@@ -1,0 +1,23 @@
+/**
+ * The dialect simulators by `hrms_id` (`hrx hrms-sim --dialect <hrms_id>`; the conformance suite
+ * runs each). Each product's simulator lives in `sim/<hrms_id>/` and is listed here.
+ */
+import type { DialectSimFactory } from './dialect';
+import { startKekaSim } from './keka/server';
+import { startReferenceDialect } from './reference-dialect';
+import { startZohoPeopleSim } from './zoho_people/server';
+import { startDarwinboxDialect } from './darwinbox';
+import { startBambooHrDialect } from './bamboohr';
+import { startGreythrSim } from './greythr/server';
+import { startPersonioSim } from './personio/server';
+
+/** Every dialect simulator, in a stable order. */
+export const DIALECT_SIMS: ReadonlyMap<string, DialectSimFactory> = new Map<string, DialectSimFactory>([
+  ['reference', startReferenceDialect],
+  ['keka', startKekaSim],
+  ['zoho_people', startZohoPeopleSim],
+  ['darwinbox', startDarwinboxDialect],
+  ['bamboohr', startBambooHrDialect],
+  ['greythr', startGreythrSim],
+  ['personio', startPersonioSim],
+]);

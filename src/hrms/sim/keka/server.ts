@@ -1,0 +1,224 @@
+/**
+ * The Keka simulator (`hrx hrms-sim --dialect keka`; decisions §14, research section 1 and 9).
+ *
+ * - `POST /connect/token` (form): `grant_type=kekaapi`, `scope=kekaapi`, `client_id`,
+ *   `client_secret`, `api_key` → `{access_token, expires_in, token_type: "Bearer"}`; wrong
+ *   credentials 400 `{"error": "invalid_client"}` (IdentityServer style, I).
+ * - `GET /api/v1/hris/employees?pageNumber&pageSize&employmentStatus&lastModified&employeeNumbers&employeeIds`
+ *   with `Authorization: Bearer`: Keka's paged envelope, `nextPage` an absolute URL or null,
+ *   `totalRecords`/`totalPages`; `pageSize` default 100, max 200; `employmentStatus` a comma list
+ *   of `Working`, `Relieved`; `lastModified` = changed at or after. `GET /api/v1/hris/employees/{id}` one.
+ *   A missing or expired token: 401. No `User-Agent`: 403 HTML (Keka asks clients to send one).
+ * - Throttling: more than `limit` (50) data requests in a fixed `windowMs` (60 s) window → 429
+ *   with `rateLimitExceeded`, `Retry-After` only with the `retryAfter` variant.
+ *
+ * Variants (research `?` made switches): `windowMs`, `limit`, `retryAfter` (false), `tokenTtlSec`
+ * (86400), `dateFormat` (`iso` | `isoZ` | `istInstant` | `date`), `zeroDates` (true: empty dates
+ * as `0001-01-01T00:00:00`), `listsRelievedByDefault` (true: the unfiltered listing includes
+ * relieved employees), `pageSizeOver200` (`clamp` | `error`), `nextPage` (`absolute` |
+ * `relative` | `absent`), `labels` (JSON: the tenant's enumeration codes), `hrxKnowsLabels`
+ * (false: `expected()` as hrx stores it without `enumLabels`; true: with the matching tables),
+ * `removeAs` (`delete` | `exit`), `requireUserAgent` (true).
+ */
+import type { IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { PartialEmployeeRecord } from '../../../domain/record';
+import { employeeCode } from '../data';
+import type { DialectSimFactory, DialectSimOptions } from '../dialect';
+import { DialectSimBase, formParams, jsonReply, safeEqual, SimReply, Variants, type SimSetup } from '../kit';
+import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
+
+/** What hrx knows of Keka's codes without `enumLabels` (its documented default: group type 1 = department). */
+const HRX_DEFAULT_KNOWN = { groupType: { 1: 'department' } };
+const LIST_PATH = '/api/v1/hris/employees';
+
+/** A running Keka simulator. */
+export class KekaSim extends DialectSimBase {
+  readonly hrmsId = 'keka';
+  private readonly creds = {
+    clientId: `keka-${randomBytes(6).toString('hex')}`,
+    secret: randomBytes(18).toString('base64url'),
+    apiKey: randomBytes(24).toString('base64'),
+  };
+  private readonly render: KekaRenderOptions;
+  private readonly labelTable: KekaSimLabels;
+  private fixed = { start: 0, count: 0 };
+  private uuidIndex: Map<string, number> | undefined;
+
+  constructor(opts: DialectSimOptions) {
+    const v = new Variants(opts.variants);
+    super(opts, { requests: v.num('limit', 50, 1), windowMs: v.num('windowMs', 60_000, 1) });
+    this.labelTable = simLabels(this.variants.text('labels'));
+    this.render = {
+      seed: opts.seed,
+      labels: this.labelTable,
+      dateFormat: this.variants.oneOf('dateFormat', KEKA_DATE_FORMATS, 'iso'),
+      zeroDates: this.variants.bool('zeroDates', true),
+    };
+    // Read every other switch now, so a bad one fails at start.
+    for (const [name, dflt] of [
+      ['retryAfter', false],
+      ['listsRelievedByDefault', true],
+      ['hrxKnowsLabels', false],
+      ['requireUserAgent', true],
+    ] as const)
+      this.variants.bool(name, dflt);
+    this.variants.oneOf('pageSizeOver200', ['clamp', 'error'], 'clamp');
+    this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute');
+    this.variants.num('tokenTtlSec', 86_400, 1);
+  }
+
+  setup(): SimSetup {
+    return this.setupWith({ grant_type: 'kekaapi', client_id: this.creds.clientId, client_secret: this.creds.secret, api_key: this.creds.apiKey });
+  }
+
+  wrongSetup(): SimSetup {
+    return this.setupWith({ grant_type: 'kekaapi', client_id: this.creds.clientId, client_secret: `${this.creds.secret}x`, api_key: this.creds.apiKey });
+  }
+
+  /** The connector `enumLabels` matching this tenant's codes (what an operator configures after checking it). */
+  hrxLabels(): Record<string, Record<string, string>> {
+    return hrxLabelsFor(this.labelTable);
+  }
+
+  expected(): PartialEmployeeRecord[] {
+    const known = this.variants.bool('hrxKnowsLabels', false) ? this.hrxLabels() : HRX_DEFAULT_KNOWN;
+    return this.book.served().map((i) => kekaTruth(i, this.book.employee(i), this.render, known));
+  }
+
+  protected async route(req: IncomingMessage, url: URL): Promise<SimReply> {
+    const path = url.pathname.replace(/\/+$/, '');
+    if (path === '/connect/token') {
+      if (req.method !== 'POST') throw jsonReply(405, { error: 'invalid_request' });
+      return this.token(await formParams(req, url));
+    }
+    const one = /^\/api\/v1\/hris\/employees\/([^/]+)$/.exec(path);
+    if (path !== LIST_PATH && !one) throw jsonReply(404, { succeeded: false, message: 'Not found' });
+    if (req.method !== 'GET') throw jsonReply(405, { succeeded: false, message: 'Method not allowed' });
+    if (this.variants.bool('requireUserAgent', true) && !req.headers['user-agent']) {
+      throw new SimReply(403, '<html><body>Access denied</body></html>', { 'content-type': 'text/html' });
+    }
+    this.countData();
+    this.throttleCheck();
+    const fault = await this.roll();
+    if (fault === 'throttle') this.throttled(this.limit.windowMs);
+    if (fault === '5xx') throw jsonReply(this.failureStatus(), { succeeded: false, message: 'Internal server error' });
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    if (!this.tokens.use(bearer?.[1])) {
+      this.counters.authFailures++;
+      throw new SimReply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    }
+    return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url);
+  }
+
+  private token(form: URLSearchParams): SimReply {
+    this.counters.tokenRequests++;
+    if (form.get('grant_type') !== 'kekaapi') throw jsonReply(400, { error: 'unsupported_grant_type' });
+    if (!(form.get('scope') ?? '').split(' ').includes('kekaapi')) throw jsonReply(400, { error: 'invalid_scope' });
+    if (
+      !safeEqual(form.get('client_id'), this.creds.clientId) ||
+      !safeEqual(form.get('client_secret'), this.creds.secret) ||
+      !safeEqual(form.get('api_key'), this.creds.apiKey)
+    ) {
+      this.counters.authFailures++;
+      throw jsonReply(400, { error: 'invalid_client' });
+    }
+    const ttl = this.variants.num('tokenTtlSec', 86_400, 1);
+    return jsonReply(
+      200,
+      { access_token: this.tokens.issue(ttl * 1000), expires_in: ttl, token_type: 'Bearer', scope: 'kekaapi' },
+      { 'cache-control': 'no-store' },
+    );
+  }
+
+  /** Keka's fixed windows: `limit` requests, refilled every `windowMs`. */
+  private throttleCheck(): void {
+    if (!this.throttle) return;
+    const now = Date.now();
+    if (now - this.fixed.start >= this.limit.windowMs) this.fixed = { start: now, count: 0 };
+    this.fixed.count++;
+    if (this.fixed.count > this.limit.requests) this.throttled(this.fixed.start + this.limit.windowMs - now);
+  }
+
+  private throttled(waitMs: number): never {
+    this.counters.throttled++;
+    const headers: Record<string, string> = this.variants.bool('retryAfter', false) ? { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) } : {};
+    throw jsonReply(429, { succeeded: false, message: 'Rate limit exceeded', errors: ['rateLimitExceeded'], reason: 'rateLimitExceeded' }, headers);
+  }
+
+  private bad(message: string): never {
+    throw jsonReply(400, { succeeded: false, message, errors: [message], data: null });
+  }
+
+  private single(id: string): SimReply {
+    this.uuidIndex ??= new Map(this.book.served().map((i) => [uuidOf(this.render.seed, employeeCode(i)), i]));
+    const i = this.uuidIndex.get(id);
+    if (i === undefined || !this.book.served().includes(i)) throw jsonReply(404, { succeeded: false, message: 'Employee not found', data: null });
+    return jsonReply(200, { succeeded: true, message: '', errors: [], data: renderKekaEmployee(i, this.book.employee(i), this.render) });
+  }
+
+  private list(url: URL): SimReply {
+    const q = url.searchParams;
+    const int = (name: string, dflt: number): number => {
+      const raw = q.get(name);
+      if (raw === null || raw === '') return dflt;
+      if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) this.bad(`${name} must be a positive integer`);
+      return Number(raw);
+    };
+    const pageNumber = int('pageNumber', 1);
+    let pageSize = int('pageSize', 100);
+    if (pageSize > 200) {
+      if (this.variants.oneOf('pageSizeOver200', ['clamp', 'error'], 'clamp') === 'error') this.bad('pageSize must be at most 200');
+      pageSize = 200;
+    }
+    const statuses = (q.get('employmentStatus') ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    if (statuses.some((s) => s !== 'working' && s !== 'relieved')) this.bad('employmentStatus must be Working or Relieved');
+    const wantWorking = statuses.length ? statuses.includes('working') : true;
+    const wantRelieved = statuses.length ? statuses.includes('relieved') : this.variants.bool('listsRelievedByDefault', true);
+    const lastModifiedRaw = q.get('lastModified');
+    const since = lastModifiedRaw ? Date.parse(lastModifiedRaw) : undefined;
+    if (since !== undefined && Number.isNaN(since)) this.bad('lastModified must be an ISO 8601 date-time');
+    const numbers = q
+      .get('employeeNumbers')
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const ids = q
+      .get('employeeIds')
+      ?.split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+
+    const matching = this.book.served().filter((i) => {
+      const working = this.book.working(i);
+      if (working ? !wantWorking : !wantRelieved) return false;
+      if (since !== undefined && this.book.modifiedAt(i) < since) return false;
+      if (numbers && !numbers.includes(employeeCode(i))) return false;
+      return !ids || ids.includes(uuidOf(this.render.seed, employeeCode(i)));
+    });
+    const totalPages = Math.ceil(matching.length / pageSize);
+    const data = matching.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((i) => renderKekaEmployee(i, this.book.employee(i), this.render));
+    const link = (n: number): string => {
+      const u = new URL(`${this.url}${LIST_PATH}?${q.toString()}`);
+      u.searchParams.set('pageNumber', String(n));
+      u.searchParams.set('pageSize', String(pageSize));
+      return this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'relative' ? u.pathname + u.search : u.href;
+    };
+    const refs =
+      this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'absent'
+        ? {}
+        : {
+            firstPage: link(1),
+            lastPage: link(Math.max(1, totalPages)),
+            nextPage: pageNumber < totalPages ? link(pageNumber + 1) : null,
+            previousPage: pageNumber > 1 ? link(pageNumber - 1) : null,
+          };
+    return jsonReply(200, { succeeded: true, message: '', errors: [], data, pageNumber, pageSize, ...refs, totalPages, totalRecords: matching.length });
+  }
+}
+
+/** Starts a Keka simulator (`DIALECT_SIMS`). */
+export const startKekaSim: DialectSimFactory = (opts) => new KekaSim(opts).listen(opts.host, opts.port);

@@ -1,0 +1,118 @@
+/**
+ * The request budget of one HRMS tenant, shared by every hrx worker through Redis (decisions §14:
+ * "Each HRMS tenant has one request budget shared by every hrx worker, set to the product's
+ * published limit ... A sync waits for its budget rather than failing").
+ *
+ * A sliding-window log per tenant: a sorted set of the instants (Redis server time, ms) of the
+ * requests of the last window. A request is allowed while the set holds fewer than `requests`
+ * entries; otherwise the caller waits until the oldest leaves the window. Unlike a token bucket
+ * or GCRA this never lets more than `requests` through in ANY window of `windowMs`, which is how
+ * the products count (Keka: the 51st request within 60 s is refused). The window is widened by
+ * `marginMs` because a request reaches the HRMS a little after it was counted here.
+ *
+ * `holdOff` sets a tenant-wide pause (a 429 with Retry-After, Zoho's 5-minute lock-out): every
+ * worker waits it out instead of hammering.
+ *
+ * Redis unavailable: `take` keeps waiting (polling every second) rather than letting requests
+ * through uncounted; the sync's own Redis-held lock fails the run meanwhile anyway.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis, Result } from 'ioredis';
+import type { RequestBudget } from '../hrms/connector';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** BUDGET_TAKE_LUA: KEYS = [log, hold], ARGV = [requests, windowMs, member]; 0 or the ms to wait. */
+    hrxBudgetTake(log: string, hold: string, requests: number, windowMs: number, member: string): Result<number, Context>;
+    /** BUDGET_HOLD_LUA: KEYS = [hold], ARGV = [ms]; sets the pause unless a longer one is set. */
+    hrxBudgetHold(hold: string, ms: number): Result<number, Context>;
+  }
+}
+
+const BUDGET_TAKE_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local hold = redis.call('PTTL', KEYS[2])
+if hold > 0 then return hold end
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + window - now + 1)
+`;
+
+const BUDGET_HOLD_LUA = `
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+  return 1
+end
+return 0
+`;
+
+/** A product's published limit: `requests` per `windowMs` (decisions §14). */
+export interface BudgetLimit {
+  requests: number;
+  windowMs: number;
+}
+
+export interface HrmsBudgetDeps {
+  redis: Redis;
+  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:<hrms_id>:<hash of tenant>[:hold]`. */
+  prefix: string;
+  /** Added to every window, ms (default 1000): a counted request reaches the HRMS a little later. */
+  marginMs?: number;
+  /** Longest single sleep while waiting, ms (default 1000): a freed slot is seen within it. */
+  pollMs?: number;
+}
+
+/** Hands out the shared budget of each HRMS tenant. */
+export interface HrmsBudgets {
+  /**
+   * The budget of `tenant` (a connector definition's `tenantOf`, e.g. `https://acme.keka.com`;
+   * hashed into the key, never stored as given) of product `hrmsId` under `limit`.
+   */
+  budgetFor(this: void, hrmsId: string, tenant: string, limit: BudgetLimit): RequestBudget;
+}
+
+/** Builds the budgets over `redis`. */
+export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
+  const { redis, prefix } = deps;
+  const marginMs = deps.marginMs ?? 1000;
+  const pollMs = deps.pollMs ?? 1000;
+  redis.defineCommand('hrxBudgetTake', { numberOfKeys: 2, lua: BUDGET_TAKE_LUA });
+  redis.defineCommand('hrxBudgetHold', { numberOfKeys: 1, lua: BUDGET_HOLD_LUA });
+  return {
+    budgetFor(hrmsId, tenant, limit) {
+      const tenantKey = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
+      const log = `${prefix}:hrms-budget:${hrmsId}:${tenantKey}`;
+      const hold = `${log}:hold`;
+      const requests = Math.max(1, Math.floor(limit.requests));
+      const windowMs = Math.max(1, Math.floor(limit.windowMs)) + marginMs;
+      return {
+        async take(signal) {
+          for (;;) {
+            signal?.throwIfAborted();
+            let waitMs: number;
+            try {
+              waitMs = Number(await redis.hrxBudgetTake(log, hold, requests, windowMs, randomBytes(8).toString('hex')));
+            } catch {
+              waitMs = pollMs;
+            }
+            if (waitMs <= 0) return;
+            // Waiters poll: a little jitter keeps the workers of one tenant from asking in lockstep.
+            await sleep(Math.min(waitMs, pollMs) + Math.floor(Math.random() * 25), undefined, signal ? { signal } : {});
+          }
+        },
+        async holdOff(ms) {
+          if (!(ms > 0)) return;
+          await redis.hrxBudgetHold(hold, Math.ceil(ms)).catch(() => undefined);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The retention purge's deletes (decisions §15 "Retention"), each in batches of at most `batch`
+ * rows a statement (short row locks; a large backlog goes in many small transactions). Ages are
+ * measured against the database's clock (`now()`), in whole days.
+ */
+import type pg from 'pg';
+
+export interface RetentionStore {
+  /** Deletes up to `batch` audit entries (`audit_log`) older than `days`; returns how many. */
+  purgeAuditEntries(this: void, days: number, batch: number): Promise<number>;
+  /** Deletes up to `batch` Connect proof audit entries (`connect_proof_audit`) older than `days`. */
+  purgeProofAuditEntries(this: void, days: number, batch: number): Promise<number>;
+  /**
+   * Deletes up to `batch` consent records that ended (expired, or revoked) more than `days` ago
+   * and whose employee is no longer held (no `employees` row: erased or purged), since consent
+   * records are kept while the employee's data is (decisions §7).
+   */
+  purgeConsents(this: void, days: number, batch: number): Promise<number>;
+  /** Deletes up to `batch` employees a full sync marked removed more than `days` ago. */
+  purgeRemovedEmployees(this: void, days: number, batch: number): Promise<number>;
+}
+
+const cutoff = `now() - make_interval(days => $1::int)`;
+
+/** One batched delete: the rows of `table` whose key `key` the `due` query (params $1 days, $2 batch) selects. */
+const batchedDelete = (table: string, key: string, due: string): string =>
+  `with due as (${due} limit $2::int) delete from ${table} x using due where x.${key} = due.${key}`;
+
+const AUDIT = batchedDelete('audit_log', 'id', `select id from audit_log where at < ${cutoff}`);
+const PROOF_AUDIT = batchedDelete('connect_proof_audit', 'id', `select id from connect_proof_audit where at < ${cutoff}`);
+// Ended: expired, or revoked before it expired (the earlier of the two).
+const CONSENTS = batchedDelete(
+  'consents',
+  'id',
+  `select k.id from consents k
+   where (k.consent_expiry < ${cutoff} or k.revoked_at < ${cutoff})
+     and not exists (select 1 from employees e where e.org_id = k.client_org_id and e.employee_id = k.employee_id)`,
+);
+const REMOVED = batchedDelete('employees', 'id', `select id from employees where removed_at < ${cutoff}`);
+
+/** Builds the store over `pool` (a background pool: no request-path statement limit in a worker). */
+export function createRetentionStore(pool: pg.Pool): RetentionStore {
+  const run = async (sql: string, days: number, batch: number): Promise<number> => (await pool.query(sql, [days, batch])).rowCount ?? 0;
+  return {
+    purgeAuditEntries: (days, batch) => run(AUDIT, days, batch),
+    purgeProofAuditEntries: (days, batch) => run(PROOF_AUDIT, days, batch),
+    purgeConsents: (days, batch) => run(CONSENTS, days, batch),
+    purgeRemovedEmployees: (days, batch) => run(REMOVED, days, batch),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * What the Connect page shows of its session (`GET /api/sdk/connect/`, decisions §8): the request,
+ * the notice ("What the HR admin is told"), the data points by their human labels, the HRMS
+ * products to choose from with the fields of each, and where the session stands (e-mail
+ * verified, proof given, lock, decision and when). Pure: the flow (connect.ts) loads the rows.
+ */
+import type { ConnectionStatus, Connection, Org } from '../db/entities';
+import { dataPointLabel, DATA_POINT_CATEGORIES, ALWAYS_SHARED_LABELS, type DataPointCategory } from '../domain/data-point-labels';
+import type { HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
+import { requestSplit, dataPointLists } from '../connections/service';
+
+/** The three data point lists of a connection (decisions §4). */
+export interface DataPointLists {
+  shared_data_points: string[];
+  not_shared_data_points: string[];
+  not_requested_data_points: string[];
+}
+
+/** One requested data point as the page lists it. */
+export interface RequestedDataPoint {
+  name: string;
+  /** Human label (src/domain/data-point-labels.ts). */
+  label: string;
+  category: DataPointCategory;
+  sensitive: boolean;
+  /** Required by the vendor (flag -1), else optional. */
+  required: boolean;
+}
+
+/** An HRMS product of the HRMS step (src/hrms/products.ts), as the page builds its form. */
+export interface ConnectHrmsProduct {
+  hrms_id: string;
+  display_name: string;
+  grant_type: string;
+  fields: { target: HrmsFieldTarget; label: string; help: string; required: boolean; secret: boolean; placeholder: string | null }[];
+}
+
+/** What the Connect page shows (`GET /api/sdk/connect/`). Fields up to `proof` are the first version's. */
+export interface ConnectSession extends DataPointLists {
+  connection_id: string;
+  status: ConnectionStatus;
+  vendor: { org_id: string; org_name: string };
+  org: { org_id: string; org_name: string; invite_status: string };
+  user: { email: string; fullname: string };
+  required_data_points: string[];
+  optional_data_points: string[];
+  /**
+   * `supported`: the connectors' `hrms_id`s; `configured`: the org's `hrms_id` or null; `entered`:
+   * this session entered the org's configuration; `products`: each supported product's display
+   * name, grant type and fields, in the order the page lists them.
+   */
+  hrms: { supported: string[]; configured: string | null; entered: boolean; products: ConnectHrmsProduct[] };
+  /** `required`: the org is established (approval needs proof); `proven`: this session gave it. */
+  proof: { required: boolean; proven: boolean };
+  /**
+   * E-mail verification (decisions §8 "Establishing an org"): `required` while the org is not
+   * established; `available` when this service can send codes; `verified` by this session;
+   * `sent_to` the token's e-mail; `code_expires_at` the waiting code's expiry (ISO), or null.
+   */
+  email_verification: { required: boolean; available: boolean; verified: boolean; sent_to: string; code_expires_at: string | null };
+  /** Until when failed proofs lock approval for this vendor and org (ISO), or null. */
+  lock: { locked_until: string | null };
+  /** The notice of decisions §8: the vendor's purpose and privacy link (null: none given), the operator, how often syncs run. */
+  notice: { vendor_purpose: string | null; vendor_privacy_url: string | null; operator_name: string; operator_contact: string | null; sync_frequency: string };
+  /** The requested data points with their labels, in record order. */
+  data_points: RequestedDataPoint[];
+  /** Category headings, in display order. */
+  data_point_categories: { id: DataPointCategory; title: string }[];
+  /** The identifiers shared with every connection (decisions §3). */
+  always_shared: { name: string; label: string }[];
+  /** When the connection was approved, rejected or terminated (ISO); null while pending. */
+  decided_at: string | null;
+}
+
+/** The connection's lists in wire form. */
+export const listsOf = (c: Connection): DataPointLists => {
+  const l = dataPointLists(c);
+  return { shared_data_points: l.shared, not_shared_data_points: l.notShared, not_requested_data_points: l.notRequested };
+};
+
+/** The wire form of `p`. */
+export function productView(p: HrmsProductInfo): ConnectHrmsProduct {
+  return {
+    hrms_id: p.hrmsId,
+    display_name: p.displayName,
+    grant_type: p.grantType,
+    fields: p.fields.map((f) => ({
+      target: f.target,
+      label: f.label,
+      help: f.help,
+      required: f.required,
+      secret: f.secret,
+      placeholder: f.placeholder ?? null,
+    })),
+  };
+}
+
+/** Everything the view is made of, loaded by the flow. */
+export interface ViewInput {
+  connection: Connection;
+  vendor: Org;
+  org: Org;
+  user: { email: string; fullName: string };
+  supported: readonly string[];
+  products: ConnectHrmsProduct[];
+  configured: string | null;
+  /** The org has an HRMS configuration or employees. */
+  established: boolean;
+  /** This session entered the org's configuration. */
+  entered: boolean;
+  session: { provenAt: Date | null; emailVerifiedAt: Date | null } | null;
+  lockedUntil: Date | null;
+  codeExpiresAt: Date | null;
+  mailer: boolean;
+  operator: { name: string; contact: string | null };
+}
+
+/** Builds the view (see {@link ConnectSession}). */
+export function sessionView(v: ViewInput): ConnectSession {
+  const c = v.connection;
+  const { required, optional } = requestSplit(c.dataModelFlags);
+  const requiredSet = new Set(required);
+  const requested = [...required, ...optional];
+  const data_points = requested.map((name): RequestedDataPoint => {
+    const l = dataPointLabel(name);
+    return { name, label: l?.label ?? name, category: l?.category ?? 'personal', sensitive: l?.sensitive ?? false, required: requiredSet.has(name) };
+  });
+  return {
+    connection_id: c.id,
+    status: c.status,
+    vendor: { org_id: v.vendor.uuid, org_name: v.vendor.orgName },
+    org: { org_id: v.org.uuid, org_name: v.org.orgName, invite_status: v.org.inviteStatus },
+    user: { email: v.user.email, fullname: v.user.fullName },
+    required_data_points: required,
+    optional_data_points: optional,
+    hrms: { supported: [...v.supported], configured: v.configured, entered: v.entered, products: v.products },
+    proof: { required: v.established && !v.entered, proven: v.session?.provenAt != null },
+    email_verification: {
+      required: !v.established,
+      available: v.mailer,
+      verified: v.session?.emailVerifiedAt != null,
+      sent_to: v.user.email,
+      code_expires_at: v.codeExpiresAt?.toISOString() ?? null,
+    },
+    lock: { locked_until: v.lockedUntil?.toISOString() ?? null },
+    notice: {
+      vendor_purpose: v.vendor.purpose,
+      vendor_privacy_url: v.vendor.privacyUrl,
+      operator_name: v.operator.name,
+      operator_contact: v.operator.contact,
+      sync_frequency: c.syncFrequency,
+    },
+    data_points,
+    data_point_categories: DATA_POINT_CATEGORIES.map((x) => ({ id: x.id, title: x.title })),
+    always_shared: ALWAYS_SHARED_LABELS.map((x) => ({ ...x })),
+    decided_at: c.status === 'pending' ? null : c.statusChangedAt.toISOString(),
+    ...listsOf(c),
+  };
+}

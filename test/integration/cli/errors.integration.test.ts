@@ -1,0 +1,138 @@
+/**
+ * What the CLI prints when a command cannot do its work (issue 10 point 5), through the real
+ * executable: plain words on stderr, never SQL, a bound value of a statement or a password; a
+ * usage error (exit 2) names the valid values; an unknown org or id, an unmigrated database
+ * (exit 1) say so; an unreachable PostgreSQL or Redis is named and the command gives up within
+ * 5 s of what the same command takes when both answer (a baseline run under the same machine
+ * load); `migrate` names the database it migrated (host, port, database, schema), never the
+ * password of DATABASE_URL.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runHrx, type HrxRun } from '../../support/cli';
+import { DATABASE_URL, dropSchema, testEnv } from '../../support/harness';
+import { freePort } from '../../support/private-services';
+
+/** What a statement or a driver message looks like: none of it may reach the terminal. */
+const SQL = /\b(select|insert|update|delete)\b[\s\S]*\b(from|into|set|where)\b|DriverException|syntax error|\$\d|"t_[0-9a-f]+"|invalid input syntax/i;
+
+const env = testEnv({ LOG_LEVEL: 'silent' });
+const fresh = testEnv({ LOG_LEVEL: 'silent' });
+const withPassword = (url: string) => url.replace('postgresql://postgres@', 'postgresql://postgres:s3cret-pw@');
+
+beforeAll(async () => {
+  const m = await runHrx(['migrate', '--json'], env);
+  expect(m.code, m.stderr).toBe(0);
+}, 120_000);
+afterAll(async () => {
+  await dropSchema(env.HRX_DB_SCHEMA!);
+  await dropSchema(fresh.HRX_DB_SCHEMA!);
+});
+
+/** The run's one stderr line, checked for SQL. */
+function oneLine(r: HrxRun): string {
+  expect(r.stderr).not.toMatch(SQL);
+  expect(r.stdout).not.toMatch(SQL);
+  return r.stderr.trim().split('\n')[0]!;
+}
+
+describe('hrx errors in plain words', () => {
+  it('apikey create --org nope: a usage error naming the option and what it takes, no SQL (exit 2)', async () => {
+    const r = await runHrx(['apikey', 'create', '--org', 'nope', '--json'], env);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe("hrx: option '--org <uuid>' argument 'nope' is invalid. not a UUID (an org's uuid, as `hrx org create` prints it).");
+    expect(r.stderr).toContain('Usage: hrx apikey create');
+    expect(r.stdout).toBe('');
+  }, 60_000);
+
+  it('an org, API key or connection that does not exist is named (exit 1)', async () => {
+    const org = randomUUID();
+    for (const [args, line] of [
+      [['apikey', 'create', '--org', org], `hrx: no org with uuid ${org}`],
+      [['apikey', 'list', '--org', org], `hrx: no org with uuid ${org}`],
+      [['apikey', 'revoke', 'not-a-key'], 'hrx: no active API key with id not-a-key'],
+      [['connection', 'approve', 'nope'], 'hrx: no active connection with id nope'],
+      [['sync', 'run', '--org', org], `hrx: org: no client org with uuid ${org}`],
+      [['connection', 'create', '--vendor', org, '--client', org], 'hrx: vendor: no vendor org with this uuid'],
+    ] as const) {
+      const r = await runHrx([...args, '--json'], env);
+      expect(r.code, r.stderr).toBe(1);
+      expect(oneLine(r)).toBe(line);
+      expect(r.stdout).toBe('');
+    }
+  }, 120_000);
+
+  it('a value outside the allowed ones lists them (exit 2)', async () => {
+    const u = randomUUID();
+    const r = await runHrx(['connection', 'create', '--vendor', u, '--client', u, '--status', 'maybe'], env);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe("hrx: option '--status <status>' argument 'maybe' is invalid. Allowed choices are pending, approved, rejected.");
+    const shared = await runHrx(['connection', 'create', '--vendor', u, '--client', u, '--shared', 'name,shoe_size'], env);
+    expect(shared.code).toBe(2);
+    expect(oneLine(shared)).toMatch(/^hrx: option '--shared <points>' argument 'name,shoe_size' is invalid\. unknown data point "shoe_size": one of name, /);
+  }, 60_000);
+
+  it('an unmigrated database says to run migrate, without SQL (exit 1)', async () => {
+    const r = await runHrx(['org', 'create', '--name', 'Early', '--vendor', '--json'], fresh);
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toBe('hrx: the database has no hrx tables: run `hrx migrate` first (PostgreSQL 42P01)');
+  }, 60_000);
+
+  it('migrate names the database it migrated (host, port, database, schema), never the password', async () => {
+    const e = { ...fresh, DATABASE_URL: withPassword(DATABASE_URL) };
+    const text = await runHrx(['migrate'], e);
+    expect(text.code, text.stderr).toBe(0);
+    const where = `127.0.0.1:5432/test (schema ${fresh.HRX_DB_SCHEMA})`;
+    expect(text.stdout).toMatch(new RegExp(`^migrated ${where.replace(/[()]/g, '\\$&')}: applied Migration\\d+`));
+    const again = await runHrx(['migrate', '--json'], e);
+    expect(JSON.parse(again.stdout)).toEqual({ database: where, applied: [] });
+    for (const out of [text, again]) expect(out.stdout + out.stderr).not.toContain('s3cret-pw');
+  }, 120_000);
+});
+
+describe('hrx with PostgreSQL or Redis unreachable', () => {
+  it('names which, prints no password, and gives up within 5 s of a run where both answer', async () => {
+    // The same command with both services up: what starting and one query cost under this load.
+    const baseline = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], env);
+    expect(baseline.code).toBe(1);
+    const pg = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], {
+      ...env,
+      DATABASE_URL: `postgresql://postgres:s3cret-pw@127.0.0.1:${await freePort()}/test`,
+    });
+    const redis = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], { ...env, REDIS_URL: `redis://:s3cret-pw@127.0.0.1:${await freePort()}` });
+    console.log(`[cli-unreachable] baseline ${baseline.ms} ms, PostgreSQL down ${pg.ms} ms, Redis down ${redis.ms} ms`);
+    expect(pg.code).toBe(1);
+    expect(oneLine(pg)).toMatch(/^hrx: PostgreSQL is unreachable \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    expect(redis.code).toBe(1);
+    expect(oneLine(redis)).toMatch(/^hrx: Redis is unreachable \(REDIS_URL\): connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+    for (const r of [pg, redis]) {
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toContain('s3cret-pw');
+      expect(r.ms - baseline.ms).toBeLessThan(5000);
+    }
+  }, 120_000);
+
+  it('a server that takes the connection but never answers: named, "no answer within", within 5 s of the baseline', async () => {
+    // A TCP listener on 127.0.0.1 that accepts and then says nothing (a hung PostgreSQL or Redis).
+    const held: Socket[] = [];
+    const mute = createServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const port = (mute.address() as AddressInfo).port;
+    try {
+      const baseline = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], env);
+      const pg = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], { ...env, DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/test` });
+      const redis = await runHrx(['apikey', 'list', '--org', randomUUID(), '--json'], { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
+      console.log(`[cli-hung] baseline ${baseline.ms} ms, PostgreSQL hung ${pg.ms} ms, Redis hung ${redis.ms} ms`);
+      expect([pg.code, redis.code]).toEqual([1, 1]);
+      expect(oneLine(pg)).toBe('hrx: PostgreSQL is unreachable (DATABASE_URL): no answer within 1.8 s');
+      expect(oneLine(redis)).toBe('hrx: Redis is unreachable (REDIS_URL): no answer within 2 s');
+      for (const r of [pg, redis]) expect(r.ms - baseline.ms).toBeLessThan(5000);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise<void>((r) => mute.close(() => r()));
+    }
+  }, 120_000);
+});

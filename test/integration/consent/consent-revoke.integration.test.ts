@@ -1,0 +1,160 @@
+/**
+ * `POST /api/v1/employee/consent-data/revoke/` (decisions §7 "Withdrawal is as easy as giving"):
+ * the vendor withdraws its consent in force; the very next read is refused in every API process
+ * (a second `hrx serve` whose connection cache outlives the test, so only a read that asks the
+ * database at once passes); a new consent serves reads again. Attacks: another vendor's consent,
+ * an org the vendor has nothing with, a revoked key, another kind of credential, bad ids.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOTS_MESSAGE } from '../../../src/employees/employee-id';
+import { appBasic, client, connection, employees, vendor } from '../../support/factories';
+import { call, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../../support/harness';
+import { dbQuery } from '../../support/db';
+import { expectError, invalid, plain } from '../../support/expect-error';
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UNKNOWN_UUID = '0b7f9a52-61c4-4d1e-8f3a-2c5d6e7f8a9b';
+
+let app: TestApp;
+let second: SecondApi;
+let v: Awaited<ReturnType<typeof vendor>>;
+let w: Awaited<ReturnType<typeof vendor>>;
+let c: Awaited<ReturnType<typeof client>>;
+
+beforeAll(async () => {
+  // A connection cache that outlives the test: a refusal can only come from the read itself.
+  app = await startTestApp({ worker: false, env: { HRX_CONNECTION_CACHE_TTL_MS: '60000' } });
+  second = await startSecondApi(app);
+  v = await vendor(app.ctx);
+  w = await vendor(app.ctx);
+  c = await client(app.ctx);
+  await connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
+  await connection(app.ctx, w.org.uuid, c.org.uuid, { consentRequired: true });
+  await employees(app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Asha Rao' }, { employeeId: 'E2' }, { employeeId: 'E3' }]);
+}, 90_000);
+afterAll(async () => {
+  await second?.stop();
+  await app?.stop();
+});
+
+const read = (base: string, who: { org: { uuid: string }; apiKey: string }, id: string) =>
+  call(`${base}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${who.org.uuid}`, { headers: { username: who.apiKey } });
+const consent = (who: { apiKey: string }, employeeId: string, expiresInMs = 86_400_000) =>
+  call(`${app.url}/api/v1/employee/consent-data/`, {
+    method: 'POST',
+    headers: { authorization: who.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      org: c.org.uuid,
+      employee_id: employeeId,
+      consent_language: 'I agree to share my data with the lender.',
+      consent_timestamp: new Date().toISOString(),
+      consent_expiry: new Date(Date.now() + expiresInMs).toISOString(),
+    }),
+  });
+const revoke = (authorization: string | undefined, body: unknown, base = app.url) =>
+  call(`${base}/api/v1/employee/consent-data/revoke/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+    body: JSON.stringify(body),
+  });
+const CONSENT_MISSING = plain('Consent not found or expired');
+
+describe('consent withdrawal by the vendor', () => {
+  it('a read allowed before is refused right after in a second API process, and allowed again after a new consent', async () => {
+    expect((await consent(v, 'E1')).status).toBe(200);
+    expect((await consent(w, 'E1')).status).toBe(200);
+    const before = await read(second.url, v, 'E1');
+    expect(before.status).toBe(200);
+    expect(before.body.data).toMatchObject({ employeeId: 'E1', name: 'Asha Rao' });
+
+    const started = Date.now();
+    const res = await revoke(v.apiKey, { org: c.org.uuid.toUpperCase(), employee_id: 'E1' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      requestId: res.headers.get('x-request-id'),
+      message: 'success',
+      data: { org: c.org.uuid, employee_id: 'E1', revoked_at: expect.stringMatching(ISO_MS) },
+    });
+    expect(Math.abs(Date.parse(res.body.data.revoked_at) - started)).toBeLessThan(5000);
+
+    // The very next read, in the other process (its connection cache warm), and in this one.
+    expectError(await read(second.url, v, 'E1'), 403, CONSENT_MISSING);
+    expectError(await read(app.url, v, 'E1'), 403, CONSENT_MISSING);
+    // Only the vendor's own consent went: the other vendor still reads.
+    expect((await read(second.url, w, 'E1')).status).toBe(200);
+    const rows = await dbQuery(app, `select vendor_org_id, revoked_at from consents where employee_id = 'E1' order by vendor_org_id`);
+    expect(rows.rows.map((r) => [r.vendor_org_id, r.revoked_at?.toISOString() ?? null])).toEqual([
+      [v.org.id, res.body.data.revoked_at],
+      [w.org.id, null],
+    ]);
+
+    // Nothing is in force any more: a second withdrawal finds nothing.
+    expectError(await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E1' }), 404, CONSENT_MISSING);
+
+    // A new consent serves reads again, in both processes.
+    expect((await consent(v, 'E1')).status).toBe(200);
+    expect((await read(second.url, v, 'E1')).status).toBe(200);
+    expect((await read(app.url, v, 'E1')).status).toBe(200);
+  });
+
+  it('revokes every consent of the vendor still in force for the employee, not only the latest', async () => {
+    expect((await consent(v, 'E2', 7 * 86_400_000)).status).toBe(200);
+    expect((await consent(v, 'E2', 86_400_000)).status).toBe(200);
+    expect((await read(second.url, v, 'E2')).status).toBe(200);
+    const res = await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E2' }, second.url);
+    expect(res.status).toBe(200);
+    expectError(await read(second.url, v, 'E2'), 403, CONSENT_MISSING);
+    expectError(await read(app.url, v, 'E2'), 403, CONSENT_MISSING);
+    const open = await dbQuery(app, `select count(*)::int as n from consents where employee_id = 'E2' and revoked_at is null`);
+    expect(open.rows[0].n).toBe(0);
+  });
+
+  it('is audited as a withdrawal, not as a read', async () => {
+    expect((await consent(v, 'E3')).status).toBe(200);
+    const res = await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E3' });
+    expect(res.status).toBe(200);
+    const audit = await dbQuery(app, `select actor_org_id, action, client_org_id, employee_id, data_points from audit_log where request_id = $1`, [
+      res.headers.get('x-request-id'),
+    ]);
+    expect(audit.rows).toEqual([{ actor_org_id: v.org.id, action: 'consent.revoke', client_org_id: c.org.id, employee_id: 'E3', data_points: [] }]);
+  });
+});
+
+describe('consent withdrawal by the vendor: attacks and bad input', () => {
+  it("never reaches another vendor's consent, nor an org the vendor has nothing with", async () => {
+    expect((await consent(v, 'E3')).status).toBe(200);
+    // w has no consent of its own for E3: v's is not its to withdraw, and the answer says nothing of it.
+    expectError(await revoke(w.apiKey, { org: c.org.uuid, employee_id: 'E3' }), 404, CONSENT_MISSING);
+    expectError(await revoke(v.apiKey, { org: UNKNOWN_UUID, employee_id: 'E3' }), 404, CONSENT_MISSING);
+    expectError(await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'NOBODY' }), 404, CONSENT_MISSING);
+    expect((await read(second.url, v, 'E3')).status).toBe(200);
+  });
+
+  it("refuses a revoked key, a missing one and an employer's credential", async () => {
+    const key = await app.ctx.services.orgs.createApiKey(v.org.uuid);
+    const [listed] = await app.ctx.services.orgs.listApiKeys(v.org.uuid);
+    expect(listed!.prefix).toBe(key.slice(0, 8));
+    await app.ctx.services.orgs.revokeApiKey(listed!.id);
+    const body = { org: c.org.uuid, employee_id: 'E3' };
+    expectError(await revoke(key, body), 401, plain('Invalid token.'));
+    expectError(await revoke(key, body, second.url), 401, plain('Invalid token.'));
+    expectError(await revoke(undefined, body), 401, plain('Authentication credentials were not provided.'));
+    expectError(await revoke(appBasic(c), body), 401, plain('Invalid token.'));
+    expect((await read(second.url, v, 'E3')).status).toBe(200);
+  });
+
+  it('answers bad ids and bodies with a 400 naming the field', async () => {
+    const cases: [unknown, ReturnType<typeof invalid>][] = [
+      [{ org: 'not-a-uuid', employee_id: 'E3' }, invalid('org', 'must be a UUID')],
+      [{ org: `${c.org.uuid}0`, employee_id: 'E3' }, invalid('org', 'must be a UUID')],
+      [{ org: c.org.uuid, employee_id: '..' }, invalid('employee_id', DOTS_MESSAGE)],
+      [{ org: c.org.uuid, employee_id: '  ' }, invalid('employee_id', 'required')],
+      [{ org: c.org.uuid, employee_id: 'E3', extra: 1 }, invalid('extra', 'unknown field')],
+    ];
+    for (const [body, expected] of cases) expectError(await revoke(v.apiKey, body), 400, expected);
+    const missing = await revoke(v.apiKey, { org: c.org.uuid });
+    expect(missing.status).toBe(400);
+    expect(missing.body.data.errors[0].field).toBe('employee_id');
+    expect((await read(second.url, v, 'E3')).status).toBe(200);
+  });
+});

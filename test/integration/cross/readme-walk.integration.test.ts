@@ -1,0 +1,194 @@
+/**
+ * The README's "Running it for real" walk, run as a newcomer would paste it: every ```sh block
+ * of that section, parsed from README.md itself, in order, in one bash, on a fresh database
+ * schema and Redis prefix, with the real `hrx` executable (npx), the reference HRMS simulator,
+ * curl and jq. Only the values of a few `export NAME=...` lines are replaced (the test's
+ * database, Redis and two free ports); the ids travel between commands in the README's own shell
+ * variables. The walk must reach the first employee read and the first V2 read, and every answer
+ * the README shows under a block (a ```json block) must have the shape the real answer has: the
+ * same keys, nested, with values of the same types. So the README cannot rot.
+ *
+ * Prints the walk's wall time and number of commands (the "fresh database to first read" figure);
+ * with `HRX_README_WALK_PRINT=1` also every block's output, to paste as the README's answers.
+ * Needs bash, curl and jq (skipped, saying so, without them).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DATABASE_URL, dropSchema, REDIS_URL } from '../../support/harness';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const missing = ['bash', 'curl', 'jq'].filter((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0);
+if (missing.length) console.warn(`readme-walk test skipped: ${missing.join(', ')} not installed`);
+
+/** One ```sh block of the section and the answer shown under it (a ```json block), if any. */
+interface Step {
+  sh: string;
+  answer?: string;
+}
+
+/** The ```sh blocks of README's "Running it for real", each with the ```json block that follows it. */
+export function walkSteps(readme: string): Step[] {
+  const start = readme.indexOf('\n## Running it for real');
+  if (start < 0) throw new Error('README has no "## Running it for real" section');
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const steps: Step[] = [];
+  for (const m of section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)) {
+    if (m[1] === 'sh') steps.push({ sh: m[2]! });
+    else if (m[1] === 'json' && steps.length) steps[steps.length - 1]!.answer = m[2]!;
+  }
+  return steps;
+}
+
+/** Counts the commands a person types: lines of the blocks, without comments, heredoc bodies or continuations. */
+function countCommands(steps: Step[]): number {
+  let n = 0;
+  for (const { sh } of steps) {
+    let heredoc: string | undefined;
+    let continued = false;
+    let quoted = false;
+    for (const line of sh.split('\n')) {
+      if (heredoc) {
+        if (line.trim() === heredoc) heredoc = undefined;
+        continue;
+      }
+      if (!continued && !quoted && line.trim() && !line.trim().startsWith('#')) n++;
+      // A single-quoted text spread over lines (node -e '...') is one command.
+      if ((line.match(/'/g) ?? []).length % 2 === 1) quoted = !quoted;
+      continued = line.trimEnd().endsWith('\\');
+      heredoc = /<<-?\s*'?(\w+)'?/.exec(line)?.[1] ?? undefined;
+    }
+  }
+  return n;
+}
+
+/** True when `actual` has every key of `shown` (nested; array items against the first shown item) with a value of the same type. */
+function shapeProblems(shown: unknown, actual: unknown, at = '$'): string[] {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  if (kind(shown) !== kind(actual)) return [`${at}: shown ${kind(shown)}, got ${kind(actual)}`];
+  if (Array.isArray(shown) && Array.isArray(actual)) {
+    if (!shown.length) return [];
+    if (!actual.length) return [`${at}: shown items, got []`];
+    return actual.flatMap((item, i) => shapeProblems(shown[0], item, `${at}[${i}]`));
+  }
+  if (kind(shown) === 'object') {
+    const a = actual as Record<string, unknown>;
+    return Object.entries(shown as Record<string, unknown>).flatMap(([k, v]) => (k in a ? shapeProblems(v, a[k], `${at}.${k}`) : [`${at}.${k}: missing`]));
+  }
+  return [];
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+const id = randomBytes(5).toString('hex');
+const schema = `t_walk_${id}`;
+// Inside the checkout (npx finds hrx from any folder of it), git-ignored, removed afterwards.
+const workDir = path.join(ROOT, `.readme-walk-${id}`);
+afterAll(async () => {
+  rmSync(workDir, { recursive: true, force: true });
+  await dropSchema(schema);
+});
+
+describe.skipIf(missing.length > 0)('README "Running it for real"', () => {
+  it('walks from an empty database to the first employee read and the first V2 read', async () => {
+    const steps = walkSteps(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    expect(steps.length).toBeGreaterThanOrEqual(8);
+    const overrides: Record<string, string> = {
+      DATABASE_URL,
+      REDIS_URL,
+      PORT: String(await freePort()),
+      HRMS_PORT: String(await freePort()),
+    };
+    const script = [
+      'set -euo pipefail',
+      ...steps.map((s, i) => {
+        const sh = s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line));
+        return `printf '\\n@@step ${i} %s@@\\n' "$(date +%s.%N)"\n${sh}`;
+      }),
+      `printf '\\n@@step end %s@@\\n' "$(date +%s.%N)"`,
+    ].join('\n');
+
+    mkdirSync(workDir, { recursive: true });
+    const started = performance.now();
+    const child = spawn('bash', ['-c', script], {
+      cwd: workDir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The test's own schema and Redis prefix; the README sets everything else.
+      env: { ...process.env, HRX_DB_SCHEMA: schema, HRX_REDIS_PREFIX: `hrxtest:walk:${id}` },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 240_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    const seconds = (performance.now() - started) / 1000;
+    // Whatever the walk left running (it stops hrx and the simulator itself when it gets that far).
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* the group is gone */
+    }
+    const log = (): string => {
+      try {
+        return readFileSync(path.join(workDir, 'trial/hrx.log'), 'utf8').slice(-4000);
+      } catch {
+        return '';
+      }
+    };
+    expect(code, `the walk failed:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}\nhrx.log:\n${log()}`).toBe(0);
+    expect(stdout).toMatch(/@@step end /);
+
+    // [text, step, time, text, step, time, ...]: each step's output and when it started.
+    const pieces = stdout.split(/\n@@step (\d+|end) ([\d.]+)@@\n/);
+    const times = pieces.filter((_, i) => i % 3 === 2).map(Number);
+    const outputs = pieces.filter((_, i) => i % 3 === 0).slice(1, steps.length + 1);
+    const took = steps.map((_, i) => times[i + 1]! - times[i]!);
+    if (process.env.HRX_README_WALK_PRINT === '1') outputs.forEach((o, i) => console.log(`--- step ${i + 1} (${took[i]!.toFixed(1)} s)\n${o}`));
+    steps.forEach((s, i) => {
+      if (!s.answer) return;
+      const shown: unknown = JSON.parse(s.answer);
+      const actual: unknown = JSON.parse(outputs[i]!);
+      expect(shapeProblems(shown, actual), `step ${i + 1}: the README shows another answer than:\n${outputs[i]}`).toEqual([]);
+    });
+    // The two reads: the plain one masked, the V2 one unmasked, the same employee.
+    const reads = outputs.map((o) => {
+      try {
+        return JSON.parse(o) as Record<string, any>;
+      } catch {
+        return undefined;
+      }
+    });
+    const plain = reads.find((r) => r?.data?.employeeId === 'EMP00001' && typeof r.data.pan === 'string');
+    const v2 = reads.find((r) => r?.employee?.employeeId === 'EMP00001');
+    expect(plain?.data.pan).toMatch(/^\*{10}$/);
+    expect(v2?.employee.pan).toMatch(/^[A-Z]{5}\d{4}[A-Z]$/);
+    expect(v2?.employee.name).toBe(plain?.data.name);
+
+    const commands = countCommands(steps);
+    console.log(
+      `README walk, empty database → first employee read and first V2 read: ${commands} commands in ${steps.length} blocks, ` +
+        `${seconds.toFixed(1)} s (per block: ${took.map((t) => t.toFixed(1)).join(', ')} s)`,
+    );
+  }, 300_000);
+});

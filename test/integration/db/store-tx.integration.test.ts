@@ -1,0 +1,135 @@
+/**
+ * Every store takes the one transaction type (src/db/tx.ts) as its optional last argument: the
+ * stores of orgs, sdk (users, Connect sessions), external, consent and setup write and read in a
+ * caller's transaction, their own multi-statement steps (advisory locks, `for update`) nested in
+ * it, so the caller's rollback undoes all of it and its commit keeps all of it. Real PostgreSQL.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConsentStore } from '../../../src/consent/store';
+import { createTransactor, type Transactor, type Tx } from '../../../src/db/tx';
+import { createExternalStore } from '../../../src/external/store';
+import { createOrgStore, type NewOrg } from '../../../src/orgs/store';
+import { createConnectStore } from '../../../src/sdk/connect-store';
+import { createSdkStore } from '../../../src/sdk/store';
+import { createHrmsConfigStore } from '../../../src/setup/store';
+import { startTestApp, type TestApp } from '../../support/harness';
+
+describe('stores in a caller transaction', () => {
+  let app: TestApp;
+  let transactor: Transactor;
+  let s: ReturnType<typeof storesOver>;
+
+  const storesOver = (a: TestApp) => {
+    const orm = a.ctx.db.orm;
+    return {
+      orgs: createOrgStore(orm),
+      sdk: createSdkStore(orm, a.ctx.cipher, [a.ctx.migrationKeys.blindIndexKey]),
+      connect: createConnectStore(orm),
+      external: createExternalStore(orm),
+      consents: createConsentStore(orm, a.ctx.cipher),
+      configs: createHrmsConfigStore(orm, a.ctx.cipher),
+    };
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ worker: false });
+    transactor = createTransactor(app.ctx.db.orm);
+    s = storesOver(app);
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const newOrg = (tag: string, kind: 'vendor' | 'client'): NewOrg => ({
+    uuid: randomUUID(),
+    orgName: `${kind} ${tag}`,
+    appName: 'app',
+    appKey: `app_${tag}_${kind}`,
+    appSecretHash: 'x',
+    appSecretLast4: 'abcd',
+    isVendor: kind === 'vendor',
+    isClient: kind === 'client',
+  });
+
+  /** Writes through each store in `tx`, checking each sees the others' uncommitted rows; returns what to look for later. */
+  async function writeAll(tx: Tx, tag: string) {
+    const vendor = await s.orgs.create(newOrg(tag, 'vendor'), tx);
+    const client = await s.orgs.create(newOrg(tag, 'client'), tx);
+    expect((await s.orgs.findByUuid(client.uuid, tx))?.id).toBe(client.id);
+    const made = await s.orgs.findOrCreateClient({ emailDomain: `${tag}.example` }, { ...newOrg(`${tag}d`, 'client'), emailDomain: `${tag}.example` }, tx);
+    expect(made.created).toBe(true);
+    const keyHash = randomBytes(32).toString('hex');
+    const key = await s.orgs.addApiKey(vendor.id, keyHash, 'hrx_abcd', tx);
+    expect((await s.orgs.findByApiKeyHash(keyHash, tx))?.keyId).toBe(key.id);
+    const user = await s.sdk.ensureUser(client.id, `hr@${tag}.example`, 'Asha Rao', tx);
+    expect((await s.sdk.findUser(user.id, tx))?.email).toBe(`hr@${tag}.example`);
+    const username = `hrxv2_${tag}`;
+    await s.external.addBasicCredential({ orgId: vendor.id, username, passwordHash: 'x' }, tx);
+    expect((await s.external.findBasicCredential(username, tx))?.orgId).toBe(vendor.id);
+    await s.consents.append(
+      {
+        vendorOrgId: vendor.id,
+        clientOrgId: client.id,
+        employeeId: 'E1',
+        consentLanguage: 'en',
+        consentTimestamp: new Date(),
+        consentExpiry: new Date(Date.now() + 86_400_000),
+        requestId: randomUUID(),
+      },
+      tx,
+    );
+    await s.configs.save(
+      {
+        orgId: client.id,
+        hrmsId: 'reference',
+        credentials: { hrms_host: 'https://hr.example', grant_type: 'client_credentials', client_id: 'c' },
+        apiConfigs: [],
+      },
+      tx,
+    );
+    expect((await s.configs.load(client.id, tx))?.hrmsId).toBe('reference');
+    expect(await s.configs.establishment(client.id, tx)).toEqual({ hasConfig: true, hasEmployees: false });
+    expect(await s.connect.isLocked(vendor.id, client.id, tx)).toBe(false);
+    expect(await s.connect.beginAttempt(vendor.id, client.id, { maxFailures: 5, lockMs: 60_000 }, tx)).toEqual({ locked: false });
+    return { vendor, client, made: made.org, keyHash, user, username };
+  }
+
+  /** What of `w` is in the database now, outside any transaction. */
+  async function present(w: Awaited<ReturnType<typeof writeAll>>) {
+    const [consent] = await app.ctx.db.orm.em
+      .getConnection()
+      .execute<{ n: number }[]>('select count(*)::int as n from consents where vendor_org_id = ?', [w.vendor.id]);
+    const [lock] = await app.ctx.db.orm.em
+      .getConnection()
+      .execute<{ n: number }[]>('select count(*)::int as n from connect_proof_locks where vendor_org_id = ?', [w.vendor.id]);
+    return {
+      vendor: (await s.orgs.findByUuid(w.vendor.uuid)) !== null,
+      made: (await s.orgs.findByUuid(w.made.uuid)) !== null,
+      key: (await s.orgs.findByApiKeyHash(w.keyHash)) !== null,
+      user: (await s.sdk.findUser(w.user.id)) !== null,
+      basic: (await s.external.findBasicCredential(w.username)) !== null,
+      consent: consent!.n > 0,
+      config: (await s.configs.load(w.client.id)) !== null,
+      lock: lock!.n > 0,
+    };
+  }
+
+  const all = (v: boolean) => ({ vendor: v, made: v, key: v, user: v, basic: v, consent: v, config: v, lock: v });
+
+  it("a rollback of the caller undoes every store's writes, their own transactions included", async () => {
+    let written: Awaited<ReturnType<typeof writeAll>> | undefined;
+    await expect(
+      transactor.transaction(async (tx) => {
+        written = await writeAll(tx, `rb${randomBytes(3).toString('hex')}`);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await present(written!)).toEqual(all(false));
+  });
+
+  it("the caller's commit keeps them all", async () => {
+    const written = await transactor.transaction((tx) => writeAll(tx, `ok${randomBytes(3).toString('hex')}`));
+    expect(await present(written)).toEqual(all(true));
+  });
+});

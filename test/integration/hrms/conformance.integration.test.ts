@@ -1,0 +1,176 @@
+/**
+ * The connector conformance suite (issue 8; decisions §14): run for every `hrms_id` with a
+ * simulator in `DIALECT_SIMS`, through hrx end to end (setup-config over HTTP, the real sync
+ * service, PostgreSQL, Redis, the shared request budget):
+ * - a full sync of 500 employees equals the simulator's ground truth, field by field;
+ * - wrong credentials: setup-config refuses them, and stored ones that went wrong mark the
+ *   configuration invalid after a handful of requests (no retry storm);
+ * - throttling is waited out and no window holds more requests than the product's limit;
+ * - a token that expires mid-sync is refreshed without losing or repeating a page;
+ * - an incremental sync (products that list changes) picks up a change, and a removal (or, for a
+ *   product whose listings show no removals, the next full sync does);
+ * - a live read (`source=hrms`) answers from the HRMS.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorFor } from '../../../src/hrms/registry';
+import { DIALECT_SIMS } from '../../../src/hrms/sim/dialects';
+import type { DialectSim } from '../../../src/hrms/sim/dialect';
+import { normalizeRecord } from '../../../src/domain/record';
+import { maskRecord } from '../../../src/domain/masking';
+import { client, connection, vendor } from '../../support/factories';
+import { storesOf, dbQuery } from '../../support/db';
+import { call, startTestApp, type TestApp } from '../../support/harness';
+import { storedRecords } from '../../support/stored';
+
+const EMPLOYEES = 500;
+let n = 0;
+
+/** The ids whose stored record differs from the ground truth (at most 5), with the first difference in full. */
+async function mismatches(app: TestApp, orgId: number, sim: DialectSim) {
+  const stored = await storedRecords(app, orgId);
+  const bad: string[] = [];
+  let first: { stored: unknown; expected: unknown } | undefined;
+  for (const e of sim.expected()) {
+    const s = stored.get(e.employeeId);
+    const expected = normalizeRecord(e, s?.record.id ?? 'missing');
+    if (!s || s.removed || !isDeepStrictEqual(s.record, expected)) {
+      bad.push(e.employeeId);
+      first ??= { stored: s?.record, expected };
+    }
+  }
+  const live = [...stored.values()].filter((s) => !s.removed).length;
+  return { bad: bad.slice(0, 5), first, live };
+}
+
+for (const [hrmsId, startDialect] of DIALECT_SIMS) {
+  describe(`conformance: ${hrmsId}`, () => {
+    let app: TestApp;
+    let sim: DialectSim;
+    const definition = connectorFor(hrmsId)!;
+
+    beforeAll(async () => {
+      // No worker: each test runs the sync itself, with the trigger it needs.
+      app = await startTestApp({ worker: false, env: { HRX_SYNC_BATCH_SIZE: '100', HRX_HRMS_RETRY_MIN_MS: '20' } });
+      sim = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}` });
+    });
+    afterAll(async () => {
+      await sim?.close();
+      await app?.stop();
+    });
+
+    /** A client org connected to a vendor and configured on the simulator through setup-config. */
+    async function configured() {
+      const v = await vendor(app.ctx, `Conf vendor ${++n}`);
+      const c = await client(app.ctx, `Conf client ${n}`);
+      await connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true });
+      const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: c.org.appKey, client_secret: c.appSecret, ...sim.setup() }),
+      });
+      expect(res.status).toBe(200);
+      return { v, c };
+    }
+    const sync = (orgId: number, trigger: 'setup' | 'schedule') => app.ctx.services.sync.run(orgId, trigger, `conf-${hrmsId}-${++n}`);
+
+    it('a full sync of 500 employees equals the ground truth, field by field', async () => {
+      expect(definition).toBeDefined();
+      const { c } = await configured();
+      sim.resetStats();
+      const outcome = await sync(c.org.id, 'setup');
+      expect(outcome).toMatchObject({ status: 'succeeded', kind: 'full', employees: EMPLOYEES });
+      expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES });
+      expect(sim.stats().maxInWindow).toBeLessThanOrEqual(sim.stats().limit.requests);
+    });
+
+    it('wrong credentials: refused by setup-config; gone wrong later, the configuration is marked invalid without a retry storm', async () => {
+      const { c } = await configured();
+      const refused = await call(`${app.url}/api/webhook/v1/setup-config/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: c.org.appKey, client_secret: c.appSecret, ...sim.wrongSetup() }),
+      });
+      expect([refused.status, refused.body.message]).toEqual([400, 'HRMS credentials rejected: the HRMS refused the credentials']);
+      const wrong = sim.wrongSetup();
+      await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId, credentials: wrong.access_credentials, apiConfigs: wrong.api_configs });
+      sim.resetStats();
+      expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'failed', reason: 'auth' });
+      expect(sim.stats().requests).toBeLessThanOrEqual(3);
+      const { rows } = await dbQuery(app, `select valid from hrms_configs where org_id = $1`, [c.org.id]);
+      expect(rows).toEqual([{ valid: false }]);
+    });
+
+    it('throttling is waited out, and no window holds more requests than the product allows', async () => {
+      const { c } = await configured();
+      sim.resetStats();
+      sim.setFaults({ rateThrottle: 0.3, throttleLockoutMs: 300 });
+      try {
+        expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+      } finally {
+        sim.setFaults({ rateThrottle: 0 });
+      }
+      expect(sim.stats().throttled).toBeGreaterThan(0);
+      expect(sim.stats().maxInWindow).toBeLessThanOrEqual(sim.stats().limit.requests);
+      expect((await mismatches(app, c.org.id, sim)).bad).toEqual([]);
+    });
+
+    it('a token that expires mid-sync is refreshed: no page lost or repeated', async (t) => {
+      // A product without tokens (Basic or an API key on every request) has nothing to expire.
+      if (sim.issuesTokens === false) return t.skip();
+      const { c } = await configured();
+      sim.resetStats();
+      sim.setFaults({ tokenExpiresAfterCalls: 2 });
+      try {
+        expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+      } finally {
+        sim.setFaults({ tokenExpiresAfterCalls: 0 });
+      }
+      expect(sim.stats().tokenRequests).toBeGreaterThan(1);
+      expect(await mismatches(app, c.org.id, sim)).toMatchObject({ bad: [], live: EMPLOYEES });
+    });
+
+    it('an incremental sync picks up a change and a removal (from the full sync where the product lists none)', async (t) => {
+      if (!definition.incremental) return t.skip();
+      const { c } = await configured();
+      expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full' });
+      const [changed, gone] = [sim.employeeIds()[3]!, sim.employeeIds()[7]!];
+      sim.change(changed);
+      sim.remove(gone);
+      sim.resetStats();
+      const outcome = await sync(c.org.id, 'schedule');
+      // A product that cannot list removals (definition.reportsRemovals false) keeps the removed
+      // employee until the next full sync, which finds it (decisions §14: at least daily).
+      const reports = definition.reportsRemovals !== false;
+      expect(outcome).toMatchObject({ status: 'succeeded', kind: 'incremental', removed: reports ? 1 : 0 });
+      const stored = await storedRecords(app, c.org.id);
+      expect(stored.get(gone)?.removed).toBe(reports);
+      expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - (reports ? 1 : 0) });
+      expect(stored.get(changed)!.record).toEqual(
+        normalizeRecord(
+          sim.expected().find((e) => e.employeeId === changed)!,
+          stored.get(changed)!.record.id,
+        ),
+      );
+      // Fewer requests than listing everyone again.
+      expect(sim.stats().requests).toBeLessThan(EMPLOYEES / 100);
+      if (!reports) {
+        expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full', removed: 1 });
+        expect((await storedRecords(app, c.org.id)).get(gone)?.removed).toBe(true);
+        expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
+      }
+    });
+
+    it('a live read (source=hrms) answers from the HRMS', async () => {
+      const { v, c } = await configured();
+      const e = sim.expected()[0]!;
+      const res = await call(`${app.url}/api/employee_details/${encodeURIComponent(e.employeeId)}?org=${c.org.uuid}&vendor_org=${v.org.uuid}&source=hrms`, {
+        headers: { username: v.apiKey },
+      });
+      expect(res.status).toBe(200);
+      const { id: _id, ...data } = res.body.data;
+      const { id: _x, ...want } = maskRecord(normalizeRecord(e, 'live'));
+      expect(data).toEqual(want);
+    });
+  });
+}

@@ -1,0 +1,181 @@
+/**
+ * The Connect page's decisions in a real Chromium (issue 12; decisions §8), behind a proxy that
+ * counts what reaches the server: a double submit of every step sends one request, each button is
+ * disabled and busy while its request runs, with its status beside it in the window; reopening an
+ * approved connection from a new link shows the shared points checked and disabled; an established
+ * org's admin proves control with the app key and secret (a wrong one first) and rejects after
+ * confirming, with the keyboard only; a rejected connection reads as such; an invalid link is a page of its own. axe-core
+ * finds nothing on any of these states, at 1280×900 and 390×844.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { checkState, focused, haveChromium, inputStates, inView, launchBrowser, newPage, tabTo, type ViewportName } from '../../support/browser';
+import { startCountingProxy, type CountingProxy } from '../../support/counting-proxy';
+import { dbQuery, storesOf } from '../../support/db';
+import { client, vendor } from '../../support/factories';
+import { startSim, startTestApp, type TestApp } from '../../support/harness';
+
+const API = '/api/sdk/connect';
+
+describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
+  let app: TestApp;
+  let sim: Awaited<ReturnType<typeof startSim>>;
+  let browser: Browser;
+  let proxy: CountingProxy;
+  const creds = { clientId: 'dec-client', clientSecret: 'dec-secret-93a' };
+
+  beforeAll(async () => {
+    app = await startTestApp({ worker: false });
+    sim = await startSim({ employees: 4, ...creds });
+    browser = await launchBrowser();
+    proxy = await startCountingProxy(app.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.close();
+    await sim?.close();
+    await app?.stop();
+  });
+
+  const clean = async (page: Page, state: string, viewport: ViewportName) => {
+    expect(await checkState(page, state, viewport), state).toStrictEqual({ axe: [], layout: [] });
+  };
+  const tokenFor = async (v: Awaited<ReturnType<typeof vendor>>, email: string, orgName: string, flags?: Record<string, Record<string, number>>) => {
+    const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
+    return (await app.ctx.services.sdk.issueToken(principal, { email, org_name: orgName, fullname: 'Meera S', ...(flags ? { data_model_flags: flags } : {}) }))
+      .access_token;
+  };
+  const open = async (viewport: ViewportName, token: string) => {
+    const { page, problems } = await newPage(browser, viewport);
+    await page.goto(`${proxy.url}/connect#token=${encodeURIComponent(token)}`);
+    await page.waitForSelector('#main:not([hidden]), #invalid:not([hidden])');
+    return { page, problems };
+  };
+  /** While `path` is held back, `selector` is disabled and busy, its status says so beside it; one request reached the server. */
+  const oneBusyRequest = async (page: Page, selector: string, statusId: string, path: string, act: () => Promise<void>) => {
+    proxy.delay(`${API}${path}`, 1200);
+    const before = proxy.count(`POST ${API}${path}`);
+    await act();
+    await page.waitForSelector(`${selector}[aria-busy=true][disabled]`);
+    expect(await page.textContent(`#${statusId}`)).toMatch(/…$/);
+    expect(await inView(page, `#${statusId}`)).toBe(true);
+    await page.waitForSelector(`${selector}:not([aria-busy])`, { state: 'attached' });
+    proxy.delay(`${API}${path}`, 0);
+    expect(proxy.count(`POST ${API}${path}`) - before).toBe(1);
+  };
+
+  it('a double submit of each step sends one request; a new link to the approved connection shows it read-only', async () => {
+    const v = await vendor(app.ctx, 'Double Lender');
+    const email = 'hr@double-co.example';
+    const flags = { detail_info_fields: { name: -1, dob: 1, aadhar: 1 } };
+    const { page, problems } = await open('desktop', await tokenFor(v, email, 'Double Co', flags));
+    await oneBusyRequest(page, '#send-code', 'send-status', '/email-code/', () => page.dblclick('#send-code'));
+    await page.fill('#code', await app.mailbox!.code(email));
+    await oneBusyRequest(page, '#verify', 'email-status', '/verify-email/', async () => {
+      await page.focus('#code');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+    });
+    await page.waitForSelector('#email-done:not([hidden])');
+    await page.selectOption('#hrms_id', 'reference');
+    await page.fill('#hrms_host', sim.url);
+    await page.fill('#client_id', creds.clientId);
+    await page.fill('#client_secret', creds.clientSecret);
+    await oneBusyRequest(page, '#hrms-submit', 'hrms-status', '/hrms/', () => page.dblclick('#hrms-submit'));
+    await page.waitForSelector('#hrms-done:not([hidden])');
+    await page.check('#dp-aadhar');
+    await oneBusyRequest(page, '#approve', 'decide-status', '/approve/', () => page.dblclick('#approve'));
+    await page.waitForSelector('#outcome:not([hidden])');
+    expect(problems).toEqual([]);
+    await page.context().close();
+
+    // The vendor sends a new link for the approved connection: the decision, read-only.
+    for (const viewport of ['desktop', 'phone'] as const) {
+      const again = await open(viewport, await tokenFor(v, email, 'Double Co', flags));
+      await again.page.waitForSelector('#outcome:not([hidden])');
+      expect(await again.page.textContent('h1#heading')).toBe("You approved Double Lender's request");
+      expect(await inputStates(again.page, '#optional input')).toEqual([
+        { name: 'name', checked: true, disabled: true },
+        { name: 'dob', checked: false, disabled: true },
+        { name: 'aadhar', checked: true, disabled: true },
+      ]);
+      expect(await again.page.isHidden('#step-decide')).toBe(true);
+      expect(await again.page.isHidden('#hrms-form')).toBe(true);
+      await clean(again.page, 'approved-reopened', viewport);
+      expect(again.problems).toEqual([]);
+      await again.page.context().close();
+    }
+  });
+
+  for (const viewport of ['desktop', 'phone'] as const) {
+    it(`an established org: proof with the app key and secret, then reject after confirming (${viewport})`, async () => {
+      const v = await vendor(app.ctx, `Quiet Insurer ${viewport}`);
+      const employer = await client(app.ctx, `Established ${viewport} Co`);
+      await storesOf(app).hrmsConfigs.save({
+        orgId: employer.org.id,
+        hrmsId: 'reference',
+        apiConfigs: [],
+        credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+      });
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr.${viewport}@gmail.com`, `established ${viewport} co`));
+      expect(await page.textContent('#hrms-title')).toBe(`Prove that you manage Established ${viewport} Co`);
+      expect(await page.isHidden('#step-email')).toBe(true);
+      expect(await page.textContent('#n-purpose')).toBe(`Quiet Insurer ${viewport} has not said what it uses this data for. Ask them before you approve.`);
+      expect(await page.textContent('#n-privacy')).toBe(`Quiet Insurer ${viewport} has given no privacy policy.`);
+      expect(await page.textContent('#n-sync')).toMatch(/already comes from its HRMS/);
+      await clean(page, 'proof-required', viewport);
+      // With the keyboard only, as in connect-page-keyboard.
+      await tabTo(page, '#app_key');
+      await page.keyboard.type(employer.org.appKey);
+      await tabTo(page, '#app_secret');
+      await page.keyboard.type('not-the-secret');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#app_key[aria-invalid=true]');
+      expect(await focused(page)).toBe('app_key');
+      expect(await page.textContent('#app_key-error')).toMatch(/^This key and secret do not belong to Established/);
+      expect(await inView(page, '#proof-status')).toBe(true);
+      expect(await page.inputValue('#app_secret')).toBe('');
+      await clean(page, 'proof-error', viewport);
+      await tabTo(page, '#app_secret');
+      await page.keyboard.type(employer.appSecret);
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#hrms-done:not([hidden])');
+      expect(await page.textContent('#hrms-done-name')).toBe(`You proved that you manage Established ${viewport} Co.`);
+      expect(await page.isEnabled('#approve')).toBe(true);
+      await clean(page, 'proof-given', viewport);
+      // Reject is neutral, asks first, and is one request.
+      expect(await page.getAttribute('#reject', 'class')).toBe('secondary');
+      const rejects = proxy.count(`POST ${API}/reject/`);
+      // (Past all 108 optional points: the token asked for everything.)
+      await tabTo(page, '#reject', { max: 200 });
+      await page.keyboard.press('Enter');
+      expect(await focused(page)).toBe('reject-no');
+      expect(await page.textContent('#reject-q')).toMatch(/^Reject Quiet Insurer \w+'s request\? Quiet Insurer \w+ gets no data/);
+      expect(proxy.count(`POST ${API}/reject/`)).toBe(rejects);
+      await tabTo(page, '#reject-yes', { back: true });
+      await oneBusyRequest(page, '#reject-yes', 'decide-status', '/reject/', async () => {
+        await page.keyboard.press('Enter');
+        await page.keyboard.press('Enter');
+      });
+      await page.waitForSelector('#outcome:not([hidden])');
+      expect(await page.textContent('h1#heading')).toBe(`You rejected Quiet Insurer ${viewport}'s request`);
+      expect(await page.textContent('#outcome-text')).toMatch(/^Rejected on .* receives no data from Established/);
+      expect((await inputStates(page, '#optional input')).every((b) => b.disabled && !b.checked)).toBe(true);
+      await clean(page, 'rejected', viewport);
+      const [c] = (await dbQuery(app, 'select status from connections where vendor_org_id = $1', [v.org.id])).rows;
+      expect(c.status).toBe('rejected');
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it(`an invalid or spent link is a page of its own (${viewport})`, async () => {
+      const { page, problems } = await open(viewport, 'not.a.token');
+      expect(await page.textContent('#invalid h1')).toBe('This link is invalid or has expired');
+      expect(await page.isHidden('#main')).toBe(true);
+      expect(await page.title()).toBe('Link invalid or expired');
+      await clean(page, 'invalid-link', viewport);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+  }
+});

@@ -1,0 +1,58 @@
+/**
+ * Erasure's keyed hashes (src/crypto/tombstone.ts) and the retention settings (src/config.ts,
+ * decisions §15): tombstones are keyed (another key, another hash; no plain hash of the id),
+ * bound to the org, and a rotated master key still matches through its retired key; consent
+ * statements become a keyed digest; the retention days default to 400 and 30 and refuse
+ * anything but whole days from 0.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { ERASED_STATEMENT_PREFIX, statementDigest, tombstoneHash, tombstoneKeys } from '../../src/crypto/tombstone';
+import { deriveKey } from '../../src/infra';
+
+describe('tombstone hashes', () => {
+  const master = randomBytes(32);
+  const [key] = tombstoneKeys([deriveKey(master, 'employee-tombstone')]);
+
+  it('are keyed, bound to the org, and name nothing in clear', () => {
+    const h = tombstoneHash(key!, 7, 'EMP00042');
+    expect(h).toMatch(/^[0-9a-f]{64}$/);
+    expect(tombstoneHash(key!, 7, 'EMP00042')).toBe(h);
+    expect(tombstoneHash(key!, 8, 'EMP00042')).not.toBe(h);
+    expect(tombstoneHash(key!, 7, 'EMP00043')).not.toBe(h);
+    const [otherKey] = tombstoneKeys([deriveKey(randomBytes(32), 'employee-tombstone')]);
+    expect(tombstoneHash(otherKey!, 7, 'EMP00042')).not.toBe(h);
+    // Not a plain hash anyone could compute from a guessed id.
+    for (const plain of ['EMP00042', '7\0EMP00042', 'hrx-tombstone\x007\x00EMP00042']) {
+      expect(createHash('sha256').update(plain).digest('hex')).not.toBe(h);
+    }
+    // A key derived for another purpose from the same master gives another hash.
+    const [pepper] = tombstoneKeys([deriveKey(master, 'api-key-pepper')]);
+    expect(tombstoneHash(pepper!, 7, 'EMP00042')).not.toBe(h);
+  });
+
+  it('consent statements become a keyed digest with a fixed prefix', () => {
+    const d = statementDigest(key!, 'I, Asha Rao, agree.');
+    expect(d).toMatch(new RegExp(`^${ERASED_STATEMENT_PREFIX}[0-9a-f]{64}$`));
+    expect(d).not.toContain('Asha');
+    expect(statementDigest(key!, 'I, Asha Rao, agree.')).toBe(d);
+    expect(statementDigest(key!, 'I, Asha Rao, agree!')).not.toBe(d);
+  });
+});
+
+describe('retention settings', () => {
+  it('default to 400 days of audit and consent, 30 days of removed employees, an hourly purge', () => {
+    const c = loadConfig({});
+    expect([c.HRX_AUDIT_RETENTION_DAYS, c.HRX_REMOVED_RETENTION_DAYS, c.HRX_RETENTION_PURGE_MS]).toEqual([400, 30, 3_600_000]);
+  });
+
+  it('take whole days from 0, and refuse the rest naming the variable', () => {
+    const c = loadConfig({ HRX_AUDIT_RETENTION_DAYS: '0', HRX_REMOVED_RETENTION_DAYS: '7' });
+    expect([c.HRX_AUDIT_RETENTION_DAYS, c.HRX_REMOVED_RETENTION_DAYS]).toEqual([0, 7]);
+    expect(() => loadConfig({ HRX_AUDIT_RETENTION_DAYS: '-1' })).toThrow(/^Invalid configuration: HRX_AUDIT_RETENTION_DAYS /);
+    expect(() => loadConfig({ HRX_REMOVED_RETENTION_DAYS: '1.5' })).toThrow(/^Invalid configuration: HRX_REMOVED_RETENTION_DAYS /);
+    expect(() => loadConfig({ HRX_AUDIT_RETENTION_DAYS: 'a year' })).toThrow(/^Invalid configuration: HRX_AUDIT_RETENTION_DAYS /);
+    expect(() => loadConfig({ HRX_RETENTION_PURGE_MS: '10' })).toThrow(/^Invalid configuration: HRX_RETENTION_PURGE_MS /);
+  });
+});
