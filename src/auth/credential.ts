@@ -3,7 +3,7 @@
  * live in auth/, not in the router, so the dependency points one way: http/router → auth.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from './principal';
+import type { ConnectPrincipal, Principal } from './principal';
 
 /** Credential kinds of decisions §2. */
 export type CredentialKind =
@@ -39,9 +39,14 @@ export type PrincipalOfRole<R extends OrgRole | undefined> = R extends 'vendor'
  * The principal a route's handler gets for its credential kind `K` and role `R`: `null` for
  * `none` and `admin` (the admin token names no org), a resolved principal for every other kind
  * (the authenticator throws rather than resolve those to null), of the route's role when it
- * declares one (the router checks it, see {@link hasRole}; handlers never do).
+ * declares one (the router checks it, see {@link hasRole}; handlers never do), and carrying its
+ * Connect grant for `connectSession` (the router checks that too).
  */
-export type PrincipalFor<K extends CredentialKind, R extends OrgRole | undefined = undefined> = K extends 'none' | 'admin' ? null : PrincipalOfRole<R>;
+export type PrincipalFor<K extends CredentialKind, R extends OrgRole | undefined = undefined> = K extends 'none' | 'admin'
+  ? null
+  : K extends 'connectSession'
+    ? ConnectPrincipal & PrincipalOfRole<R>
+    : PrincipalOfRole<R>;
 
 /** Whether `principal`'s org is of `role`. */
 export function hasRole(principal: Principal, role: OrgRole): boolean {

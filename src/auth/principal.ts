@@ -26,3 +26,10 @@ export interface ConnectGrant {
   vendorOrgId: number;
   userId: string;
 }
+
+/**
+ * The principal of a request authenticated by a Connect session (credential kind
+ * `connectSession`): its grant is always there. The router refuses such a request without one,
+ * so Connect handlers never check it themselves.
+ */
+export type ConnectPrincipal = Principal & { connect: ConnectGrant };

@@ -35,6 +35,15 @@ export interface HrmsAccess {
 }
 
 /**
+ * The `hrms_host` of the `api_configs` entry named `apiId`, else `fallback(hrms_host)`: the
+ * product's own default for that endpoint (e.g. Keka's token service, Zoho's Accounts host,
+ * greytHR's data API), derived from the main host where the product ties them (decisions §14).
+ */
+export function apiConfigHost(access: HrmsAccess, apiId: string, fallback: (hrmsHost: string) => string): string {
+  return access.apiConfigs.find((a) => a.api_id === apiId)?.access_credentials.hrms_host || fallback(access.credentials.hrms_host);
+}
+
+/**
  * Why a connector call failed. `auth` and `host_not_allowed` (a host that is not an http(s) URL,
  * or that the `hostPolicy` refuses) stop retries and mark the configuration invalid.
  */

@@ -273,6 +273,8 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     const principal = await opts.authenticate(def.credential, req.headers, source);
     // Another kind of org's credential is the wrong credential (decisions §2).
     if (def.role && !(principal && hasRole(principal, def.role))) throw new AppError('AUTH_INVALID');
+    // A Connect-session route's handler is typed to get the session's grant (PrincipalFor).
+    if (def.credential === 'connectSession' && !principal?.connect) throw new AppError('AUTH_INVALID');
     // Only authenticated requests are counted: a failed authentication threw above.
     if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
       const decision = await opts.limiter.take(principal.credentialId);

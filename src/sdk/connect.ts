@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { AuthFailureGuard } from '../auth/failure-guard';
-import type { ConnectGrant, Principal } from '../auth/principal';
+import type { ConnectGrant, ConnectPrincipal, Principal } from '../auth/principal';
 import { requestSplit, type ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
@@ -92,12 +92,6 @@ function presentedJti(token: string): string {
 export function createConnectFlow(deps: ConnectFlowDeps) {
   const { sessions } = deps;
 
-  function grantOf(p: Principal): ConnectGrant {
-    // Only the connectSession credential yields a grant; a route wired to another kind is a bug.
-    if (!p.connect) throw new Error('Connect endpoint without a Connect session principal');
-    return p.connect;
-  }
-
   /** The grant's connection, which must still be pending for any change. */
   async function pendingConnection(g: ConnectGrant): Promise<Connection> {
     const c = await deps.connections.get(g.connectionId);
@@ -107,7 +101,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return c;
   }
 
-  const sessionOf = (p: Principal, g: ConnectGrant) => ({
+  const sessionOf = (p: ConnectPrincipal, g: ConnectGrant) => ({
     id: g.sessionId,
     connectionId: g.connectionId,
     vendorOrgId: g.vendorOrgId,
@@ -115,8 +109,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     userId: g.userId,
   });
 
-  async function audit(p: Principal, method: ProofMethod, outcome: ProofOutcome, meta: RequestMeta): Promise<void> {
-    await sessions.audit({ requestId: meta.requestId, session: sessionOf(p, grantOf(p)), method, outcome, sourceAddress: meta.sourceAddress });
+  async function audit(p: ConnectPrincipal, method: ProofMethod, outcome: ProofOutcome, meta: RequestMeta): Promise<void> {
+    await sessions.audit({ requestId: meta.requestId, session: sessionOf(p, p.connect), method, outcome, sourceAddress: meta.sourceAddress });
   }
 
   /**
@@ -124,12 +118,12 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * counts a failure. Throws PROOF_FAILED, or what `check` throws (then nothing is counted).
    */
   async function prove(
-    p: Principal,
+    p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
     check: () => Promise<boolean>,
   ): Promise<{ proven: true }> {
-    const g = grantOf(p);
+    const g = p.connect;
     const attempt = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
     if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
       await sessions.audit({ ...attempt, outcome: 'locked' });
@@ -154,7 +148,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
    * or a configuration from setup-config (squat-then-replace, decisions §8).
    */
-  async function mayApprove(p: Principal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
+  async function mayApprove(p: ConnectPrincipal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
     if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
@@ -169,7 +163,6 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
   const email = createEmailVerification(
     {
-      grantOf,
       pendingConnection,
       established,
       verified: emailVerified,
@@ -226,8 +219,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     },
 
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
-    async session(p: Principal): Promise<ConnectSession> {
-      const g = grantOf(p);
+    async session(p: ConnectPrincipal): Promise<ConnectSession> {
+      const g = p.connect;
       const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code] = await Promise.all([
         deps.connections.get(g.connectionId),
         deps.orgs.byId(g.vendorOrgId),
@@ -267,8 +260,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * org it is proof (a), compared and never stored. Throws 409 (decided), PROOF_FAILED (wrong or
      * locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's 400s.
      */
-    async hrms(p: Principal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
-      const g = grantOf(p);
+    async hrms(p: ConnectPrincipal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
+      const g = p.connect;
       await pendingConnection(g);
       if (await sessions.isLocked(g.vendorOrgId, p.orgId)) {
         await audit(p, 'hrms', 'locked', meta);
@@ -291,8 +284,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * and setup-config; it may run scrypt for a credential made before keyed hashes). Throws 409
      * (decided), PROOF_FAILED, THROTTLED (over the failure limit: not counted against the pair).
      */
-    async proof(p: Principal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
-      await pendingConnection(grantOf(p));
+    async proof(p: ConnectPrincipal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
+      await pendingConnection(p.connect);
       const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
       return prove(
         p,
@@ -312,8 +305,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * pair locked), VALIDATION (a new org without credentials entered, a name that is not an
      * optional point of this connection, a point in both lists).
      */
-    async approve(p: Principal, choice: { opted_in: string[]; opted_out: string[] }, meta: RequestMeta): Promise<ConnectOutcome> {
-      const g = grantOf(p);
+    async approve(p: ConnectPrincipal, choice: { opted_in: string[]; opted_out: string[] }, meta: RequestMeta): Promise<ConnectOutcome> {
+      const g = p.connect;
       const c = await pendingConnection(g);
       if (await sessions.isLocked(g.vendorOrgId, p.orgId)) {
         await audit(p, 'approve', 'locked', meta);
@@ -353,8 +346,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     },
 
     /** Rejects the connection (no proof needed: it shares nothing). Throws 409 when decided already. */
-    async reject(p: Principal): Promise<ConnectOutcome> {
-      const g = grantOf(p);
+    async reject(p: ConnectPrincipal): Promise<ConnectOutcome> {
+      const g = p.connect;
       const c = await pendingConnection(g);
       const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');

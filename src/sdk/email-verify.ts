@@ -12,7 +12,7 @@
  * logged.
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { ConnectGrant, Principal } from '../auth/principal';
+import type { ConnectGrant, ConnectPrincipal } from '../auth/principal';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
 import { describeError } from '../log-error';
@@ -32,19 +32,18 @@ interface Meta {
 
 /** What the e-mail step needs of the Connect flow (connect.ts). */
 export interface EmailVerifyKit {
-  grantOf(p: Principal): ConnectGrant;
   pendingConnection(g: ConnectGrant): Promise<Connection>;
   /** Whether the client org is established (decisions §8). */
   established(orgId: number): Promise<boolean>;
   /** Whether session `id` verified its e-mail. */
   verified(sessionId: string): Promise<boolean>;
   /** Whether failed proofs lock the grant's vendor/client pair now. */
-  locked(p: Principal, g: ConnectGrant): Promise<boolean>;
+  locked(p: ConnectPrincipal, g: ConnectGrant): Promise<boolean>;
   /** Runs a check under the pair's lock policy (connect.ts `prove`); throws PROOF_FAILED when false or locked. */
-  prove(p: Principal, method: 'email', meta: Meta, check: () => Promise<boolean>): Promise<{ proven: true }>;
-  audit(p: Principal, method: ProofMethod, outcome: ProofOutcome, meta: Meta): Promise<void>;
+  prove(p: ConnectPrincipal, method: 'email', meta: Meta, check: () => Promise<boolean>): Promise<{ proven: true }>;
+  audit(p: ConnectPrincipal, method: ProofMethod, outcome: ProofOutcome, meta: Meta): Promise<void>;
   /** The names the message shows and the token's e-mail. */
-  parties(p: Principal, g: ConnectGrant): Promise<{ vendorName: string; orgName: string; email: string }>;
+  parties(p: ConnectPrincipal, g: ConnectGrant): Promise<{ vendorName: string; orgName: string; email: string }>;
 }
 
 export interface EmailVerifyDeps {
@@ -82,8 +81,8 @@ export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDe
   const hash = (sessionId: string, code: string) => createHmac('sha256', deps.codeKey).update(`${sessionId}:${code}`).digest();
 
   /** The grant of a pending connection whose org still needs the e-mail step; throws its 400s and 409s. */
-  async function needing(p: Principal) {
-    const g = kit.grantOf(p);
+  async function needing(p: ConnectPrincipal) {
+    const g = p.connect;
     await kit.pendingConnection(g);
     if (await kit.established(p.orgId)) throw AppError.validation([{ field: 'email', message: 'not needed: this organisation is already set up' }]);
     return g;
@@ -96,7 +95,7 @@ export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDe
      * THROTTLED (too soon after the last code, or too many for the org this hour), UNAVAILABLE
      * (the SMTP server refused or could not be reached; the code is void).
      */
-    async sendEmailCode(p: Principal, meta: Meta): Promise<EmailCodeSent> {
+    async sendEmailCode(p: ConnectPrincipal, meta: Meta): Promise<EmailCodeSent> {
       const g = await needing(p);
       if (!deps.mailer) throw emailNeeded(false);
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -136,7 +135,7 @@ export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDe
      * established; no code waiting: none sent, expired, used, or out of tries), PROOF_FAILED
      * (wrong code, or the pair locked: checked first).
      */
-    async verifyEmail(p: Principal, code: string, meta: Meta): Promise<{ verified: true }> {
+    async verifyEmail(p: ConnectPrincipal, code: string, meta: Meta): Promise<{ verified: true }> {
       const g = await needing(p);
       if (await kit.verified(g.sessionId)) return { verified: true };
       // Locked: refused unchecked, whatever the code (prove() would too, but a spent code must not answer otherwise).

@@ -17,7 +17,7 @@
  * tenant lacks (404) leaves its fields empty, with a warning naming the section.
  */
 import { z } from 'zod';
-import { HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnector } from '../connector';
+import { apiConfigHost, HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnector } from '../connector';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsRequestInit, type HrmsResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { LOV_REQUEST, mapGreythrEmployee, parseCategories, parseLovs, type GreythrLookups, type GreythrParts, type Warn } from './mapping';
@@ -105,7 +105,7 @@ class GreythrConnector implements HrmsConnector {
   ) {
     this.client = new HrmsHttpClient(options, 'hrx-greythr-connector');
     this.tenantHost = access.credentials.hrms_host;
-    this.apiHost = access.apiConfigs.find((a) => a.api_id === 'api')?.access_credentials.hrms_host ?? GREYTHR_API_HOST;
+    this.apiHost = apiConfigHost(access, 'api', () => GREYTHR_API_HOST);
   }
 
   /** Once per field and connector: the field's name, never its value (decisions §14). */

@@ -25,6 +25,7 @@
  */
 import { z } from 'zod';
 import {
+  apiConfigHost,
   HrmsError,
   type ConnectorFactory,
   type ConnectorOptions,
@@ -121,13 +122,13 @@ class KekaConnector implements HrmsConnector {
   }
 
   private tokenHost(): string {
-    const configured = this.access.apiConfigs.find((a) => a.api_id === 'token')?.access_credentials.hrms_host;
-    if (configured) return configured;
-    try {
-      return new URL(this.creds.hrms_host).hostname.endsWith('.kekademo.com') ? SANDBOX_TOKEN_HOST : PRODUCTION_TOKEN_HOST;
-    } catch {
-      return PRODUCTION_TOKEN_HOST;
-    }
+    return apiConfigHost(this.access, 'token', (hrmsHost) => {
+      try {
+        return new URL(hrmsHost).hostname.endsWith('.kekademo.com') ? SANDBOX_TOKEN_HOST : PRODUCTION_TOKEN_HOST;
+      } catch {
+        return PRODUCTION_TOKEN_HOST;
+      }
+    });
   }
 
   private tokenKey(): string {

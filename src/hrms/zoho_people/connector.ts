@@ -28,6 +28,7 @@
  */
 import { z } from 'zod';
 import {
+  apiConfigHost,
   HrmsError,
   type ConnectorFactory,
   type ConnectorOptions,
@@ -110,14 +111,14 @@ class ZohoPeopleConnector implements HrmsConnector {
   }
 
   private accountsHost(): string {
-    const configured = this.access.apiConfigs.find((a) => a.api_id === 'token')?.access_credentials.hrms_host;
-    if (configured) return configured;
-    try {
-      const dc = /^people\.zoho\.([a-z.]+)$/i.exec(new URL(this.creds.hrms_host).hostname);
-      return dc ? `https://accounts.zoho.${dc[1]!.toLowerCase()}` : DEFAULT_ACCOUNTS;
-    } catch {
-      return DEFAULT_ACCOUNTS;
-    }
+    return apiConfigHost(this.access, 'token', (hrmsHost) => {
+      try {
+        const dc = /^people\.zoho\.([a-z.]+)$/i.exec(new URL(hrmsHost).hostname);
+        return dc ? `https://accounts.zoho.${dc[1]!.toLowerCase()}` : DEFAULT_ACCOUNTS;
+      } catch {
+        return DEFAULT_ACCOUNTS;
+      }
+    });
   }
 
   private tokenKey(): string {
