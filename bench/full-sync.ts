@@ -6,7 +6,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
-import { benchEnv, configureHrms, cpuSeconds, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB } from './lib';
+import {
+  benchEnv,
+  configureHrms,
+  cpuSeconds,
+  onCleanup,
+  openBenchContext,
+  poll,
+  round,
+  rssSampler,
+  seedOrgs,
+  spawnNode,
+  statusMiB,
+  workerRegistered,
+} from './lib';
 import { dbQuery } from '../test/support/db';
 
 export interface FullSyncRun {
@@ -49,14 +62,7 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
   const worker = spawnNode(`worker-${employees}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
   const rss = rssSampler(worker.pid, 100);
   try {
-    await poll(
-      'the worker to register on the queue',
-      async () => {
-        if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
-        return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
-      },
-      90_000,
-    );
+    await workerRegistered(ctx, worker);
     const workerBootMs = round(performance.now() - tSpawn, 0);
     const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
     const cpu0 = cpuSeconds(worker.pid) ?? 0;

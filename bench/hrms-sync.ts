@@ -12,7 +12,20 @@
  */
 import type { DialectSim } from '../src/hrms/sim/dialect';
 import { DIALECT_SIMS } from '../src/hrms/sim/dialects';
-import { benchEnv, cpuSeconds, deleteRedisPrefix, onCleanup, openBenchContext, poll, round, rssSampler, seedOrgs, spawnNode, statusMiB } from './lib';
+import {
+  benchEnv,
+  cpuSeconds,
+  deleteRedisPrefix,
+  onCleanup,
+  openBenchContext,
+  poll,
+  round,
+  rssSampler,
+  seedOrgs,
+  spawnNode,
+  statusMiB,
+  workerRegistered,
+} from './lib';
 import { dbQuery, storesOf } from '../test/support/db';
 
 /**
@@ -78,14 +91,7 @@ async function oneProduct(hrmsId: string, employees: number, log: (s: string) =>
   const worker = spawnNode(`worker-${hrmsId}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
   const rss = rssSampler(worker.pid, 100);
   try {
-    await poll(
-      'the worker to register on the queue',
-      async () => {
-        if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
-        return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
-      },
-      90_000,
-    );
+    await workerRegistered(ctx, worker);
     const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
     const cpu0 = cpuSeconds(worker.pid) ?? 0;
 

@@ -353,6 +353,18 @@ export function rssSampler(pid: number, everyMs = 100) {
 
 /* ------------------------------------------------------------------ misc */
 
+/** Waits (at most 90 s, while `worker` is an `hrx worker`) until a worker is registered on the sync queue; throws with its stderr if it exits first. */
+export async function workerRegistered(ctx: Context, worker: Child): Promise<void> {
+  await poll(
+    'the worker to register on the queue',
+    async () => {
+      if (worker.hasExited()) throw new Error(`worker exited:\n${worker.stderrTail()}`);
+      return (await ctx.syncQueue.queue.getWorkersCount()) > 0 ? true : undefined;
+    },
+    90_000,
+  );
+}
+
 export const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Polls `fn` every `everyMs` until it returns a non-undefined value; throws after `timeoutMs`. */

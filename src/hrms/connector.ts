@@ -35,12 +35,21 @@ export interface HrmsAccess {
 }
 
 /**
- * The `hrms_host` of the `api_configs` entry named `apiId`, else `fallback(hrms_host)`: the
+ * The `hrms_host` of the `api_configs` entry named `apiId`, else `fallback(hostname)`: the
  * product's own default for that endpoint (e.g. Keka's token service, Zoho's Accounts host,
- * greytHR's data API), derived from the main host where the product ties them (decisions §14).
+ * greytHR's data API), derived from the hostname of the main `hrms_host` (null when that is not
+ * a URL) where the product ties the two (decisions §14).
  */
-export function apiConfigHost(access: HrmsAccess, apiId: string, fallback: (hrmsHost: string) => string): string {
-  return access.apiConfigs.find((a) => a.api_id === apiId)?.access_credentials.hrms_host || fallback(access.credentials.hrms_host);
+export function apiConfigHost(access: HrmsAccess, apiId: string, fallback: (hostname: string | null) => string): string {
+  const configured = access.apiConfigs.find((a) => a.api_id === apiId)?.access_credentials.hrms_host;
+  if (configured) return configured;
+  let hostname: string | null = null;
+  try {
+    hostname = new URL(access.credentials.hrms_host).hostname;
+  } catch {
+    // Not a URL: the product's plain default (setup-config refuses such a host before any call).
+  }
+  return fallback(hostname);
 }
 
 /**

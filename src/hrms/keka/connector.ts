@@ -122,13 +122,7 @@ class KekaConnector implements HrmsConnector {
   }
 
   private tokenHost(): string {
-    return apiConfigHost(this.access, 'token', (hrmsHost) => {
-      try {
-        return new URL(hrmsHost).hostname.endsWith('.kekademo.com') ? SANDBOX_TOKEN_HOST : PRODUCTION_TOKEN_HOST;
-      } catch {
-        return PRODUCTION_TOKEN_HOST;
-      }
-    });
+    return apiConfigHost(this.access, 'token', (hostname) => (hostname?.endsWith('.kekademo.com') ? SANDBOX_TOKEN_HOST : PRODUCTION_TOKEN_HOST));
   }
 
   private tokenKey(): string {

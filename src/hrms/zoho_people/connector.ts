@@ -111,13 +111,9 @@ class ZohoPeopleConnector implements HrmsConnector {
   }
 
   private accountsHost(): string {
-    return apiConfigHost(this.access, 'token', (hrmsHost) => {
-      try {
-        const dc = /^people\.zoho\.([a-z.]+)$/i.exec(new URL(hrmsHost).hostname);
-        return dc ? `https://accounts.zoho.${dc[1]!.toLowerCase()}` : DEFAULT_ACCOUNTS;
-      } catch {
-        return DEFAULT_ACCOUNTS;
-      }
+    return apiConfigHost(this.access, 'token', (hostname) => {
+      const dc = /^people\.zoho\.([a-z.]+)$/i.exec(hostname ?? '');
+      return dc ? `https://accounts.zoho.${dc[1]!.toLowerCase()}` : DEFAULT_ACCOUNTS;
     });
   }
 
