@@ -19,8 +19,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, employeeIndex, type NativeEmployee } from '../data';
-import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions, DialectSimStats } from '../dialect';
-import { basicCredentials, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../kit';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
+import { basicCredentials, CoreBacked, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../kit';
 import {
   CATEGORIES,
   categoryValues,
@@ -46,7 +46,7 @@ const LOGIN_PAGE =
 const TOO_LARGE = json(413, { error: 'body too large' });
 const login = (): Reply => new Reply(200, LOGIN_PAGE, { 'content-type': 'text/html; charset=UTF-8' });
 
-class GreythrSim implements DialectSim {
+class GreythrSim extends CoreBacked implements DialectSim {
   readonly hrmsId = 'greythr';
   url = '';
   private apiUrl = '';
@@ -55,7 +55,7 @@ class GreythrSim implements DialectSim {
   private readonly shape: GreythrShape;
   private readonly sw: Variants;
   private readonly tokens = new Tokens();
-  private readonly core: SimCore;
+  protected readonly core: SimCore;
   private readonly oneBased: ReadonlySet<string>;
   /** Which indices each section lists (sparse sections skip some), in listing order; rebuilt after a deletion. */
   private listing: Map<Section, number[]> | undefined;
@@ -63,6 +63,7 @@ class GreythrSim implements DialectSim {
   private readonly recent = new Map<number, NativeEmployee>();
 
   constructor(private readonly opts: DialectSimOptions) {
+    super();
     this.sw = new Variants(opts.variants);
     const sw = this.sw;
     this.staff = new Staff(opts.seed, opts.employees);
@@ -155,21 +156,6 @@ class GreythrSim implements DialectSim {
   remove(employeeId: string): void {
     this.staff.remove(employeeId);
     this.listing = undefined;
-  }
-  setFaults(faults: DialectFaults): void {
-    this.core.setFaults(faults);
-  }
-  revokeTokens(): void {
-    this.core.revokeTokens();
-  }
-  stats(): DialectSimStats {
-    return this.core.stats();
-  }
-  resetStats(): void {
-    this.core.resetStats();
-  }
-  close(): Promise<void> {
-    return this.core.close();
   }
 
   private overLimit(inWindow: number): Reply | undefined {

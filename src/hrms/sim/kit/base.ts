@@ -15,7 +15,30 @@ import { Staff, Tokens, Variants, type RemoveMode } from './staff';
 /** The setup-config pieces a simulator hands out. */
 export type SimSetup = ReturnType<DialectSim['setup']>;
 
-export abstract class DialectSimBase implements DialectSim {
+/** The `DialectSim` methods every product simulator hands to its `SimCore`. */
+export abstract class CoreBacked {
+  protected abstract readonly core: SimCore;
+
+  setFaults(faults: DialectFaults): void {
+    this.core.setFaults(faults);
+  }
+  /** Forgets every issued token (none for a product without tokens). */
+  revokeTokens(): void {
+    this.core.revokeTokens();
+  }
+  stats(): DialectSimStats {
+    return this.core.stats();
+  }
+  resetStats(): void {
+    this.core.resetStats();
+  }
+  close(): Promise<void> {
+    return this.core.close();
+  }
+}
+
+/** A product simulator served from one class: see the module comment. */
+export abstract class DialectSimBase extends CoreBacked implements DialectSim {
   abstract readonly hrmsId: string;
   url = '';
   protected readonly book: Staff;
@@ -28,6 +51,7 @@ export abstract class DialectSimBase implements DialectSim {
     opts: DialectSimOptions,
     readonly limit: { requests: number; windowMs: number },
   ) {
+    super();
     this.book = new Staff(opts.seed, opts.employees);
     this.variants = new Variants(opts.variants);
     this.removeMode = this.variants.oneOf('removeAs', ['delete', 'exit'], 'delete');
@@ -55,27 +79,10 @@ export abstract class DialectSimBase implements DialectSim {
   remove(employeeId: string): void {
     this.book.remove(employeeId, this.removeMode);
   }
-  revokeTokens(): void {
-    this.core.revokeTokens();
-  }
-  setFaults(faults: DialectFaults): void {
-    this.core.setFaults(faults);
-  }
-  stats(): DialectSimStats {
-    return this.core.stats();
-  }
-  resetStats(): void {
-    this.core.resetStats();
-  }
-
   /** Starts listening on `host` (default 127.0.0.1) and `port` (default 0: a free port). */
   async listen(host?: string, port?: number): Promise<this> {
     const { url } = await this.core.listen((req, url) => this.route(req, url), json(500, { error: 'server_error' }), { host, port });
     this.url = url;
     return this;
-  }
-
-  close(): Promise<void> {
-    return this.core.close();
   }
 }

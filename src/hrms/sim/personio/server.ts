@@ -23,9 +23,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, managerOf, type NativeEmployee } from '../data';
-import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions, DialectSimStats } from '../dialect';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
 import { requestCounter } from '../listen';
-import { json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../kit';
+import { CoreBacked, json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../kit';
 import { expectedRecord, indexOfPersonioId, nameId, personioId, v1Employee, v2Employments, v2Person, type PersonioShape } from './render';
 
 const CLIENT_ID = 'papi-sim-client-7QX';
@@ -33,7 +33,7 @@ const CLIENT_SECRET = 'papi-sim-secret-Zr4';
 const V1_MAX = 100;
 const V2_MAX = 50;
 
-class PersonioSim implements DialectSim {
+class PersonioSim extends CoreBacked implements DialectSim {
   readonly hrmsId = 'personio';
   url = '';
   private readonly sw: Variants;
@@ -42,13 +42,14 @@ class PersonioSim implements DialectSim {
   private readonly api: 'both' | 'v1' | 'v2';
   private readonly v1Tokens = new Tokens();
   private readonly v2Tokens = new Tokens();
-  private readonly core: SimCore;
+  protected readonly core: SimCore;
   /** Auth requests in the last minute (Personio allows 60). */
   private readonly auth = requestCounter(60_000);
   private authBlockedUntil = 0;
   private units: Map<number, string> | undefined;
 
   constructor(private readonly opts: DialectSimOptions) {
+    super();
     const sw = (this.sw = new Variants(opts.variants));
     this.staff = new Staff(opts.seed, opts.employees);
     this.shape = {
@@ -109,21 +110,9 @@ class PersonioSim implements DialectSim {
   remove(employeeId: string): void {
     this.staff.remove(this.code(employeeId));
   }
-  setFaults(faults: DialectFaults): void {
-    this.core.setFaults(faults);
-  }
-  revokeTokens(): void {
-    this.core.revokeTokens();
-  }
-  stats(): DialectSimStats {
-    return this.core.stats();
-  }
-  resetStats(): void {
-    this.core.resetStats();
+  override resetStats(): void {
+    super.resetStats();
     this.auth.reset();
-  }
-  close(): Promise<void> {
-    return this.core.close();
   }
 
   private throttled(): Reply {
