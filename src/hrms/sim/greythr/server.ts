@@ -190,7 +190,11 @@ class GreythrSim extends CoreBacked implements DialectSim {
 
   private async apiRoute(req: IncomingMessage, url: URL, inWindow: number): Promise<Reply> {
     if (req.method === 'POST' && (await readBody(req)) === null) return TOO_LARGE;
-    const stop = await this.core.gate(inWindow, () => this.throttled(), () => json(503, { status: 503, message: 'Service Unavailable' }));
+    const stop = await this.core.gate(
+      inWindow,
+      () => this.throttled(),
+      () => json(503, { status: 503, message: 'Service Unavailable' }),
+    );
     if (stop) return stop;
     const token = req.headers['access-token'];
     if (!this.tokens.use(typeof token === 'string' ? token : undefined)) {

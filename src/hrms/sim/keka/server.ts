@@ -124,11 +124,7 @@ export class KekaSim extends DialectSimBase {
       throw json(400, { error: 'invalid_client' });
     }
     const ttl = this.variants.num('tokenTtlSec', 86_400, 1);
-    return json(
-      200,
-      { access_token: this.tokens.issue(ttl * 1000), expires_in: ttl, token_type: 'Bearer', scope: 'kekaapi' },
-      { 'cache-control': 'no-store' },
-    );
+    return json(200, { access_token: this.tokens.issue(ttl * 1000), expires_in: ttl, token_type: 'Bearer', scope: 'kekaapi' }, { 'cache-control': 'no-store' });
   }
 
   /** Keka's fixed windows: `limit` requests, refilled every `windowMs`. */
