@@ -101,10 +101,7 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
     return json(200, { latest: stamp(Date.now()), employees });
   }
 
-  const throttled = (): Reply => {
-    core.counters.throttled += 1;
-    return throttling.reply({ error: 'Too many requests' });
-  };
+  const throttled = (): Reply => core.throttled(throttling.reply({ error: 'Too many requests' }));
 
   async function handle(req: IncomingMessage, url: URL): Promise<Reply> {
     const inWindow = core.window.hit();

@@ -119,10 +119,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     res.end();
   }
 
-  const throttled = (): Reply => {
-    core.counters.throttled += 1;
-    return throttling.reply({ status: 0, message: 'Too many requests' });
-  };
+  const throttled = (): Reply => core.throttled(throttling.reply({ status: 0, message: 'Too many requests' }));
 
   async function handle(req: IncomingMessage, url: URL, res: ServerResponse): Promise<Reply | void> {
     const inWindow = core.window.hit();

@@ -164,9 +164,8 @@ class GreythrSim extends CoreBacked implements DialectSim {
   }
 
   private throttled(): Reply {
-    this.core.counters.throttled += 1;
     const after = this.sw.num('retryAfterSec', 0);
-    return json(429, { status: 429, message: 'Too Many Requests' }, after > 0 ? { 'retry-after': String(after) } : {});
+    return this.core.throttled(json(429, { status: 429, message: 'Too Many Requests' }, after > 0 ? { 'retry-after': String(after) } : {}));
   }
 
   /** `POST /uas/v1/oauth2/client-token` with HTTP Basic (API user and password). */

@@ -137,9 +137,10 @@ export class KekaSim extends DialectSimBase {
   }
 
   private throttled(waitMs: number): never {
-    this.core.counters.throttled++;
     const headers: Record<string, string> = this.variants.bool('retryAfter', false) ? { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) } : {};
-    throw json(429, { succeeded: false, message: 'Rate limit exceeded', errors: ['rateLimitExceeded'], reason: 'rateLimitExceeded' }, headers);
+    throw this.core.throttled(
+      json(429, { succeeded: false, message: 'Rate limit exceeded', errors: ['rateLimitExceeded'], reason: 'rateLimitExceeded' }, headers),
+    );
   }
 
   private bad(message: string): never {

@@ -126,6 +126,12 @@ export class SimCore {
     return fault === 'throttle' ? throttled() : fault === '5xx' ? failed() : undefined;
   }
 
+  /** `reply` (the product's throttling signal), counted as a throttled answer. */
+  throttled(reply: Reply): Reply {
+    this.counters.throttled += 1;
+    return reply;
+  }
+
   /** 503 and 500 in turn (Keka, Zoho People). */
   failureStatus(): number {
     return this.roller.alternatingStatus();

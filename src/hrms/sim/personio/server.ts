@@ -116,9 +116,10 @@ class PersonioSim extends CoreBacked implements DialectSim {
   }
 
   private throttled(): Reply {
-    this.core.counters.throttled += 1;
     const after = this.sw.num('retryAfterSec', 0);
-    return json(429, { success: false, error: { code: 429, message: 'Too Many Requests' } }, after > 0 ? { 'retry-after': String(after) } : {});
+    return this.core.throttled(
+      json(429, { success: false, error: { code: 429, message: 'Too Many Requests' } }, after > 0 ? { 'retry-after': String(after) } : {}),
+    );
   }
 
   private async route(req: IncomingMessage, url: URL): Promise<Reply> {

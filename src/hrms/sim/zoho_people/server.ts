@@ -128,8 +128,7 @@ export class ZohoPeopleSim extends DialectSimBase {
   }
 
   private locked(uri: string): never {
-    this.core.counters.throttled++;
-    throw this.error(uri, 7209, 'API access blocked since threshold limit exceeded', this.status('lockStatus'));
+    throw this.core.throttled(this.error(uri, 7209, 'API access blocked since threshold limit exceeded', this.status('lockStatus')));
   }
 
   private token(form: URLSearchParams): Reply {
