@@ -18,11 +18,10 @@
  *   or 503 (before), with `Retry-After: retryAfterSec` (default 1).
  * - Faults: latency, 5xx (500). No tokens: the key authenticates every request.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { employeeIndex } from '../data';
+import type { IncomingMessage } from 'node:http';
+import { employeeCode } from '../data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { listenSim } from '../listen';
-import { basicCredentials, same, sendJson, simCore } from '../sim-kit';
+import { basicCredentials, json, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../kit';
 import { bambooEmployee, bambooExpected, bambooFields, bambooInactive, type BambooRowVariants } from './rows';
 
 const API_KEY = 'bhr-4f0c2a9e7d1b5c3a8e6f';
@@ -48,17 +47,18 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
   };
   const gateway = v.prefix === 'gateway';
   const activeOnlyByDefault = v.defaultStatus === 'active';
-  const core = simCore(options, 60);
-  const deleted = new Map<number, number>();
+  const throttling = unpublishedThrottle(v, 60);
+  const core = new SimCore(options, throttling.limit, [], true);
+  const staff = new Staff(options.seed, options.employees, { revision: REVISION_NUMBERED, unchangedAt: () => BASE_CHANGED });
   let paths: string[] = [];
 
-  const exists = (i: number): boolean => Number.isInteger(i) && i >= 1 && i <= options.employees && !deleted.has(i);
+  const exists = (i: number): boolean => staff.isServed(i);
 
-  function list(url: URL, res: ServerResponse): void {
+  function list(url: URL): Reply {
     const q = url.searchParams;
     const limitParam = q.get('page[limit]');
     const size = limitParam === null ? 250 : Number(limitParam);
-    if (!Number.isInteger(size) || size < 1 || size > 2500) return sendJson(res, 400, { error: 'page[limit] must be 1 to 2500' });
+    if (!Number.isInteger(size) || size < 1 || size > 2500) return json(400, { error: 'page[limit] must be 1 to 2500' });
     const status = q.get('filter[status]') ?? (activeOnlyByDefault ? 'active' : null);
     const ids = q.get('filter[ids]')?.split(',').map(Number) ?? null;
     const fields = q.get('fields')?.split(',').filter(Boolean) ?? null;
@@ -66,7 +66,7 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
     let from = 1;
     if (after !== null) {
       const n = Number(Buffer.from(after, 'base64url').toString('utf8'));
-      if (!Number.isInteger(n) || n < 1) return sendJson(res, 400, { error: 'invalid page[after]' });
+      if (!Number.isInteger(n) || n < 1) return json(400, { error: 'invalid page[after]' });
       from = n + 1;
     }
     const data: Record<string, unknown>[] = [];
@@ -74,7 +74,7 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
     let more = false;
     for (let i = from; i <= options.employees; i++) {
       if (!exists(i) || (ids && !ids.includes(i))) continue;
-      const e = core.native(i);
+      const e = staff.employee(i);
       if (status !== null && (status === 'inactive') !== bambooInactive(e)) continue;
       if (data.length === size) {
         more = true;
@@ -84,83 +84,76 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
       last = i;
     }
     const nextCursor = more ? Buffer.from(String(last)).toString('base64url') : null;
-    sendJson(res, 200, { data, meta: { page: { nextCursor, prevCursor: after } } });
+    return json(200, { data, meta: { page: { nextCursor, prevCursor: after } } });
   }
 
-  function changed(url: URL, res: ServerResponse): void {
+  function changed(url: URL): Reply {
     const since = Date.parse(url.searchParams.get('since') ?? '');
-    if (Number.isNaN(since)) return sendJson(res, 400, { error: 'since must be an ISO 8601 date' });
+    if (Number.isNaN(since)) return json(400, { error: 'since must be an ISO 8601 date' });
     const employees: Record<string, unknown> = {};
     const stamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
     for (let i = 1; i <= options.employees; i++) {
-      const gone = deleted.get(i);
-      const at = gone ?? core.changedAt(i, BASE_CHANGED);
+      const gone = staff.deletedAt(i);
+      const at = gone ?? staff.modifiedAt(i);
       if (at < since) continue;
       employees[String(i)] = { id: String(i), action: gone !== undefined ? 'Deleted' : 'Updated', lastChanged: stamp(at) };
     }
-    sendJson(res, 200, { latest: stamp(Date.now()), employees });
+    return json(200, { latest: stamp(Date.now()), employees });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    core.hit();
-    const url = new URL(req.url ?? '/', 'http://sim');
+  const throttled = (): Reply => core.throttled(throttling.reply({ error: 'Too many requests' }));
+
+  async function handle(req: IncomingMessage, url: URL): Promise<Reply> {
+    const inWindow = core.window.hit();
     paths.push(`${url.pathname}${url.search}`);
     const m = (gateway ? /^\/api\/gateway\.php\/[^/]+\/v1\/(.*)$/ : /^\/api\/v1\/(.*)$/).exec(url.pathname);
-    if (!m || req.method !== 'GET') return sendJson(res, 404, { error: 'Not found' });
-    if (await core.fault(res, { error: 'Too many requests' }, { error: 'Internal server error' })) return;
-    const auth = basicCredentials(req);
-    if (!auth || !same(auth.user, API_KEY)) {
-      core.authFailed();
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="BambooHR"', 'content-type': 'text/plain' });
-      res.end('Unauthorized');
-      return;
+    if (!m || req.method !== 'GET') return json(404, { error: 'Not found' });
+    const stop = await core.gate(inWindow, throttled, () => json(500, { error: 'Internal server error' }));
+    if (stop) return stop;
+    const auth = basicCredentials(req.headers.authorization);
+    if (!auth || !sameSecret(auth.user, API_KEY)) {
+      core.counters.authFailures += 1;
+      return new Reply(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="BambooHR"', 'content-type': 'text/plain' });
     }
     const path = m[1]!;
-    if (path === 'employees') return list(url, res);
-    if (path === 'employees/changed') return changed(url, res);
+    if (path === 'employees') return list(url);
+    if (path === 'employees/changed') return changed(url);
     const one = /^employees\/(\d+)$/.exec(path);
     if (one && exists(Number(one[1]))) {
       const i = Number(one[1]);
       const fields = url.searchParams.get('fields')?.split(',').filter(Boolean) ?? ['firstName', 'lastName'];
-      return sendJson(res, 200, bambooEmployee(bambooFields(core.native(i), i, rowVariants), fields, rowVariants));
+      return json(200, bambooEmployee(bambooFields(staff.employee(i), i, rowVariants), fields, rowVariants));
     }
-    sendJson(res, 404, { error: 'Not found' });
+    return json(404, { error: 'Not found' });
   }
 
-  const listener = await listenSim((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  }, core.listenOptions());
+  const listener = await core.listen(handle);
   const host = gateway ? `${listener.url}/api/gateway.php/acme` : listener.url;
   const setup = (key: string) => ({ hrms_id: 'bamboohr', access_credentials: { hrms_host: host, grant_type: 'api_key', api_key: key }, api_configs: [] });
-  const served = (): number[] => Array.from({ length: options.employees }, (_, k) => k + 1).filter(exists);
-  const index = (id: string): number => {
-    const i = /^\d+$/.test(id) ? Number(id) : employeeIndex(id);
-    if (i === undefined || !exists(i)) throw new Error('no such employee');
-    return i;
-  };
+  const served = (): readonly number[] => staff.served();
+  /** The employee code of a BambooHR id (`7`) or of a code (`EMP00007`). */
+  const code = (id: string): string => (/^\d+$/.test(id) ? employeeCode(Number(id)) : id);
   return {
     hrmsId: 'bamboohr',
     url: host,
     issuesTokens: false,
     setup: () => setup(API_KEY),
     wrongSetup: () => setup('bhr-unknown-key'),
-    expected: () => served().map((i) => bambooExpected(core.native(i), i, rowVariants)),
+    expected: () => served().map((i) => bambooExpected(staff.employee(i), i, rowVariants)),
     employeeIds: () => served().map(String),
-    change: (id) => core.change(index(id)),
-    remove(id) {
-      deleted.set(index(id), Date.now());
-    },
+    change: (id) => staff.change(code(id)),
+    remove: (id) => staff.remove(code(id)),
     setFaults: (faults) => core.setFaults(faults),
     revokeTokens() {
       /* an API key on every request: no tokens to revoke */
     },
     paths: () => [...paths],
-    stats: core.stats,
+    stats: () => core.stats(),
     resetStats() {
       core.resetStats();
       paths = [];
     },
-    close: listener.close,
+    close: () => core.close(),
   };
 };
 

@@ -5,8 +5,7 @@
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import type { NativeEmployee } from '../data';
-import { addressLine, canonicalIso, canonicalMobile, GENDER_WORD, TYPE_WORD } from '../sim-kit';
-import { MARITAL_WORD, orNone as orUndefined } from '../kit';
+import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../kit';
 
 /** Switches of the rendering (research `?`s). */
 export interface BambooRowVariants {
@@ -31,7 +30,7 @@ const TYPE: Record<string, string> = { FULL_TIME: 'Full-Time', PART_TIME: 'Part-
 /** Whether the canonical employee is Inactive in BambooHR (exited). */
 export const bambooInactive = (e: NativeEmployee): boolean => e.employment_status === 'RESIGNED' || e.employment_status === 'TERMINATED';
 
-const iso = (dmy: string | null): string => canonicalIso(dmy) ?? '0000-00-00';
+const iso = (dmy: string | null): string => isoOf(dmy) ?? '0000-00-00';
 
 /** The pay rate employee `e` has per `payPer` (2 decimals), or undefined without compensation. */
 const payAmount = (e: NativeEmployee, v: BambooRowVariants): number | undefined => {
@@ -113,10 +112,10 @@ export function bambooExpected(e: NativeEmployee, i: number, v: BambooRowVariant
     name: r('displayName', [e.first_name, e.middle_name, e.last_name].filter(Boolean).join(' ')),
     email: r('workEmail', e.official_email),
     personalEmail: r('homeEmail', orUndefined(e.personal_email)),
-    mobileNumber: r('mobilePhone', canonicalMobile(e.mobile)),
-    dob: r('dateOfBirth', canonicalIso(e.date_of_birth)),
-    doj: r('hireDate', canonicalIso(e.date_of_joining)),
-    terminationDate: r('terminationDate', canonicalIso(e.exit_date)),
+    mobileNumber: r('mobilePhone', tenDigits(e.mobile)),
+    dob: r('dateOfBirth', isoOf(e.date_of_birth)),
+    doj: r('hireDate', isoOf(e.date_of_joining)),
+    terminationDate: r('terminationDate', isoOf(e.exit_date)),
     status: r('status', bambooInactive(e) ? 'Inactive' : 'Active'),
     employmentType: r('employmentHistoryStatus', TYPE_WORD[e.employment_type]),
     gender: r('gender', GENDER_WORD[e.gender]),

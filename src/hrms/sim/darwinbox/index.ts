@@ -18,10 +18,9 @@
  * No tokens: every request authenticates itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { employeeCode, employeeIndex } from '../data';
+import { employeeCode } from '../data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { listenSim } from '../listen';
-import { basicCredentials, readBody, same, sendJson, simCore } from '../sim-kit';
+import { basicCredentials, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../kit';
 import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
 
 const USER = 'hrx-api-user';
@@ -68,14 +67,13 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   const badKeyAnswer = v.badKeyAnswer === 401 || v.badKeyAnswer === '401' ? 401 : 200;
   const zone = v.lastModifiedZone === 'UTC' ? 'UTC' : 'IST';
   const methods = v.methods === 'get' ? ['GET'] : v.methods === 'post' ? ['POST'] : ['GET', 'POST'];
-  const core = simCore(options, 20);
-  const removed = new Set<number>();
+  const throttling = unpublishedThrottle(v, 20);
+  const core = new SimCore(options, throttling.limit, [], true);
+  const staff = new Staff(options.seed, options.employees, { revision: REVISION_NUMBERED, unchangedAt: () => BASE_MODIFIED });
   let breakAt: number | undefined;
   let log: ReturnType<DarwinboxSim['calls']> = [];
 
-  const served = function* (): Generator<number> {
-    for (let i = 1; i <= options.employees; i++) if (!removed.has(i)) yield i;
-  };
+  const served = (): readonly number[] => staff.served();
 
   /** Writes the dataset as a stream, waiting for the socket to drain. */
   async function writeDataset(res: ServerResponse, inactive: boolean, ids: Set<string> | null, since: number | undefined): Promise<void> {
@@ -101,9 +99,9 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     const cut = breakAt;
     breakAt = undefined;
     for (const i of served()) {
-      const e = core.native(i);
+      const e = staff.employee(i);
       if (isInactive(e) !== inactive || (ids && !ids.has(e.employee_code))) continue;
-      const modified = core.changedAt(i, BASE_MODIFIED);
+      const modified = staff.modifiedAt(i);
       if (since !== undefined && modified < since) continue;
       if (cut !== undefined && n === cut) {
         if (buf) await write(buf);
@@ -121,32 +119,35 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     res.end();
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    core.hit();
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== '/masterapi/employee') return sendJson(res, 404, { status: 0, message: 'Not found' });
-    if (!methods.includes(req.method ?? '')) return sendJson(res, 405, { status: 0, message: 'Method not allowed' });
-    if (await core.fault(res, { status: 0, message: 'Too many requests' }, { status: 0, message: 'Internal server error' })) return;
-    const auth = basicCredentials(req);
+  const throttled = (): Reply => core.throttled(throttling.reply({ status: 0, message: 'Too many requests' }));
+
+  async function handle(req: IncomingMessage, url: URL, res: ServerResponse): Promise<Reply | void> {
+    const inWindow = core.window.hit();
+    const path = url.pathname;
+    if (path !== '/masterapi/employee') return json(404, { status: 0, message: 'Not found' });
+    if (!methods.includes(req.method ?? '')) return json(405, { status: 0, message: 'Method not allowed' });
+    const stop = await core.gate(inWindow, throttled, () => json(500, { status: 0, message: 'Internal server error' }));
+    if (stop) return stop;
+    const auth = basicCredentials(req.headers.authorization);
     if (!auth || !same(auth.user, USER) || !same(auth.password, PASSWORD)) {
-      core.authFailed();
-      return sendJson(res, 401, { status: 0, message: 'Unauthorized' });
+      core.counters.authFailures += 1;
+      return json(401, { status: 0, message: 'Unauthorized' });
     }
     let body: Record<string, unknown>;
     try {
       body = JSON.parse((await readBody(req)) ?? '') as Record<string, unknown>;
     } catch {
-      return sendJson(res, 400, { status: 0, message: 'Invalid JSON body' });
+      return json(400, { status: 0, message: 'Invalid JSON body' });
     }
     const key = typeof body.datasetKey === 'string' ? body.datasetKey : undefined;
     const inactive = same(key, INACTIVE_KEY);
     if (!same(typeof body.api_key === 'string' ? body.api_key : undefined, API_KEY) || !(inactive || same(key, ACTIVE_KEY))) {
-      core.authFailed();
-      return sendJson(res, badKeyAnswer, { status: 0, message: 'Invalid API key or dataset key' });
+      core.counters.authFailures += 1;
+      return json(badKeyAnswer, { status: 0, message: 'Invalid API key or dataset key' });
     }
     const ids = Array.isArray(body.employee_ids) && body.employee_ids.length > 0 ? new Set(body.employee_ids.map(String)) : null;
     const since = body.last_modified !== undefined ? parseLastModified(body.last_modified, zone) : undefined;
-    if (body.last_modified !== undefined && since === undefined) return sendJson(res, 200, { status: 0, message: 'Invalid last_modified format' });
+    if (body.last_modified !== undefined && since === undefined) return json(200, { status: 0, message: 'Invalid last_modified format' });
     log.push({
       dataset: inactive ? 'inactive' : 'active',
       method: req.method ?? '',
@@ -156,9 +157,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     await writeDataset(res, inactive, ids, since);
   }
 
-  const listener = await listenSim((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  }, core.listenOptions());
+  const listener = await core.listen(handle);
   const setup = (password: string) => ({
     hrms_id: 'darwinbox',
     access_credentials: { hrms_host: listener.url, grant_type: 'basic', client_id: USER, client_secret: password, api_key: API_KEY },
@@ -167,23 +166,16 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
       { api_id: 'employees_inactive', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: INACTIVE_KEY } },
     ],
   });
-  const index = (id: string): number => {
-    const i = employeeIndex(id);
-    if (i === undefined || i > options.employees || removed.has(i)) throw new Error('no such employee');
-    return i;
-  };
   return {
     hrmsId: 'darwinbox',
     url: listener.url,
     issuesTokens: false,
     setup: () => setup(PASSWORD),
     wrongSetup: () => setup(`${PASSWORD}-wrong`),
-    expected: () => [...served()].map((i) => darwinboxExpected(core.native(i), rowVariants)),
-    employeeIds: () => [...served()].map(employeeCode),
-    change: (id) => core.change(index(id)),
-    remove(id) {
-      removed.add(index(id));
-    },
+    expected: () => served().map((i) => darwinboxExpected(staff.employee(i), rowVariants)),
+    employeeIds: () => served().map(employeeCode),
+    change: (id) => staff.change(id),
+    remove: (id) => staff.remove(id),
     setFaults: (faults) => core.setFaults(faults),
     revokeTokens() {
       /* Basic auth on every request: no tokens to revoke */
@@ -192,12 +184,12 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
       breakAt = employees;
     },
     calls: () => [...log],
-    stats: core.stats,
+    stats: () => core.stats(),
     resetStats() {
       core.resetStats();
       log = [];
     },
-    close: listener.close,
+    close: () => core.close(),
   };
 };
 

@@ -9,8 +9,7 @@
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import type { NativeAddress, NativeEmployee } from '../data';
-import { addressLine, canonicalIso, canonicalMobile, GENDER_WORD, TYPE_WORD } from '../sim-kit';
-import { MARITAL_WORD, orNone as orUndefined } from '../kit';
+import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../kit';
 
 /** Switches of the rendering (research `?`s), from `DialectSimOptions.variants`. */
 export interface DarwinboxRowVariants {
@@ -130,12 +129,12 @@ export function darwinboxExpected(e: NativeEmployee, v: DarwinboxRowVariants): P
     name: [e.first_name, e.middle_name, e.last_name].filter(Boolean).join(' '),
     email: e.official_email,
     personalEmail: orUndefined(e.personal_email),
-    mobileNumber: canonicalMobile(e.mobile),
+    mobileNumber: tenDigits(e.mobile),
     gender: GENDER_WORD[e.gender],
     maritalStatus: MARITAL_WORD[e.marital_status],
-    dob: canonicalIso(e.date_of_birth),
-    doj: canonicalIso(e.date_of_joining),
-    terminationDate: canonicalIso(e.exit_date),
+    dob: isoOf(e.date_of_birth),
+    doj: isoOf(e.date_of_joining),
+    terminationDate: isoOf(e.exit_date),
     status,
     employmentType: TYPE_WORD[e.employment_type],
     companyName: e.legal_entity,

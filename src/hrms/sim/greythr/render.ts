@@ -8,7 +8,7 @@
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { BANKS, employeeCode, type NativeAddress, type NativeEmployee } from '../data';
-import { dmyParts, hasLeft } from '../product-sim';
+import { dmy, hasLeft } from '../kit';
 import { bloodOf as bloodGroupOf, fullNameOf, isoOf as isoDay, MARITAL_WORD as MARITAL_WORDS, orNone as orAbsent, tenDigits as lastTenDigits } from '../kit';
 
 /** The sections (list endpoints under `/employee/v2/employees`) the simulator serves. */
@@ -92,14 +92,14 @@ export function valueId(text: string): number {
 const MONTHS = 'Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec'.split(' ');
 /** A canonical `DD/MM/YYYY` date in greytHR's `dateFormat`. */
 function day(v: string | null | undefined, f: GreythrShape['dateFormat']): string | null {
-  const p = dmyParts(v);
+  const p = dmy(v);
   if (!p) return null;
-  const [y, m, d] = p.map((n) => String(n).padStart(2, '0')) as [string, string, string];
+  const [y, m, d] = [p.y, p.m, p.d].map((n) => String(n).padStart(2, '0')) as [string, string, string];
   return f === 'iso' ? `${y}-${m}-${d}` : f === 'dmy' ? `${d}-${m}-${y}` : `${d} ${MONTHS[Number(m) - 1]} ${y}`;
 }
 /** A day offset from a canonical date, as canonical `DD/MM/YYYY`. */
 function shift(v: string, days: number): string {
-  const [y, m, d] = dmyParts(v)!;
+  const { y, m, d } = dmy(v)!;
   const dt = new Date(Date.UTC(y, m - 1, d + days));
   return `${String(dt.getUTCDate()).padStart(2, '0')}/${String(dt.getUTCMonth() + 1).padStart(2, '0')}/${dt.getUTCFullYear()}`;
 }
@@ -109,7 +109,7 @@ const noBirthDate = (i: number): boolean => i % 53 === 0;
 /** Every 97th working employee was rehired: a separation of an earlier stint, before the current joining date. */
 const rehired = (i: number, e: NativeEmployee): boolean => i % 97 === 0 && e.employment_status === 'ACTIVE';
 /** Every 11th employee (joined before mid-2025) moved department: an expired category entry precedes the current one. */
-const movedDepartment = (i: number, e: NativeEmployee): boolean => i % 11 === 0 && (dmyParts(e.date_of_joining)?.[0] ?? 9999) < 2025;
+const movedDepartment = (i: number, e: NativeEmployee): boolean => i % 11 === 0 && (dmy(e.date_of_joining)?.y ?? 9999) < 2025;
 const lov = (shape: GreythrShape, name: string, id: number | undefined): number | string | null =>
   id === undefined ? null : shape.lovIds ? id : (LOVS[name]?.[id] ?? null);
 const text = (v: string | null | undefined): string | null => (v ? v : null);

@@ -16,26 +16,11 @@
  * for page 0), `order` asc|desc (of the sections other than `employees`), `lovShape` list|map,
  * `badCredentials` 401|400|html, `wrongDomainStatus`, `retryAfterSec`, `limitPerMinute`, `tokenTtlSec`.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, employeeIndex, type NativeEmployee } from '../data';
-import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions, DialectSimStats } from '../dialect';
-import { listenSim, requestCounter, type SimListener } from '../listen';
-import {
-  answerWith,
-  basicCredentials,
-  bodyOf,
-  json,
-  mergeFaults,
-  NO_FAULTS,
-  Reply,
-  rollFaults,
-  sameSecret,
-  Staff,
-  Switches,
-  Tokens,
-  type Faults,
-} from '../product-sim';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
+import { basicCredentials, CoreBacked, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../kit';
 import {
   CATEGORIES,
   categoryValues,
@@ -58,32 +43,28 @@ const LOGIN_PAGE =
   '<!DOCTYPE html><html><head><title>greytHR | Login</title></head><body><form action="/uas/portal/auth/login" method="post">' +
   '<input name="username"><input name="password" type="password"></form></body></html>';
 
+const TOO_LARGE = json(413, { error: 'body too large' });
 const login = (): Reply => new Reply(200, LOGIN_PAGE, { 'content-type': 'text/html; charset=UTF-8' });
 
-class GreythrSim implements DialectSim {
+class GreythrSim extends CoreBacked implements DialectSim {
   readonly hrmsId = 'greythr';
   url = '';
   private apiUrl = '';
   private domain = '';
   private readonly staff: Staff;
   private readonly shape: GreythrShape;
-  private readonly sw: Switches;
+  private readonly sw: Variants;
   private readonly tokens = new Tokens();
-  private readonly limit: { requests: number; windowMs: number };
-  private readonly counter;
+  protected readonly core: SimCore;
   private readonly oneBased: ReadonlySet<string>;
-  private readonly throttle: boolean;
-  private faults: Faults = NO_FAULTS;
-  private counts = { requests: 0, tokenRequests: 0, throttled: 0, authFailures: 0 };
-  private readonly aborter = new AbortController();
-  private listeners: SimListener[] = [];
   /** Which indices each section lists (sparse sections skip some), in listing order; rebuilt after a deletion. */
   private listing: Map<Section, number[]> | undefined;
   /** Recently generated employees (sections ask for the same ones page after page). */
   private readonly recent = new Map<number, NativeEmployee>();
 
   constructor(private readonly opts: DialectSimOptions) {
-    this.sw = new Switches(opts.variants);
+    super();
+    this.sw = new Variants(opts.variants);
     const sw = this.sw;
     this.staff = new Staff(opts.seed, opts.employees);
     this.shape = {
@@ -101,25 +82,18 @@ class GreythrSim implements DialectSim {
       .filter(Boolean);
     for (const s of oneBased) if (!(SECTIONS as readonly string[]).includes(s)) throw new RangeError(`variant oneBased: unknown section ${s}`);
     this.oneBased = new Set(oneBased);
-    this.limit = { requests: sw.num('limitPerMinute', 240, 1), windowMs: 60_000 };
-    this.counter = requestCounter(this.limit.windowMs);
-    this.throttle = opts.throttle ?? true;
+    this.core = new SimCore(opts, { requests: sw.num('limitPerMinute', 240, 1), windowMs: 60_000 }, [this.tokens]);
     sw.oneOf('pageZero', ['alias', 'error'], 'alias');
     sw.oneOf('order', ['asc', 'desc'], 'asc');
     sw.oneOf('lovShape', ['list', 'map'], 'list');
     sw.oneOf('badCredentials', ['401', '400', 'html'], '401');
   }
 
+  /** Listens as the tenant host (the options' port) and the API host (a free port). */
   async start(): Promise<this> {
-    const at = { ...(this.opts.host ? { host: this.opts.host } : {}) };
-    const beforeClose = () => this.aborter.abort();
-    const tenant = await listenSim((req, res) => this.serve(req, res, 'tenant'), {
-      ...at,
-      ...(this.opts.port !== undefined ? { port: this.opts.port } : {}),
-      beforeClose,
-    });
-    const api = await listenSim((req, res) => this.serve(req, res, 'api'), { ...at, beforeClose });
-    this.listeners = [tenant, api];
+    const fallback = json(500, { message: 'Internal Server Error' });
+    const tenant = await this.core.listen((req, url) => this.tokenRoute(req, url, this.core.window.hit()), fallback);
+    const api = await this.core.listen((req, url) => this.apiRoute(req, url, this.core.window.hit()), fallback, { host: this.opts.host });
     this.url = tenant.url;
     this.apiUrl = api.url;
     this.domain = new URL(tenant.url).host;
@@ -180,57 +154,31 @@ class GreythrSim implements DialectSim {
   }
   /** greytHR lists no removals (no change feed): the employee is deleted and found gone by the next full sync. */
   remove(employeeId: string): void {
-    this.staff.delete(employeeId);
+    this.staff.remove(employeeId);
     this.listing = undefined;
-  }
-  setFaults(faults: DialectFaults): void {
-    this.faults = mergeFaults(this.faults, faults);
-    this.tokens.callsPerToken = this.faults.tokenExpiresAfterCalls;
-  }
-  revokeTokens(): void {
-    this.tokens.revokeAll();
-  }
-  stats(): DialectSimStats {
-    return { ...this.counts, maxInWindow: this.counter.max(), limit: { ...this.limit } };
-  }
-  resetStats(): void {
-    this.counts = { requests: 0, tokenRequests: 0, throttled: 0, authFailures: 0 };
-    this.counter.reset();
-  }
-  async close(): Promise<void> {
-    await Promise.all(this.listeners.map((l) => l.close()));
-  }
-
-  private serve(req: IncomingMessage, res: ServerResponse, host: 'tenant' | 'api'): void {
-    this.counts.requests += 1;
-    const inWindow = this.counter.hit();
-    const url = new URL(req.url ?? '/', 'http://sim.invalid');
-    const route = host === 'tenant' ? this.tokenRoute(req, url, inWindow) : this.apiRoute(req, url, inWindow);
-    answerWith(res, route, this.aborter.signal, json(500, { message: 'Internal Server Error' }));
   }
 
   private overLimit(inWindow: number): Reply | undefined {
-    if (!this.throttle || inWindow <= this.limit.requests) return undefined;
+    if (!this.core.throttle || inWindow <= this.core.limit.requests) return undefined;
     return this.throttled();
   }
 
   private throttled(): Reply {
-    this.counts.throttled += 1;
     const after = this.sw.num('retryAfterSec', 0);
-    return json(429, { status: 429, message: 'Too Many Requests' }, after > 0 ? { 'retry-after': String(after) } : {});
+    return this.core.throttled(json(429, { status: 429, message: 'Too Many Requests' }, after > 0 ? { 'retry-after': String(after) } : {}));
   }
 
   /** `POST /uas/v1/oauth2/client-token` with HTTP Basic (API user and password). */
   private async tokenRoute(req: IncomingMessage, url: URL, inWindow: number): Promise<Reply> {
     if (url.pathname !== '/uas/v1/oauth2/client-token') return new Reply(404, '<html><body>Not Found</body></html>', { 'content-type': 'text/html' });
     if (req.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
-    this.counts.tokenRequests += 1;
-    await bodyOf(req);
+    this.core.counters.tokenRequests += 1;
+    if ((await readBody(req)) === null) return TOO_LARGE;
     const limited = this.overLimit(inWindow);
     if (limited) return limited;
     const basic = basicCredentials(req.headers.authorization);
     if (!basic || !sameSecret(basic.user, API_USER) || !sameSecret(basic.password, PASSWORD)) {
-      this.counts.authFailures += 1;
+      this.core.counters.authFailures += 1;
       const how = this.sw.oneOf('badCredentials', ['401', '400', 'html'], '401');
       if (how === 'html') return login();
       return json(Number(how), { error: 'invalid_client', error_description: 'Bad credentials' });
@@ -240,15 +188,16 @@ class GreythrSim implements DialectSim {
   }
 
   private async apiRoute(req: IncomingMessage, url: URL, inWindow: number): Promise<Reply> {
-    if (req.method === 'POST') await bodyOf(req);
-    const limited = this.overLimit(inWindow);
-    if (limited) return limited;
-    const fault = await rollFaults(this.faults, this.aborter.signal);
-    if (fault === 'throttle') return this.throttled();
-    if (fault === '5xx') return json(503, { status: 503, message: 'Service Unavailable' });
+    if (req.method === 'POST' && (await readBody(req)) === null) return TOO_LARGE;
+    const stop = await this.core.gate(
+      inWindow,
+      () => this.throttled(),
+      () => json(503, { status: 503, message: 'Service Unavailable' }),
+    );
+    if (stop) return stop;
     const token = req.headers['access-token'];
     if (!this.tokens.use(typeof token === 'string' ? token : undefined)) {
-      this.counts.authFailures += 1;
+      this.core.counters.authFailures += 1;
       return login();
     }
     if (req.headers['x-greythr-domain'] !== this.domain) return json(this.sw.num('wrongDomainStatus', 400, 400), { status: 400, message: 'Invalid domain' });

@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode } from '../data';
 import type { DialectSimFactory, DialectSimOptions } from '../dialect';
-import { DialectSimBase, formParams, jsonReply, safeEqual, SimReply, Variants, type SimSetup } from '../kit';
+import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../kit';
 import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
 
 /** What hrx knows of Keka's codes without `enumLabels` (its documented default: group type 1 = department). */
@@ -86,54 +86,50 @@ export class KekaSim extends DialectSimBase {
     return this.book.served().map((i) => kekaTruth(i, this.book.employee(i), this.render, known));
   }
 
-  protected async route(req: IncomingMessage, url: URL): Promise<SimReply> {
+  protected async route(req: IncomingMessage, url: URL): Promise<Reply> {
     const path = url.pathname.replace(/\/+$/, '');
     if (path === '/connect/token') {
-      if (req.method !== 'POST') throw jsonReply(405, { error: 'invalid_request' });
+      if (req.method !== 'POST') throw json(405, { error: 'invalid_request' });
       return this.token(await formParams(req, url));
     }
     const one = /^\/api\/v1\/hris\/employees\/([^/]+)$/.exec(path);
-    if (path !== LIST_PATH && !one) throw jsonReply(404, { succeeded: false, message: 'Not found' });
-    if (req.method !== 'GET') throw jsonReply(405, { succeeded: false, message: 'Method not allowed' });
+    if (path !== LIST_PATH && !one) throw json(404, { succeeded: false, message: 'Not found' });
+    if (req.method !== 'GET') throw json(405, { succeeded: false, message: 'Method not allowed' });
     if (this.variants.bool('requireUserAgent', true) && !req.headers['user-agent']) {
-      throw new SimReply(403, '<html><body>Access denied</body></html>', { 'content-type': 'text/html' });
+      throw new Reply(403, '<html><body>Access denied</body></html>', { 'content-type': 'text/html' });
     }
-    this.countData();
+    this.core.window.hit();
     this.throttleCheck();
-    const fault = await this.roll();
+    const fault = await this.core.roll();
     if (fault === 'throttle') this.throttled(this.limit.windowMs);
-    if (fault === '5xx') throw jsonReply(this.failureStatus(), { succeeded: false, message: 'Internal server error' });
+    if (fault === '5xx') throw json(this.core.failureStatus(), { succeeded: false, message: 'Internal server error' });
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!this.tokens.use(bearer?.[1])) {
-      this.counters.authFailures++;
-      throw new SimReply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      this.core.counters.authFailures++;
+      throw new Reply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
     return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url);
   }
 
-  private token(form: URLSearchParams): SimReply {
-    this.counters.tokenRequests++;
-    if (form.get('grant_type') !== 'kekaapi') throw jsonReply(400, { error: 'unsupported_grant_type' });
-    if (!(form.get('scope') ?? '').split(' ').includes('kekaapi')) throw jsonReply(400, { error: 'invalid_scope' });
+  private token(form: URLSearchParams): Reply {
+    this.core.counters.tokenRequests++;
+    if (form.get('grant_type') !== 'kekaapi') throw json(400, { error: 'unsupported_grant_type' });
+    if (!(form.get('scope') ?? '').split(' ').includes('kekaapi')) throw json(400, { error: 'invalid_scope' });
     if (
-      !safeEqual(form.get('client_id'), this.creds.clientId) ||
-      !safeEqual(form.get('client_secret'), this.creds.secret) ||
-      !safeEqual(form.get('api_key'), this.creds.apiKey)
+      !sameSecret(form.get('client_id'), this.creds.clientId) ||
+      !sameSecret(form.get('client_secret'), this.creds.secret) ||
+      !sameSecret(form.get('api_key'), this.creds.apiKey)
     ) {
-      this.counters.authFailures++;
-      throw jsonReply(400, { error: 'invalid_client' });
+      this.core.counters.authFailures++;
+      throw json(400, { error: 'invalid_client' });
     }
     const ttl = this.variants.num('tokenTtlSec', 86_400, 1);
-    return jsonReply(
-      200,
-      { access_token: this.tokens.issue(ttl * 1000), expires_in: ttl, token_type: 'Bearer', scope: 'kekaapi' },
-      { 'cache-control': 'no-store' },
-    );
+    return json(200, { access_token: this.tokens.issue(ttl * 1000), expires_in: ttl, token_type: 'Bearer', scope: 'kekaapi' }, { 'cache-control': 'no-store' });
   }
 
   /** Keka's fixed windows: `limit` requests, refilled every `windowMs`. */
   private throttleCheck(): void {
-    if (!this.throttle) return;
+    if (!this.core.throttle) return;
     const now = Date.now();
     if (now - this.fixed.start >= this.limit.windowMs) this.fixed = { start: now, count: 0 };
     this.fixed.count++;
@@ -141,23 +137,24 @@ export class KekaSim extends DialectSimBase {
   }
 
   private throttled(waitMs: number): never {
-    this.counters.throttled++;
     const headers: Record<string, string> = this.variants.bool('retryAfter', false) ? { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) } : {};
-    throw jsonReply(429, { succeeded: false, message: 'Rate limit exceeded', errors: ['rateLimitExceeded'], reason: 'rateLimitExceeded' }, headers);
+    throw this.core.throttled(
+      json(429, { succeeded: false, message: 'Rate limit exceeded', errors: ['rateLimitExceeded'], reason: 'rateLimitExceeded' }, headers),
+    );
   }
 
   private bad(message: string): never {
-    throw jsonReply(400, { succeeded: false, message, errors: [message], data: null });
+    throw json(400, { succeeded: false, message, errors: [message], data: null });
   }
 
-  private single(id: string): SimReply {
+  private single(id: string): Reply {
     this.uuidIndex ??= new Map(this.book.served().map((i) => [uuidOf(this.render.seed, employeeCode(i)), i]));
     const i = this.uuidIndex.get(id);
-    if (i === undefined || !this.book.served().includes(i)) throw jsonReply(404, { succeeded: false, message: 'Employee not found', data: null });
-    return jsonReply(200, { succeeded: true, message: '', errors: [], data: renderKekaEmployee(i, this.book.employee(i), this.render) });
+    if (i === undefined || !this.book.served().includes(i)) throw json(404, { succeeded: false, message: 'Employee not found', data: null });
+    return json(200, { succeeded: true, message: '', errors: [], data: renderKekaEmployee(i, this.book.employee(i), this.render) });
   }
 
-  private list(url: URL): SimReply {
+  private list(url: URL): Reply {
     const q = url.searchParams;
     const int = (name: string, dflt: number): number => {
       const raw = q.get(name);
@@ -216,7 +213,7 @@ export class KekaSim extends DialectSimBase {
             nextPage: pageNumber < totalPages ? link(pageNumber + 1) : null,
             previousPage: pageNumber > 1 ? link(pageNumber - 1) : null,
           };
-    return jsonReply(200, { succeeded: true, message: '', errors: [], data, pageNumber, pageSize, ...refs, totalPages, totalRecords: matching.length });
+    return json(200, { succeeded: true, message: '', errors: [], data, pageNumber, pageSize, ...refs, totalPages, totalRecords: matching.length });
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { managerOf, type NativeEmployee } from '../data';
-import { dmyParts, hasLeft } from '../product-sim';
+import { dmy, hasLeft } from '../kit';
 import { bloodOf as bloodGroupOf, fullNameOf, isoOf as isoDay, MARITAL_WORD as MARITAL_WORDS, orNone as orAbsent, tenDigits as lastTenDigits } from '../kit';
 
 /** The switches that change what records look like (the research's `?`s and tenant choices). */
@@ -58,10 +58,10 @@ const MARITAL_DE: Readonly<Record<string, string>> = { SINGLE: 'ledig', MARRIED:
 
 /** A canonical `DD/MM/YYYY` date as Personio v1 writes it: midnight in Berlin (+01:00 in winter, +02:00 in summer). */
 function v1Date(v: string | null | undefined, shape: PersonioShape): string | null {
-  const p = dmyParts(v);
+  const p = dmy(v);
   if (!p) return null;
   const iso = isoDay(v)!;
-  return shape.dateStyle === 'date' ? iso : `${iso}T00:00:00${p[1] >= 4 && p[1] <= 10 ? '+02:00' : '+01:00'}`;
+  return shape.dateStyle === 'date' ? iso : `${iso}T00:00:00${p.m >= 4 && p.m <= 10 ? '+02:00' : '+01:00'}`;
 }
 /** v2 writes plain dates. */
 const v2Date = (v: string | null | undefined): string | null => isoDay(v) ?? null;
@@ -216,7 +216,7 @@ export function v2Employments(i: number, e: NativeEmployee, modifiedAt: number) 
     updated_at: new Date(modifiedAt).toISOString(),
   };
   if (!(i % 97 === 0 && e.employment_status === 'ACTIVE')) return [current];
-  const [y, mo, d] = dmyParts(e.date_of_joining)!;
+  const { y, m: mo, d } = dmy(e.date_of_joining)!;
   const day = (days: number) => new Date(Date.UTC(y, mo - 1, d + days)).toISOString().slice(0, 10);
   return [
     {

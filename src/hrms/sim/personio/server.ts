@@ -20,12 +20,12 @@
  * `v2Labels`, `retryAfterSec`, `authCooldownMs`, `limitPerMinute`, `tokenTtlSec`.
  * `remove` deletes the employee (Personio's listings do not report deletions).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, managerOf, type NativeEmployee } from '../data';
-import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions, DialectSimStats } from '../dialect';
-import { listenSim, requestCounter, type SimListener } from '../listen';
-import { answerWith, bodyOf, json, mergeFaults, NO_FAULTS, Reply, rollFaults, sameSecret, Staff, Switches, Tokens, type Faults } from '../product-sim';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
+import { requestCounter } from '../listen';
+import { CoreBacked, json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../kit';
 import { expectedRecord, indexOfPersonioId, nameId, personioId, v1Employee, v2Employments, v2Person, type PersonioShape } from './render';
 
 const CLIENT_ID = 'papi-sim-client-7QX';
@@ -33,28 +33,24 @@ const CLIENT_SECRET = 'papi-sim-secret-Zr4';
 const V1_MAX = 100;
 const V2_MAX = 50;
 
-class PersonioSim implements DialectSim {
+class PersonioSim extends CoreBacked implements DialectSim {
   readonly hrmsId = 'personio';
   url = '';
-  private readonly sw: Switches;
+  private readonly sw: Variants;
   private readonly staff: Staff;
   private readonly shape: PersonioShape;
   private readonly api: 'both' | 'v1' | 'v2';
   private readonly v1Tokens = new Tokens();
   private readonly v2Tokens = new Tokens();
-  private readonly limit: { requests: number; windowMs: number };
-  private readonly data;
+  protected readonly core: SimCore;
+  /** Auth requests in the last minute (Personio allows 60). */
   private readonly auth = requestCounter(60_000);
   private authBlockedUntil = 0;
-  private readonly throttle: boolean;
-  private faults: Faults = NO_FAULTS;
-  private counts = { requests: 0, tokenRequests: 0, throttled: 0, authFailures: 0 };
-  private readonly aborter = new AbortController();
-  private listener: SimListener | undefined;
   private units: Map<number, string> | undefined;
 
   constructor(private readonly opts: DialectSimOptions) {
-    const sw = (this.sw = new Switches(opts.variants));
+    super();
+    const sw = (this.sw = new Variants(opts.variants));
     this.staff = new Staff(opts.seed, opts.employees);
     this.shape = {
       dateStyle: sw.oneOf('dateStyle', ['datetime', 'date'], 'datetime'),
@@ -64,21 +60,15 @@ class PersonioSim implements DialectSim {
       v2Labels: sw.bool('v2Labels', true),
     };
     this.api = sw.oneOf('api', ['both', 'v1', 'v2'], 'both');
-    this.limit = { requests: sw.num('limitPerMinute', 300, 1), windowMs: 60_000 };
-    this.data = requestCounter(this.limit.windowMs);
-    this.throttle = opts.throttle ?? true;
+    this.core = new SimCore(opts, { requests: sw.num('limitPerMinute', 300, 1), windowMs: 60_000 }, [this.v1Tokens, this.v2Tokens]);
     sw.oneOf('authFailStatus', ['401', '403', '200'], '401');
     sw.oneOf('offsetMeans', ['rows', 'pages'], 'rows');
     sw.oneOf('updatedSincePaging', ['ignored', 'honoured'], 'ignored');
   }
 
   async start(): Promise<this> {
-    this.listener = await listenSim((req, res) => this.serve(req, res), {
-      ...(this.opts.port !== undefined ? { port: this.opts.port } : {}),
-      ...(this.opts.host ? { host: this.opts.host } : {}),
-      beforeClose: () => this.aborter.abort(),
-    });
-    this.url = this.listener.url;
+    const { url } = await this.core.listen((req, url) => this.route(req, url), json(500, { success: false, error: { code: 500, message: 'Internal error' } }));
+    this.url = url;
     return this;
   }
 
@@ -118,39 +108,18 @@ class PersonioSim implements DialectSim {
     this.staff.change(this.code(employeeId));
   }
   remove(employeeId: string): void {
-    this.staff.delete(this.code(employeeId));
+    this.staff.remove(this.code(employeeId));
   }
-  setFaults(faults: DialectFaults): void {
-    this.faults = mergeFaults(this.faults, faults);
-    this.v1Tokens.callsPerToken = this.faults.tokenExpiresAfterCalls;
-    this.v2Tokens.callsPerToken = this.faults.tokenExpiresAfterCalls;
-  }
-  revokeTokens(): void {
-    this.v1Tokens.revokeAll();
-    this.v2Tokens.revokeAll();
-  }
-  stats(): DialectSimStats {
-    return { ...this.counts, maxInWindow: this.data.max(), limit: { ...this.limit } };
-  }
-  resetStats(): void {
-    this.counts = { requests: 0, tokenRequests: 0, throttled: 0, authFailures: 0 };
-    this.data.reset();
+  override resetStats(): void {
+    super.resetStats();
     this.auth.reset();
-  }
-  async close(): Promise<void> {
-    await this.listener?.close();
-  }
-
-  private serve(req: IncomingMessage, res: ServerResponse): void {
-    this.counts.requests += 1;
-    const url = new URL(req.url ?? '/', 'http://sim.invalid');
-    answerWith(res, this.route(req, url), this.aborter.signal, json(500, { success: false, error: { code: 500, message: 'Internal error' } }));
   }
 
   private throttled(): Reply {
-    this.counts.throttled += 1;
     const after = this.sw.num('retryAfterSec', 0);
-    return json(429, { success: false, error: { code: 429, message: 'Too Many Requests' } }, after > 0 ? { 'retry-after': String(after) } : {});
+    return this.core.throttled(
+      json(429, { success: false, error: { code: 429, message: 'Too Many Requests' } }, after > 0 ? { 'retry-after': String(after) } : {}),
+    );
   }
 
   private async route(req: IncomingMessage, url: URL): Promise<Reply> {
@@ -164,15 +133,16 @@ class PersonioSim implements DialectSim {
       return this.authenticate(req, url, v1);
     }
     if (req.method !== 'GET') return json(405, { success: false, error: { code: 405, message: 'Method not allowed' } });
-    const inWindow = this.data.hit();
-    if (this.throttle && inWindow > this.limit.requests) return this.throttled();
-    const fault = await rollFaults(this.faults, this.aborter.signal);
-    if (fault === 'throttle') return this.throttled();
-    if (fault === '5xx') return json(503, { success: false, error: { code: 503, message: 'Service unavailable' } });
+    const stop = await this.core.gate(
+      this.core.window.hit(),
+      () => this.throttled(),
+      () => json(503, { success: false, error: { code: 503, message: 'Service unavailable' } }),
+    );
+    if (stop) return stop;
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const tokens = v1 ? this.v1Tokens : this.v2Tokens;
     if (!tokens.use(bearer)) {
-      this.counts.authFailures += 1;
+      this.core.counters.authFailures += 1;
       return v1
         ? json(401, { success: false, error: { code: 0, message: 'The token is invalid or expired' } })
         : json(401, { errors: [{ title: 'Unauthorized', detail: 'Invalid access token' }] });
@@ -187,8 +157,9 @@ class PersonioSim implements DialectSim {
   }
 
   private async authenticate(req: IncomingMessage, url: URL, v1: boolean): Promise<Reply> {
-    this.counts.tokenRequests += 1;
-    const body = await bodyOf(req);
+    this.core.counters.tokenRequests += 1;
+    const body = await readBody(req);
+    if (body === null) return json(413, { error: 'body too large' });
     const now = Date.now();
     // Over 60 auth requests a minute: every one refused for a cool-down (60 s, `authCooldownMs`), then counted afresh.
     if (now < this.authBlockedUntil) return this.throttled();
@@ -213,13 +184,13 @@ class PersonioSim implements DialectSim {
       sameSecret(typeof given.client_secret === 'string' ? given.client_secret : undefined, CLIENT_SECRET);
     if (!v1) {
       if (!ok || given.grant_type !== 'client_credentials') {
-        this.counts.authFailures += 1;
+        this.core.counters.authFailures += 1;
         return json(401, { error: 'invalid_client', error_description: 'Client authentication failed' });
       }
       return json(200, { access_token: this.v2Tokens.issue(ttl), token_type: 'Bearer', expires_in: ttl / 1000, scope: 'personio:persons:read' });
     }
     if (!ok) {
-      this.counts.authFailures += 1;
+      this.core.counters.authFailures += 1;
       return json(Number(this.sw.oneOf('authFailStatus', ['401', '403', '200'], '401')), { success: false, error: { code: 0, message: 'Wrong credentials' } });
     }
     const token = this.v1Tokens.issue(ttl, 'papi-');

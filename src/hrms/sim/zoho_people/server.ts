@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode } from '../data';
 import type { DialectSimFactory, DialectSimOptions } from '../dialect';
-import { DialectSimBase, formParams, jsonReply, safeEqual, Variants, type SimReply, type SimSetup } from '../kit';
+import { DialectSimBase, formParams, json, sameSecret, Variants, type Reply, type SimSetup } from '../kit';
 import { recordIdOf, renderZohoFields, ZOHO_DATE_FORMATS, zohoTruth, type ZohoRenderOptions } from './render';
 
 const RECORDS = /^(?:\/people)?\/api\/forms\/([^/]+)\/getRecords$/;
@@ -92,64 +92,63 @@ export class ZohoPeopleSim extends DialectSimBase {
     return this.listed().map((i) => zohoTruth(i, this.book.employee(i), this.render));
   }
 
-  protected async route(req: IncomingMessage, url: URL): Promise<SimReply> {
+  protected async route(req: IncomingMessage, url: URL): Promise<Reply> {
     const path = url.pathname.replace(/\/+$/, '');
     if (path === '/oauth/v2/token') {
-      if (req.method !== 'POST') throw jsonReply(405, { error: 'invalid_request' });
+      if (req.method !== 'POST') throw json(405, { error: 'invalid_request' });
       return this.token(await formParams(req, url));
     }
     const form = RECORDS.exec(path);
-    if (!form) throw jsonReply(404, { response: { message: 'Error occurred', uri: path, errors: { code: 7005, message: 'URL not found' }, status: 1 } });
-    if (req.method !== 'GET') throw jsonReply(405, { response: { message: 'Error occurred', status: 1 } });
+    if (!form) throw json(404, { response: { message: 'Error occurred', uri: path, errors: { code: 7005, message: 'URL not found' }, status: 1 } });
+    if (req.method !== 'GET') throw json(405, { response: { message: 'Error occurred', status: 1 } });
     const now = Date.now();
-    const inWindow = this.countData();
+    const inWindow = this.core.window.hit();
     if (now < this.lockedUntil) this.locked(path);
-    if (this.throttle && inWindow > this.limit.requests) this.lock(path);
-    const fault = await this.roll();
+    if (this.core.throttle && inWindow > this.limit.requests) this.lock(path);
+    const fault = await this.core.roll();
     if (fault === 'throttle') this.lock(path);
-    if (fault === '5xx') throw jsonReply(this.failureStatus(), { response: { message: 'Internal error', status: 1 } });
+    if (fault === '5xx') throw json(this.core.failureStatus(), { response: { message: 'Internal error', status: 1 } });
     const token = /^Zoho-oauthtoken\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!this.tokens.use(token?.[1])) {
-      this.counters.authFailures++;
+      this.core.counters.authFailures++;
       throw this.error(path, 7218, 'Invalid OAuthtoken', this.status('invalidTokenStatus'));
     }
     if (form[1] !== 'employee' && form[1] !== 'P_Employee') throw this.error(path, 7011, `Form name '${form[1]}' is invalid`);
     return this.records(path, url.searchParams);
   }
 
-  private error(uri: string, code: number, message: string, status = this.status('errorStatus')): SimReply {
-    return jsonReply(status, { response: { message: 'Error occurred', uri, errors: { code, message }, status: 1 } });
+  private error(uri: string, code: number, message: string, status = this.status('errorStatus')): Reply {
+    return json(status, { response: { message: 'Error occurred', uri, errors: { code, message }, status: 1 } });
   }
 
   /** Starts a lock-out (the `throttleLockoutMs` fault, else the `lockoutMs` variant) and answers 7209. */
   private lock(uri: string): never {
-    this.lockedUntil = Date.now() + (this.faults.throttleLockoutMs ?? this.variants.num('lockoutMs', 300_000, 0));
+    this.lockedUntil = Date.now() + (this.core.faults.throttleLockoutMs ?? this.variants.num('lockoutMs', 300_000, 0));
     this.locked(uri);
   }
 
   private locked(uri: string): never {
-    this.counters.throttled++;
-    throw this.error(uri, 7209, 'API access blocked since threshold limit exceeded', this.status('lockStatus'));
+    throw this.core.throttled(this.error(uri, 7209, 'API access blocked since threshold limit exceeded', this.status('lockStatus')));
   }
 
-  private token(form: URLSearchParams): SimReply {
-    this.counters.tokenRequests++;
+  private token(form: URLSearchParams): Reply {
+    this.core.counters.tokenRequests++;
     const fail = (error: string, status = this.status('tokenErrorStatus')): never => {
-      throw jsonReply(status, { error });
+      throw json(status, { error });
     };
     if (form.get('grant_type') !== 'refresh_token') fail('unsupported_grant_type');
-    if (!safeEqual(form.get('client_id'), this.creds.clientId) || !safeEqual(form.get('client_secret'), this.creds.secret)) {
-      this.counters.authFailures++;
+    if (!sameSecret(form.get('client_id'), this.creds.clientId) || !sameSecret(form.get('client_secret'), this.creds.secret)) {
+      this.core.counters.authFailures++;
       fail('invalid_client');
     }
-    if (!safeEqual(form.get('refresh_token'), this.creds.refresh)) {
-      this.counters.authFailures++;
+    if (!sameSecret(form.get('refresh_token'), this.creds.refresh)) {
+      this.core.counters.authFailures++;
       fail('invalid_code');
     }
     const now = Date.now();
     this.issued = this.issued.filter((t) => t > now - this.variants.num('tokenWindowMs', 600_000, 1));
     if (this.issued.length >= this.variants.num('tokenLimit', 10, 1)) {
-      throw jsonReply(400, {
+      throw json(400, {
         error: 'Access Denied',
         error_description: 'You have made too many requests continuously. Please try again after some time.',
         status: 'failure',
@@ -157,7 +156,7 @@ export class ZohoPeopleSim extends DialectSimBase {
     }
     this.issued.push(now);
     const ttl = this.variants.num('tokenTtlSec', 3600, 1);
-    return jsonReply(200, {
+    return json(200, {
       access_token: this.tokens.issue(ttl * 1000),
       scope: 'ZOHOPEOPLE.forms.READ',
       api_domain: 'https://www.zohoapis.in',
@@ -179,7 +178,7 @@ export class ZohoPeopleSim extends DialectSimBase {
     return Date.UTC(Number(m[3]), month, Number(m[1])) - 330 * 60_000;
   }
 
-  private records(uri: string, q: URLSearchParams): SimReply {
+  private records(uri: string, q: URLSearchParams): Reply {
     const param = (name: string): string | null => q.get(name) ?? q.get(name[0]!.toLowerCase() + name.slice(1));
     const int = (name: string, dflt: number): number => {
       const raw = param(name);
@@ -203,14 +202,14 @@ export class ZohoPeopleSim extends DialectSimBase {
     if (page.length === 0) {
       const after = this.variants.oneOf('afterLast', ['error7024', 'empty', 'missing'], 'error7024');
       if (after === 'error7024') throw this.error(uri, 7024, 'No records found');
-      return jsonReply(200, { response: { ...(after === 'empty' ? { result: [] } : {}), message: 'Data fetched successfully', uri, status: 0 } });
+      return json(200, { response: { ...(after === 'empty' ? { result: [] } : {}), message: 'Data fetched successfully', uri, status: 0 } });
     }
     const shape = this.variants.oneOf('recordShape', ['keyed', 'keyedObject', 'flat'], 'keyed');
     const result = page.map((i) => {
       const fields = renderZohoFields(i, this.book.employee(i), this.book.modifiedAt(i), this.render);
       return shape === 'flat' ? fields : { [recordIdOf(i)]: shape === 'keyed' ? [fields] : fields };
     });
-    return jsonReply(200, { response: { result, message: 'Data fetched successfully', uri, status: 0 } });
+    return json(200, { response: { result, message: 'Data fetched successfully', uri, status: 0 } });
   }
 }
 
