@@ -15,6 +15,9 @@
  *   503) with `Retry-After: retryAfterSec` (default 1; 0 = none).
  * - Faults: latency before the answer (a slow response), 5xx, and `breakAfter(n)`: the next
  *   answer's connection is cut after `n` employees (a listing must resume without losing any).
+ * - `POST /payrollapi/ctcbreakup` (`payroll.ts`: salaries with a payroll API key of its own; its
+ *   switches `payroll`, `payrollEnvelope`, `payrollIdKey`, `payrollTotals`, `payrollPeriod`,
+ *   `payrollBreakup`), counted against the same limit and faults.
  * No tokens: every request authenticates itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,6 +26,7 @@ import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialec
 import { listenSim } from '../listen';
 import { basicCredentials, readBody, same, sendJson, simCore } from '../sim-kit';
 import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
+import { PAYROLL_KEY, PAYROLL_PATH, payrollExpected, payrollRoute, payrollVariants } from './payroll';
 
 const USER = 'hrx-api-user';
 const PASSWORD = 'dbx-api-password';
@@ -39,6 +43,8 @@ export interface DarwinboxSim extends DialectSim {
   breakAfter(employees: number): void;
   /** Data requests received, by dataset (`active`/`inactive`) and method. */
   calls(): { dataset: 'active' | 'inactive'; method: string; lastModified?: string; ids?: number }[];
+  /** ctcbreakup requests received, with the number of ids each asked for. */
+  payrollCalls(): { ids: number }[];
 }
 
 /** `dd-mm-yyyy[ HH:MM:SS]` read in `zone` as an instant (ms); undefined when malformed. */
@@ -72,6 +78,15 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   const removed = new Set<number>();
   let breakAt: number | undefined;
   let log: ReturnType<DarwinboxSim['calls']> = [];
+  const payrollSwitches = payrollVariants(v);
+  const payroll = payrollRoute({
+    variants: payrollSwitches,
+    userOk: (user, password) => same(user, USER) && same(password, PASSWORD),
+    employee: (i) => (i >= 1 && i <= options.employees && !removed.has(i) ? core.native(i) : undefined),
+    fault: (res) => core.fault(res, { status: 0, message: 'Too many requests' }, { status: 0, message: 'Internal server error' }),
+    authFailed: () => core.authFailed(),
+    badKeyAnswer,
+  });
 
   const served = function* (): Generator<number> {
     for (let i = 1; i <= options.employees; i++) if (!removed.has(i)) yield i;
@@ -124,6 +139,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     core.hit();
     const path = (req.url ?? '').split('?')[0];
+    if (path === PAYROLL_PATH) return payroll.handle(req, res);
     if (path !== '/masterapi/employee') return sendJson(res, 404, { status: 0, message: 'Not found' });
     if (!methods.includes(req.method ?? '')) return sendJson(res, 405, { status: 0, message: 'Method not allowed' });
     if (await core.fault(res, { status: 0, message: 'Too many requests' }, { status: 0, message: 'Internal server error' })) return;
@@ -165,6 +181,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     api_configs: [
       { api_id: 'employees_active', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: ACTIVE_KEY } },
       { api_id: 'employees_inactive', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: INACTIVE_KEY } },
+      ...(payrollSwitches.enabled ? [{ api_id: 'payroll', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: PAYROLL_KEY } }] : []),
     ],
   });
   const index = (id: string): number => {
@@ -178,7 +195,11 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     issuesTokens: false,
     setup: () => setup(PASSWORD),
     wrongSetup: () => setup(`${PASSWORD}-wrong`),
-    expected: () => [...served()].map((i) => darwinboxExpected(core.native(i), rowVariants)),
+    expected: () =>
+      [...served()].map((i) => {
+        const salaryDetails = payrollExpected(core.native(i), payrollSwitches);
+        return { ...darwinboxExpected(core.native(i), rowVariants), ...(salaryDetails ? { salaryDetails } : {}) };
+      }),
     employeeIds: () => [...served()].map(employeeCode),
     change: (id) => core.change(index(id)),
     remove(id) {
@@ -192,10 +213,12 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
       breakAt = employees;
     },
     calls: () => [...log],
+    payrollCalls: payroll.calls,
     stats: core.stats,
     resetStats() {
       core.resetStats();
       log = [];
+      payroll.reset();
     },
     close: listener.close,
   };
