@@ -38,7 +38,7 @@ describe('mapCtcRecord', () => {
   });
 
   it('a breakup summing to the fixed CTC is annual, to a twelfth of it monthly, to neither not placed (warned)', () => {
-    const annual = { 'Basic': 600_000, 'HRA': 300_000, 'Special Allowance': 200_000, 'Gratuity': 28_860, 'Provident Fund': 71_140 };
+    const annual = { Basic: 600_000, HRA: 300_000, 'Special Allowance': 200_000, Gratuity: 28_860, 'Provident Fund': 71_140 };
     const a = mapCtcRecord({ ...rec, ctc_break_up: annual }, () => {})!;
     expect(a.salary.ctc).toMatchObject({ basic: 600_000, hra: 300_000, specialAllowance: 200_000, gratuity: 28_860, deductions: { pf: 71_140 } });
     expect(a.salary.monthly).toBeUndefined();

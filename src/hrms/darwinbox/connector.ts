@@ -235,7 +235,10 @@ class DarwinboxConnector implements HrmsConnector {
       await this.ctcBreakup([first]);
     } catch (err) {
       if (err instanceof HrmsError && (err.kind === 'auth' || err.kind === 'not_found'))
-        throw new HrmsFieldError(`api_configs.${i}.access_credentials.api_key`, 'Darwinbox refused this payroll API key (or has no payroll API at this address)');
+        throw new HrmsFieldError(
+          `api_configs.${i}.access_credentials.api_key`,
+          'Darwinbox refused this payroll API key (or has no payroll API at this address)',
+        );
       if (!(err instanceof HrmsError && err.kind === 'bad_response')) throw err;
     }
   }

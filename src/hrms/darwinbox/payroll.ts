@@ -48,6 +48,7 @@ export const PAYROLL_BATCH = 500;
 export const PAYROLL_SINCE = '01-01-1990';
 
 const isObj = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isList = (v: unknown): v is unknown[] => Array.isArray(v);
 const ENVELOPES = ['data', 'employee_data', 'ctc_data', 'result', 'results'];
 const ID_KEYS = ['employee_no', 'employee_id', 'employee_code'];
 const TOTAL_KEYS = ['ctc_total', 'total_ctc', 'annual_ctc', 'ctc'];
@@ -55,7 +56,21 @@ const FIXED_KEYS = ['fixed_ctc', 'fixed_pay', 'total_fixed_ctc'];
 const VARIABLE_KEYS = ['variable_pay', 'variable_ctc', 'total_variable_pay'];
 
 /** `ctc_break_up` component names (lower case, spaces collapsed) -> the record's component. */
-const COMPONENTS: Readonly<Record<string, 'basic' | 'dearnessAllowance' | 'hra' | 'medicalAllowance' | 'travelAllowance' | 'specialAllowance' | 'flexiBasketAllowance' | 'otherAllowance' | 'gratuity' | 'pf'>> = {
+const COMPONENTS: Readonly<
+  Record<
+    string,
+    | 'basic'
+    | 'dearnessAllowance'
+    | 'hra'
+    | 'medicalAllowance'
+    | 'travelAllowance'
+    | 'specialAllowance'
+    | 'flexiBasketAllowance'
+    | 'otherAllowance'
+    | 'gratuity'
+    | 'pf'
+  >
+> = {
   basic: 'basic',
   'basic salary': 'basic',
   'dearness allowance': 'dearnessAllowance',
@@ -81,11 +96,11 @@ export function payrollRefused(body: unknown): boolean {
 
 /** The CTC records of an answer (any envelope of the module comment); undefined when none is recognised. */
 export function payrollRecords(body: unknown): unknown[] | undefined {
-  if (Array.isArray(body)) return body;
+  if (isList(body)) return body;
   if (!isObj(body)) return undefined;
   for (const k of ENVELOPES) {
     const v = body[k];
-    if (Array.isArray(v)) return v;
+    if (isList(v)) return v;
     // `data: {employee_data: [...]}` or a map keyed by employee id
     if (isObj(v)) return payrollRecords(v) ?? Object.values(v).filter(isObj);
   }
@@ -118,7 +133,8 @@ export function mapCtcRecord(native: unknown, warn: FieldWarner): { employeeId: 
   if (employeeId === undefined) return undefined;
   const total = amount(row, TOTAL_KEYS, warn);
   const variable = amount(row, VARIABLE_KEYS, warn);
-  const fixed = amount(row, FIXED_KEYS, warn) ?? (present(row, FIXED_KEYS) === undefined && total !== undefined && variable !== undefined ? total - variable : undefined);
+  const fixed =
+    amount(row, FIXED_KEYS, warn) ?? (present(row, FIXED_KEYS) === undefined && total !== undefined && variable !== undefined ? total - variable : undefined);
   const parts: Partial<Record<(typeof COMPONENTS)[string], number>> = {};
   let sum = 0;
   for (const [k, v] of Object.entries(row)) {

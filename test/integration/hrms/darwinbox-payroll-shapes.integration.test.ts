@@ -22,7 +22,10 @@ async function start(employees: number, variants: Record<string, string | number
   return sim;
 }
 function connect(s: DarwinboxSim, warnings: string[] = [], setup = s.setup()): HrmsConnector {
-  return createDarwinboxConnector({ credentials: setup.access_credentials, apiConfigs: setup.api_configs }, { ...fast, onWarning: (w) => warnings.push(w.field) });
+  return createDarwinboxConnector(
+    { credentials: setup.access_credentials, apiConfigs: setup.api_configs },
+    { ...fast, onWarning: (w) => warnings.push(w.field) },
+  );
 }
 async function all(c: HrmsConnector): Promise<PartialEmployeeRecord[]> {
   const out: PartialEmployeeRecord[] = [];
@@ -32,7 +35,10 @@ async function all(c: HrmsConnector): Promise<PartialEmployeeRecord[]> {
 const norm = (rs: PartialEmployeeRecord[]) => rs.map((r) => normalizeRecord(r, 'x')).sort((a, b) => a.employeeId.localeCompare(b.employeeId));
 const withKey = (s: DarwinboxSim, key: string) => {
   const setup = s.setup();
-  return { ...setup, api_configs: setup.api_configs.map((a) => (a.api_id === 'payroll' ? { ...a, access_credentials: { ...a.access_credentials, api_key: key } } : a)) };
+  return {
+    ...setup,
+    api_configs: setup.api_configs.map((a) => (a.api_id === 'payroll' ? { ...a, access_credentials: { ...a.access_credentials, api_key: key } } : a)),
+  };
 };
 
 describe('darwinbox payroll: every plausible answer shape maps to the ground truth', () => {
@@ -77,7 +83,9 @@ describe('darwinbox payroll: requests and refusals', () => {
   it('ids go 500 at a time whatever the page size; throttling and 5xx on ctcbreakup are retried', async () => {
     const s = await start(1_100);
     s.setFaults({ rate5xx: 0.2 });
-    const got = await all(createDarwinboxConnector({ credentials: s.setup().access_credentials, apiConfigs: s.setup().api_configs }, { ...fast, pageSize: 170 }));
+    const got = await all(
+      createDarwinboxConnector({ credentials: s.setup().access_credentials, apiConfigs: s.setup().api_configs }, { ...fast, pageSize: 170 }),
+    );
     expect(norm(got)).toEqual(norm(s.expected()));
     const ok = s.payrollCalls().map((c) => c.ids);
     expect(ok).toEqual([500, 500, 100]);

@@ -108,7 +108,10 @@ describe('darwinbox salary through hrx', () => {
     const s = await sim(50);
     const { c } = await orgs();
     const good = s.setup();
-    const wrong = { ...good, api_configs: good.api_configs.map((a) => (a.api_id === 'payroll' ? { ...a, access_credentials: { ...a.access_credentials, api_key: 'nope' } } : a)) };
+    const wrong = {
+      ...good,
+      api_configs: good.api_configs.map((a) => (a.api_id === 'payroll' ? { ...a, access_credentials: { ...a.access_credentials, api_key: 'nope' } } : a)),
+    };
     expectError(
       await post({ client_id: c.org.appKey, client_secret: c.appSecret, ...wrong }),
       400,

@@ -64,7 +64,8 @@ export interface PayrollHost {
   badKeyAnswer: 200 | 401;
 }
 
-type Component = 'basic' | 'dearnessAllowance' | 'hra' | 'medicalAllowance' | 'travelAllowance' | 'specialAllowance' | 'flexiBasketAllowance' | 'otherAllowance' | 'gratuity';
+type Component =
+  'basic' | 'dearnessAllowance' | 'hra' | 'medicalAllowance' | 'travelAllowance' | 'specialAllowance' | 'flexiBasketAllowance' | 'otherAllowance' | 'gratuity';
 /** `ctc_break_up` names -> (annual amount of the canonical compensation, the record's component). */
 const COMPONENTS: [string, (a: NonNullable<NativeEmployee['compensation']>['annual']) => number, Component | 'pf'][] = [
   ['Basic', (a) => a.basic, 'basic'],
@@ -126,23 +127,30 @@ export function payrollExpected(e: NativeEmployee, v: PayrollVariants): PartialE
   };
 }
 
+/** The request's JSON object body, or undefined when it is none. */
+async function jsonObject(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  try {
+    const v: unknown = JSON.parse((await readBody(req)) ?? '');
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds the route handler and its request log (ids asked per request). */
 export function payrollRoute(host: PayrollHost) {
   let log: { ids: number }[] = [];
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') return sendJson(res, 405, { status: 0, message: 'Method not allowed' });
     if (await host.fault(res)) return;
+    // The body is read before the credentials are judged: a refused request is still drained.
+    const body = await jsonObject(req);
     const auth = basicCredentials(req);
     if (!auth || !host.userOk(auth.user, auth.password)) {
       host.authFailed();
       return sendJson(res, 401, { status: 0, message: 'Unauthorized' });
     }
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse((await readBody(req)) ?? '') as Record<string, unknown>;
-    } catch {
-      return sendJson(res, 400, { status: 0, message: 'Invalid JSON body' });
-    }
+    if (!body) return sendJson(res, 400, { status: 0, message: 'Invalid JSON body' });
     if (!same(typeof body.api_key === 'string' ? body.api_key : undefined, PAYROLL_KEY)) {
       host.authFailed();
       return sendJson(res, host.badKeyAnswer, { status: 0, message: 'Invalid API key' });
