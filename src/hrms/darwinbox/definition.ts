@@ -37,15 +37,19 @@ function checkDarwinbox(access: HrmsAccess): CredentialProblem[] {
 }
 
 /**
- * Darwinbox's definition. Darwinbox publishes no request limit (research `?`); one sync makes one
- * request per dataset (each answering the whole dataset), so 20 requests a minute per tenant is a
- * conservative budget that still lets every org of a tenant sync and read live in the same minute.
+ * Darwinbox's definition. Darwinbox publishes no request limit (research `?`). One sync makes one
+ * request per dataset (each answering the whole dataset) plus, with a payroll key, one ctcbreakup
+ * request per 500 employees: 60 requests a minute per tenant (one a second) lets a 20,000-employee
+ * tenant's full sync (2 + 40 requests) run without waiting while every org of the tenant still
+ * syncs and reads live in the same minute, and stays far below what any API with a published limit
+ * in this product family allows (Zoho People 400/min). 20 a minute (before salaries) made a
+ * 50,000-employee sync wait 5 minutes, its dataset answer held open meanwhile.
  * Incremental through `last_modified`; removals only through the daily full sync.
  */
 export const DARWINBOX_DEFINITION: HrmsConnectorDefinition = {
   hrmsId: 'darwinbox',
   checkCredentials: checkDarwinbox,
-  budget: { requests: 20, windowMs: 60_000 },
+  budget: { requests: 60, windowMs: 60_000 },
   tenantOf: tenantByHost,
   incremental: true,
   reportsRemovals: false,

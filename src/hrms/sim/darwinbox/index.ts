@@ -10,7 +10,7 @@
  *   the zone of switch `lastModifiedZone`: `IST` default, or `UTC`: research `?`).
  * - Mixed date formats, `"Name (ID)"` managers, switches of `rows.ts` (`dateFormat`,
  *   `nestedAddresses`, `personalColumns`, `statusWords`), `methods` (`both` default, `get`, `post`).
- * - Throttling (no published signal, research `?`): past `limitPerMinute` (default 20, hrx's
+ * - Throttling (no published signal, research `?`): past `limitPerMinute` (default 60, hrx's
  *   budget) requests in 60 s, or by the `rateThrottle` fault: `throttleStatus` (429 default, or
  *   503) with `Retry-After: retryAfterSec` (default 1; 0 = none).
  * - Faults: latency before the answer (a slow response), 5xx, and `breakAfter(n)`: the next
@@ -74,7 +74,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   const badKeyAnswer = v.badKeyAnswer === 401 || v.badKeyAnswer === '401' ? 401 : 200;
   const zone = v.lastModifiedZone === 'UTC' ? 'UTC' : 'IST';
   const methods = v.methods === 'get' ? ['GET'] : v.methods === 'post' ? ['POST'] : ['GET', 'POST'];
-  const core = simCore(options, 20);
+  const core = simCore(options, 60);
   const removed = new Set<number>();
   let breakAt: number | undefined;
   let log: ReturnType<DarwinboxSim['calls']> = [];
