@@ -74,6 +74,21 @@ export class HrmsError extends Error {
   }
 }
 
+/**
+ * An `auth` error one setup-config field is to blame for (a product's second key, e.g. Darwinbox's
+ * payroll API key at `api_configs.<i>.access_credentials.api_key`): setup-config answers 400
+ * naming `field`. `message` never carries the key.
+ */
+export class HrmsFieldError extends HrmsError {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super('auth', message);
+    this.name = 'HrmsFieldError';
+  }
+}
+
 /** One page of employees as the connector yields it (contract v2: opaque cursors, no page numbers). */
 export interface EmployeePage {
   /** Employees of this page, mapped into partial records (decisions §14: nothing guessed). */

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { AppError } from '../errors';
-import { HrmsError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
+import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
 import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
@@ -127,6 +127,9 @@ export function createSetupService(deps: SetupServiceDeps) {
     try {
       await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
     } catch (err) {
+      // A key of its own refused (Darwinbox's payroll key): name its field, as the Connect page marks it.
+      if (err instanceof HrmsFieldError)
+        throw new AppError('VALIDATION', { fieldErrors: [{ field: err.field, message: err.message }], message: `${err.field}: ${err.message}`, cause: err });
       const reason = !(err instanceof HrmsError)
         ? 'the HRMS could not be reached'
         : err.kind === 'auth'

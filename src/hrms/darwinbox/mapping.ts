@@ -42,8 +42,8 @@
  * Not mapped: managerEmail2..5 (Darwinbox does not expose managers above the direct one [M];
  * walking `direct_manager_employee_id` needs the whole dataset in memory, against the streaming
  * of decisions §14, and misses managers on incremental syncs: NOT AVAILABLE), bank details,
- * dependents, marriage date and countryCode (no columns seen), and salary (`/payrollapi/ctcbreakup`
- * needs a payroll API key of its own: not mapped yet).
+ * dependents, marriage date and countryCode (no columns seen). Salary is not on the dataset: it
+ * comes from the payroll API with a key of its own (`payroll.ts`, its own mapping table).
  */
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';

@@ -44,5 +44,12 @@ export const DARWINBOX_PRODUCT: HrmsProductInfo = {
       required: false,
       secret: true,
     },
+    {
+      target: 'api_configs.payroll.api_key',
+      label: 'Payroll API key',
+      help: 'Optional: the API key of the Darwinbox payroll API (a key of its own, apart from the Employee Master API key), so hrx also reads salaries (CTC). Without it salaries stay empty.',
+      required: false,
+      secret: true,
+    },
   ],
 };

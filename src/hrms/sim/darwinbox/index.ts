@@ -10,11 +10,14 @@
  *   the zone of switch `lastModifiedZone`: `IST` default, or `UTC`: research `?`).
  * - Mixed date formats, `"Name (ID)"` managers, switches of `rows.ts` (`dateFormat`,
  *   `nestedAddresses`, `personalColumns`, `statusWords`), `methods` (`both` default, `get`, `post`).
- * - Throttling (no published signal, research `?`): past `limitPerMinute` (default 20, hrx's
+ * - Throttling (no published signal, research `?`): past `limitPerMinute` (default 60, hrx's
  *   budget) requests in 60 s, or by the `rateThrottle` fault: `throttleStatus` (429 default, or
  *   503) with `Retry-After: retryAfterSec` (default 1; 0 = none).
  * - Faults: latency before the answer (a slow response), 5xx, and `breakAfter(n)`: the next
  *   answer's connection is cut after `n` employees (a listing must resume without losing any).
+ * - `POST /payrollapi/ctcbreakup` (`payroll.ts`: salaries with a payroll API key of its own; its
+ *   switches `payroll`, `payrollEnvelope`, `payrollIdKey`, `payrollTotals`, `payrollPeriod`,
+ *   `payrollBreakup`), counted against the same limit and faults.
  * No tokens: every request authenticates itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,6 +25,7 @@ import { employeeCode } from '../data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
 import { basicCredentials, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../kit';
 import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
+import { PAYROLL_KEY, PAYROLL_PATH, payrollExpected, payrollRoute, payrollVariants } from './payroll';
 
 const USER = 'hrx-api-user';
 const PASSWORD = 'dbx-api-password';
@@ -38,6 +42,8 @@ export interface DarwinboxSim extends DialectSim {
   breakAfter(employees: number): void;
   /** Data requests received, by dataset (`active`/`inactive`) and method. */
   calls(): { dataset: 'active' | 'inactive'; method: string; lastModified?: string; ids?: number }[];
+  /** ctcbreakup requests received, with the number of ids each asked for. */
+  payrollCalls(): { ids: number }[];
 }
 
 /** `dd-mm-yyyy[ HH:MM:SS]` read in `zone` as an instant (ms); undefined when malformed. */
@@ -67,11 +73,21 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   const badKeyAnswer = v.badKeyAnswer === 401 || v.badKeyAnswer === '401' ? 401 : 200;
   const zone = v.lastModifiedZone === 'UTC' ? 'UTC' : 'IST';
   const methods = v.methods === 'get' ? ['GET'] : v.methods === 'post' ? ['POST'] : ['GET', 'POST'];
-  const throttling = unpublishedThrottle(v, 20);
+  const throttling = unpublishedThrottle(v, 60);
   const core = new SimCore(options, throttling.limit, [], true);
   const staff = new Staff(options.seed, options.employees, { revision: REVISION_NUMBERED, unchangedAt: () => BASE_MODIFIED });
   let breakAt: number | undefined;
   let log: ReturnType<DarwinboxSim['calls']> = [];
+  const payrollSwitches = payrollVariants(v);
+  const payroll = payrollRoute({
+    variants: payrollSwitches,
+    userOk: (user, password) => same(user, USER) && same(password, PASSWORD),
+    employee: (i) => (staff.isServed(i) ? staff.employee(i) : undefined),
+    authFailed: () => {
+      core.counters.authFailures += 1;
+    },
+    badKeyAnswer,
+  });
 
   const served = (): readonly number[] => staff.served();
 
@@ -120,13 +136,15 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   }
 
   const throttled = (): Reply => core.throttled(throttling.reply({ status: 0, message: 'Too many requests' }));
+  const failed = (): Reply => json(500, { status: 0, message: 'Internal server error' });
 
   async function handle(req: IncomingMessage, url: URL, res: ServerResponse): Promise<Reply | void> {
     const inWindow = core.window.hit();
     const path = url.pathname;
+    if (path === PAYROLL_PATH) return payroll.handle(req, () => core.gate(inWindow, throttled, failed));
     if (path !== '/masterapi/employee') return json(404, { status: 0, message: 'Not found' });
     if (!methods.includes(req.method ?? '')) return json(405, { status: 0, message: 'Method not allowed' });
-    const stop = await core.gate(inWindow, throttled, () => json(500, { status: 0, message: 'Internal server error' }));
+    const stop = await core.gate(inWindow, throttled, failed);
     if (stop) return stop;
     const auth = basicCredentials(req.headers.authorization);
     if (!auth || !same(auth.user, USER) || !same(auth.password, PASSWORD)) {
@@ -164,6 +182,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     api_configs: [
       { api_id: 'employees_active', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: ACTIVE_KEY } },
       { api_id: 'employees_inactive', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: INACTIVE_KEY } },
+      ...(payrollSwitches.enabled ? [{ api_id: 'payroll', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: PAYROLL_KEY } }] : []),
     ],
   });
   return {
@@ -172,7 +191,11 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     issuesTokens: false,
     setup: () => setup(PASSWORD),
     wrongSetup: () => setup(`${PASSWORD}-wrong`),
-    expected: () => served().map((i) => darwinboxExpected(staff.employee(i), rowVariants)),
+    expected: () =>
+      served().map((i) => {
+        const salaryDetails = payrollExpected(staff.employee(i), payrollSwitches);
+        return { ...darwinboxExpected(staff.employee(i), rowVariants), ...(salaryDetails ? { salaryDetails } : {}) };
+      }),
     employeeIds: () => served().map(employeeCode),
     change: (id) => staff.change(id),
     remove: (id) => staff.remove(id),
@@ -184,10 +207,12 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
       breakAt = employees;
     },
     calls: () => [...log],
+    payrollCalls: payroll.calls,
     stats: () => core.stats(),
     resetStats() {
       core.resetStats();
       log = [];
+      payroll.reset();
     },
     close: () => core.close(),
   };
