@@ -34,6 +34,12 @@ afterAll(async () => {
 
 describe('two workers, two orgs, one Keka tenant', () => {
   it('stay within 50 requests in any minute together, never throttled, and both sync everyone', async () => {
+    const v = await f.vendor(app.ctx);
+    const [a, b] = [await f.client(app.ctx), await f.client(app.ctx)];
+    for (const c of [a, b]) await f.connection(app.ctx, v.org.uuid, c.org.uuid);
+    // Each first approval queued a sync (decisions §5). Removed before the child worker starts: a
+    // sync of org A there would make this process's own run of org A `skipped` (the org's lock).
+    await app.ctx.syncQueue.queue.drain(true);
     child = spawn(process.execPath, [HRX_BIN, 'worker'], { env: { ...process.env, ...app.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (d: Buffer) => {
       childLog += d.toString();
@@ -50,9 +56,6 @@ describe('two workers, two orgs, one Keka tenant', () => {
       200,
     );
 
-    const v = await f.vendor(app.ctx);
-    const [a, b] = [await f.client(app.ctx), await f.client(app.ctx)];
-    for (const c of [a, b]) await f.connection(app.ctx, v.org.uuid, c.org.uuid);
     const setup = sim.setup();
     // Org A: stored directly, synced by this process. Org B: setup-config queues its sync for the child worker.
     await storesOf(app).hrmsConfigs.save({ orgId: a.org.id, hrmsId: 'keka', credentials: setup.access_credentials, apiConfigs: setup.api_configs });
