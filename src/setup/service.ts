@@ -213,8 +213,8 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
     /**
      * Proof of control (a) (decisions §8): whether `input` names the org's configured `hrms_id`
      * and host, carries credentials equal to the stored ones (SHA-256 digests compared with
-     * `timingSafeEqual`), and the HRMS still accepts them. `api_configs` are not compared (and
-     * never stored). Returns false for any mismatch, for an org without a configuration, and when
+     * `timingSafeEqual`), and the HRMS still accepts them. `api_configs` are not compared (the
+     * stored ones are used for the check). Returns false for any mismatch, for an org without a configuration, and when
      * the HRMS refuses the credentials; throws HRMS_CREDENTIALS_REJECTED when the HRMS could not
      * be reached (not a failed proof), VALIDATION for malformed input.
      */
