@@ -9,6 +9,7 @@
  * - docs/data-points.md: every data point name, by group, from src/domain/data-points.ts;
  * - docs/errors.md: the error table of src/errors.ts.
  */
+import { readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { z } from 'zod';
 import { routeTable, type RouteServices } from '../../src/app';
@@ -18,6 +19,7 @@ import { dataPointLabel } from '../../src/domain/data-point-labels';
 import { ERRORS } from '../../src/errors';
 import { openApiDocument, type OpenApiDocument } from '../../src/openapi/document';
 import { HRX_VERSION } from '../../src/openapi/routes';
+import { readmeWithProducts } from './hrms-products';
 
 /**
  * A stand-in for the services: every property is another stand-in and calling one throws.
@@ -145,5 +147,6 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     'docs/settings.md': settingsMarkdown(),
     'docs/data-points.md': dataPointsMarkdown(),
     'docs/errors.md': errorsMarkdown(),
+    'README.md': readmeWithProducts(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')),
   };
 }
