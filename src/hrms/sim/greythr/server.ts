@@ -213,6 +213,19 @@ class GreythrSim extends CoreBacked implements DialectSim {
     return json(404, { status: 404, message: 'Not Found' });
   }
 
+  /**
+   * What a full listing reads now: the records each section lists (sparse sections skip some), the
+   * 1-based sections, and whether category entries lack their descriptions (the connector then
+   * asks `/hr/v2/categories`).
+   */
+  listingShape(): GreythrListing {
+    return {
+      sizes: new Map(SECTIONS.map((s) => [s, s === 'addresses' && !this.sw.bool('addresses', true) ? 0 : this.listed(s).length])),
+      oneBased: SECTIONS.filter((s) => this.oneBased.has(s)),
+      categoriesWithoutDescs: !this.shape.categoryDescs,
+    };
+  }
+
   /** Which indices section `s` lists, in its order. */
   private listed(s: Section): number[] {
     if (!this.listing) {
@@ -283,6 +296,21 @@ class GreythrSim extends CoreBacked implements DialectSim {
       data: CATEGORIES.map(([id, description]) => ({ id, description, values: [...values.get(id)!].map((v) => ({ id: valueId(v), description: v })) })),
     });
   }
+}
+
+/** What a full listing of a greytHR simulator reads (`listingShape`). */
+export interface GreythrListing {
+  /** Records each section (list endpoint) serves; 0 also when the endpoint is absent (`addresses` off: a 404). */
+  sizes: ReadonlyMap<Section, number>;
+  /** Sections whose pages start at 1 (the `oneBased` variant). */
+  oneBased: readonly Section[];
+  /** Category entries come without `categoryDesc`/`valueDesc` (the `categoryDescs` variant off). */
+  categoriesWithoutDescs: boolean;
+}
+
+/** `sim`'s listing when it is a greytHR simulator, else `undefined` (for the benchmark's request minimum). */
+export function greythrListing(sim: DialectSim): GreythrListing | undefined {
+  return sim instanceof GreythrSim ? sim.listingShape() : undefined;
 }
 
 /** Starts the greytHR simulator (two ports: tenant host and API host). */
