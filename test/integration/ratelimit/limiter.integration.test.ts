@@ -158,6 +158,45 @@ describe('the limiter', () => {
   });
 });
 
+describe('leases (limits of 10,000 or more per window)', () => {
+  it('two limiters never allow more than the limit together, leave at most their leases unused, and call the script far less than once a turn', async () => {
+    const { log } = capturingLogger();
+    // 20,000 a day: leases of at most 20 requests (a thousandth of the limit); the budget
+    // refills one request per 4.3 s, so none during the test.
+    const opts = { prefix, limit: 20_000, windowMs: 86_400_000, log };
+    const [one, two] = [createRateLimiter({ ...opts, redis: await readyRedis() }), createRateLimiter({ ...opts, redis: await readyRedis() })];
+    const id = randomUUID();
+    await Promise.all([one.take(`warm-${randomUUID()}`), two.take(`warm-${randomUUID()}`)]); // EVALSHA from now on
+    const monitor = await redis().monitor();
+    let calls = 0;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval/i.test(args[0] ?? '') && args.some((a) => a === `${prefix}:ratelimit:${id}`)) calls++;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    // 200 turns of 5 requests on each limiter: all within the limit.
+    let allowed = 0;
+    for (let turn = 0; turn < 200; turn++) {
+      const ds = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? one : two).take(id)));
+      allowed += allowedCount(ds);
+    }
+    await new Promise((r) => setTimeout(r, 200)); // MONITOR output arrives on its own connection
+    monitor.disconnect();
+    expect(allowed).toBe(2000);
+    // Without leases: one call per limiter per turn (400). A lease holds up to 20 more requests.
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThanOrEqual(200);
+    // Spend the rest of the budget from both: never more than the limit in all, and what the
+    // script counted but no request used is at most the two leases held at the end (2 × 20).
+    for (let turn = 0; turn < 40; turn++) {
+      const ds = await Promise.all(Array.from({ length: 600 }, (_, i) => (i % 2 ? one : two).take(id)));
+      allowed += allowedCount(ds);
+    }
+    expect(allowed).toBeLessThanOrEqual(20_000);
+    expect(allowed).toBeGreaterThanOrEqual(20_000 - 40);
+    expect(await one.take(id)).toMatchObject({ allowed: false });
+  });
+});
+
 describe('Redis unavailable', () => {
   let blackhole: Server;
   const sockets: Socket[] = [];
