@@ -4,12 +4,13 @@
  * through the webhook, then erased. Afterwards none of its values (name, e-mails, PAN, Aadhaar,
  * UAN, mobile, bank account, father's name, addresses, dependants; the one the webhook posted)
  * is in any table of the schema, any Redis key of the app, any log line, or any employee row
- * decrypted; the vendor got `employee.removed` (reason `erased`); consent and audit records are
- * kept without values (the consent statement, which named the employee, as its keyed digest); a
- * sync from the simulator, which still lists the employee, does not bring it back, nor does a
- * live read reach it; the employer posting it again through the update webhook does. Refusals:
- * another employer's app credentials get the answer an unknown employee gets, vendors and
- * strangers a 401, bad bodies a 400. The race with a running sync: employee-erase-race.
+ * decrypted; both vendors connected to the employer got `employee.removed` (reason `erased`:
+ * one outbox event each, one delivery each); consent and audit records are kept without values
+ * (the consent statement, which named the employee, as its keyed digest); a sync from the
+ * simulator, which still lists the employee, does not bring it back, nor does a live read reach
+ * it; the employer posting it again through the update webhook does. Refusals: another
+ * employer's app credentials get the answer an unknown employee gets, vendors and strangers a
+ * 401, bad bodies a 400. The race with a running sync: employee-erase-race.
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -90,6 +91,8 @@ beforeAll(async () => {
   c = await f.client(app.ctx);
   other = await f.client(app.ctx);
   secret = (await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/v'), events: ['employee.removed', 'employee.updated'] })).secret;
+  // Both vendors listen for removals, so the erasure must tell each of them (not just the first).
+  await app.ctx.services.endpoints.add({ orgUuid: live.org.uuid, url: rx.url('/live'), events: ['employee.removed'] });
   await f.connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
   // A vendor without consent requirement and with live reads: the tombstone must stop those too.
   await f.connection(app.ctx, live.org.uuid, c.org.uuid, { consentRequired: false, liveSource: true });
@@ -192,7 +195,7 @@ describe('erase webhook: erasure', () => {
     expect(findValues('log line', lines, seeded)).toEqual([]);
   });
 
-  it('answers {employee_id, erased_at} and tells the vendor employee.removed (reason erased), ids only', async () => {
+  it('answers {employee_id, erased_at} and tells both vendors employee.removed (reason erased), ids only', async () => {
     const before = Date.now();
     const res = await erase({ employee_id: ` ${target.employeeId} ` });
     expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
@@ -212,6 +215,19 @@ describe('erase webhook: erasure', () => {
       data: { client_org_id: c.org.uuid, sync_run_id: null, reason: 'erased', employees: [{ id: target.id, employee_id: target.employeeId }] },
     });
     expect(verifySignature(secret, removed!)).toBe(true);
+    // Every vendor connected to the employer, not only the first: the outbox holds one
+    // employee.removed per vendor for this employee, and each receiver gets it.
+    const outbox = await dbQuery(
+      app,
+      `select vendor_org_id from events
+        where type = 'employee.removed' and client_org_id = $1
+          and payload::jsonb -> 'data' -> 'employees' @> $2::jsonb
+        order by vendor_org_id`,
+      [c.org.id, JSON.stringify([{ id: target.id, employee_id: target.employeeId }])],
+    );
+    expect(outbox.rows.map((r) => r.vendor_org_id as number)).toStrictEqual([v.org.id, live.org.id].sort((a, b) => a - b));
+    const [toLive] = await rx.waitForCount('/live', 1, 'employee.removed');
+    expect(toLive!.json.data).toStrictEqual(removed!.json.data);
   });
 
   it('afterwards no table, Redis key, log line or decrypted row holds any of its values', async () => {
@@ -252,6 +268,7 @@ describe('erase webhook: erasure', () => {
     expect(again.body.data).toStrictEqual({ employee_id: target.employeeId, erased_at: erasedAt });
     await new Promise((r) => setTimeout(r, 500));
     expect(rx.at('/v').filter((r) => r.json.type === 'employee.removed')).toHaveLength(1);
+    expect(rx.at('/live').filter((r) => r.json.type === 'employee.removed')).toHaveLength(1);
   });
 });
 
