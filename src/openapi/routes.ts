@@ -23,9 +23,11 @@ export function openApiRoutes(table: () => readonly RouteDef[], opts: { basePath
       method: 'GET',
       path: '/openapi.json',
       credential: 'none',
-      response: z.object({
+      // Loose: the answer is a whole OpenAPI document (servers, tags, components, info's description
+      // and license, ...); these are the fields a client relies on.
+      response: z.looseObject({
         openapi: z.string().startsWith('3.1'),
-        info: z.object({ title: z.string(), version: z.string() }),
+        info: z.looseObject({ title: z.string(), version: z.string() }),
         paths: z.record(z.string(), z.unknown()).optional(),
       }),
       doc: {
