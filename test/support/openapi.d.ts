@@ -4086,14 +4086,29 @@ export interface operations {
                         info: {
                             title: string;
                             version: string;
-                        } & {
-                            [key: string]: unknown;
+                            description?: string;
+                            license?: {
+                                name: string;
+                                identifier?: string;
+                            };
                         };
+                        servers?: {
+                            url: string;
+                        }[];
+                        tags?: {
+                            name: string;
+                        }[];
                         paths?: {
                             [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
+                        components?: {
+                            schemas?: {
+                                [key: string]: unknown;
+                            };
+                            securitySchemes?: {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
             };
