@@ -29,7 +29,7 @@ edit those, then run it. test/unit/cli-doc.unit.test.ts fails when this file is 
 - \`hrx <command> --help\` (or \`hrx help <command>\`) lists the command's options, each with its
   default and, where it has them, its allowed values. It needs no database: the help below is
   exactly what it prints.
-- With \`--json\` a command prints exactly one JSON object on stdout (decisions §12); without it,
+- With \`--json\` a command prints exactly one JSON object on stdout; without it,
   \`key: value\` lines or a short report. Progress (\`sync run --follow\`) goes to stderr.
 - Exit codes: \`0\` done; \`1\` the command failed: one line \`hrx: <reason>\` on stderr (an unknown
   org or id, a refused change, an unreachable PostgreSQL or Redis); \`2\` usage error: the reason

@@ -14,7 +14,7 @@ import { withContext, type Cli } from './runtime';
  * exit 1 with the reason.
  */
 export function registerEndpointCommands(program: Command, cli: Cli): void {
-  const endpoint = program.command('endpoint').description("a vendor's event endpoints (signed webhooks, decisions §10)");
+  const endpoint = program.command('endpoint').description("a vendor's event endpoints (signed webhooks: docs/events.md)");
   endpoint
     .command('add')
     .description('add an endpoint; prints {id, url, events, secret} (the signing secret is shown once)')

@@ -77,7 +77,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
 
   org
     .command('update')
-    .description('change what the Connect page tells the HR admin about a vendor (decisions §8); prints {uuid, org_name, purpose, privacy_url}')
+    .description('change what the Connect page tells the HR admin about a vendor (docs/connect.md); prints {uuid, org_name, purpose, privacy_url}')
     .argument('<uuid>', "the org's uuid", uuidValue)
     .option('--purpose <text>', "why the vendor reads employee data: plain text, at most 500 characters ('' clears it)")
     .option('--privacy-url <url>', "the vendor's privacy notice: an http:// or https:// URL ('' clears it)")

@@ -23,10 +23,21 @@ export function openApiRoutes(table: () => readonly RouteDef[], opts: { basePath
       method: 'GET',
       path: '/openapi.json',
       credential: 'none',
+      // The document's top-level fields, each as hrx writes it; what paths and components hold is the rest of the document.
       response: z.object({
         openapi: z.string().startsWith('3.1'),
-        info: z.object({ title: z.string(), version: z.string() }),
+        info: z.object({
+          title: z.string(),
+          version: z.string(),
+          description: z.string().optional(),
+          license: z.object({ name: z.string(), identifier: z.string().optional() }).optional(),
+        }),
+        servers: z.array(z.object({ url: z.string() })).optional(),
+        tags: z.array(z.object({ name: z.string() })).optional(),
         paths: z.record(z.string(), z.unknown()).optional(),
+        components: z
+          .object({ schemas: z.record(z.string(), z.unknown()).optional(), securitySchemes: z.record(z.string(), z.unknown()).optional() })
+          .optional(),
       }),
       doc: {
         operationId: 'getOpenApiDocument',

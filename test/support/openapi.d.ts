@@ -4086,9 +4086,28 @@ export interface operations {
                         info: {
                             title: string;
                             version: string;
+                            description?: string;
+                            license?: {
+                                name: string;
+                                identifier?: string;
+                            };
                         };
+                        servers?: {
+                            url: string;
+                        }[];
+                        tags?: {
+                            name: string;
+                        }[];
                         paths?: {
                             [key: string]: unknown;
+                        };
+                        components?: {
+                            schemas?: {
+                                [key: string]: unknown;
+                            };
+                            securitySchemes?: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };

@@ -4,6 +4,8 @@
  * valid OpenAPI 3.1 (the official schema, @seriousme/openapi-schema-validator), and the
  * credentials and the error table show as they should.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { routeTable, type RouteServices } from '../../src/app';
@@ -65,6 +67,25 @@ describe('the OpenAPI document covers the route table', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
+  });
+
+  it('is listed, route by route, in the endpoint table of docs/api.md', () => {
+    const md = readFileSync(path.resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
+    const table = md.slice(md.indexOf('\n## Endpoints'), md.indexOf('\n### ', md.indexOf('\n## Endpoints')));
+    // A row's first cell: `GET /a/b/?q=`, or `POST /a/b/hrms/`, `proof/` (a sibling of the path before).
+    const listed = new Set<string>();
+    for (const row of table.split('\n').filter((l) => l.startsWith('| `'))) {
+      let method = '';
+      let last = '';
+      for (const [, code] of row.split(' | ')[0]!.matchAll(/`([^`]+)`/g)) {
+        const full = /^([A-Z]+) (\/\S*)$/.exec(code!);
+        if (full) [method, last] = [full[1]!, full[2]!.replace(/[?#].*$/, '')];
+        else last = last.replace(/[^/]+\/?$/, '') + code;
+        listed.add(`${method} ${last}`);
+      }
+    }
+    const missing = routes.map((r) => `${r.method} ${openApiPath(r.path)}`).filter((r) => !listed.has(r));
+    expect(missing).toEqual([]);
   });
 
   it('refuses a table with a method and path twice', () => {

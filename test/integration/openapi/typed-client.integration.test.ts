@@ -1,14 +1,15 @@
 /**
  * The API through the typed client generated from its OpenAPI document (openapi-typescript +
  * openapi-fetch, test/support/api-client.ts), one endpoint or more of each feature: setup,
- * employees (read and update webhook), consent, orgs, connections, external (JWKS and V2), sdk.
+ * employees (read and update webhook), consent, orgs, connections, external (JWKS and V2), sdk,
+ * ops (health, readiness, metrics) and openapi (the document itself).
  * Every answer, success and error, is also checked against the document's schema for its status:
  * the document describes what the server does.
  */
 import type { JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../../src/crypto/jose/client';
-import { apiClient, expectDocumented } from '../../support/api-client';
+import { apiClient, DOCUMENT, expectDocumented } from '../../support/api-client';
 import { appBasic, client, connection, setupBody, v2Vendor } from '../../support/factories';
 import { startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -149,5 +150,38 @@ describe('the typed client, from setup-config to reads', () => {
     expect(expectDocumented('GET', '/api/vendor/connections/', 401, none.error)).toMatchObject({ message: 'Authentication credentials were not provided.' });
     const tooBig = await api.GET('/api/vendor/connections/', { params: { query: { page_size: 101 } }, headers: { authorization: v.apiKey } });
     expect(expectDocumented('GET', '/api/vendor/connections/', 400, tooBig.error)).toMatchObject({ code: 400, data: { errors: [{ field: 'page_size' }] } });
+  });
+
+  it('answers liveness, readiness and the metrics scrape (ops)', async () => {
+    const api = apiClient(app.url);
+    const health = await api.GET('/healthz');
+    expect(health.response.status).toBe(200);
+    expect(expectDocumented('GET', '/healthz', 200, health.data)).toEqual({ status: 'ok', checks: { process: 'ok' } });
+    const ready = await api.GET('/readyz');
+    expect(ready.response.status).toBe(200);
+    const checks = expectDocumented('GET', '/readyz', 200, ready.data)!;
+    expect(checks).toMatchObject({ status: 'ok', checks: { postgresql: { status: 'ok' }, redis: { status: 'ok' } } });
+
+    // A distinct client address: the scrape is rate-limited per address like any admin call.
+    const admin = { authorization: `Bearer ${app.env.HRX_ADMIN_TOKEN}`, 'x-forwarded-for': '10.0.9.1' };
+    const metrics = await api.GET('/metrics', { headers: admin, parseAs: 'text' });
+    expect(metrics.response.status).toBe(200);
+    expect(metrics.response.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(typeof metrics.data).toBe('string');
+    expect(metrics.data).toMatch(/^# TYPE hrx_http_requests_total counter$/m);
+    expect(metrics.data).toMatch(/^hrx_http_requests_total\{method="GET",route="\/healthz",status="200"\} [1-9]\d*$/m);
+    const refused = await api.GET('/metrics', { headers: { 'x-forwarded-for': '10.0.9.2' } });
+    expect(refused.response.status).toBe(401);
+    expect(expectDocumented('GET', '/metrics', 401, refused.error)).toMatchObject({ message: 'Authentication credentials were not provided.' });
+  });
+
+  it('serves its own OpenAPI document (openapi)', async () => {
+    const res = await apiClient(app.url).GET('/openapi.json');
+    expect(res.response.status).toBe(200);
+    const doc = expectDocumented('GET', '/openapi.json', 200, res.data)!;
+    expect(doc.openapi).toMatch(/^3\.1/);
+    expect(doc.info).toMatchObject({ title: 'hrx — HR data exchange', version: DOCUMENT.info.version });
+    // The served document describes the same operations as the checked-in one the client is typed by.
+    expect(Object.keys(doc.paths ?? {}).sort()).toEqual(Object.keys(DOCUMENT.paths).sort());
   });
 });
