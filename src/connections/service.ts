@@ -378,6 +378,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     /** The connection `id`, or null. */
     get: (id: string): Promise<Connection | null> => connections.findById(id),
 
+    /** Ids of the client orgs with an approved connection (the job-scheduler reconciler's truth, jobs/schedules.ts). */
+    approvedClientOrgs: (): Promise<number[]> => connections.approvedClientOrgs(),
+
     /** Approves or rejects a pending (or rejected/approved) connection; throws NOT_FOUND. */
     async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {
       const c = await connections.findById(connectionId);

@@ -56,6 +56,8 @@ export interface ConnectionStore {
   ): Promise<{ rows: VendorConnectionRow[]; total: number }>;
   /** `sync_frequency` of the approved connections of a client org. */
   approvedFrequencies(clientOrgId: number, tx?: Tx): Promise<string[]>;
+  /** Ids of the client orgs with at least one approved connection (the ones a sync scheduler runs for). */
+  approvedClientOrgs(tx?: Tx): Promise<number[]>;
   /** Whether two orgs share an active connection, either way round. */
   areConnected(orgA: number, orgB: number, tx?: Tx): Promise<boolean>;
 }
@@ -147,6 +149,10 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
     async approvedFrequencies(clientOrgId, tx) {
       const rows = await emOf(orm, tx).find(Connection, { clientOrgId, status: 'approved' }, { fields: ['syncFrequency'] });
       return rows.map((r) => r.syncFrequency);
+    },
+    async approvedClientOrgs(tx) {
+      const rows = await execute<{ client_org_id: number }>(orm, `select distinct client_org_id from connections where status = 'approved'`, [], tx);
+      return rows.map((r) => Number(r.client_org_id));
     },
     async areConnected(a, b, tx) {
       const [row] = (await sql(
