@@ -63,7 +63,7 @@ export function retentionWorkerDeps(ctx: Context): RetentionWorkerDeps {
 /** The job-scheduler reconciler's dependencies (jobs/schedules.ts). */
 export function reconcilerDeps(ctx: Context): ScheduleReconcilerDeps {
   return {
-    orm: ctx.db.orm,
+    approvedClientOrgs: () => ctx.services.connections.approvedClientOrgs(),
     redis: ctx.requestRedis,
     syncQueue: ctx.syncQueue,
     installHousekeeping: installHousekeeping(ctx),

@@ -8,14 +8,14 @@
  * ready again and every `everyMs` (default 30 s), well within the 60 s the contract allows.
  * Every step is an idempotent upsert or removal.
  */
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
 import type { RetentionQueue } from '../src/retention/queue';
 import { syncSchedulerOrg, type SyncQueue } from '../src/sync/queue';
 
 export interface ScheduleReconcilerDeps {
-  orm: MikroORM;
+  /** Ids of the client orgs with an approved connection (connection service). */
+  approvedClientOrgs(): Promise<number[]>;
   /** The Redis client the queues use: its 'ready' after an outage triggers a reconcile. */
   redis: Redis;
   syncQueue: Pick<SyncQueue, 'queue'>;
@@ -46,10 +46,7 @@ export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleR
   async function reconcile(): Promise<number[]> {
     await deps.installHousekeeping();
     await deps.retentionQueue.installScheduler(deps.retentionPurgeMs);
-    const rows = await deps.orm.em
-      .getConnection()
-      .execute<{ client_org_id: number }[]>(`select distinct client_org_id from connections where status = 'approved'`);
-    const orgs = new Set(rows.map((r) => Number(r.client_org_id)));
+    const orgs = new Set(await deps.approvedClientOrgs());
     // Schedulers of orgs no longer approved (their removal may have been missed while Redis was away).
     for (const s of await deps.syncQueue.queue.getJobSchedulers(0, -1)) {
       const orgId = syncSchedulerOrg(s.key) ?? syncSchedulerOrg(s.id);

@@ -2,6 +2,11 @@
  * Opens what every hrx process needs (`infra.ts`) and wires the features over it, each from its
  * own `wire.ts`, in dependency order: the calls below are the dependency graph. Used by the API
  * (`app.ts`), the worker and the CLI.
+ *
+ * Two features wire in two steps, to break cycles: `connections` (its store is read by `orgs`
+ * and `sync`, its service needs the org store and sync) and `setup` (the HRMS configurations
+ * feed `employees` and `sync`, the setup service needs sync). `db` is handed out for migrations
+ * alone (`migrate(ctx.db, ...)`: the CLI, the test harness, bench); features get their stores by wiring.
  */
 import { wireAuth } from './auth/wire';
 import type { Config } from './config';

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { auditDataPointsOf } from '../db/sql';
+import { queryableOf, type Tx } from '../db/tx';
 import type { DataPoints } from '../domain/data-points';
 
 /** Audit action of a vendor's read served from the store (plain, V2, the consent response). */
@@ -32,7 +33,7 @@ export interface AccessLogStore {
    * empty: the caller tells page 1 of an empty list from a page past the end). Only that client
    * org's entries: the same `employeeId` at another employer is another employee.
    */
-  reads(clientOrgId: number, employeeId: string, offset: number, limit: number): Promise<{ total: number; rows: AccessLogRow[] }>;
+  reads(clientOrgId: number, employeeId: string, offset: number, limit: number, tx?: Tx): Promise<{ total: number; rows: AccessLogRow[] }>;
 }
 
 const READS_SQL = `select a.at, a.request_id, a.action, a.data_points, v.uuid as vendor_uuid, v.org_name as vendor_name,
@@ -41,11 +42,13 @@ const READS_SQL = `select a.at, a.request_id, a.action, a.data_points, v.uuid as
    where a.client_org_id = $1 and a.employee_id = $2 and a.action = any($3::text[])
    order by a.at desc, a.id desc offset $4 limit $5`;
 
-/** Builds the access log store over `pool`. */
-export function createAccessLogStore(pool: Pick<pg.Pool, 'query'>): AccessLogStore {
+/** Builds the access log store over `pool`; its method takes an optional `Tx` (db/tx.ts), last. */
+export function createAccessLogStore(pool: pg.Pool): AccessLogStore {
   return {
-    async reads(clientOrgId, employeeId, offset, limit) {
-      const res = await pool.query({
+    async reads(clientOrgId, employeeId, offset, limit, tx) {
+      const res = await (
+        await queryableOf(pool, tx)
+      ).query({
         name: 'hrx_access_log',
         text: READS_SQL,
         values: [clientOrgId, employeeId, [READ_AUDIT_ACTION, LIVE_READ_AUDIT_ACTION], offset, limit],

@@ -5,6 +5,7 @@
  * gets it as a function (`EmployeeServiceDeps.connectionAccess`) and knows no connection SQL.
  */
 import type pg from 'pg';
+import { queryableOf, type Tx } from '../db/tx';
 import { EVERY_DATA_POINT } from '../domain/data-points';
 import type { ConnectionAccess } from './access-cache';
 
@@ -12,16 +13,16 @@ const ACCESS_SQL = `select co.id as client_org_id, c.id as connection_id, c.shar
     from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1 and c.status = 'approved'
    where co.uuid = $2 limit 1`;
 
-/** Loads what a vendor's read needs of its approved connection with a client org. */
-export type ConnectionAccessLoader = (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
+/** Loads what a vendor's read needs of its approved connection with a client org (in `tx` when given). */
+export type ConnectionAccessLoader = (vendorOrgId: number, clientOrgUuid: string, tx?: Tx) => Promise<ConnectionAccess | null>;
 
 /**
  * The loader over `pool`: the approved connection of `vendorOrgId` with client org
  * `clientOrgUuid` (a UUID, lower case), or null. Throws the database error.
  */
 export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoader {
-  return async (vendorOrgId, clientOrgUuid) => {
-    const res = await pool.query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
+  return async (vendorOrgId, clientOrgUuid, tx) => {
+    const res = await (await queryableOf(pool, tx)).query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
     const r = res.rows[0] as Record<string, unknown> | undefined;
     if (!r) return null;
     return {

@@ -5,6 +5,7 @@
 import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
 import { NOT_AVAILABLE } from '../domain/record';
 import type { Connection, ConnectionStatus } from '../db/entities';
+import type { TransactionOptions, Transactor } from '../db/tx';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
 import type { OrgStore } from '../orgs/store';
@@ -48,6 +49,8 @@ export interface PageInfo {
 export interface ConnectionServiceDeps {
   connections: ConnectionStore;
   orgs: OrgStore;
+  /** Opens the transaction a change commits in together with its `connection.<status>` event. */
+  transactor: Transactor;
   lock: SyncLock;
   displayTimeZone: string;
   /** Called after a change that can alter a client org's sync schedule. */
@@ -169,9 +172,23 @@ export interface CreateConnectionInput {
 
 export type ConnectionService = ReturnType<typeof createConnectionService>;
 
+/** A change and its event run once: no retry after a deadlock (the change is answered with the error). */
+const ONCE: TransactionOptions = { maxRuns: 1 };
+
 /** Builds the connection service. */
 export function createConnectionService(deps: ConnectionServiceDeps) {
   const { connections, orgs, lock } = deps;
+
+  /**
+   * Moves connection `id` from a status of `from` to `to` and writes `event` in the same
+   * transaction, only when the status changed. Returns whether it changed.
+   */
+  const transition = (id: string, from: ConnectionStatus[], to: ConnectionStatus, event?: Staged): Promise<boolean> =>
+    deps.transactor.transaction(async (tx) => {
+      const changed = await connections.transition(id, from, to, tx);
+      if (changed && event) await event.write(tx);
+      return changed;
+    }, ONCE);
 
   /**
    * After a connection of `clientOrgId` became approved: its schedule changes, and when it is the
@@ -220,7 +237,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       if (!held) throw new AppError('SYNC_IN_PROGRESS');
       const event = deps.events.connectionChanged('terminated', active);
       try {
-        const done = await connections.transition(active.id, ['pending', 'approved', 'rejected'], 'terminated', event.write);
+        const done = await transition(active.id, ['pending', 'approved', 'rejected'], 'terminated', event);
         if (!done) throw new AppError('CONNECTION_ALREADY_TERMINATED');
       } finally {
         await held.release();
@@ -245,24 +262,27 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       const shared = input.shared ?? EVERY_DATA_POINT;
       const sharedSet = new Set(shared ?? []);
       let event: Staged | undefined;
-      const c = await connections.create(
-        {
-          vendorOrgId: vendor.id,
-          clientOrgId: client.id,
-          status: input.status ?? 'approved',
-          sharedDataPoints: shared,
-          notSharedDataPoints: [],
-          notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
-          syncFrequency: input.syncFrequency ?? 'daily',
-          liveSource: input.liveSource ?? false,
-          consentRequired: input.consentRequired ?? true,
-        },
-        async (tx, created) => {
-          if (created.status === 'pending') return;
+      const c = await deps.transactor.transaction(async (tx) => {
+        const created = await connections.create(
+          {
+            vendorOrgId: vendor.id,
+            clientOrgId: client.id,
+            status: input.status ?? 'approved',
+            sharedDataPoints: shared,
+            notSharedDataPoints: [],
+            notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
+            syncFrequency: input.syncFrequency ?? 'daily',
+            liveSource: input.liveSource ?? false,
+            consentRequired: input.consentRequired ?? true,
+          },
+          tx,
+        );
+        if (created.status !== 'pending') {
           event = deps.events.connectionChanged(created.status === 'approved' ? 'approved' : 'rejected', created);
           await event.write(tx);
-        },
-      );
+        }
+        return created;
+      }, ONCE);
       await event?.dispatch();
       await deps.onAccessChange();
       if (c.status === 'approved') await approved(client.id);
@@ -309,41 +329,44 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       // The connection.approved / .rejected event (decisions §10) commits with the decision.
       let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
       let clientOrgId = 0;
-      const c = await connections.updateLocked(
-        connectionId,
-        (cur) => {
-          clientOrgId = cur.clientOrgId;
-          if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
-          if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
-          if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
-          event = deps.events.connectionChanged(decision.to, cur);
-          const now = new Date();
-          if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
-          const { required, optional } = requestSplit(cur.dataModelFlags);
-          const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
-          const requested = new Set([...required, ...optional]);
-          return {
-            status: 'approved',
-            statusChangedAt: now,
-            approvedOnConfigSession: decision.configSession ?? null,
-            sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
-            notSharedDataPoints: optional.filter((p) => !share.has(p)),
-            notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
-          };
-        },
-        async (tx) => {
-          if (decision.to === 'approved' && decision.configSession) {
-            // The configuration the approval rests on must still be the org's: setup-config
-            // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
-            // sends this approval back to pending) or this sees its replacement (squat-then-replace).
-            const [row] = await tx.execute<{ connect_session_id: string | null }[]>(`select connect_session_id from hrms_configs where org_id = ? for share`, [
-              clientOrgId,
-            ]);
-            if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
-          }
-          await event!.write(tx);
-        },
-      );
+      const c = await deps.transactor.transaction(async (tx) => {
+        const updated = await connections.updateLocked(
+          connectionId,
+          (cur) => {
+            clientOrgId = cur.clientOrgId;
+            if (cur.status === 'terminated') throw new AppError('CONNECTION_ALREADY_TERMINATED');
+            if (cur.status !== 'pending') throw new AppError('CONNECTION_DECIDED', { params: { status: cur.status } });
+            if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
+            event = deps.events.connectionChanged(decision.to, cur);
+            const now = new Date();
+            if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
+            const { required, optional } = requestSplit(cur.dataModelFlags);
+            const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
+            const requested = new Set([...required, ...optional]);
+            return {
+              status: 'approved',
+              statusChangedAt: now,
+              approvedOnConfigSession: decision.configSession ?? null,
+              sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
+              notSharedDataPoints: optional.filter((p) => !share.has(p)),
+              notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !requested.has(p)),
+            };
+          },
+          tx,
+        );
+        if (!updated) return null;
+        if (decision.to === 'approved' && decision.configSession) {
+          // The configuration the approval rests on must still be the org's: setup-config
+          // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then
+          // sends this approval back to pending) or this sees its replacement (squat-then-replace).
+          const [row] = await tx.execute<{ connect_session_id: string | null }[]>(`select connect_session_id from hrms_configs where org_id = ? for share`, [
+            clientOrgId,
+          ]);
+          if (row?.connect_session_id !== decision.configSession) throw new AppError('PROOF_FAILED');
+        }
+        await event!.write(tx);
+        return updated;
+      }, ONCE);
       if (!c) throw new AppError('NOT_FOUND');
       await event?.dispatch();
       await deps.onAccessChange();
@@ -354,6 +377,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
     /** The connection `id`, or null. */
     get: (id: string): Promise<Connection | null> => connections.findById(id),
+
+    /** Ids of the client orgs with an approved connection (the job-scheduler reconciler's truth, jobs/schedules.ts). */
+    approvedClientOrgs: (): Promise<number[]> => connections.approvedClientOrgs(),
 
     /** Approves or rejects a pending (or rejected/approved) connection; throws NOT_FOUND. */
     async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {
@@ -369,9 +395,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
           notSharedDataPoints: [],
           notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
         });
-        await connections.transition(c.id, [c.status], to, event?.write);
+        await transition(c.id, [c.status], to, event);
       } else {
-        await connections.transition(c.id, [c.status], to, event?.write);
+        await transition(c.id, [c.status], to, event);
       }
       await event?.dispatch();
       await deps.onAccessChange();

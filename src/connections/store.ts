@@ -1,10 +1,12 @@
 /**
  * Persistence of vendor ↔ client connections (MikroORM; the vendor listing is one SQL query).
+ * Every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction (e.g.
+ * a status change with its `connection.<status>` event).
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionStatus } from '../db/entities';
-import type { Tx } from '../db/tx';
+import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 import { EVERY_DATA_POINT } from '../domain/data-points';
 import { isUuid } from '../domain/ids';
 
@@ -19,77 +21,69 @@ export interface VendorConnectionRow {
 
 export type NewConnection = Partial<Omit<Connection, 'id'>> & { vendorOrgId: number; clientOrgId: number };
 
-/**
- * Work to commit together with a change (e.g. writing its events to the outbox): runs in the
- * change's transaction, after the change; throwing rolls the change back.
- */
-export type WithinChange = (tx: Tx) => Promise<void>;
-
 export interface ConnectionStore {
-  /** Creates a connection; `within` runs in the same transaction, after the insert. */
-  create(input: NewConnection, within?: (tx: Tx, created: Connection) => Promise<void>): Promise<Connection>;
+  /** Creates a connection. */
+  create(input: NewConnection, tx?: Tx): Promise<Connection>;
   /** The connection `id`; null for an unknown id or a string that is not a UUID. */
-  findById(id: string): Promise<Connection | null>;
+  findById(id: string, tx?: Tx): Promise<Connection | null>;
   /** The active (not terminated) connection of a vendor/client pair. */
-  findActive(vendorOrgId: number, clientOrgId: number): Promise<Connection | null>;
+  findActive(vendorOrgId: number, clientOrgId: number, tx?: Tx): Promise<Connection | null>;
   /** Whether any connection (terminated included) ever joined the pair. */
-  existsAny(vendorOrgId: number, clientOrgId: number): Promise<boolean>;
+  existsAny(vendorOrgId: number, clientOrgId: number, tx?: Tx): Promise<boolean>;
   /** Updates sharing lists or settings of a connection. */
-  update(id: string, patch: Partial<Pick<Connection, 'sharedDataPoints' | 'notSharedDataPoints' | 'notRequestedDataPoints'>>): Promise<void>;
+  update(id: string, patch: Partial<Pick<Connection, 'sharedDataPoints' | 'notSharedDataPoints' | 'notRequestedDataPoints'>>, tx?: Tx): Promise<void>;
   /**
    * Makes a pending or rejected connection pending with `flags` (a new SDK token request,
    * decisions §8); the sharing lists are reset. Returns the row, or null when it was not in `from`.
    */
-  request(id: string, from: 'pending' | 'rejected', flags: Connection['dataModelFlags']): Promise<Connection | null>;
+  request(id: string, from: 'pending' | 'rejected', flags: Connection['dataModelFlags'], tx?: Tx): Promise<Connection | null>;
   /**
    * Read-modify-write of one connection under a row lock (`select … for update`): `change` sees
    * the current row and returns the fields to set, or throws to leave it as it is. Returns the
-   * updated row, or null when there is no such connection. `within` runs in the same
-   * transaction once the change is written.
+   * updated row (written, in `tx` when given: the lock is held until it ends), or null when
+   * there is no such connection.
    */
-  updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>, within?: WithinChange): Promise<Connection | null>;
-  /**
-   * Sets the status and its timestamp; returns false when the row was not in `from`. `within`
-   * runs in the same transaction, only when the status changed.
-   */
-  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus, within?: WithinChange): Promise<boolean>;
+  updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>, tx?: Tx): Promise<Connection | null>;
+  /** Sets the status and its timestamp; returns false when the row was not in `from`. */
+  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus, tx?: Tx): Promise<boolean>;
   /** One page of a vendor's connections, newest first, and the total. */
-  listForVendor(vendorOrgId: number, statuses: ConnectionStatus[], offset: number, limit: number): Promise<{ rows: VendorConnectionRow[]; total: number }>;
+  listForVendor(
+    vendorOrgId: number,
+    statuses: ConnectionStatus[],
+    offset: number,
+    limit: number,
+    tx?: Tx,
+  ): Promise<{ rows: VendorConnectionRow[]; total: number }>;
   /** `sync_frequency` of the approved connections of a client org. */
-  approvedFrequencies(clientOrgId: number): Promise<string[]>;
+  approvedFrequencies(clientOrgId: number, tx?: Tx): Promise<string[]>;
+  /** Ids of the client orgs with at least one approved connection (the ones a sync scheduler runs for). */
+  approvedClientOrgs(tx?: Tx): Promise<number[]>;
   /** Whether two orgs share an active connection, either way round. */
-  areConnected(orgA: number, orgB: number): Promise<boolean>;
+  areConnected(orgA: number, orgB: number, tx?: Tx): Promise<boolean>;
 }
 
 /** Builds the connection store over `orm`. */
 export function createConnectionStore(orm: MikroORM): ConnectionStore {
-  const sql = (q: string, params: unknown[] = []) => orm.em.getConnection().execute(q, params);
+  const sql = (q: string, params: unknown[], tx?: Tx) => execute(orm, q, params, tx);
   return {
-    async create(input, within) {
-      const em = orm.em.fork();
+    async create(input, tx) {
+      const em = emOf(orm, tx);
       const now = new Date();
       const c = em.create(Connection, { ...new Connection(), ...input, id: randomUUID(), createdAt: now, statusChangedAt: now } as Connection);
-      if (!within) {
-        await em.persistAndFlush(c);
-        return c;
-      }
-      await em.transactional(async (tx) => {
-        await tx.persistAndFlush(c);
-        await within(tx, c);
-      });
+      await em.persistAndFlush(c);
       return c;
     },
     // Not a UUID: no connection (PostgreSQL would refuse the value with an error quoting the statement).
-    findById: async (id) => (isUuid(id) ? orm.em.fork().findOne(Connection, { id }) : null),
-    findActive: (vendorOrgId, clientOrgId) => orm.em.fork().findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
-    async existsAny(vendorOrgId, clientOrgId) {
-      return (await orm.em.fork().count(Connection, { vendorOrgId, clientOrgId })) > 0;
+    findById: async (id, tx) => (isUuid(id) ? emOf(orm, tx).findOne(Connection, { id }) : null),
+    findActive: (vendorOrgId, clientOrgId, tx) => emOf(orm, tx).findOne(Connection, { vendorOrgId, clientOrgId, status: { $ne: 'terminated' } }),
+    async existsAny(vendorOrgId, clientOrgId, tx) {
+      return (await emOf(orm, tx).count(Connection, { vendorOrgId, clientOrgId })) > 0;
     },
-    async update(id, patch) {
-      await orm.em.fork().nativeUpdate(Connection, { id }, patch);
+    async update(id, patch, tx) {
+      await emOf(orm, tx).nativeUpdate(Connection, { id }, patch);
     },
-    async request(id, from, flags) {
-      const em = orm.em.fork();
+    async request(id, from, flags, tx) {
+      const em = emOf(orm, tx);
       const n = await em.nativeUpdate(
         Connection,
         { id, status: from },
@@ -102,36 +96,33 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
           ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
         },
       );
-      return n > 0 ? em.fork().findOne(Connection, { id }) : null;
+      // A fresh fork (in `tx`'s transaction, if any): the row as updated, not as an identity map holds it.
+      return n > 0 ? em.fork({ keepTransactionContext: true }).findOne(Connection, { id }) : null;
     },
-    async updateLocked(id, change, within) {
-      return orm.em.fork().transactional(async (em) => {
+    async updateLocked(id, change, tx) {
+      return transactionOf(orm, tx, async (em) => {
         const c = await em.findOne(Connection, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!c) return null;
         em.assign(c, change(c));
-        if (within) {
-          await em.flush();
-          await within(em);
-        }
+        await em.flush();
         return c;
       });
     },
-    async transition(id, from, to, within) {
+    async transition(id, from, to, tx) {
       const now = new Date();
-      return orm.em.fork().transactional(async (tx) => {
-        const n = await tx.nativeUpdate(
-          Connection,
-          { id, status: { $in: from } },
-          { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
-        );
-        if (n > 0 && within) await within(tx);
-        return n > 0;
-      });
+      const n = await emOf(orm, tx).nativeUpdate(
+        Connection,
+        { id, status: { $in: from } },
+        { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
+      );
+      return n > 0;
     },
-    async listForVendor(vendorOrgId, statuses, offset, limit) {
-      const [{ total }] = (await sql(`select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`, [vendorOrgId, statuses])) as [
-        { total: number },
-      ];
+    async listForVendor(vendorOrgId, statuses, offset, limit, tx) {
+      const [{ total }] = (await sql(
+        `select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`,
+        [vendorOrgId, statuses],
+        tx,
+      )) as [{ total: number }];
       const ids = (await sql(
         `select c.id, o.org_name, o.uuid as org_uuid, h.hrms_id,
                 (select max(finished_at) from sync_runs s where s.org_id = c.client_org_id and s.status = 'succeeded') as last_sync
@@ -140,9 +131,9 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
           where c.vendor_org_id = ? and c.status in (?)
           order by c.created_at desc, c.id desc offset ? limit ?`,
         [vendorOrgId, statuses, offset, limit],
+        tx,
       )) as { id: string; org_name: string; org_uuid: string; hrms_id: string | null; last_sync: string | null }[];
-      const em = orm.em.fork();
-      const conns = await em.find(Connection, { id: { $in: ids.map((r) => r.id) } });
+      const conns = await emOf(orm, tx).find(Connection, { id: { $in: ids.map((r) => r.id) } });
       const byId = new Map(conns.map((c) => [c.id, c]));
       return {
         total,
@@ -155,14 +146,19 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
         })),
       };
     },
-    async approvedFrequencies(clientOrgId) {
-      const rows = await orm.em.fork().find(Connection, { clientOrgId, status: 'approved' }, { fields: ['syncFrequency'] });
+    async approvedFrequencies(clientOrgId, tx) {
+      const rows = await emOf(orm, tx).find(Connection, { clientOrgId, status: 'approved' }, { fields: ['syncFrequency'] });
       return rows.map((r) => r.syncFrequency);
     },
-    async areConnected(a, b) {
+    async approvedClientOrgs(tx) {
+      const rows = await execute<{ client_org_id: number }>(orm, `select distinct client_org_id from connections where status = 'approved'`, [], tx);
+      return rows.map((r) => Number(r.client_org_id));
+    },
+    async areConnected(a, b, tx) {
       const [row] = (await sql(
         `select 1 from connections where status <> 'terminated' and ((vendor_org_id = ? and client_org_id = ?) or (vendor_org_id = ? and client_org_id = ?)) limit 1`,
         [a, b, b, a],
+        tx,
       )) as unknown[];
       return row !== undefined;
     },

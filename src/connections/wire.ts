@@ -38,6 +38,7 @@ export function wireConnections(
     // Releasing after the commit is best effort: a lock left behind expires after its TTL.
     connections: deps.store,
     orgs: deps.orgs,
+    transactor: infra.transactor,
     lock: releaseBestEffort(deps.sync.lock, afterCommit),
     displayTimeZone: infra.config.HRX_DISPLAY_TIMEZONE,
     onScheduleChange: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),

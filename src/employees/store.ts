@@ -88,6 +88,10 @@ export interface EmployeeStore {
    * The (not removed) employee of `q`, with whether the consent asked about is in force, or null.
    * Lookups made in the same turn of the event loop share one statement (see `LOOKUP_SQL`).
    * Throws the database error of its batch.
+   *
+   * The one store method without a `Tx`, by design: the lookup is batched (DataLoader) with the
+   * concurrent requests' lookups and runs on the pool; joining one caller's transaction would
+   * defeat the batching (db/README.md).
    */
   findEmployee(q: EmployeeLookup): Promise<StoredEmployeeRow | null>;
 }

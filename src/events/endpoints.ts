@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { FieldCipher } from '../crypto/field-cipher';
+import type { Transactor } from '../db/tx';
 import { AppError } from '../errors';
 import type { OrgStore } from '../orgs/store';
 import type { EventsQueue } from './queue';
@@ -73,6 +74,8 @@ export interface EndpointView {
 
 export interface EndpointServiceDeps {
   store: EventStore;
+  /** Opens the transaction of a removal (retried after a deadlock). */
+  transactor: Transactor;
   orgs: Pick<OrgStore, 'findByUuid'>;
   cipher: FieldCipher;
   queue: Pick<EventsQueue, 'remove'>;
@@ -125,7 +128,7 @@ export function createEndpointService(deps: EndpointServiceDeps) {
      * already removed endpoint.
      */
     async remove(id: string): Promise<{ id: string; removed: true; cancelled_deliveries: number }> {
-      const cancelled = isUuid(id) ? await deps.store.removeEndpoint(id) : null;
+      const cancelled = isUuid(id) ? await deps.transactor.transaction((tx) => deps.store.removeEndpoint(id, tx)) : null;
       if (cancelled === null) throw new AppError('NOT_FOUND');
       deps.onCancelled?.(cancelled.length);
       await deps.queue.remove(cancelled);

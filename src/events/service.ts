@@ -6,6 +6,7 @@
  * Vendor orgs without a subscribed endpoint get no row: there is nobody to deliver to.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
 import { connectionEvent, consentExpiredEvent, employeesUpdatedEvents, type EmployeeChange } from './catalog';
 import type { EventsQueue } from './queue';
@@ -19,6 +20,8 @@ export function newEventId(now = Date.now()): string {
 
 export interface EventServiceDeps {
   store: EventStore;
+  /** Opens the transactions of `emit` and of the consent-expiry scan (retried after a deadlock). */
+  transactor: Transactor;
   queue: Pick<EventsQueue, 'enqueue' | 'requeue'>;
   log: Logger;
   /** How overdue (ms) a pending delivery must be before the relay queues it again. Default 60 s. */
@@ -95,7 +98,7 @@ export function createEventService(deps: EventServiceDeps) {
   }
 
   async function emit(input: EventInput | EventInput[]): Promise<Written> {
-    const written = await store.transaction((tx) => writeIn(tx, list(input)));
+    const written = await deps.transactor.transaction((tx) => writeIn(tx, list(input)));
     await dispatch(written);
     return written;
   }
@@ -161,7 +164,7 @@ export function createEventService(deps: EventServiceDeps) {
     async scanExpiredConsents(batch = 500): Promise<number> {
       let total = 0;
       for (;;) {
-        const { claimed, written } = await store.transaction(async (tx) => {
+        const { claimed, written } = await deps.transactor.transaction(async (tx) => {
           const found = await store.claimExpiredConsents(tx, batch);
           return {
             claimed: found.length,

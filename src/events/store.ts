@@ -1,12 +1,12 @@
 /**
  * Persistence of events to vendors (decisions §10): endpoints, the outbox (events and their
- * deliveries), delivery attempts and the consent-expiry scan. SQL through MikroORM's connection,
- * so every write can join a caller's transaction (`Tx`).
+ * deliveries), delivery attempts and the consent-expiry scan. SQL through MikroORM's connection;
+ * every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { pgTextArray } from '../db/sql';
 import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
-import { createTransactor, execute, type Tx } from '../db/tx';
+import { execute, transactionOf, type Tx } from '../db/tx';
 import type { Audience, EventType } from './types';
 
 /** An endpoint as stored; the secret stays encrypted here. */
@@ -97,7 +97,6 @@ export type EventStore = ReturnType<typeof createEventStore>;
 /** Builds the events store over `orm`. */
 export function createEventStore(orm: MikroORM) {
   const sql = (q: string, params: unknown[] = [], tx?: Tx): Promise<Row[]> => execute<Row>(orm, q, params, tx);
-  const transactor = createTransactor(orm);
   const endpointOf = (r: Row): EndpointRow => ({
     id: r.id as string,
     orgId: r.org_id as number,
@@ -107,38 +106,33 @@ export function createEventStore(orm: MikroORM) {
   });
 
   return {
-    /** Runs `fn` in one transaction (committed when it resolves). */
-    transaction: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => transactor.transaction(fn),
-
-    async insertEndpoint(e: { id: string; orgId: number; url: string; eventTypes: EventType[]; secretEnc: string }): Promise<EndpointRow> {
-      const [row] = await sql(`insert into event_endpoints (id, org_id, url, event_types, secret_enc) values (?, ?, ?, ?::text[], ?) returning *`, [
-        e.id,
-        e.orgId,
-        e.url,
-        pgTextArray(e.eventTypes),
-        e.secretEnc,
-      ]);
+    async insertEndpoint(e: { id: string; orgId: number; url: string; eventTypes: EventType[]; secretEnc: string }, tx?: Tx): Promise<EndpointRow> {
+      const [row] = await sql(
+        `insert into event_endpoints (id, org_id, url, event_types, secret_enc) values (?, ?, ?, ?::text[], ?) returning *`,
+        [e.id, e.orgId, e.url, pgTextArray(e.eventTypes), e.secretEnc],
+        tx,
+      );
       return endpointOf(row!);
     },
 
     /** The org's endpoints that are not removed, oldest first. */
-    async listEndpoints(orgId: number): Promise<EndpointRow[]> {
-      const rows = await sql(`select * from event_endpoints where org_id = ? and removed_at is null order by created_at, id`, [orgId]);
+    async listEndpoints(orgId: number, tx?: Tx): Promise<EndpointRow[]> {
+      const rows = await sql(`select * from event_endpoints where org_id = ? and removed_at is null order by created_at, id`, [orgId], tx);
       return rows.map(endpointOf);
     },
 
     /**
-     * Removes an endpoint and cancels its pending deliveries in one transaction; returns the
-     * cancelled delivery ids, or null when no such endpoint is active.
+     * Removes an endpoint and cancels its pending deliveries in one transaction (in `tx` when
+     * given); returns the cancelled delivery ids, or null when no such endpoint is active.
      */
-    async removeEndpoint(id: string): Promise<string[] | null> {
-      return transactor.transaction(async (tx) => {
-        const [gone] = await sql(`update event_endpoints set removed_at = now() where id = ?::uuid and removed_at is null returning id`, [id], tx);
+    async removeEndpoint(id: string, tx?: Tx): Promise<string[] | null> {
+      return transactionOf(orm, tx, async (em) => {
+        const [gone] = await sql(`update event_endpoints set removed_at = now() where id = ?::uuid and removed_at is null returning id`, [id], em);
         if (!gone) return null;
         const cancelled = await sql(
           `update event_deliveries set status = 'cancelled', finished_at = now() where endpoint_id = ?::uuid and status = 'pending' returning id`,
           [id],
-          tx,
+          em,
         );
         return cancelled.map((r) => r.id as string);
       });
@@ -211,33 +205,35 @@ export function createEventStore(orm: MikroORM) {
     },
 
     /** Notes that these deliveries' jobs were queued (the relay skips them until they are overdue). */
-    async markEnqueued(ids: string[]): Promise<void> {
+    async markEnqueued(ids: string[], tx?: Tx): Promise<void> {
       if (ids.length === 0) return;
-      await sql(`update event_deliveries set enqueued_at = now() where id in (?) and enqueued_at is null`, [ids]);
+      await sql(`update event_deliveries set enqueued_at = now() where id in (?) and enqueued_at is null`, [ids], tx);
     },
 
     /**
      * Pending deliveries the relay should (re)queue: never queued and older than a moment (their
      * producer's dispatch failed or its process died), or overdue by more than `graceMs`.
      */
-    async relayCandidates(graceMs: number, limit: number): Promise<string[]> {
+    async relayCandidates(graceMs: number, limit: number, tx?: Tx): Promise<string[]> {
       const rows = await sql(
         `(select id from event_deliveries where status = 'pending' and enqueued_at is null and created_at < now() - interval '2 seconds' limit ?)
          union
          (select id from event_deliveries where status = 'pending' and next_attempt_at < now() - (? * interval '1 millisecond') limit ?)`,
         [limit, graceMs, limit],
+        tx,
       );
       return rows.map((r) => r.id as string);
     },
 
     /** The delivery with its event and endpoint, or null. */
-    async loadDelivery(id: string): Promise<DeliveryWork | null> {
+    async loadDelivery(id: string, tx?: Tx): Promise<DeliveryWork | null> {
       const [r] = await sql(
         `select d.id, d.status, d.attempts, e.id as event_id, e.type, e.payload::text as body, ep.id as endpoint_id, ep.url,
                 ep.secret_enc, ep.removed_at is not null as endpoint_removed, ${ENTITLED_SQL} as entitled
            from event_deliveries d join events e on e.id = d.event_id join event_endpoints ep on ep.id = d.endpoint_id
           where d.id = ?::uuid`,
         [id],
+        tx,
       );
       if (!r) return null;
       return {
@@ -256,8 +252,8 @@ export function createEventStore(orm: MikroORM) {
     },
 
     /** Ends a pending delivery as `cancelled` (endpoint removed, vendor no longer entitled). */
-    async cancel(id: string): Promise<void> {
-      await sql(`update event_deliveries set status = 'cancelled', finished_at = now() where id = ?::uuid and status = 'pending'`, [id]);
+    async cancel(id: string, tx?: Tx): Promise<void> {
+      await sql(`update event_deliveries set status = 'cancelled', finished_at = now() where id = ?::uuid and status = 'pending'`, [id], tx);
     },
 
     /**
@@ -266,7 +262,7 @@ export function createEventStore(orm: MikroORM) {
      * delivery already ended (e.g. cancelled meanwhile) keeps its status; the attempt is recorded
      * anyway. Returns the attempt number and the delivery's status after it.
      */
-    async recordAttempt(a: AttemptRecord): Promise<{ attempt: number; status: string }> {
+    async recordAttempt(a: AttemptRecord, tx?: Tx): Promise<{ attempt: number; status: string }> {
       const [r] = await sql(
         `with d as (
            update event_deliveries set
@@ -294,6 +290,7 @@ export function createEventStore(orm: MikroORM) {
           a.statusText,
           Math.round(a.durationMs),
         ],
+        tx,
       );
       return { attempt: (r?.attempt as number) ?? 0, status: (r?.status as string) ?? 'unknown' };
     },

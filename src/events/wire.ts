@@ -20,9 +20,10 @@ export function wireEvents(infra: Infra, deps: { orgs: OrgStore; counters: Pick<
   // BullMQ's own attempts exceed the schedule's so a passing database error does not use up a
   // delivery's attempts (the delivery row counts those).
   const queue = infra.adoptQueue('events queue', createEventsQueue(infra.requestRedis, infra.prefix, config.HRX_EVENTS_RETRY_SCHEDULE_MS.length + 4));
-  const service = createEventService({ store, queue, log });
+  const service = createEventService({ store, transactor: infra.transactor, queue, log });
   const endpoints = createEndpointService({
     store,
+    transactor: infra.transactor,
     orgs: deps.orgs,
     cipher,
     queue,

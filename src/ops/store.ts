@@ -4,13 +4,17 @@
  * what is pending, not the history; finished work is counted in Redis (`counters.ts`).
  */
 import type pg from 'pg';
+import { queryableOf, type Tx } from '../db/tx';
 
-/** Reads the scrape-time figures over `pool` (the request pool of the process; 1.5 s statement limit). */
+/**
+ * Reads the scrape-time figures over `pool` (the request pool of the process; 1.5 s statement
+ * limit). Every method takes an optional `Tx` (db/tx.ts), last.
+ */
 export function createOpsStore(pool: pg.Pool) {
   return {
     /** Deliveries whose row is `pending` (retries included); throws pg errors. */
-    async pendingDeliveries(): Promise<number> {
-      const { rows } = await pool.query<{ n: number }>(`select count(*)::int as n from event_deliveries where status = 'pending'`);
+    async pendingDeliveries(tx?: Tx): Promise<number> {
+      const { rows } = await (await queryableOf(pool, tx)).query<{ n: number }>(`select count(*)::int as n from event_deliveries where status = 'pending'`);
       return rows[0]?.n ?? 0;
     },
   };

@@ -1,23 +1,25 @@
 /**
  * The retention purge's deletes (decisions §15 "Retention"), each in batches of at most `batch`
  * rows a statement (short row locks; a large backlog goes in many small transactions). Ages are
- * measured against the database's clock (`now()`), in whole days.
+ * measured against the database's clock (`now()`), in whole days. Every method takes an
+ * optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import type pg from 'pg';
+import { queryableOf, type Tx } from '../db/tx';
 
 export interface RetentionStore {
   /** Deletes up to `batch` audit entries (`audit_log`) older than `days`; returns how many. */
-  purgeAuditEntries(this: void, days: number, batch: number): Promise<number>;
+  purgeAuditEntries(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
   /** Deletes up to `batch` Connect proof audit entries (`connect_proof_audit`) older than `days`. */
-  purgeProofAuditEntries(this: void, days: number, batch: number): Promise<number>;
+  purgeProofAuditEntries(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
   /**
    * Deletes up to `batch` consent records that ended (expired, or revoked) more than `days` ago
    * and whose employee is no longer held (no `employees` row: erased or purged), since consent
    * records are kept while the employee's data is (decisions §7).
    */
-  purgeConsents(this: void, days: number, batch: number): Promise<number>;
+  purgeConsents(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
   /** Deletes up to `batch` employees a full sync marked removed more than `days` ago. */
-  purgeRemovedEmployees(this: void, days: number, batch: number): Promise<number>;
+  purgeRemovedEmployees(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
 }
 
 const cutoff = `now() - make_interval(days => $1::int)`;
@@ -40,11 +42,12 @@ const REMOVED = batchedDelete('employees', 'id', `select id from employees where
 
 /** Builds the store over `pool` (a background pool: no request-path statement limit in a worker). */
 export function createRetentionStore(pool: pg.Pool): RetentionStore {
-  const run = async (sql: string, days: number, batch: number): Promise<number> => (await pool.query(sql, [days, batch])).rowCount ?? 0;
+  const run = async (sql: string, days: number, batch: number, tx?: Tx): Promise<number> =>
+    (await (await queryableOf(pool, tx)).query(sql, [days, batch])).rowCount ?? 0;
   return {
-    purgeAuditEntries: (days, batch) => run(AUDIT, days, batch),
-    purgeProofAuditEntries: (days, batch) => run(PROOF_AUDIT, days, batch),
-    purgeConsents: (days, batch) => run(CONSENTS, days, batch),
-    purgeRemovedEmployees: (days, batch) => run(REMOVED, days, batch),
+    purgeAuditEntries: (days, batch, tx) => run(AUDIT, days, batch, tx),
+    purgeProofAuditEntries: (days, batch, tx) => run(PROOF_AUDIT, days, batch, tx),
+    purgeConsents: (days, batch, tx) => run(CONSENTS, days, batch, tx),
+    purgeRemovedEmployees: (days, batch, tx) => run(REMOVED, days, batch, tx),
   };
 }

@@ -231,7 +231,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         sessions.findSessionById(g.sessionId),
         deps.setup.configSessionId(p.orgId),
         sessions.lockedUntil(g.vendorOrgId, p.orgId),
-        deps.codes.live(g.sessionId, EMAIL_CODE_POLICY),
+        deps.codes.current(g.sessionId, EMAIL_CODE_POLICY),
       ]);
       if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
       return sessionView({

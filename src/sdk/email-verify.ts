@@ -143,13 +143,13 @@ export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDe
         await kit.audit(p, 'email', 'locked', meta);
         throw new AppError('PROOF_FAILED');
       }
-      const live = await deps.codes.live(g.sessionId, policy);
-      if (!live) throw AppError.validation([{ field: 'code', message: 'no code is waiting (none sent, expired or used up): ask for a new code' }]);
+      const current = await deps.codes.current(g.sessionId, policy);
+      if (!current) throw AppError.validation([{ field: 'code', message: 'no code is waiting (none sent, expired or used up): ask for a new code' }]);
       await kit.prove(p, 'email', meta, async () => {
-        const stored = await deps.codes.take(live.id, policy);
+        const stored = await deps.codes.take(current.id, policy);
         if (!stored) return false;
         const ok = timingSafeEqual(stored, hash(g.sessionId, code));
-        if (ok) await deps.codes.use(live.id);
+        if (ok) await deps.codes.use(current.id);
         return ok;
       });
       return { verified: true };

@@ -1,11 +1,12 @@
 /**
- * Persistence of sync runs (decisions §5) and the org-level facts a sync needs. Writes take an
- * optional `Tx` (db/tx.ts) so a run's end commits with the employees it removes and its events.
+ * Persistence of sync runs (decisions §5) and the org-level facts a sync needs. Every method
+ * takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction (e.g. a run's end
+ * commits with the employees it removes and its events).
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { SyncRun, type SyncKind } from '../db/entities';
-import type { Tx } from '../db/tx';
+import { emOf, execute, type Tx } from '../db/tx';
 import type { SyncTrigger } from './queue';
 
 export type { RemovedEmployee } from '../employees/store';
@@ -29,45 +30,45 @@ export interface OrgSyncSummary {
 }
 
 export interface SyncRunStore {
-  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind): Promise<SyncRun>;
+  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx): Promise<SyncRun>;
   /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
    * succeeded full run (`full`); null when there is none (decisions §14's incremental rule).
    */
-  lastSucceeded(orgId: number): Promise<{ any: Date | null; full: Date | null }>;
-  progress(id: string, pages: number, employeesSeen: number): Promise<void>;
+  lastSucceeded(orgId: number, tx?: Tx): Promise<{ any: Date | null; full: Date | null }>;
+  progress(id: string, pages: number, employeesSeen: number, tx?: Tx): Promise<void>;
   /** Ends run `id` (in `tx` when given, e.g. with its removals and events). */
   finish(id: string, end: RunEnd, tx?: Tx): Promise<void>;
-  latest(orgId: number): Promise<SyncRun | null>;
+  latest(orgId: number, tx?: Tx): Promise<SyncRun | null>;
   /** Run `id`, or null. */
-  get(id: string): Promise<SyncRun | null>;
+  get(id: string, tx?: Tx): Promise<SyncRun | null>;
   /** The org's last `limit` runs, newest first. */
-  recent(orgId: number, limit: number): Promise<SyncRun[]>;
+  recent(orgId: number, limit: number, tx?: Tx): Promise<SyncRun[]>;
   /** The org's latest full run that succeeded (its employee count estimates the next run's), or null. */
-  lastSucceededFull(orgId: number): Promise<SyncRun | null>;
+  lastSucceededFull(orgId: number, tx?: Tx): Promise<SyncRun | null>;
   /**
    * Every client org with an HRMS configuration or a sync run (at most `limit`, by name), with
    * its configuration's state and its latest run.
    */
-  clientOrgs(limit: number): Promise<OrgSyncSummary[]>;
+  clientOrgs(limit: number, tx?: Tx): Promise<OrgSyncSummary[]>;
   /** Number of active (pending or approved) connections of a client org. */
-  activeConnections(orgId: number): Promise<number>;
+  activeConnections(orgId: number, tx?: Tx): Promise<number>;
 }
 
 /** Builds the sync-run store over `orm`. */
 export function createSyncRunStore(orm: MikroORM): SyncRunStore {
   return {
-    async start(orgId, trigger, kind = 'full') {
-      const em = orm.em.fork();
+    async start(orgId, trigger, kind = 'full', tx) {
+      const em = emOf(orm, tx);
       const run = em.create(SyncRun, { ...new SyncRun(), id: randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
       await em.persistAndFlush(run);
       return run;
     },
-    async progress(id, pages, employeesSeen) {
-      await orm.em.fork().nativeUpdate(SyncRun, { id }, { pages, employeesSeen });
+    async progress(id, pages, employeesSeen, tx) {
+      await emOf(orm, tx).nativeUpdate(SyncRun, { id }, { pages, employeesSeen });
     },
     async finish(id, end, tx) {
-      await (tx ?? orm.em.fork()).nativeUpdate(
+      await emOf(orm, tx).nativeUpdate(
         SyncRun,
         { id },
         {
@@ -78,33 +79,35 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
         },
       );
     },
-    async lastSucceeded(orgId) {
-      const [row] = await orm.em.getConnection().execute<[{ any: Date | null; full: Date | null }]>(
+    async lastSucceeded(orgId, tx) {
+      const [row] = await execute<{ any: Date | null; full: Date | null }>(
+        orm,
         `select max(started_at) as "any", max(started_at) filter (where kind = 'full') as "full"
            from sync_runs where org_id = ? and status = 'succeeded'`,
         [orgId],
+        tx,
       );
-      return { any: row.any ? new Date(row.any) : null, full: row.full ? new Date(row.full) : null };
+      return { any: row!.any ? new Date(row!.any) : null, full: row!.full ? new Date(row!.full) : null };
     },
-    latest: (orgId) => orm.em.fork().findOne(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' } }),
-    get: (id) => orm.em.fork().findOne(SyncRun, { id }),
-    recent: (orgId, limit) => orm.em.fork().find(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' }, limit }),
-    lastSucceededFull: (orgId) => orm.em.fork().findOne(SyncRun, { orgId, status: 'succeeded', kind: 'full' }, { orderBy: { startedAt: 'desc' } }),
-    async clientOrgs(limit) {
-      const rows = await orm.em
-        .getConnection()
-        .execute<{ id: number; uuid: string; org_name: string; hrms_id: string | null; valid: boolean | null; run_id: string | null }[]>(
-          `select o.id, o.uuid, o.org_name, h.hrms_id, h.valid, r.id as run_id
+    latest: (orgId, tx) => emOf(orm, tx).findOne(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' } }),
+    get: (id, tx) => emOf(orm, tx).findOne(SyncRun, { id }),
+    recent: (orgId, limit, tx) => emOf(orm, tx).find(SyncRun, { orgId }, { orderBy: { startedAt: 'desc' }, limit }),
+    lastSucceededFull: (orgId, tx) => emOf(orm, tx).findOne(SyncRun, { orgId, status: 'succeeded', kind: 'full' }, { orderBy: { startedAt: 'desc' } }),
+    async clientOrgs(limit, tx) {
+      const rows = await execute<{ id: number; uuid: string; org_name: string; hrms_id: string | null; valid: boolean | null; run_id: string | null }>(
+        orm,
+        `select o.id, o.uuid, o.org_name, h.hrms_id, h.valid, r.id as run_id
            from orgs o
            left join hrms_configs h on h.org_id = o.id
            left join lateral (select s.id from sync_runs s where s.org_id = o.id order by s.started_at desc limit 1) r on true
           where o.is_client and (h.org_id is not null or r.id is not null)
           order by o.org_name, o.id
           limit ?`,
-          [limit],
-        );
+        [limit],
+        tx,
+      );
       const ids = rows.map((r) => r.run_id).filter((id): id is string => id !== null);
-      const runs = new Map((ids.length ? await orm.em.fork().find(SyncRun, { id: { $in: ids } }) : []).map((r) => [r.id, r]));
+      const runs = new Map((ids.length ? await emOf(orm, tx).find(SyncRun, { id: { $in: ids } }) : []).map((r) => [r.id, r]));
       return rows.map((r) => ({
         orgId: r.id,
         orgUuid: r.uuid,
@@ -113,11 +116,14 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
         latest: r.run_id === null ? null : (runs.get(r.run_id) ?? null),
       }));
     },
-    async activeConnections(orgId) {
-      const [row] = await orm.em
-        .getConnection()
-        .execute<[{ n: number }]>(`select count(*)::int as n from connections where client_org_id = ? and status in ('pending','approved')`, [orgId]);
-      return row.n;
+    async activeConnections(orgId, tx) {
+      const [row] = await execute<{ n: number }>(
+        orm,
+        `select count(*)::int as n from connections where client_org_id = ? and status in ('pending','approved')`,
+        [orgId],
+        tx,
+      );
+      return row!.n;
     },
   };
 }

@@ -1,11 +1,13 @@
 /**
- * A test's own view of its database: a small pg pool on the test schema (`dbQuery`, `testPool`)
- * and stores built over it for seeding and inspecting rows (`storesOf`). The app's context hands
- * out neither its pool nor its stores.
+ * A test's own view of its database: a small pg pool on the test schema (`dbQuery`, `testPool`),
+ * SQL through the context's MikroORM connection (`ormQuery`), transactions (`transactorOf`) and
+ * stores for seeding and inspecting rows (`storesOf`). The app's context hands out neither its
+ * pool nor its stores; tests reach its ORM only through these helpers.
  */
 import pg from 'pg';
 import { createConnectionStore } from '../../src/connections/store';
 import type { Context } from '../../src/context';
+import { createTransactor, execute, type Transactor } from '../../src/db/tx';
 import { createEmployeeStore } from '../../src/employees/store';
 import { createEventStore } from '../../src/events/store';
 import { createExternalStore } from '../../src/external/store';
@@ -36,6 +38,27 @@ export function testPool(t: HasContext): pg.Pool {
 /** Runs `text` with `values` on `t`'s schema (the test's own pool). */
 export function dbQuery<R extends pg.QueryResultRow = any>(t: HasContext, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
   return testPool(t).query<R>(text, values);
+}
+
+/**
+ * Runs `text` with `?` placeholders through the context's MikroORM connection (rows as MikroORM
+ * types them: date and timestamp columns as strings), on its request pool.
+ */
+export function ormQuery<R = any>(t: HasContext, text: string, values: unknown[] = []): Promise<R[]> {
+  return execute<R>(ctxOf(t).db.orm, text, values);
+}
+
+const transactors = new WeakMap<Context, Transactor>();
+
+/** A transactor over the context's ORM: to run stores or services in one transaction. */
+export function transactorOf(t: HasContext): Transactor {
+  const ctx = ctxOf(t);
+  let tr = transactors.get(ctx);
+  if (!tr) {
+    tr = createTransactor(ctx.db.orm);
+    transactors.set(ctx, tr);
+  }
+  return tr;
 }
 
 function buildStores(ctx: Context) {

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ormQuery } from '../../support/db';
 import { client, connection, setupBody, vendor } from '../../support/factories';
 import { HRX_BIN } from '../../support/cli';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
@@ -24,7 +25,7 @@ describe('terminate vs sync', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const runsOf = (orgId: number, status: string) => sql(`select id from sync_runs where org_id = ? and status = ?`, [orgId, status]);
 
   async function configured() {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeRecord } from '../../../src/domain/record';
 import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
-import { storesOf } from '../../support/db';
+import { ormQuery, storesOf } from '../../support/db';
 
 describe('consent', () => {
   let app: TestApp;
@@ -100,7 +100,7 @@ describe('consent', () => {
     const missing = await call(`${app.url}/api/v1/employee/consent-data/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(401);
     expect(missing.body.message).toBe('Authentication credentials were not provided.');
-    const [{ n }] = await app.ctx.db.orm.em.getConnection().execute<[{ n: number }]>(`select count(*)::int as n from consents where employee_id = 'E2'`);
-    expect(n).toBe(0);
+    const [row] = await ormQuery<{ n: number }>(app, `select count(*)::int as n from consents where employee_id = 'E2'`);
+    expect(row!.n).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord, NOT_AVAILABLE } from '../../../src/domain/record';
 import { mapEmployee } from '../../../src/hrms/reference/mapping';
 import type { NativeEmployee } from '../../../src/hrms/sim/data';
+import { ormQuery } from '../../support/db';
 import { hrxJson } from '../../support/cli';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -82,11 +83,9 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     expect(res.body.data).toMatchObject({ org_id: client.uuid, hrms_id: 'reference', configured_apis: ['employees'] });
     expect(JSON.stringify(res.body)).not.toContain(simCreds.clientSecret);
     // Stored encrypted, bound to the org.
-    const [cfg] = await app.ctx.db.orm.em
-      .getConnection()
-      .execute<{ credentials_enc: string }[]>(`select credentials_enc from hrms_configs where org_id = ?`, [client.id]);
-    expect(cfg!.credentials_enc).toMatch(/^v1\./);
-    expect(cfg!.credentials_enc).not.toContain(simCreds.clientSecret);
+    const [hrmsConfig] = await ormQuery<{ credentials_enc: string }>(app, `select credentials_enc from hrms_configs where org_id = ?`, [client.id]);
+    expect(hrmsConfig!.credentials_enc).toMatch(/^v1\./);
+    expect(hrmsConfig!.credentials_enc).not.toContain(simCreds.clientSecret);
     // The org's job scheduler runs on its connections' most frequent sync_frequency (hourly).
     const scheduler = await app.ctx.syncQueue.queue.getJobScheduler(`sync-org-${client.id}`);
     expect(scheduler?.every).toBe(3_600_000);
@@ -140,23 +139,21 @@ describe('end to end: CLI, setup-config, sync, read', () => {
 
   it('writes an audit entry for every read served', async () => {
     const res = await read('EMP00003');
-    const rows = await app.ctx.db.orm.em
-      .getConnection()
-      .execute<{ action: string; employee_id: string; data_points: string[] }[]>(
-        `select action, employee_id, data_points from audit_log where request_id = ?`,
-        [res.body.requestId],
-      );
+    const rows = await ormQuery<{ action: string; employee_id: string; data_points: string[] }>(
+      app,
+      `select action, employee_id, data_points from audit_log where request_id = ?`,
+      [res.body.requestId],
+    );
     expect(rows).toEqual([{ action: 'employee.read', employee_id: 'EMP00003', data_points: ['*'] }]);
   });
 
   it('keeps every value of the record encrypted at rest', async () => {
     const n = native[0]!;
-    const [row] = await app.ctx.db.orm.em
-      .getConnection()
-      .execute<{ row: string; record_enc: string; masked_enc: string }[]>(
-        `select t::text as row, record_enc, masked_enc from employees t where employee_id = ?`,
-        [n.employee_code],
-      );
+    const [row] = await ormQuery<{ row: string; record_enc: string; masked_enc: string }>(
+      app,
+      `select t::text as row, record_enc, masked_enc from employees t where employee_id = ?`,
+      [n.employee_code],
+    );
     expect(row!.record_enc).toMatch(/^v1\.[0-9a-f]{8}\./);
     expect(row!.masked_enc).toMatch(/^v1\.[0-9a-f]{8}\./);
     const mapped = mapEmployee(n);

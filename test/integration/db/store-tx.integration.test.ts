@@ -1,23 +1,27 @@
 /**
  * Every store takes the one transaction type (src/db/tx.ts) as its optional last argument: the
- * stores of orgs, sdk (users, Connect sessions), external, consent and setup write and read in a
- * caller's transaction, their own multi-statement steps (advisory locks, `for update`) nested in
+ * stores of orgs, sdk (users, Connect sessions, e-mail codes), external, consent, setup,
+ * connections, events and sync runs write and read in a caller's transaction, their own multi-statement steps (advisory locks, `for update`) nested in
  * it, so the caller's rollback undoes all of it and its commit keeps all of it. Real PostgreSQL.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnectionStore } from '../../../src/connections/store';
 import { createConsentStore } from '../../../src/consent/store';
-import { createTransactor, type Transactor, type Tx } from '../../../src/db/tx';
+import type { Tx } from '../../../src/db/tx';
+import { createEventStore } from '../../../src/events/store';
 import { createExternalStore } from '../../../src/external/store';
 import { createOrgStore, type NewOrg } from '../../../src/orgs/store';
 import { createConnectStore } from '../../../src/sdk/connect-store';
+import { createEmailCodeStore } from '../../../src/sdk/email-code-store';
 import { createSdkStore } from '../../../src/sdk/store';
 import { createHrmsConfigStore } from '../../../src/setup/store';
+import { createSyncRunStore } from '../../../src/sync/store';
+import { ormQuery, transactorOf } from '../../support/db';
 import { startTestApp, type TestApp } from '../../support/harness';
 
 describe('stores in a caller transaction', () => {
   let app: TestApp;
-  let transactor: Transactor;
   let s: ReturnType<typeof storesOver>;
 
   const storesOver = (a: TestApp) => {
@@ -28,13 +32,16 @@ describe('stores in a caller transaction', () => {
       connect: createConnectStore(orm),
       external: createExternalStore(orm),
       consents: createConsentStore(orm, a.ctx.cipher),
-      configs: createHrmsConfigStore(orm, a.ctx.cipher),
+      hrmsConfigs: createHrmsConfigStore(orm, a.ctx.cipher),
+      connections: createConnectionStore(orm),
+      events: createEventStore(orm),
+      runs: createSyncRunStore(orm),
+      codes: createEmailCodeStore(orm),
     };
   };
 
   beforeAll(async () => {
     app = await startTestApp({ worker: false });
-    transactor = createTransactor(app.ctx.db.orm);
     s = storesOver(app);
   });
   afterAll(async () => {
@@ -79,7 +86,7 @@ describe('stores in a caller transaction', () => {
       },
       tx,
     );
-    await s.configs.save(
+    await s.hrmsConfigs.save(
       {
         orgId: client.id,
         hrmsId: 'reference',
@@ -88,39 +95,57 @@ describe('stores in a caller transaction', () => {
       },
       tx,
     );
-    expect((await s.configs.load(client.id, tx))?.hrmsId).toBe('reference');
-    expect(await s.configs.establishment(client.id, tx)).toEqual({ hasConfig: true, hasEmployees: false });
+    expect((await s.hrmsConfigs.load(client.id, tx))?.hrmsId).toBe('reference');
+    expect(await s.hrmsConfigs.establishment(client.id, tx)).toEqual({ hasConfig: true, hasEmployees: false });
     expect(await s.connect.isLocked(vendor.id, client.id, tx)).toBe(false);
     expect(await s.connect.beginAttempt(vendor.id, client.id, { maxFailures: 5, lockMs: 60_000 }, tx)).toEqual({ locked: false });
-    return { vendor, client, made: made.org, keyHash, user, username };
+    const conn = await s.connections.create({ vendorOrgId: vendor.id, clientOrgId: client.id, status: 'pending' }, tx);
+    expect((await s.connections.updateLocked(conn.id, () => ({ syncFrequency: 'hourly' }), tx))?.syncFrequency).toBe('hourly');
+    expect(await s.connections.transition(conn.id, ['pending'], 'approved', tx)).toBe(true);
+    expect(await s.connections.approvedFrequencies(client.id, tx)).toEqual(['hourly']);
+    const endpoint = await s.events.insertEndpoint(
+      { id: randomUUID(), orgId: vendor.id, url: 'https://v.example/h', eventTypes: ['sync.completed'], secretEnc: 'x' },
+      tx,
+    );
+    expect((await s.events.listEndpoints(vendor.id, tx)).map((e) => e.id)).toEqual([endpoint.id]);
+    const run = await s.runs.start(client.id, 'test', 'full', tx);
+    expect((await s.runs.latest(client.id, tx))?.id).toBe(run.id);
+    const jti = randomUUID();
+    const expiresAt = new Date(Date.now() + 60_000);
+    await s.sdk.issue({ jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id, issuedAt: new Date(), expiresAt }, tx);
+    const session = await s.connect.createSession({ secret: randomBytes(16).toString('hex'), jti, connectionId: conn.id, expiresAt }, tx);
+    const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50 };
+    const code = await s.codes.create({ sessionId: session!, clientOrgId: client.id, codeHash: randomBytes(32) }, policy, tx);
+    expect((await s.codes.current(session!, policy, tx))?.id).toBe('id' in code ? code.id : 'none');
+    return { vendor, client, made: made.org, keyHash, user, username, conn, run };
   }
 
   /** What of `w` is in the database now, outside any transaction. */
   async function present(w: Awaited<ReturnType<typeof writeAll>>) {
-    const [consent] = await app.ctx.db.orm.em
-      .getConnection()
-      .execute<{ n: number }[]>('select count(*)::int as n from consents where vendor_org_id = ?', [w.vendor.id]);
-    const [lock] = await app.ctx.db.orm.em
-      .getConnection()
-      .execute<{ n: number }[]>('select count(*)::int as n from connect_proof_locks where vendor_org_id = ?', [w.vendor.id]);
+    const count = async (table: string, column: string, value: unknown) =>
+      (await ormQuery<{ n: number }>(app, `select count(*)::int as n from ${table} where ${column} = ?`, [value]))[0]!.n > 0;
     return {
       vendor: (await s.orgs.findByUuid(w.vendor.uuid)) !== null,
       made: (await s.orgs.findByUuid(w.made.uuid)) !== null,
       key: (await s.orgs.findByApiKeyHash(w.keyHash)) !== null,
       user: (await s.sdk.findUser(w.user.id)) !== null,
       basic: (await s.external.findBasicCredential(w.username)) !== null,
-      consent: consent!.n > 0,
-      config: (await s.configs.load(w.client.id)) !== null,
-      lock: lock!.n > 0,
+      consent: await count('consents', 'vendor_org_id', w.vendor.id),
+      config: (await s.hrmsConfigs.load(w.client.id)) !== null,
+      lock: await count('connect_proof_locks', 'vendor_org_id', w.vendor.id),
+      connection: (await s.connections.findById(w.conn.id)) !== null,
+      endpoint: (await s.events.listEndpoints(w.vendor.id)).length > 0,
+      run: (await s.runs.get(w.run.id)) !== null,
+      code: await count('connect_email_codes', 'client_org_id', w.client.id),
     };
   }
 
-  const all = (v: boolean) => ({ vendor: v, made: v, key: v, user: v, basic: v, consent: v, config: v, lock: v });
+  const all = (v: boolean) => ({ vendor: v, made: v, key: v, user: v, basic: v, consent: v, config: v, lock: v, connection: v, endpoint: v, run: v, code: v });
 
   it("a rollback of the caller undoes every store's writes, their own transactions included", async () => {
     let written: Awaited<ReturnType<typeof writeAll>> | undefined;
     await expect(
-      transactor.transaction(async (tx) => {
+      transactorOf(app).transaction(async (tx) => {
         written = await writeAll(tx, `rb${randomBytes(3).toString('hex')}`);
         throw new Error('boom');
       }),
@@ -129,7 +154,7 @@ describe('stores in a caller transaction', () => {
   });
 
   it("the caller's commit keeps them all", async () => {
-    const written = await transactor.transaction((tx) => writeAll(tx, `ok${randomBytes(3).toString('hex')}`));
+    const written = await transactorOf(app).transaction((tx) => writeAll(tx, `ok${randomBytes(3).toString('hex')}`));
     expect(await present(written)).toEqual(all(true));
   });
 });

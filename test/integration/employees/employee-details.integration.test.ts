@@ -10,7 +10,7 @@ import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../../../src/domain/record';
 import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
-import { storesOf } from '../../support/db';
+import { ormQuery, storesOf } from '../../support/db';
 
 describe('plain employee read forms', () => {
   let app: TestApp;
@@ -77,7 +77,7 @@ describe('plain employee read forms', () => {
   });
 
   it('rebuilds the response from the parts for a row without a masked form', async () => {
-    const sql = (q: string) => app.ctx.db.orm.em.getConnection().execute(q);
+    const sql = (q: string) => ormQuery(app, q);
     const before = await read(all, 'A1');
     const filteredBefore = await read(some, 'A1');
     await sql(`update employees set masked_enc = null where employee_id = 'A1'`);
@@ -87,9 +87,7 @@ describe('plain employee read forms', () => {
   });
 
   it('refuses an envelope moved onto another employee', async () => {
-    await app.ctx.db.orm.em
-      .getConnection()
-      .execute(`update employees set masked_enc = (select masked_enc from employees where employee_id = 'A2') where employee_id = 'A1'`);
+    await ormQuery(app, `update employees set masked_enc = (select masked_enc from employees where employee_id = 'A2') where employee_id = 'A1'`);
     const res = await read(all, 'A1');
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ requestId: res.headers.get('x-request-id'), message: 'Internal Server Error', data: null });

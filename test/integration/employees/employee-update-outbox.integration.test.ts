@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ormQuery } from '../../support/db';
 import { appBasic, client, connection, employees, vendor } from '../../support/factories';
 import { call, DATABASE_URL, startTestApp, type TestApp } from '../../support/harness';
 import { storedRecords } from '../../support/stored';
@@ -45,7 +46,7 @@ describe('employee.updated commits or rolls back with the update', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const update = (body: unknown) =>
     call(`${app.url}/api/webhook/v1/employee/update/`, {
       method: 'POST',

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCompletedEvent } from '../../../src/events/catalog';
+import { ormQuery } from '../../support/db';
 import { client, connection, employees, vendor } from '../../support/factories';
 import { call, startTestApp, waitFor, type TestApp } from '../../support/harness';
 import { startReceiver, verifySignature, type Receiver } from '../../support/receiver';
@@ -34,7 +35,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
 const endpoint = (orgUuid: string, path: string, events?: any[]) =>
   app.ctx.services.endpoints.add({ orgUuid, url: rx.url(path), ...(events ? { events } : {}) });
 const terminate = (apiKey: string, clientOrg: string) => {

@@ -15,7 +15,7 @@ import { HRX_BIN, hrxJson } from '../../support/cli';
 import { client, connection, vendor } from '../../support/factories';
 import { startTestApp, waitFor, type TestApp } from '../../support/harness';
 import { startReceiver, verifySignature, type Receiver } from '../../support/receiver';
-import { storesOf } from '../../support/db';
+import { ormQuery, transactorOf } from '../../support/db';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const runHrx = promisify(execFile);
@@ -37,7 +37,7 @@ describe('events to vendors: delivery', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const attemptsOf = (deliveryId: string) =>
     sql(`select attempt, http_status, error, status_text, duration_ms >= 0 as timed from event_attempts where delivery_id = ? order by attempt`, [deliveryId]);
   const deliveryOf = (id: string) =>
@@ -141,7 +141,7 @@ describe('events to vendors: delivery', () => {
 
   it('the relay delivers events written in a transaction whose deliveries were never queued', async () => {
     const { c, ep } = await subscribed('/relayed');
-    const written = await storesOf(app).events.transaction((tx) =>
+    const written = await transactorOf(app).transaction((tx) =>
       app.ctx.services.events.writeIn(
         tx,
         syncCompletedEvent({

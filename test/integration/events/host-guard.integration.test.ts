@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCompletedEvent } from '../../../src/events/catalog';
 import { postOnce } from '../../../src/events/delivery';
+import { ormQuery } from '../../support/db';
 import { client, connection, vendor } from '../../support/factories';
 import { startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -37,7 +38,7 @@ describe('events: the outbound host guard', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
 
   it('records ERR_HOST_NOT_ALLOWED for an IP literal and a name on loopback, and never connects', async () => {
     const v = await vendor(app.ctx);

@@ -5,6 +5,7 @@
  * class while the HRMS fails. Only vendors with an approved connection hear of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ormQuery } from '../../support/db';
 import { client, connection, setupBody, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 import { startReceiver, verifySignature, type Receiver } from '../../support/receiver';
@@ -43,7 +44,7 @@ describe('events to vendors: syncs', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const runs = (status: string) =>
     sql(`select id, employees_seen, employees_removed, started_at, finished_at from sync_runs where org_id = ? and status = ? order by started_at`, [
       c.org.id,

@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ormQuery } from '../../support/db';
 import { client, connection, employees, setupBody, vendor } from '../../support/factories';
 import { call, REDIS_URL, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -27,7 +28,7 @@ describe('sync lock: lost locks and stalled HRMSs', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const lockKey = (orgId: number) => `${app.config.HRX_REDIS_PREFIX}:sync-lock:${orgId}`;
 
   async function configured() {

@@ -3,6 +3,7 @@
  * nothing duplicated; a re-sync after the HRMS drops an employee stops serving that employee.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ormQuery } from '../../support/db';
 import { client, connection, setupBody, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -28,7 +29,7 @@ describe('sync resilience', () => {
     await app?.stop();
   });
 
-  const sql = (q: string, p: unknown[] = []) => app.ctx.db.orm.em.getConnection().execute<any[]>(q, p);
+  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
   const read = (id: string) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
   const succeededRuns = async () =>
     await sql(`select id, employees_seen, employees_removed from sync_runs where org_id = ? and status = 'succeeded' order by finished_at`, [c.org.id]);
