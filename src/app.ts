@@ -8,7 +8,7 @@ import { bullBoardHandler } from './admin/bull-board';
 import { createAuthenticator } from './auth/authenticator';
 import { connectionRoutes } from './connections/routes';
 import { consentRoutes } from './consent/routes';
-import type { Config } from './config';
+import { operatorContact, type Config } from './config';
 import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
 import { externalRoutes } from './external/routes';
@@ -58,7 +58,7 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
       basePath: config.HRX_BASE_PATH,
       frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS,
       secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
-      operator: { name: config.HRX_OPERATOR_NAME, contact: config.HRX_OPERATOR_CONTACT ?? null },
+      operator: { name: config.HRX_OPERATOR_NAME, contact: operatorContact(config) },
     }),
     ...opsRoutes(services.ops),
   ];

@@ -216,7 +216,9 @@ export const configSchema = z.object({
     .max(200)
     .regex(/^([^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an e-mail address or Name <address>')
     .optional()
-    .describe('Sender of the Connect e-mails, `address` or `Name <address>`; required with HRX_SMTP_URL.'),
+    .describe(
+      "Sender of the Connect e-mails, `address` or `Name <address>`; required with HRX_SMTP_URL. Without HRX_OPERATOR_CONTACT, its address is the operator's contact on the Connect page.",
+    ),
   HRX_OPERATOR_NAME: z.string().trim().min(1).max(120).default('the operator of this service').describe("The operator's name, shown on the Connect page."),
   HRX_OPERATOR_CONTACT: z
     .string()
@@ -224,7 +226,9 @@ export const configSchema = z.object({
     .max(300)
     .refine((v) => /^[^\s<>@]+@[^\s<>@]+$/.test(v) || /^https:\/\/[^\s<>"]+$/.test(v), { message: 'must be an e-mail address or an https:// URL' })
     .optional()
-    .describe('How to reach the operator, shown on every Connect page: an e-mail address or an https URL.'),
+    .describe(
+      'How to reach the operator, linked on every Connect page: an e-mail address or an https URL. Unset: the address of `HRX_SMTP_FROM` (mailto:), else the origin of `HRX_PUBLIC_URL`, else the origin the page was served from.',
+    ),
   HRX_EVENTS_RETRY_SCHEDULE_MS: z
     .string()
     .default(DEFAULT_EVENTS_RETRY_SCHEDULE)
@@ -277,6 +281,19 @@ export const configSchema = z.object({
 
 /** The validated configuration. */
 export type Config = z.infer<typeof configSchema> & { masterKeys: { current: Buffer; retired: Buffer[] } | null };
+
+/**
+ * How the Connect page offers to reach the operator (issue 12: every page has a way):
+ * `HRX_OPERATOR_CONTACT`, else the address of `HRX_SMTP_FROM` (someone can answer mail sent
+ * there), else the origin of `HRX_PUBLIC_URL` as the operator's site. Null when none is set (dev):
+ * the page then links the origin it was served from.
+ */
+export function operatorContact(c: Pick<Config, 'HRX_OPERATOR_CONTACT' | 'HRX_SMTP_FROM' | 'HRX_PUBLIC_URL'>): string | null {
+  if (c.HRX_OPERATOR_CONTACT) return c.HRX_OPERATOR_CONTACT;
+  if (c.HRX_SMTP_FROM) return /<([^<>]+)>$/.exec(c.HRX_SMTP_FROM)?.[1] ?? c.HRX_SMTP_FROM;
+  if (c.HRX_PUBLIC_URL) return new URL(c.HRX_PUBLIC_URL).origin;
+  return null;
+}
 
 /** A bad environment variable; the message names it but never shows its value. */
 export class ConfigError extends Error {}

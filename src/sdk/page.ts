@@ -53,14 +53,18 @@ const FAVICON =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>',
   );
 
-/** The operator's contact as a link: `mailto:` for an e-mail address, else the https URL itself (config-validated). */
+/**
+ * The operator's contact as a link (`#operator-contact`, on every page): `mailto:` for an e-mail
+ * address, else the URL itself (config-validated); with none configured, the site root of the
+ * origin the page was served from (the script shows that origin as the link's text).
+ */
 function contactLink(contact: string | null): string {
-  if (!contact) return '';
-  const href = contact.includes('@') && !contact.startsWith('https://') ? `mailto:${contact}` : contact;
-  return ` <a id="operator-contact" href="${escapeHtml(href)}">${escapeHtml(contact)}</a>`;
+  if (!contact) return '<a id="operator-contact" href="/" data-origin="1">this site</a>';
+  const href = contact.includes('@') && !/^https?:\/\//.test(contact) ? `mailto:${contact}` : contact;
+  return `<a id="operator-contact" href="${escapeHtml(href)}">${escapeHtml(contact)}</a>`;
 }
 
-/** What the page shows of the operator (config `HRX_OPERATOR_NAME`, `HRX_OPERATOR_CONTACT`). */
+/** What the page shows of the operator (config `HRX_OPERATOR_NAME`, and `operatorContact` of config.ts). */
 export interface PageOperator {
   name: string;
   contact: string | null;
@@ -75,9 +79,7 @@ export interface PageOperator {
 export function renderConnectPage(v: { apiBase: string; operator: PageOperator }): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
   const op = escapeHtml(v.operator.name);
-  const reach = v.operator.contact
-    ? `Questions about this page or this request? Contact ${op}:${contactLink(v.operator.contact)}.`
-    : `Questions about this page or this request? Contact ${op}, or the company that sent you the link.`;
+  const reach = `Questions about this page or this request? Contact ${op}: ${contactLink(v.operator.contact)}.`;
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>Connect your HRMS</title>

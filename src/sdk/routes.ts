@@ -127,7 +127,7 @@ const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z
 /**
  * Builds the SDK routes over the service. `basePath` is HRX_BASE_PATH (the page's API calls and
  * the cookie's Path); `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https);
- * `operator`: the name and contact every Connect page shows (HRX_OPERATOR_NAME, HRX_OPERATOR_CONTACT).
+ * `operator`: the name and contact every Connect page shows (HRX_OPERATOR_NAME, `operatorContact` of config.ts).
  */
 export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean; operator: PageOperator }): RouteDef[] {
   const apiBase = `${opts.basePath}/api/sdk/connect`;

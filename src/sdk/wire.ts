@@ -1,5 +1,6 @@
 /** Wiring of the SDK (Connect) feature (see `context.ts`). */
 import type { AuthFailureGuard } from '../auth/failure-guard';
+import { operatorContact } from '../config';
 import type { ConnectionService } from '../connections/service';
 import type { ServiceKeyring } from '../external/keyring';
 import { hrmsProduct, type HrmsProductInfo } from '../hrms/products';
@@ -53,7 +54,7 @@ export function wireSdk(
       // loadConfig refuses HRX_SMTP_URL without HRX_SMTP_FROM.
       mailer: infra.config.HRX_SMTP_URL ? createSmtpMailer({ url: infra.config.HRX_SMTP_URL, from: infra.config.HRX_SMTP_FROM ?? '' }) : null,
       emailCodeKey: infra.derivedKey('connect-email-code'),
-      operator: { name: infra.config.HRX_OPERATOR_NAME, contact: infra.config.HRX_OPERATOR_CONTACT ?? null },
+      operator: { name: infra.config.HRX_OPERATOR_NAME, contact: operatorContact(infra.config) },
     },
     signingKey: () => keyring.signingKey(),
     jwks: async (o) => {

@@ -6,7 +6,7 @@
  * 24×24 px; and keyboard-only driving (`tabTo`).
  *
  * `HRX_TEST_CHROMIUM` names the browser (default /usr/bin/chromium); without one the tests skip
- * and say so. With `HRX_TEST_SHOTS_DIR`, every checked state is also saved there as PNGs (the window, the whole page), and
+ * and say so, unless `HRX_REQUIRE_CHROMIUM=1` (CI): then they fail. With `HRX_TEST_SHOTS_DIR`, every checked state is also saved there as PNGs (the window, the whole page), and
  * its axe result in `axe-results.jsonl`, for a person to look at.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -15,8 +15,16 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.HRX_TEST_CHROMIUM ?? '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`Connect page browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HRX_TEST_CHROMIUM)`);
+const found = existsSync(CHROMIUM);
+/** CI sets `HRX_REQUIRE_CHROMIUM=1` (.ci/run): there a missing Chromium fails the browser tests instead of skipping them. */
+const required = process.env.HRX_REQUIRE_CHROMIUM === '1';
+const MISSING = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set HRX_TEST_CHROMIUM)`;
+/**
+ * Whether the browser test files run: a Chromium is there, or CI requires one (then
+ * `launchBrowser` fails with `MISSING`, so each file's `beforeAll` fails and says why).
+ */
+export const haveChromium = found || required;
+if (!found && !required) console.warn(`Connect page browser tests skipped: ${MISSING}`);
 
 /** The sizes of issue 12: a desktop window and a phone. */
 export const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
@@ -49,8 +57,9 @@ interface DomDocument {
 }
 type PageGlobals = { document?: DomDocument; innerHeight?: number; innerWidth?: number; axe?: unknown };
 
-/** Launches the Chromium. */
+/** Launches the Chromium; throws a clear error when CI requires one and there is none. */
 export function launchBrowser(): Promise<Browser> {
+  if (!found) return Promise.reject(new Error(`HRX_REQUIRE_CHROMIUM=1 but ${MISSING}: the Connect page browser tests cannot run`));
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
@@ -96,7 +105,7 @@ export function layoutProblems(page: Page): Promise<string[]> {
     if (!document.querySelector('meta[name=viewport][content*="width=device-width"]')) out.push('no viewport meta');
     if (document.querySelectorAll('main').length !== 1) out.push('not exactly one <main>');
     if (!document.querySelector('link[rel~=icon][href]')) out.push('no favicon');
-    if (!/Contact /.test(document.querySelector('footer')?.textContent ?? '')) out.push('no way to reach the operator');
+    if (!document.querySelector('footer #operator-contact[href]')) out.push('no way to reach the operator');
     const root = document.documentElement;
     if (root.scrollWidth > root.clientWidth) out.push(`sideways scroll: ${root.scrollWidth} > ${root.clientWidth}`);
     for (const e of document.querySelectorAll('a, button, input, select, textarea, summary')) {

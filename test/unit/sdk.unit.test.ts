@@ -3,7 +3,7 @@
  * common-domain configuration, and the split of data_model_flags into required and optional.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_COMMON_EMAIL_DOMAINS, loadConfig } from '../../src/config';
+import { ConfigError, DEFAULT_COMMON_EMAIL_DOMAINS, loadConfig, operatorContact } from '../../src/config';
 import { requestSplit } from '../../src/connections/service';
 import { ALL_DATA_POINTS } from '../../src/domain/data-points';
 import { escapeHtml, pageHeaders, renderConnectPage } from '../../src/sdk/page';
@@ -39,9 +39,11 @@ describe('Connect page', () => {
     expect(mail).toContain('<a id="operator-contact" href="mailto:help@ops.example">help@ops.example</a>');
     const web = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: 'https://ops.example/help?a=1&b=2' } }).html;
     expect(web).toContain('href="https://ops.example/help?a=1&#38;b=2"');
+    // Nothing configured (dev): still a link, to the site the page came from (the script shows its origin).
     const none = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: null } }).html;
-    expect(none).not.toContain('operator-contact');
-    expect(none).toContain('Contact Ops, or the company that sent you the link.');
+    expect(none).toContain('Contact Ops: <a id="operator-contact" href="/" data-origin="1">this site</a>.');
+    const site = renderConnectPage({ apiBase: '/api/sdk/connect', operator: { name: 'Ops', contact: 'http://localhost:8080' } }).html;
+    expect(site).toContain('<a id="operator-contact" href="http://localhost:8080">http://localhost:8080</a>');
     for (const html of [mail, web, none]) {
       expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
       expect(html.match(/<main>/g)).toHaveLength(1);
@@ -73,6 +75,17 @@ describe('configuration', () => {
   it('refuses a frame-ancestors value that could inject CSP directives', () => {
     expect(loadConfig({}).HRX_CONNECT_FRAME_ANCESTORS).toBe("'none'");
     expect(() => loadConfig({ HRX_CONNECT_FRAME_ANCESTORS: "*; script-src 'unsafe-inline'" })).toThrow(ConfigError);
+  });
+
+  it("always offers a way to reach the operator: HRX_OPERATOR_CONTACT, else HRX_SMTP_FROM's address, else HRX_PUBLIC_URL's origin", () => {
+    const smtp = { HRX_SMTP_URL: 'smtp://smtp.example:25', HRX_SMTP_FROM: 'hrx <no-reply@hrx.example>' };
+    const site = { HRX_PUBLIC_URL: 'https://hrx.example:8443/base/path?x=1' };
+    expect(operatorContact(loadConfig({ HRX_OPERATOR_CONTACT: 'help@ops.example', ...smtp, ...site }))).toBe('help@ops.example');
+    expect(operatorContact(loadConfig({ ...smtp, ...site }))).toBe('no-reply@hrx.example');
+    expect(operatorContact(loadConfig({ HRX_SMTP_FROM: 'desk@ops.example', ...site }))).toBe('desk@ops.example');
+    expect(operatorContact(loadConfig(site))).toBe('https://hrx.example:8443');
+    // Nothing set: the config still loads (dev); the page then links its own origin.
+    expect(operatorContact(loadConfig({}))).toBeNull();
   });
 
   it('validates the SMTP and operator settings once, never echoing a password', () => {

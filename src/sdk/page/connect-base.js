@@ -10,6 +10,8 @@ const operatorName = document.body.dataset.operator;
 const $ = (id) => document.getElementById(id);
 const token = new URLSearchParams(location.hash.slice(1)).get('token') || '';
 if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+// No operator contact configured: the footer links this site's root; show which site that is.
+if ($('operator-contact').dataset.origin) $('operator-contact').textContent = location.origin;
 
 /** A new element: `props` are attributes (`text`: its text, `class`), `kids` appended. */
 function el(tag, props, ...kids) {

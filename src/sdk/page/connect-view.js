@@ -188,7 +188,9 @@ function sync() {
       '. To approve, enter the HRMS details ' +
       org() +
       ' was set up with: they are compared with the stored ones, not saved again.'
-    : 'Choose the HR software ' + org() + ' uses and enter the details hrx needs to read employee data. hrx checks them with the HRMS before saving them.';
+    : ev.available
+      ? 'Choose the HR software ' + org() + ' uses and enter the details hrx needs to read employee data. hrx checks them with the HRMS before saving them.'
+      : 'Without an e-mail code the HRMS cannot be connected here; ask ' + view.notice.operator_name + ' to set it up with you.';
   $('step-hrms').querySelector('legend').textContent = proofMode ? org() + "'s HRMS details" : 'Your HRMS';
   $('hrms-submit').textContent = busy.has('hrms-submit') ? $('hrms-submit').textContent : proofMode ? 'Check details' : 'Connect HRMS';
   const done = ready();
@@ -211,17 +213,19 @@ function sync() {
   $('approve').disabled = !done || !!locked || busy.has('approve');
   $('decide-note').textContent = locked
     ? 'Too many wrong tries: approving is locked until ' + clock(locked) + '. Try again then.'
-    : done
-      ? 'Approving shares the required data and what you ticked in step ' + stepNo('step-choose') + ' with ' + vendor() + '.'
-      : 'To approve, first ' +
-        (proofMode
-          ? 'prove that you manage ' + org()
-          : ev.verified || !ev.available
-            ? 'connect your HRMS'
-            : 'confirm your e-mail address and connect your HRMS') +
-        ' (step ' +
-        stepNo(ev.verified || proofMode || !ev.available ? 'step-hrms' : 'step-email') +
-        ').';
+    : !done && !proofMode && !ev.available
+      ? 'Only ' + view.notice.operator_name + ' can approve this connection (step ' + stepNo('step-email') + ').'
+      : done
+        ? 'Approving shares the required data and what you ticked in step ' + stepNo('step-choose') + ' with ' + vendor() + '.'
+        : 'To approve, first ' +
+          (proofMode
+            ? 'prove that you manage ' + org()
+            : ev.verified || !ev.available
+              ? 'connect your HRMS'
+              : 'confirm your e-mail address and connect your HRMS') +
+          ' (step ' +
+          stepNo(ev.verified || proofMode || !ev.available ? 'step-hrms' : 'step-email') +
+          ').';
   numberSteps();
 }
 

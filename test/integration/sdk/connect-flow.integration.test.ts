@@ -95,8 +95,9 @@ describe('Connect flow', () => {
       const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
       expect(html).toContain(`<script nonce="${nonce}">`);
       expect(html).not.toMatch(/<script(?![^>]*nonce)|\bsrc=/);
-      // Nothing is loaded from elsewhere: the one link is the inline favicon (no operator contact configured here).
-      expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.slice(0, 19))).toStrictEqual(['data:image/svg+xml,']);
+      // Nothing is loaded from elsewhere: the links are the inline favicon and the operator's contact (here, without
+      // HRX_OPERATOR_CONTACT, the address of HRX_SMTP_FROM).
+      expect([...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.slice(0, 19))).toStrictEqual(['data:image/svg+xml,', 'mailto:no-reply@hrx']);
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("require-trusted-types-for 'script'; trusted-types 'none'");
       expect(page.headers.get('referrer-policy')).toBe('no-referrer');
@@ -146,7 +147,7 @@ describe('Connect flow', () => {
             vendor_purpose: null,
             vendor_privacy_url: null,
             operator_name: 'the operator of this service',
-            operator_contact: null,
+            operator_contact: 'no-reply@hrx.test',
             sync_frequency: 'daily',
           },
           data_points: [

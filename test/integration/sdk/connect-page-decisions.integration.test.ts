@@ -4,8 +4,10 @@
  * disabled and busy while its request runs, with its status beside it in the window; reopening an
  * approved connection from a new link shows the shared points checked and disabled; an established
  * org's admin proves control with the app key and secret (a wrong one first) and rejects after
- * confirming, with the keyboard only; a rejected connection reads as such; an invalid link is a page of its own. axe-core
- * finds nothing on any of these states, at 1280×900 and 390×844.
+ * confirming, with the keyboard only; a rejected connection reads as such; five wrong proofs lock
+ * approving, and a connection the vendor ends reads as ended; without SMTP a new org's page says
+ * the operator must approve; an invalid link is a page of its own. axe-core finds nothing on any
+ * of these states, at 1280×900 and 390×844.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -168,6 +170,43 @@ describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
       await page.context().close();
     });
 
+    it(`five wrong proofs lock approving; the vendor ends the connection: the ended view (${viewport})`, async () => {
+      const v = await vendor(app.ctx, `Locked Lender ${viewport}`);
+      const employer = await client(app.ctx, `Locked ${viewport} Co`);
+      await storesOf(app).hrmsConfigs.save({
+        orgId: employer.org.id,
+        hrmsId: 'reference',
+        apiConfigs: [],
+        credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+      });
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr.locked.${viewport}@gmail.com`, `locked ${viewport} co`));
+      // Without HRX_OPERATOR_CONTACT, the footer links the sender address of HRX_SMTP_FROM.
+      expect(await page.getAttribute('#operator-contact', 'href')).toBe('mailto:no-reply@hrx.test');
+      for (let i = 0; i < 5 && !/locked until/.test((await page.textContent('#decide-note')) ?? ''); i++) {
+        await page.fill('#app_key', employer.org.appKey);
+        await page.fill('#app_secret', `wrong-${i}`);
+        await page.click('#proof-submit');
+        await page.waitForSelector('#proof-submit:not([aria-busy])');
+      }
+      expect(await page.textContent('#decide-note')).toMatch(/^Too many wrong tries: approving is locked until .+\. Try again then\.$/);
+      expect(await page.textContent('#proof-status')).toMatch(/^Too many wrong tries: approving is locked until /);
+      expect(await inView(page, '#proof-status')).toBe(true);
+      expect(await page.isDisabled('#approve')).toBe(true);
+      await clean(page, 'proof-locked', viewport);
+
+      // The vendor ends the connection (POST /api/terminate_connection/); the page, reloaded, says so, read-only.
+      await app.ctx.services.connections.terminate(v.org.id, employer.org.uuid, `terminate-${viewport}`);
+      await page.reload();
+      await page.waitForSelector('#outcome:not([hidden])');
+      expect(await page.textContent('h1#heading')).toBe(`Locked Lender ${viewport}'s connection to Locked ${viewport} Co has ended`);
+      expect(await page.textContent('#outcome-text')).toMatch(/^Ended on .* no longer receives data from Locked/);
+      expect(await page.isHidden('#step-decide')).toBe(true);
+      expect((await inputStates(page, '#optional input')).every((b) => b.disabled)).toBe(true);
+      await clean(page, 'ended', viewport);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
     it(`an invalid or spent link is a page of its own (${viewport})`, async () => {
       const { page, problems } = await open(viewport, 'not.a.token');
       expect(await page.textContent('#invalid h1')).toBe('This link is invalid or has expired');
@@ -178,4 +217,45 @@ describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
       await page.context().close();
     });
   }
+
+  describe('without SMTP (and no operator contact, sender or public URL configured)', () => {
+    let bare: TestApp;
+    beforeAll(async () => {
+      bare = await startTestApp({ worker: false, env: { HRX_SMTP_URL: '' } });
+    });
+    afterAll(async () => {
+      await bare?.stop();
+    });
+
+    for (const viewport of ['desktop', 'phone'] as const) {
+      it(`a new org: the page says the operator must approve; the footer links this site (${viewport})`, async () => {
+        const v = await vendor(bare.ctx, `Mailless Lender ${viewport}`);
+        const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
+        const { access_token } = await bare.ctx.services.sdk.issueToken(principal, {
+          email: `hr@mailless-${viewport}.example`,
+          org_name: 'Mailless Co',
+          fullname: 'Ravi K',
+        });
+        const { page, problems } = await newPage(browser, viewport);
+        await page.goto(`${bare.url}/connect#token=${encodeURIComponent(access_token)}`);
+        await page.waitForSelector('#main:not([hidden])');
+        expect(await page.textContent('#email-intro')).toBe(
+          'Mailless Co is not yet connected to hrx, and this service cannot send e-mail, so Mailless Co cannot be set up from this page. Ask the operator of this service to approve this connection for you.',
+        );
+        expect(await page.isHidden('#email-form')).toBe(true);
+        expect(await page.isHidden('#hrms-form')).toBe(true);
+        expect(await page.isDisabled('#approve')).toBe(true);
+        expect(await page.textContent('#hrms-intro')).toBe(
+          'Without an e-mail code the HRMS cannot be connected here; ask the operator of this service to set it up with you.',
+        );
+        expect(await page.textContent('#decide-note')).toBe('Only the operator of this service can approve this connection (step 2).');
+        // The last fallback of the operator's contact: the site this page came from.
+        expect(await page.getAttribute('#operator-contact', 'href')).toBe('/');
+        expect(await page.textContent('#operator-contact')).toBe(new URL(bare.url).origin);
+        await clean(page, 'operator-must-approve', viewport);
+        expect(problems).toEqual([]);
+        await page.context().close();
+      });
+    }
+  });
 });

@@ -8,18 +8,15 @@
  * An invalid token shows the link-expired text. No script error, nothing blocked by the CSP.
  *
  * Needs a Chromium binary (`HRX_TEST_CHROMIUM`, default /usr/bin/chromium; Debian package
- * `chromium`); where there is none the file is skipped and says so.
+ * `chromium`); where there is none the file is skipped and says so (it fails instead under
+ * `HRX_REQUIRE_CHROMIUM=1`, as in CI: test/support/browser.ts).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveChromium, launchBrowser } from '../../support/browser';
 import { client, vendor } from '../../support/factories';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import { dbQuery, storesOf } from '../../support/db';
-
-const CHROMIUM = process.env.HRX_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`connect-page test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set HRX_TEST_CHROMIUM)`);
 
 describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
   let app: TestApp;
@@ -30,7 +27,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
   beforeAll(async () => {
     app = await startTestApp({ worker: false });
     sim = await startSim({ employees: 12, ...creds });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
