@@ -146,6 +146,13 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       // A product without tokens (Basic or an API key on every request) has nothing to expire.
       if (sim.issuesTokens === false) return t.skip();
       const { c } = await configured();
+      // The data requests of a full sync whose token never expires: what the run below must ask
+      // again, plus exactly one re-asked request per refused (expired) token.
+      const dataRequests = (s: ReturnType<DialectSim['stats']>) => s.requests - s.tokenRequests;
+      sim.resetStats();
+      expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+      const clean = sim.stats();
+      expect(clean.authFailures).toBe(0);
       sim.resetStats();
       sim.setFaults({ tokenExpiresAfterCalls: 2 });
       try {
@@ -153,7 +160,12 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       } finally {
         sim.setFaults({ tokenExpiresAfterCalls: 0 });
       }
-      expect(sim.stats().tokenRequests).toBeGreaterThan(1);
+      const expired = sim.stats();
+      expect(expired.tokenRequests).toBeGreaterThan(1);
+      expect(expired.authFailures).toBeGreaterThan(0);
+      // No page lost (the records) and none asked twice (the count): a page asked again beyond the
+      // one refused request would show as an extra data request.
+      expect(dataRequests(expired) - expired.authFailures).toBe(dataRequests(clean));
       expect(await mismatches(app, c.org.id, sim)).toMatchObject({ bad: [], live: EMPLOYEES });
     });
 
@@ -181,10 +193,17 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       );
       // Fewer requests than listing everyone again.
       expect(sim.stats().requests).toBeLessThan(EMPLOYEES / 100);
+      // The runs' kinds as stored (what the next run's plan reads back: the last full run's start).
+      const kinds = async () => (await dbQuery(app, `select kind, status from sync_runs where org_id = $1 order by started_at, id`, [c.org.id])).rows;
+      expect(await kinds()).toEqual([
+        { kind: 'full', status: 'succeeded' },
+        { kind: 'incremental', status: 'succeeded' },
+      ]);
       if (!reports) {
         expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full', removed: 1 });
         expect((await storedRecords(app, c.org.id)).get(gone)?.removed).toBe(true);
         expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
+        expect((await kinds()).map((r) => r.kind)).toEqual(['full', 'incremental', 'full']);
       }
     });
 
