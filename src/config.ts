@@ -187,7 +187,18 @@ export const configSchema = z.object({
     .min(1024)
     .max(1024 * 1024 * 1024)
     .default(64 * 1024 * 1024)
-    .describe('Largest HRMS response body read, in bytes after decompression; a larger answer fails that request (`bad_response`).'),
+    .describe(
+      'Largest HRMS response body read whole, in bytes after decompression; a larger answer fails that request (`bad_response`). Streamed answers (a Darwinbox dataset) have `HRX_HRMS_MAX_STREAMED_BYTES` instead.',
+    ),
+  HRX_HRMS_MAX_STREAMED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024 * 1024)
+    .default(1024 * 1024 * 1024)
+    .describe(
+      'Largest HRMS response read as a stream (a Darwinbox dataset, read chunk by chunk with flat memory), in bytes after decompression; it only stops an answer that never ends. Default 1 GiB, about a million employees; a larger answer fails that request (`bad_response`).',
+    ),
   HRX_COMMON_EMAIL_DOMAINS: z
     .string()
     .default(DEFAULT_COMMON_EMAIL_DOMAINS.join(','))

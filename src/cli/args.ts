@@ -35,6 +35,19 @@ export function numberValue(min: number, max: number): (v: string) => number {
   };
 }
 
+/**
+ * Parser of a repeatable `key=value` option (`--variant`): adds the pair to `previous`. A value
+ * reads as a number when numeric, as a boolean when `true`/`false`, else as text.
+ */
+export function keyValue(v: string, previous: Record<string, string | number | boolean> = {}): Record<string, string | number | boolean> {
+  const at = v.indexOf('=');
+  const key = at > 0 ? v.slice(0, at).trim() : '';
+  if (!key) throw new InvalidArgumentError('must be key=value (e.g. limitPerMinute=10).');
+  const raw = v.slice(at + 1).trim();
+  const value = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  return { ...previous, [key]: value };
+}
+
 /** `flags` restricted to `values` (commander lists them in the help and in the error). */
 export function choiceOption(flags: string, description: string, values: readonly string[], dflt?: string): Option {
   const o = new Option(flags, description).choices(values);

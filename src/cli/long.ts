@@ -5,7 +5,7 @@
  * run (`run.ts`, `demo.ts`), so `--help` loads none of it.
  */
 import type { Command } from 'commander';
-import { choiceOption, intValue, numberValue, UsageError } from './args';
+import { choiceOption, intValue, keyValue, numberValue, UsageError } from './args';
 import type { DemoOptions } from './demo';
 import type { Cli } from './runtime';
 
@@ -21,6 +21,8 @@ interface SimOptions {
   latencyMs: number;
   rate429: number;
   rate5xx: number;
+  tokenExpiresAfter: number;
+  variant?: Record<string, string | number | boolean>;
 }
 
 /**
@@ -89,18 +91,41 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     .option('--latency-ms <ms>', 'delay added to every answer', numberValue(0, 600_000), 0)
     .option('--rate-429 <fraction>', 'share of requests answered 429 (a product: its throttling signal) (0 to 1)', numberValue(0, 1), 0)
     .option('--rate-5xx <fraction>', 'share of requests answered 5xx (0 to 1)', numberValue(0, 1), 0)
-    .addHelpText('after', '\nA product simulator makes up its own test credentials and prints them under "setup"\n(paste them into setup-config).')
+    .option(
+      '--token-expires-after <calls>',
+      'a product simulator: each issued token stops working after this many data calls, so a client must fetch a new one (0: tokens live their usual lifetime)',
+      intValue(0, 1_000_000),
+      0,
+    )
+    .option(
+      '--variant <key=value>',
+      "a product simulator: one of its switches for what the research left open, e.g. limitPerMinute=10 or dateFormat=dmy-slash (repeatable; each simulator's module comment in src/hrms/sim/<hrms_id>/ lists its own)",
+      keyValue,
+    )
+    .addHelpText(
+      'after',
+      '\nA product simulator makes up its own test credentials and prints them under "setup"\n(paste them into setup-config). --token-expires-after and --variant apply to a product simulator only.',
+    )
     .action(async (opts: SimOptions) => {
       if (opts.dialect === 'reference' && (!opts.clientId || !opts.clientSecret)) {
         throw new UsageError('--client-id and --client-secret are required with --dialect reference');
+      }
+      if (opts.dialect === 'reference' && (opts.tokenExpiresAfter > 0 || opts.variant)) {
+        throw new UsageError('--token-expires-after and --variant apply to a product simulator (--dialect other than reference)');
       }
       const { log } = cli.env(true);
       const { onShutdown } = await import('../server');
       if (opts.dialect !== 'reference') {
         const { DIALECT_SIMS } = await import('../hrms/sim/dialects');
         const start = DIALECT_SIMS.get(opts.dialect)!;
-        const sim = await start({ port: opts.port, host: opts.host, employees: opts.employees, seed: opts.seed });
-        sim.setFaults({ latencyMs: opts.latencyMs, rateThrottle: opts.rate429, rate5xx: opts.rate5xx });
+        const sim = await start({
+          port: opts.port,
+          host: opts.host,
+          employees: opts.employees,
+          seed: opts.seed,
+          ...(opts.variant ? { variants: opts.variant } : {}),
+        });
+        sim.setFaults({ latencyMs: opts.latencyMs, rateThrottle: opts.rate429, rate5xx: opts.rate5xx, tokenExpiresAfterCalls: opts.tokenExpiresAfter });
         cli.keepRunning();
         log.info({ url: sim.url, dialect: opts.dialect }, 'HRMS simulator listening');
         // The simulator's own test credentials (not an employer's secrets): printed so a trial can configure hrx with them.

@@ -160,6 +160,12 @@ export interface ConnectorOptions {
    * §11); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
    */
   maxResponseBytes?: number;
+  /**
+   * Largest streamed response body (a whole dataset read chunk by chunk, Darwinbox), in bytes
+   * after decompression (default 1 GiB). Memory stays flat whatever its size, so this only stops
+   * an answer that never ends; past it: `HrmsError('bad_response')`, not retried.
+   */
+  maxStreamedBytes?: number;
   /** The tenant's shared request budget (decisions §14); absent: unlimited (tests, live reads' one call). */
   budget?: RequestBudget;
   /**

@@ -15,6 +15,13 @@ import { HrmsError, type ConnectorOptions } from './connector';
 import { HostNotAllowedError, isHostNotAllowed } from '../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
 
+/**
+ * Default cap of a streamed answer (`requestStream`): 1 GiB, about a million employees of a
+ * Darwinbox dataset. A stream is never held whole, so its cap guards only against an answer
+ * that never ends, not memory.
+ */
+export const DEFAULT_MAX_STREAMED_BYTES = 1024 * 1024 * 1024;
+
 /** Defaults of `ConnectorOptions` (connector.ts documents each). */
 export const CONNECTOR_DEFAULTS = {
   timeoutMs: 10_000,
@@ -23,6 +30,7 @@ export const CONNECTOR_DEFAULTS = {
   maxRetryDelayMs: 30_000,
   pageSize: 200,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  maxStreamedBytes: DEFAULT_MAX_STREAMED_BYTES,
 } as const;
 
 /** A token response is a few hundred bytes: past 1 MiB it is refused (within decisions §11's 64 MiB). */
@@ -126,6 +134,7 @@ export function resolveOptions(options: ConnectorOptions): ResolvedConnectorOpti
     hostPolicy: options.hostPolicy,
     signal: options.signal,
     maxResponseBytes: Math.max(1, Math.floor(pick('maxResponseBytes'))),
+    maxStreamedBytes: Math.max(1, Math.floor(pick('maxStreamedBytes'))),
     budget: options.budget,
     onWarning: options.onWarning,
     enumLabels: options.enumLabels,
@@ -193,11 +202,13 @@ export class HrmsHttpClient {
    * handed over as a stream of chunks. `timeoutMs` bounds the wait for the response head and
    * then each wait for the next chunk while the consumer asks for one (a whole-dataset answer
    * may take longer than any one timeout to read at the consumer's pace, but the HRMS must
-   * never be silent longer than it). The cap counts every body byte after decompression; an
-   * unencoded body declaring a larger `Content-Length` is refused before it is read.
+   * never be silent longer than it). The cap is `maxStreamedBytes` (not `maxResponseBytes`,
+   * which bounds answers held whole: a stream's memory stays flat, so only an endless answer
+   * needs stopping); it counts every body byte after decompression, and an unencoded body
+   * declaring a larger `Content-Length` is refused before it is read.
    */
   async requestStream(url: URL, what: string, init: HrmsRequestInit = {}): Promise<HrmsStreamResponse> {
-    const maxBytes = this.maxBytes(init);
+    const maxBytes = Math.min(init.maxBytes ?? Infinity, this.opts.maxStreamedBytes);
     const timeoutMs = this.opts.timeoutMs;
     if (!init.unbudgeted) await this.opts.budget?.take(this.opts.signal);
     const t = timeoutMs;

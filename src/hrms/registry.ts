@@ -31,11 +31,11 @@ export type ConnectorLookup = (hrmsId: string) => HrmsConnectorDefinition | unde
 
 /**
  * `connectorFor` whose definitions' `create` always applies `fixed` (the process's `hostPolicy`
- * and response size cap, built from configuration by the wiring): a caller's options cannot drop
+ * and response size caps, built from configuration by the wiring): a caller's options cannot drop
  * or replace it, so every connector the setup, sync and live-read services build goes through
  * the same guard.
  */
-export function connectorsWith(fixed: Pick<ConnectorOptions, 'hostPolicy' | 'maxResponseBytes'>): ConnectorLookup {
+export function connectorsWith(fixed: Pick<ConnectorOptions, 'hostPolicy' | 'maxResponseBytes' | 'maxStreamedBytes'>): ConnectorLookup {
   return (hrmsId) => {
     const definition = DEFINITIONS.get(hrmsId);
     return (
@@ -46,6 +46,7 @@ export function connectorsWith(fixed: Pick<ConnectorOptions, 'hostPolicy' | 'max
             ...options,
             hostPolicy: fixed.hostPolicy,
             ...(fixed.maxResponseBytes ? { maxResponseBytes: fixed.maxResponseBytes } : {}),
+            ...(fixed.maxStreamedBytes ? { maxStreamedBytes: fixed.maxStreamedBytes } : {}),
           }),
       }
     );

@@ -23,7 +23,11 @@ export function wireHrmsConfigs(infra: Infra) {
   const { config, cipher } = infra;
   const store = createHrmsConfigStore(infra.db.orm, cipher);
   const syncStore = infra.syncDb === infra.db ? store : createHrmsConfigStore(infra.syncDb.orm, cipher);
-  const connectorFor = connectorsWith({ hostPolicy: infra.hostPolicies.hrms, maxResponseBytes: config.HRX_HRMS_MAX_RESPONSE_BYTES });
+  const connectorFor = connectorsWith({
+    hostPolicy: infra.hostPolicies.hrms,
+    maxResponseBytes: config.HRX_HRMS_MAX_RESPONSE_BYTES,
+    maxStreamedBytes: config.HRX_HRMS_MAX_STREAMED_BYTES,
+  });
   return { store, syncStore, connectorFor, source: createHrmsSource(store, connectorFor) };
 }
 

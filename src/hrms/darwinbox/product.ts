@@ -18,7 +18,7 @@ export const DARWINBOX_PRODUCT: HrmsProductInfo = {
     {
       target: 'client_id',
       label: 'API username',
-      help: 'The API user Darwinbox set up for integrations (ask your Darwinbox account manager or support to enable API access; it is shown under Settings > Integrations > API).',
+      help: 'The API user Darwinbox sets up for integrations. Darwinbox gives API access on request: ask your Darwinbox representative (or your Darwinbox admin) for the API username, password and API key.',
       required: true,
       secret: false,
     },
@@ -26,7 +26,7 @@ export const DARWINBOX_PRODUCT: HrmsProductInfo = {
     {
       target: 'api_key',
       label: 'API key',
-      help: 'The API key issued with the Employee Master API (Settings > Integrations > API).',
+      help: 'The API key Darwinbox issues with the Employee Master API, given with the API user (ask your Darwinbox representative).',
       required: true,
       secret: true,
     },

@@ -7,27 +7,27 @@
  * real responses, Keka's API reference (https://developers.keka.com/reference). The research
  * notes are in decisions §14's research file, section 1.
  *
- * | Keka field | record data point | note |
- * |---|---|---|
- * | `employeeNumber` | `employeeId` | `id` (UUID) is Keka's own key |
- * | `displayName`, else `firstName middleName lastName` | `name` | |
- * | `email` / `personalEmail` | `email` / `personalEmail` | lower-cased |
- * | `mobilePhone` | `mobileNumber` | Indian prefixes dropped |
- * | `countryCode` | `countryCode` | |
- * | `dateOfBirth` / `joiningDate` / `exitDate` / `marriageDate` | `dob` / `doj` / `terminationDate` / `employeeMetadata.marriageDate` | date-time → `YYYY-MM-DD` ({@link kekaDate}) |
- * | listing filter `employmentStatus=Working` / `Relieved` | `status` `Active` / `Inactive` | the number `employmentStatus` has no published meaning; the documented filter does |
- * | `nationality` | `nationality` | |
- * | `jobTitle.title` | `designation` | |
- * | `payGradeInfo.title` | `grade` | Keka's pay grade (I) |
- * | `groups[].title` by `groupType` | `department` (type 1), others per `enumLabels.groupType` | type 1 = department: seen in client code (S) |
- * | `reportsTo.firstName lastName` / `.email` | `manager` / `managerEmail` | |
- * | `l2Manager.email` | `managerEmail2` | Keka's second-level manager; levels 3-5 are not given |
- * | `city` | `jobLocation.city` | |
- * | `currentAddress` / `permanentAddress` `{addressLine1, addressLine2, city, state, zip, countryCode}` | `currentAddress` / `permanentAddress` | lines joined by `, `; `countryCode` as given |
- * | `relations[]` `{displayName, relationType, gender, dateOfBirth, email, mobile, profession}` | `dependentDetails[]` | |
- * | `relations[relation = Father]` | `fatherName` | needs `enumLabels.relationType` |
- * | `gender`, `maritalStatus`, `bloodGroup` (numbers) | `gender`, `maritalStatus`, `bloodGroup` | only through `enumLabels` (no published meaning, research `?`) |
- * | `workerType`, `timeType` (numbers) | `employmentType` | only through `enumLabels`; a part-time time type makes `Part Time` |
+ * | Keka field | record data point | note | source |
+ * |---|---|---|---|
+ * | `employeeNumber` | `employeeId` | `id` (UUID) is Keka's own key | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `displayName`, else `firstName middleName lastName` | `name` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `email` / `personalEmail` | `email` / `personalEmail` | lower-cased | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `mobilePhone` | `mobileNumber` | Indian prefixes dropped | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `countryCode` | `countryCode` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `dateOfBirth` / `joiningDate` / `exitDate` / `marriageDate` | `dob` / `doj` / `terminationDate` / `employeeMetadata.marriageDate` | date-time → `YYYY-MM-DD` ({@link kekaDate}) | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | listing filter `employmentStatus=Working` / `Relieved` | `status` `Active` / `Inactive` | the number `employmentStatus` has no published meaning; the documented filter does | Konfig SDK `paths/hris_employees/get.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), from Keka's OpenAPI (S) |
+ * | `nationality` | `nationality` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `jobTitle.title` | `designation` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
+ * | `payGradeInfo.title` | `grade` | Keka's pay grade (I) | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk); meaning inferred (I) |
+ * | `groups[].title` by `groupType` | `department` (type 1), others per `enumLabels.groupType` | type 1 = department: seen in client code (S) | Airbyte `source-keka` schema (S); type 1 = department: client code (S) |
+ * | `reportsTo.firstName lastName` / `.email` | `manager` / `managerEmail` | | Airbyte `source-keka` schema (S) |
+ * | `l2Manager.email` | `managerEmail2` | Keka's second-level manager; levels 3-5 are not given | Airbyte `source-keka` schema (S) |
+ * | `city` | `jobLocation.city` | | Airbyte `source-keka` schema (S) |
+ * | `currentAddress` / `permanentAddress` `{addressLine1, addressLine2, city, state, zip, countryCode}` | `currentAddress` / `permanentAddress` | lines joined by `, `; `countryCode` as given | Airbyte `source-keka` schema (S) |
+ * | `relations[]` `{displayName, relationType, gender, dateOfBirth, email, mobile, profession}` | `dependentDetails[]` | | Airbyte `source-keka` schema (S) |
+ * | `relations[relation = Father]` | `fatherName` | needs `enumLabels.relationType` | Airbyte `source-keka` schema (S); `relationType` a number (research §1 `?`) |
+ * | `gender`, `maritalStatus`, `bloodGroup` (numbers) | `gender`, `maritalStatus`, `bloodGroup` | only through `enumLabels` (no published meaning, research `?`) | Konfig SDK enums (https://github.com/konfig-sdks/keka-hr-python-sdk): meanings not published (research §1 `?`) |
+ * | `workerType`, `timeType` (numbers) | `employmentType` | only through `enumLabels`; a part-time time type makes `Part Time` | Airbyte `source-keka` schema (S): numbers without published meaning |
  *
  * Not mapped: PAN, Aadhaar, UAN and bank details (not in Keka's employee schema; tenants may
  * keep them in `customFields`, whose titles are tenant-defined), salary (payroll endpoints,

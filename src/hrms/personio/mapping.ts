@@ -5,19 +5,19 @@
  * personio-py model, research §6); v2 splits a person (`GET /v2/persons`) from its employments
  * (`GET /v2/persons/{id}/employments`, https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments).
  *
- * | hrx | v1 attribute | v2 |
- * |---|---|---|
- * | employeeId | `id` | person `id` |
- * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` |
- * | gender | `gender` (male, female, diverse) | person `gender` (MALE, FEMALE, DIVERSE) |
- * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` |
- * | employmentType | `employment_type` external → Contract; internal → Part Time when `weekly_working_hours` < `full_time_weekly_working_hours`, else Full Time | employment `type`, same hours |
- * | doj, terminationDate | `hire_date`, `termination_date` | current employment `employment_start_date`, `termination.termination_date` |
- * | designation, department | `position`, `department` | employment `position.title`, `org_units[DEPARTMENT]` → `GET /v2/org-units/{id}` `name` |
- * | manager, managerEmail | `supervisor` (a nested employee) | employment `supervisor.id` → that person |
- * | companyName, jobLocation.city, costCenter | `subcompany`, `office`, `cost_centers` (largest share) | not mapped (no list of them in v2) |
- * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | `fix_salary` by `fix_salary_interval` (yearly / monthly) | not mapped |
- * | dob, mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes, found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label |
+ * | hrx | v1 attribute | v2 | source |
+ * |---|---|---|---|
+ * | employeeId | `id` | person `id` | v1: personio-py model (S, research §6), https://developer.personio.de/v1.0/reference/get_company-employees; v2: `GET /v2/persons` (S, research §6) |
+ * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` | v1: personio-py model (S, research §6); v2: `GET /v2/persons` (S, research §6) |
+ * | gender | `gender` (male, female, diverse) | person `gender` (MALE, FEMALE, DIVERSE) | v1: personio-py model (S, research §6); v2 spellings: `?` (not in the research sources) |
+ * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` | v1 values: research §6 (D, https://developer.personio.de/v1.0/reference/get_company-employees); v2: research §6 (D, changelog) |
+ * | employmentType | `employment_type` external → Contract; internal → Part Time when `weekly_working_hours` < `full_time_weekly_working_hours`, else Full Time | employment `type`, same hours | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | doj, terminationDate | `hire_date`, `termination_date` | current employment `employment_start_date`, `termination.termination_date` | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | designation, department | `position`, `department` | employment `position.title`, `org_units[DEPARTMENT]` → `GET /v2/org-units/{id}` `name` | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | manager, managerEmail | `supervisor` (a nested employee) | employment `supervisor.id` → that person | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | companyName, jobLocation.city, costCenter | `subcompany`, `office`, `cost_centers` (largest share) | not mapped (no list of them in v2) | personio-py model (S, research §6) |
+ * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | `fix_salary` by `fix_salary_interval` (yearly / monthly) | not mapped | personio-py model (S, research §6) |
+ * | dob, mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes, found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label | research §6: tenant-defined `dynamic_<id>` (I), v2 `custom_attributes` |
  *
  * Personio has no standard field for birth date, phone, address, bank or tax ids (research §6: they
  * are tenant-defined); a tenant without such an attribute leaves the field empty. Not mapped:

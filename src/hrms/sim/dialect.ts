@@ -24,6 +24,11 @@ export interface DialectSimOptions {
    * true). Off, the simulator only counts.
    */
   throttle?: boolean;
+  /**
+   * Replaces the product's request limit (counted in `stats`, enforced when `throttle` is on):
+   * tests of hrx's request budget shrink it so a sync of a few pages has to wait for its budget.
+   */
+  limit?: { requests: number; windowMs: number };
   /** Product-specific switches for what the research says is `?` or inferred (each simulator documents its own). */
   variants?: Record<string, string | number | boolean>;
 }

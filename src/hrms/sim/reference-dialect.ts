@@ -19,7 +19,8 @@ const LIMIT = { requests: 6000, windowMs: 60_000 };
 /** Starts the reference simulator as a `DialectSim`. */
 export const startReferenceDialect: DialectSimFactory = async (options: DialectSimOptions): Promise<DialectSim> => {
   const sim = createSimHandler({ employees: options.employees, seed: options.seed, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-  const counter = requestCounter(LIMIT.windowMs);
+  const limit = options.limit ?? LIMIT;
+  const counter = requestCounter(limit.windowMs);
   let requests = 0;
   let dataCalls = 0;
   let expireAfter = 0;
@@ -92,7 +93,7 @@ export const startReferenceDialect: DialectSimFactory = async (options: DialectS
         throttled: s.served429 + throttled,
         authFailures: s.served401,
         maxInWindow: counter.max(),
-        limit: LIMIT,
+        limit: { ...limit },
       };
     },
     resetStats() {

@@ -7,22 +7,22 @@
  * form (Nango `integrations/zoho-people`, S), decisions §14's research file, section 4. Form
  * fields are the tenant's: these are the standard ones.
  *
- * | Zoho field | record data point | note |
- * |---|---|---|
- * | `EmployeeID` | `employeeId` | the record id (`Zoho_ID`, the result key) is Zoho's own key |
- * | `FirstName` `LastName` | `name` | |
- * | `EmailID` / `Other_Email` | `email` / `personalEmail` | lower-cased |
- * | `Mobile` | `mobileNumber` | Indian prefixes dropped |
- * | `Date_of_birth` / `Dateofjoining` / `Dateofexit` | `dob` / `doj` / `terminationDate` | `dd-MMM-yyyy` → `YYYY-MM-DD` ({@link zohoDate}) |
- * | `Employeestatus` | `status` | `Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive |
- * | `Employee_type` | `employmentType` | `Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time` |
- * | `Gender` / `Marital_status` / `Blood_Group` | `gender` / `maritalStatus` / `bloodGroup` | text picklists |
- * | `Nationality` | `nationality` | |
- * | `Designation` / `Department` / `Grade` | `designation` / `department` / `grade` | |
- * | `LocationName` | `jobLocation.city` | the location's name |
- * | `Reporting_To` / `Reporting_To.MailID` | `manager` / `managerEmail` | levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager) |
- * | `Present_Address` / `Permanent_Address` | `currentAddress.addressLine` / `permanentAddress.addressLine` | one string each: not split into city, state, pincode (that would be guessing) |
- * | `PAN` | `pan` | a tenant custom field seen in client code (S); taken when present |
+ * | Zoho field | record data point | note | source |
+ * |---|---|---|---|
+ * | `EmployeeID` | `employeeId` | the record id (`Zoho_ID`, the result key) is Zoho's own key | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `FirstName` `LastName` | `name` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `EmailID` / `Other_Email` | `email` / `personalEmail` | lower-cased | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Mobile` | `mobileNumber` | Indian prefixes dropped | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Date_of_birth` / `Dateofjoining` / `Dateofexit` | `dob` / `doj` / `terminationDate` | `dd-MMM-yyyy` → `YYYY-MM-DD` ({@link zohoDate}) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Employeestatus` | `status` | `Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Employee_type` | `employmentType` | `Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time` | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Gender` / `Marital_status` / `Blood_Group` | `gender` / `maritalStatus` / `bloodGroup` | text picklists | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Nationality` | `nationality` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Designation` / `Department` / `Grade` | `designation` / `department` / `grade` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `LocationName` | `jobLocation.city` | the location's name | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Reporting_To` / `Reporting_To.MailID` | `manager` / `managerEmail` | levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `Present_Address` / `Permanent_Address` | `currentAddress.addressLine` / `permanentAddress.addressLine` | one string each: not split into city, state, pincode (that would be guessing) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
+ * | `PAN` | `pan` | a tenant custom field seen in client code (S); taken when present | client code (Nango `integrations/zoho-people`, S), research §4 |
  *
  * Not mapped: Aadhaar, UAN, bank details, father's name, marriage date, country code (not
  * standard form fields), dependents (`tabularSections`, keys form-specific, research `?`),

@@ -5,7 +5,8 @@
  * - a full sync of 500 employees equals the simulator's ground truth, field by field;
  * - wrong credentials: setup-config refuses them, and stored ones that went wrong mark the
  *   configuration invalid after a handful of requests (no retry storm);
- * - throttling is waited out and no window holds more requests than the product's limit;
+ * - throttling is waited out, and under a budget small enough that the sync has to wait for it,
+ *   no window at the simulator holds more requests than that budget;
  * - a token that expires mid-sync is refreshed without losing or repeating a page;
  * - an incremental sync (products that list changes) picks up a change, and a removal (or, for a
  *   product whose listings show no removals, the next full sync does);
@@ -24,6 +25,14 @@ import { call, startTestApp, type TestApp } from '../../support/harness';
 import { storedRecords } from '../../support/stored';
 
 const EMPLOYEES = 500;
+/**
+ * The throttling test's limit, on both sides (hrx's budget and the simulator's counted window):
+ * one request per 500 ms (hrx's budget adds its 1 s margin). The published limits (50 to 6000 a
+ * minute) never bind on a sync of a few requests; this one binds on every request after the first.
+ * greytHR asks each section of each page (about 40 data requests for 500 employees), so it gets
+ * a few per window to keep the run short; it still binds.
+ */
+const smallBudget = (hrmsId: string) => ({ requests: hrmsId === 'greythr' ? 5 : 1, windowMs: 500 });
 let n = 0;
 
 /** The ids whose stored record differs from the ground truth (at most 5), with the first difference in full. */
@@ -101,24 +110,49 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       expect(rows).toEqual([{ valid: false }]);
     });
 
-    it('throttling is waited out, and no window holds more requests than the product allows', async () => {
-      const { c } = await configured();
-      sim.resetStats();
-      sim.setFaults({ rateThrottle: 0.3, throttleLockoutMs: 300 });
+    it('throttling is waited out, and under a small budget no window holds more requests than it allows', async () => {
+      // A simulator of the same employees whose limit is the small budget, and hrx's budget of this
+      // product shrunk to it (the sync service reads the definition's budget at each run).
+      const SMALL_BUDGET = smallBudget(hrmsId);
+      const small = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
+      const published = definition.budget;
       try {
+        // Set up on the usual simulator (setup's unbudgeted proof requests would meet the small
+        // limit), then pointed at the small one: the same employees.
+        const { c } = await configured();
+        const access = small.setup();
+        await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId, credentials: access.access_credentials, apiConfigs: access.api_configs });
+        small.resetStats();
+        small.setFaults({ rateThrottle: 0.3, throttleLockoutMs: 300 });
+        definition.budget = SMALL_BUDGET;
+        const started = Date.now();
         expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+        const stats = small.stats();
+        expect(stats.throttled).toBeGreaterThan(0);
+        expect(stats.limit).toEqual(SMALL_BUDGET);
+        // More data requests than one window allows: the budget had to hold the sync back.
+        expect(stats.requests - stats.tokenRequests).toBeGreaterThan(SMALL_BUDGET.requests);
+        expect(stats.maxInWindow).toBeLessThanOrEqual(SMALL_BUDGET.requests);
+        // Waiting, not failing: at least one full window went by.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(SMALL_BUDGET.windowMs);
+        expect(await mismatches(app, c.org.id, small)).toEqual({ bad: [], first: undefined, live: EMPLOYEES });
       } finally {
-        sim.setFaults({ rateThrottle: 0 });
+        definition.budget = published;
+        await small.close();
       }
-      expect(sim.stats().throttled).toBeGreaterThan(0);
-      expect(sim.stats().maxInWindow).toBeLessThanOrEqual(sim.stats().limit.requests);
-      expect((await mismatches(app, c.org.id, sim)).bad).toEqual([]);
     });
 
     it('a token that expires mid-sync is refreshed: no page lost or repeated', async (t) => {
       // A product without tokens (Basic or an API key on every request) has nothing to expire.
       if (sim.issuesTokens === false) return t.skip();
       const { c } = await configured();
+      // The data requests of a full sync whose token never expires: what the run below must ask
+      // again, plus exactly one re-asked request per refused (expired) token.
+      const dataRequests = (s: ReturnType<DialectSim['stats']>) => s.requests - s.tokenRequests;
+      sim.resetStats();
+      expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+      const clean = sim.stats();
+      expect(clean.authFailures).toBe(0);
       sim.resetStats();
       sim.setFaults({ tokenExpiresAfterCalls: 2 });
       try {
@@ -126,7 +160,12 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       } finally {
         sim.setFaults({ tokenExpiresAfterCalls: 0 });
       }
-      expect(sim.stats().tokenRequests).toBeGreaterThan(1);
+      const expired = sim.stats();
+      expect(expired.tokenRequests).toBeGreaterThan(1);
+      expect(expired.authFailures).toBeGreaterThan(0);
+      // No page lost (the records) and none asked twice (the count): a page asked again beyond the
+      // one refused request would show as an extra data request.
+      expect(dataRequests(expired) - expired.authFailures).toBe(dataRequests(clean));
       expect(await mismatches(app, c.org.id, sim)).toMatchObject({ bad: [], live: EMPLOYEES });
     });
 
@@ -154,10 +193,17 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       );
       // Fewer requests than listing everyone again.
       expect(sim.stats().requests).toBeLessThan(EMPLOYEES / 100);
+      // The runs' kinds as stored (what the next run's plan reads back: the last full run's start).
+      const kinds = async () => (await dbQuery(app, `select kind, status from sync_runs where org_id = $1 order by started_at, id`, [c.org.id])).rows;
+      expect(await kinds()).toEqual([
+        { kind: 'full', status: 'succeeded' },
+        { kind: 'incremental', status: 'succeeded' },
+      ]);
       if (!reports) {
         expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full', removed: 1 });
         expect((await storedRecords(app, c.org.id)).get(gone)?.removed).toBe(true);
         expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
+        expect((await kinds()).map((r) => r.kind)).toEqual(['full', 'incremental', 'full']);
       }
     });
 

@@ -46,16 +46,16 @@ export abstract class DialectSimBase extends CoreBacked implements DialectSim {
   protected readonly variants: Variants;
   protected readonly removeMode: RemoveMode;
   protected readonly core: SimCore;
+  /** The product's limit, or `DialectSimOptions.limit` when given. */
+  readonly limit: { requests: number; windowMs: number };
 
-  constructor(
-    opts: DialectSimOptions,
-    readonly limit: { requests: number; windowMs: number },
-  ) {
+  constructor(opts: DialectSimOptions, limit: { requests: number; windowMs: number }) {
     super();
+    this.limit = opts.limit ?? limit;
     this.book = new Staff(opts.seed, opts.employees);
     this.variants = new Variants(opts.variants);
     this.removeMode = this.variants.oneOf('removeAs', ['delete', 'exit'], 'delete');
-    this.core = new SimCore(opts, limit, [this.tokens]);
+    this.core = new SimCore(opts, this.limit, [this.tokens]);
   }
 
   abstract setup(): SimSetup;

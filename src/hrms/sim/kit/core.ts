@@ -85,14 +85,17 @@ export class SimCore {
   /** Whether the product's limit is enforced (`DialectSimOptions.throttle`, default true). */
   readonly throttle: boolean;
   private readonly roller: FaultRoller;
+  /** The product's limit, or `DialectSimOptions.limit` when given. */
+  readonly limit: { requests: number; windowMs: number };
 
   constructor(
     private readonly opts: DialectSimOptions,
-    readonly limit: { requests: number; windowMs: number },
+    limit: { requests: number; windowMs: number },
     private readonly tokenStores: readonly Tokens[] = [],
     eagerFaults = false,
   ) {
-    this.window = requestCounter(limit.windowMs);
+    this.limit = opts.limit ?? limit;
+    this.window = requestCounter(this.limit.windowMs);
     this.throttle = opts.throttle ?? true;
     this.roller = new FaultRoller(eagerFaults);
   }
