@@ -53,7 +53,6 @@ async function expectAStillReads(): Promise<void> {
   expect(res.body.data).toMatchObject({ id: empStoreId, employeeId: 'EMP00001', name: 'Meera Iyer' });
 }
 
-
 describe("BOLA: one vendor against another vendor's connection", () => {
   it("control: vendor A reads its client, its client's org record and its connection", async () => {
     await expectAStillReads();
