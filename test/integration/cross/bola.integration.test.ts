@@ -12,48 +12,48 @@ import { dbQuery, storesOf } from '../../support/db';
 
 const UNKNOWN_UUID = '0b7f9a52-61c4-4d1e-8f3a-2c5d6e7f8a9b';
 
+let app: TestApp;
+let a: Awaited<ReturnType<typeof f.vendor>>;
+let b: Awaited<ReturnType<typeof f.vendor>>;
+let client: Awaited<ReturnType<typeof f.client>>;
+let clientKey: string;
+let connectionId: string;
+let empStoreId: string;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  const { ctx } = app;
+  a = await f.vendor(ctx, 'Lender A');
+  b = await f.vendor(ctx, 'Lender B');
+  client = await f.client(ctx, 'Employer of A');
+  clientKey = await ctx.services.orgs.createApiKey(client.org.uuid);
+  connectionId = (await f.connection(ctx, a.org.uuid, client.org.uuid)).id;
+  const [emp] = await f.employees(ctx, client.org.id, [{ employeeId: 'EMP00001', name: 'Meera Iyer' }, { employeeId: 'EMP00002' }]);
+  empStoreId = emp!.id;
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const u = (path: string) => `${app.url}${path}`;
+const details = (id: string, key: string, query: Record<string, string>) =>
+  call(u(`/api/employee_details/${id}?${new URLSearchParams(query).toString()}`), { headers: { username: key } });
+const orgDetails = (org: string, key: string) => call(u(`/api/org_details/${org}/`), { headers: { authorization: key } });
+const connections = (key: string, qs = '') => call(u(`/api/vendor/connections/${qs}`), { headers: { authorization: key } });
+const terminate = (clientOrg: string, key: string) => {
+  const fd = new FormData();
+  fd.append('client_org', clientOrg);
+  return call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key }, body: fd });
+};
+
+/** A's own read of EMP00001 works: the control of every refusal below. */
+async function expectAStillReads(): Promise<void> {
+  const res = await details('EMP00001', a.apiKey, { org: client.org.uuid, vendor_org: a.org.uuid });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ id: empStoreId, employeeId: 'EMP00001', name: 'Meera Iyer' });
+}
+
 describe("BOLA: one vendor against another vendor's connection", () => {
-  let app: TestApp;
-  let a: Awaited<ReturnType<typeof f.vendor>>;
-  let b: Awaited<ReturnType<typeof f.vendor>>;
-  let client: Awaited<ReturnType<typeof f.client>>;
-  let clientKey: string;
-  let connectionId: string;
-  let empStoreId: string;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    const { ctx } = app;
-    a = await f.vendor(ctx, 'Lender A');
-    b = await f.vendor(ctx, 'Lender B');
-    client = await f.client(ctx, 'Employer of A');
-    clientKey = await ctx.services.orgs.createApiKey(client.org.uuid);
-    connectionId = (await f.connection(ctx, a.org.uuid, client.org.uuid)).id;
-    const [emp] = await f.employees(ctx, client.org.id, [{ employeeId: 'EMP00001', name: 'Meera Iyer' }, { employeeId: 'EMP00002' }]);
-    empStoreId = emp!.id;
-  });
-  afterAll(async () => {
-    await app?.stop();
-  });
-
-  const u = (path: string) => `${app.url}${path}`;
-  const details = (id: string, key: string, query: Record<string, string>) =>
-    call(u(`/api/employee_details/${id}?${new URLSearchParams(query).toString()}`), { headers: { username: key } });
-  const orgDetails = (org: string, key: string) => call(u(`/api/org_details/${org}/`), { headers: { authorization: key } });
-  const connections = (key: string, qs = '') => call(u(`/api/vendor/connections/${qs}`), { headers: { authorization: key } });
-  const terminate = (clientOrg: string, key: string) => {
-    const fd = new FormData();
-    fd.append('client_org', clientOrg);
-    return call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key }, body: fd });
-  };
-
-  /** A's own read of EMP00001 works: the control of every refusal below. */
-  async function expectAStillReads(): Promise<void> {
-    const res = await details('EMP00001', a.apiKey, { org: client.org.uuid, vendor_org: a.org.uuid });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ id: empStoreId, employeeId: 'EMP00001', name: 'Meera Iyer' });
-  }
-
   it("control: vendor A reads its client, its client's org record and its connection", async () => {
     await expectAStillReads();
     expect((await orgDetails(client.org.uuid, a.apiKey)).status).toBe(200);
@@ -126,43 +126,43 @@ describe("BOLA: one vendor against another vendor's connection", () => {
     await expectAStillReads();
     expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Invalid Organisation ID'));
   });
+});
 
-  describe("a client org's own API key", () => {
-    it('reads no employee, even its own, through the vendor endpoint: not a vendor key, 401', async () => {
-      for (const source of ['db', 'hrms']) {
-        expectError(await details('EMP00001', clientKey, { org: client.org.uuid, vendor_org: client.org.uuid, source }), 401, plain('Invalid token.'));
-      }
-      // Posing as its vendor is a wrong credential too.
-      expectError(await details('EMP00001', clientKey, { org: client.org.uuid, vendor_org: a.org.uuid }), 401, plain('Invalid token.'));
-    });
+describe("BOLA: a client org's own API key against the vendor endpoints", () => {
+  it('reads no employee, even its own, through the vendor endpoint: not a vendor key, 401', async () => {
+    for (const source of ['db', 'hrms']) {
+      expectError(await details('EMP00001', clientKey, { org: client.org.uuid, vendor_org: client.org.uuid, source }), 401, plain('Invalid token.'));
+    }
+    // Posing as its vendor is a wrong credential too.
+    expectError(await details('EMP00001', clientKey, { org: client.org.uuid, vendor_org: a.org.uuid }), 401, plain('Invalid token.'));
+  });
 
-    it('lists no vendor connections and terminates none: not a vendor key, 401', async () => {
-      expectError(await connections(clientKey), 401, plain('Invalid token.'));
-      expectError(await terminate(client.org.uuid, clientKey), 401, plain('Invalid token.'));
-      expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
-      await expectAStillReads();
-    });
+  it('lists no vendor connections and terminates none: not a vendor key, 401', async () => {
+    expectError(await connections(clientKey), 401, plain('Invalid token.'));
+    expectError(await terminate(client.org.uuid, clientKey), 401, plain('Invalid token.'));
+    expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
+    await expectAStillReads();
+  });
 
-    it('records no consent and gets no SDK token: not a vendor key, 401 before its body is even read', async () => {
-      // The route's role is part of its credential (src/http/router.ts): a malformed body, which a
-      // vendor's key would get 400 for, is not looked at.
-      for (const path of ['/api/v1/employee/consent-data/', '/api/sdk/token/']) {
-        expectError(
-          await call(u(path), { method: 'POST', headers: { authorization: clientKey, 'content-type': 'application/json' }, body: '{"not json' }),
-          401,
-          plain('Invalid token.'),
-        );
-        expect(
-          (await call(u(path), { method: 'POST', headers: { authorization: a.apiKey, 'content-type': 'application/json' }, body: '{"not json' })).status,
-        ).toBe(400);
-      }
-      const { rows } = await dbQuery(app, 'select count(*)::int as n from consents where vendor_org_id = $1', [client.org.id]);
-      expect(rows[0].n).toBe(0);
-    });
+  it('records no consent and gets no SDK token: not a vendor key, 401 before its body is even read', async () => {
+    // The route's role is part of its credential (src/http/router.ts): a malformed body, which a
+    // vendor's key would get 400 for, is not looked at.
+    for (const path of ['/api/v1/employee/consent-data/', '/api/sdk/token/']) {
+      expectError(
+        await call(u(path), { method: 'POST', headers: { authorization: clientKey, 'content-type': 'application/json' }, body: '{"not json' }),
+        401,
+        plain('Invalid token.'),
+      );
+      expect(
+        (await call(u(path), { method: 'POST', headers: { authorization: a.apiKey, 'content-type': 'application/json' }, body: '{"not json' })).status,
+      ).toBe(400);
+    }
+    const { rows } = await dbQuery(app, 'select count(*)::int as n from consents where vendor_org_id = $1', [client.org.id]);
+    expect(rows[0].n).toBe(0);
+  });
 
-    it('sees the org record of its connected vendor only', async () => {
-      expect((await orgDetails(a.org.uuid, clientKey)).body.uuid).toBe(a.org.uuid);
-      expectError(await orgDetails(b.org.uuid, clientKey), 404, plain('Not found.'));
-    });
+  it('sees the org record of its connected vendor only', async () => {
+    expect((await orgDetails(a.org.uuid, clientKey)).body.uuid).toBe(a.org.uuid);
+    expectError(await orgDetails(b.org.uuid, clientKey), 404, plain('Not found.'));
   });
 });

@@ -14,51 +14,48 @@ import { call, startSim, startTestApp, waitFor, type TestApp } from '../../suppo
 
 const EMPLOYEES = 60;
 
+let app: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+const simCreds = { clientId: 'e2e-client', clientSecret: 'e2e-secret-value' };
+let vendor: { uuid: string; api_key: string };
+let client: { id: number; uuid: string; app_key: string; app_secret: string };
+let native: NativeEmployee[];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  sim = await startSim({ employees: EMPLOYEES, seed: 'e2e', ...simCreds });
+  const v = await hrxJson(['org', 'create', '--name', 'Lender One', '--vendor'], app.env);
+  const c = await hrxJson(['org', 'create', '--name', 'Employer One', '--client', '--domain', 'employer.example'], app.env);
+  expect(Object.keys(v).sort()).toEqual(['app_key', 'app_secret', 'id', 'org_name', 'uuid']);
+  const key = await hrxJson(['apikey', 'create', '--org', v.uuid], app.env);
+  expect(key.api_key).toMatch(/^hrx_[A-Za-z0-9_-]{43}$/);
+  const conn = await hrxJson(['connection', 'create', '--vendor', v.uuid, '--client', c.uuid, '--no-consent-required', '--sync-frequency', 'hourly'], app.env);
+  expect(conn.status).toBe('approved');
+  vendor = { uuid: v.uuid, api_key: key.api_key };
+  client = c;
+  const pages = await fetch(`${sim.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret }),
+  })
+    .then((r) => r.json() as Promise<{ access_token: string }>)
+    .then((t) => fetch(`${sim.url}/api/v1/employees?page=1&per_page=500`, { headers: { authorization: `Bearer ${t.access_token}` } }))
+    .then((r) => r.json() as Promise<{ employees: NativeEmployee[] }>);
+  native = pages.employees;
+  expect(native).toHaveLength(EMPLOYEES);
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await app?.stop();
+});
+
+const read = (id: string) =>
+  call(`${app.url}/api/employee_details/${id}?org=${client.uuid}&vendor_org=${vendor.uuid}`, {
+    headers: { username: vendor.api_key },
+  });
+
 describe('end to end: CLI, setup-config, sync, read', () => {
-  let app: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  const simCreds = { clientId: 'e2e-client', clientSecret: 'e2e-secret-value' };
-  let vendor: { uuid: string; api_key: string };
-  let client: { id: number; uuid: string; app_key: string; app_secret: string };
-  let native: NativeEmployee[];
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    sim = await startSim({ employees: EMPLOYEES, seed: 'e2e', ...simCreds });
-    const v = await hrxJson(['org', 'create', '--name', 'Lender One', '--vendor'], app.env);
-    const c = await hrxJson(['org', 'create', '--name', 'Employer One', '--client', '--domain', 'employer.example'], app.env);
-    expect(Object.keys(v).sort()).toEqual(['app_key', 'app_secret', 'id', 'org_name', 'uuid']);
-    const key = await hrxJson(['apikey', 'create', '--org', v.uuid], app.env);
-    expect(key.api_key).toMatch(/^hrx_[A-Za-z0-9_-]{43}$/);
-    const conn = await hrxJson(
-      ['connection', 'create', '--vendor', v.uuid, '--client', c.uuid, '--no-consent-required', '--sync-frequency', 'hourly'],
-      app.env,
-    );
-    expect(conn.status).toBe('approved');
-    vendor = { uuid: v.uuid, api_key: key.api_key };
-    client = c;
-    const pages = await fetch(`${sim.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: simCreds.clientSecret }),
-    })
-      .then((r) => r.json() as Promise<{ access_token: string }>)
-      .then((t) => fetch(`${sim.url}/api/v1/employees?page=1&per_page=500`, { headers: { authorization: `Bearer ${t.access_token}` } }))
-      .then((r) => r.json() as Promise<{ employees: NativeEmployee[] }>);
-    native = pages.employees;
-    expect(native).toHaveLength(EMPLOYEES);
-  });
-
-  afterAll(async () => {
-    await sim?.close();
-    await app?.stop();
-  });
-
-  const read = (id: string) =>
-    call(`${app.url}/api/employee_details/${id}?org=${client.uuid}&vendor_org=${vendor.uuid}`, {
-      headers: { username: vendor.api_key },
-    });
-
   it('setup-config answers with the configuration, never the credentials', async () => {
     const res = await call(`${app.url}/api/webhook/v1/setup-config/`, {
       method: 'POST',
@@ -121,7 +118,9 @@ describe('end to end: CLI, setup-config, sync, read', () => {
     expect(byId.status).toBe(200);
     expect(byId.body.data).toEqual(byCode.body.data);
   });
+});
 
+describe('end to end: what the run leaves: the connection list, the audit log, ciphertext at rest', () => {
   it('lists the connection with its last successful sync', async () => {
     const res = await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: vendor.api_key } });
     expect(res.status).toBe(200);

@@ -100,7 +100,7 @@ const tokenBody = (over: Record<string, unknown> = {}) => ({ email: 'hr@limits-c
 const employeeCount = async (orgId: number) => Number((await dbQuery(app, 'select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
 const sdkTokenRows = async () => Number((await dbQuery(app, 'select count(*) from connections')).rows[0].count);
 
-describe('request limits (decisions §11)', () => {
+describe('request limits (decisions §11): JSON depth and NUL', () => {
   describe('JSON nesting depth 32', () => {
     it('64 and 200,000 levels in corporate_reference_data: 400 naming it, no token, no org, no connection', async () => {
       const before = await sdkTokenRows();
@@ -192,7 +192,9 @@ describe('request limits (decisions §11)', () => {
       expect(sim.control.stats().employeeRequests).toBe(0);
     });
   });
+});
 
+describe('request limits (decisions §11): dot ids, live reads and consent', () => {
   describe('employee ids made only of dots', () => {
     it('a live read of `.` or `..` is 404 and never reaches the HRMS; the same read of a real id does (control)', async () => {
       sim.control.resetStats();

@@ -14,54 +14,54 @@ import { client, connection, vendor } from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import { dbQuery, storesOf } from '../../support/db';
 
-describe('batched employee lookups', () => {
-  let app: TestApp;
-  let a: Awaited<ReturnType<typeof vendor>>;
-  let b: Awaited<ReturnType<typeof vendor>>;
-  let c: Awaited<ReturnType<typeof client>>;
-  let records: EmployeeRecord[];
-  const consented = new Set(['E00', 'E01', 'E02', 'E03', 'E04', 'E05', 'E06', 'E07', 'E08', 'E09']);
+let app: TestApp;
+let a: Awaited<ReturnType<typeof vendor>>;
+let b: Awaited<ReturnType<typeof vendor>>;
+let c: Awaited<ReturnType<typeof client>>;
+let records: EmployeeRecord[];
+const consented = new Set(['E00', 'E01', 'E02', 'E03', 'E04', 'E05', 'E06', 'E07', 'E08', 'E09']);
 
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    a = await vendor(app.ctx);
-    b = await vendor(app.ctx);
-    c = await client(app.ctx);
-    await connection(app.ctx, a.org.uuid, c.org.uuid, { consentRequired: true });
-    await connection(app.ctx, b.org.uuid, c.org.uuid);
-    records = Array.from({ length: 20 }, (_, i) =>
-      normalizeRecord(
-        {
-          employeeId: `E${String(i).padStart(2, '0')}`,
-          name: `Person ${i}`,
-          pan: 'ABCPD1234K',
-          salaryDetails: { ctc: { basic: 500_000 + i } },
-        },
-        randomUUID(),
-      ),
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  a = await vendor(app.ctx);
+  b = await vendor(app.ctx);
+  c = await client(app.ctx);
+  await connection(app.ctx, a.org.uuid, c.org.uuid, { consentRequired: true });
+  await connection(app.ctx, b.org.uuid, c.org.uuid);
+  records = Array.from({ length: 20 }, (_, i) =>
+    normalizeRecord(
+      {
+        employeeId: `E${String(i).padStart(2, '0')}`,
+        name: `Person ${i}`,
+        pan: 'ABCPD1234K',
+        salaryDetails: { ctc: { basic: 500_000 + i } },
+      },
+      randomUUID(),
+    ),
+  );
+  await storesOf(app).employees.upsertBatch(c.org.id, null, records);
+  const now = Date.now();
+  for (const id of consented) {
+    await dbQuery(
+      app,
+      `insert into consents (id, vendor_org_id, client_org_id, employee_id, consent_language_enc, consent_timestamp, consent_expiry, request_id)
+       values ($1, $2, $3, $4, 'v1.test', $5, $6, $7)`,
+      [randomUUID(), a.org.id, c.org.id, id, new Date(now - 1000), new Date(now + 3_600_000), randomUUID()],
     );
-    await storesOf(app).employees.upsertBatch(c.org.id, null, records);
-    const now = Date.now();
-    for (const id of consented) {
-      await dbQuery(
-        app,
-        `insert into consents (id, vendor_org_id, client_org_id, employee_id, consent_language_enc, consent_timestamp, consent_expiry, request_id)
-         values ($1, $2, $3, $4, 'v1.test', $5, $6, $7)`,
-        [randomUUID(), a.org.id, c.org.id, id, new Date(now - 1000), new Date(now + 3_600_000), randomUUID()],
-      );
-    }
-  });
-  afterAll(async () => app?.stop());
+  }
+});
+afterAll(async () => app?.stop());
 
-  const auditRows = async (requestIds: string[]) =>
-    (
-      await dbQuery(
-        app,
-        'select request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = any($1::uuid[])',
-        [requestIds],
-      )
-    ).rows;
+const auditRows = async (requestIds: string[]) =>
+  (
+    await dbQuery(
+      app,
+      'select request_id, actor_org_id, action, client_org_id, connection_id, employee_id, data_points from audit_log where request_id = any($1::uuid[])',
+      [requestIds],
+    )
+  ).rows;
 
+describe('batched employee lookups: one statement per turn', () => {
   it('answers lookups of one turn with one statement, each with its own row and audit entry', async () => {
     const pool = new pg.Pool({ connectionString: app.ctx.db.url, max: 3, options: `-c search_path="${app.ctx.db.schema}"` });
     const statements: string[] = [];
@@ -123,7 +123,9 @@ describe('batched employee lookups', () => {
       await pool.end();
     }
   });
+});
 
+describe('batched employee lookups: isolation and load', () => {
   it("keeps one lookup's bad input from failing the others of its batch", async () => {
     const store = storesOf(app).employees;
     const ask = (ref: string, connectionId: string) =>

@@ -47,7 +47,7 @@ const rowsOf = async (orgId: number) =>
 const auditCount = async (orgId: number) =>
   (await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
 
-describe('employee update webhook: errors, credentials and BOLA', () => {
+describe('employee update webhook: errors and credentials', () => {
   describe('credentials (decisions §2)', () => {
     const body = { employeeId: 'E1', name: 'Changed' };
 
@@ -159,7 +159,9 @@ describe('employee update webhook: errors, credentials and BOLA', () => {
       expect(await auditCount(a.org.id)).toBe(0);
     });
   });
+});
 
+describe('employee update webhook: BOLA and routing', () => {
   describe("BOLA: a client org's credential reaches only its own org", () => {
     it("B posting A's employeeId creates B's own employee and leaves A's untouched", async () => {
       const aBefore = await rowsOf(a.org.id);

@@ -49,7 +49,7 @@ const expectOk = (res: Awaited<ReturnType<typeof call>>, data: unknown) => {
   expect({ status: res.status, body: res.body }).toStrictEqual({ status: 200, body: { requestId: res.headers.get('x-request-id'), message: 'success', data } });
 };
 
-describe('employee update webhook', () => {
+describe('employee update webhook: creating and merging', () => {
   it('creates an unknown employee with the record defaults and serves it masked', async () => {
     const res = await update({
       employeeId: 'N1',
@@ -156,7 +156,9 @@ describe('employee update webhook', () => {
     const one = await update([{ employeeId: 'A3' }]);
     expectOk(one, [{ employeeId: 'A3', id: data[0]!.id, updated_fields: [] }]);
   });
+});
 
+describe('employee update webhook: audit, revival and concurrent writes', () => {
   it('audits each employee written as employee.update by the client org, with the changed points', async () => {
     const res = await update([
       { employeeId: 'U1', name: 'Audit Me', uan: '100200300400' },

@@ -44,7 +44,7 @@ const terminate = (apiKey: string, clientOrg: string) => {
   return call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: apiKey }, body: form });
 };
 
-describe('events to vendors: connections, isolation, employees, consents', () => {
+describe('events to vendors: connection approved and terminated', () => {
   it('delivers connection.approved and connection.terminated, signed, with the Standard Webhooks headers', async () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);
@@ -133,7 +133,9 @@ describe('events to vendors: connections, isolation, employees, consents', () =>
     expect(rx.at('/cut').map((r) => r.json.type)).toEqual(['employee.updated', 'connection.terminated']);
     expect((await sql(`select count(*)::int as n from event_deliveries where endpoint_id = ?`, [ep.id]))[0].n).toBe(2);
   });
+});
 
+describe('events to vendors: endpoint removal, isolation, employee updates', () => {
   it('removing an endpoint stops its pending deliveries', async () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);

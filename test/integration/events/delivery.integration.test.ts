@@ -20,58 +20,58 @@ import { ormQuery, transactorOf } from '../../support/db';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const runHrx = promisify(execFile);
 
-describe('events to vendors: delivery', () => {
-  let app: TestApp;
-  let rx: Receiver;
+let app: TestApp;
+let rx: Receiver;
 
-  beforeAll(async () => {
-    app = await startTestApp({
-      worker: false,
-      env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '50,100,150', HRX_EVENTS_RELAY_MS: '300' },
-    });
-    await app.startEventsWorker();
-    rx = await startReceiver();
+beforeAll(async () => {
+  app = await startTestApp({
+    worker: false,
+    env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '50,100,150', HRX_EVENTS_RELAY_MS: '300' },
   });
-  afterAll(async () => {
-    await rx?.close();
-    await app?.stop();
-  });
+  await app.startEventsWorker();
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+  await app?.stop();
+});
 
-  const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
-  const attemptsOf = (deliveryId: string) =>
-    sql(`select attempt, http_status, error, status_text, duration_ms >= 0 as timed from event_attempts where delivery_id = ? order by attempt`, [deliveryId]);
-  const deliveryOf = (id: string) =>
-    sql(`select status, attempts, finished_at is not null as finished from event_deliveries where id = ?`, [id]).then((r) => r[0]);
-  const settled = (id: string) =>
-    waitFor(
-      async () => {
-        const d = await deliveryOf(id);
-        return d.status !== 'pending' ? d : null;
-      },
-      15_000,
-      25,
+const sql = (q: string, p: unknown[] = []) => ormQuery(app, q, p);
+const attemptsOf = (deliveryId: string) =>
+  sql(`select attempt, http_status, error, status_text, duration_ms >= 0 as timed from event_attempts where delivery_id = ? order by attempt`, [deliveryId]);
+const deliveryOf = (id: string) =>
+  sql(`select status, attempts, finished_at is not null as finished from event_deliveries where id = ?`, [id]).then((r) => r[0]);
+const settled = (id: string) =>
+  waitFor(
+    async () => {
+      const d = await deliveryOf(id);
+      return d.status !== 'pending' ? d : null;
+    },
+    15_000,
+    25,
+  );
+
+/** A vendor with an approved connection and one endpoint at `path` for sync.completed. */
+async function subscribed(path: string) {
+  const v = await vendor(app.ctx);
+  const c = await client(app.ctx);
+  await connection(app.ctx, v.org.uuid, c.org.uuid);
+  const ep = await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url(path), events: ['sync.completed'] });
+  const emit = () =>
+    app.ctx.services.events.emit(
+      syncCompletedEvent({
+        clientOrgId: c.org.id,
+        runId: '00000000-0000-4000-8000-00000000000a',
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        employeesSeen: 5,
+        employeesRemoved: 0,
+      }),
     );
+  return { v, c, ep, emit };
+}
 
-  /** A vendor with an approved connection and one endpoint at `path` for sync.completed. */
-  async function subscribed(path: string) {
-    const v = await vendor(app.ctx);
-    const c = await client(app.ctx);
-    await connection(app.ctx, v.org.uuid, c.org.uuid);
-    const ep = await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url(path), events: ['sync.completed'] });
-    const emit = () =>
-      app.ctx.services.events.emit(
-        syncCompletedEvent({
-          clientOrgId: c.org.id,
-          runId: '00000000-0000-4000-8000-00000000000a',
-          startedAt: new Date(),
-          finishedAt: new Date(),
-          employeesSeen: 5,
-          employeesRemoved: 0,
-        }),
-      );
-    return { v, c, ep, emit };
-  }
-
+describe('events to vendors: delivery, retries and the relay', () => {
   it('retries 500, 500, then 200: three attempts, all recorded, delivered once', async () => {
     const { ep, emit } = await subscribed('/flaky');
     rx.plan('/flaky', [500, 500, 200]);
@@ -161,7 +161,9 @@ describe('events to vendors: delivery', () => {
     expect(verifySignature(ep.secret, got!)).toBe(true);
     expect(await settled(written.deliveryIds[0]!)).toEqual({ status: 'delivered', attempts: 1, finished: true });
   });
+});
 
+describe('events to vendors: the hrx endpoint command', () => {
   it('hrx endpoint add|list|remove --json, https only unless loopback http is allowed, vendor orgs only', async () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);

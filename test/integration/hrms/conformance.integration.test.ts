@@ -16,7 +16,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorFor } from '../../../src/hrms/registry';
 import { DIALECT_SIMS } from '../../../src/hrms/sim/dialects';
-import type { DialectSim } from '../../../src/hrms/sim/dialect';
+import type { DialectSim, DialectSimFactory } from '../../../src/hrms/sim/dialect';
 import { normalizeRecord } from '../../../src/domain/record';
 import { maskRecord } from '../../../src/domain/masking';
 import { client, connection, vendor } from '../../support/factories';
@@ -50,6 +50,52 @@ async function mismatches(app: TestApp, orgId: number, sim: DialectSim) {
   }
   const live = [...stored.values()].filter((s) => !s.removed).length;
   return { bad: bad.slice(0, 5), first, live };
+}
+
+/** What a throttling test needs of its product's suite. */
+interface ThrottlingSuite {
+  app: TestApp;
+  hrmsId: string;
+  startDialect: DialectSimFactory;
+  definition: NonNullable<ReturnType<typeof connectorFor>>;
+  configured: () => Promise<{ c: Awaited<ReturnType<typeof client>> }>;
+  sync: (orgId: number, trigger: 'setup' | 'schedule') => ReturnType<TestApp['ctx']['services']['sync']['run']>;
+}
+
+/**
+ * Throttling is waited out, and under a small budget no window holds more requests than it
+ * allows (a test of the conformance suite, here to keep its describe short).
+ */
+async function throttlingUnderSmallBudget({ app, hrmsId, startDialect, definition, configured, sync }: ThrottlingSuite): Promise<void> {
+  // A simulator of the same employees whose limit is the small budget, and hrx's budget of this
+  // product shrunk to it (the sync service reads the definition's budget at each run).
+  const SMALL_BUDGET = smallBudget(hrmsId);
+  const small = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
+  const published = definition.budget;
+  try {
+    // Set up on the usual simulator (setup's unbudgeted proof requests would meet the small
+    // limit), then pointed at the small one: the same employees.
+    const { c } = await configured();
+    const access = small.setup();
+    await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId, credentials: access.access_credentials, apiConfigs: access.api_configs });
+    small.resetStats();
+    small.setFaults({ rateThrottle: 0.3, throttleLockoutMs: 300 });
+    definition.budget = SMALL_BUDGET;
+    const started = Date.now();
+    expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+    const stats = small.stats();
+    expect(stats.throttled).toBeGreaterThan(0);
+    expect(stats.limit).toEqual(SMALL_BUDGET);
+    // More data requests than one window allows: the budget had to hold the sync back.
+    expect(stats.requests - stats.tokenRequests).toBeGreaterThan(SMALL_BUDGET.requests);
+    expect(stats.maxInWindow).toBeLessThanOrEqual(SMALL_BUDGET.requests);
+    // Waiting, not failing: at least one full window went by.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SMALL_BUDGET.windowMs);
+    expect(await mismatches(app, c.org.id, small)).toEqual({ bad: [], first: undefined, live: EMPLOYEES });
+  } finally {
+    definition.budget = published;
+    await small.close();
+  }
 }
 
 for (const [hrmsId, startDialect] of DIALECT_SIMS) {
@@ -110,37 +156,8 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       expect(rows).toEqual([{ valid: false }]);
     });
 
-    it('throttling is waited out, and under a small budget no window holds more requests than it allows', async () => {
-      // A simulator of the same employees whose limit is the small budget, and hrx's budget of this
-      // product shrunk to it (the sync service reads the definition's budget at each run).
-      const SMALL_BUDGET = smallBudget(hrmsId);
-      const small = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
-      const published = definition.budget;
-      try {
-        // Set up on the usual simulator (setup's unbudgeted proof requests would meet the small
-        // limit), then pointed at the small one: the same employees.
-        const { c } = await configured();
-        const access = small.setup();
-        await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId, credentials: access.access_credentials, apiConfigs: access.api_configs });
-        small.resetStats();
-        small.setFaults({ rateThrottle: 0.3, throttleLockoutMs: 300 });
-        definition.budget = SMALL_BUDGET;
-        const started = Date.now();
-        expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
-        const stats = small.stats();
-        expect(stats.throttled).toBeGreaterThan(0);
-        expect(stats.limit).toEqual(SMALL_BUDGET);
-        // More data requests than one window allows: the budget had to hold the sync back.
-        expect(stats.requests - stats.tokenRequests).toBeGreaterThan(SMALL_BUDGET.requests);
-        expect(stats.maxInWindow).toBeLessThanOrEqual(SMALL_BUDGET.requests);
-        // Waiting, not failing: at least one full window went by.
-        expect(Date.now() - started).toBeGreaterThanOrEqual(SMALL_BUDGET.windowMs);
-        expect(await mismatches(app, c.org.id, small)).toEqual({ bad: [], first: undefined, live: EMPLOYEES });
-      } finally {
-        definition.budget = published;
-        await small.close();
-      }
-    });
+    it('throttling is waited out, and under a small budget no window holds more requests than it allows', () =>
+      throttlingUnderSmallBudget({ app, hrmsId, startDialect, definition, configured, sync }));
 
     it('a token that expires mid-sync is refreshed: no page lost or repeated', async (t) => {
       // A product without tokens (Basic or an API key on every request) has nothing to expire.

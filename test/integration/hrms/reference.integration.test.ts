@@ -126,7 +126,7 @@ describe('simulator endpoints', () => {
   });
 });
 
-describe('reference connector', () => {
+describe('reference connector: paging', () => {
   it('lists every employee once, in order, one page per HRMS page', async () => {
     const { ids, pages, totals } = await listAll({ pageSize: 100 });
     expect(ids).toEqual(codes(COUNT));
@@ -167,7 +167,9 @@ describe('reference connector', () => {
     await it.return?.();
     expect(sim.control.stats().pageRequests).toBe(2);
   });
+});
 
+describe('reference connector: retries, failures, credentials and live reads', () => {
   it('returns every employee exactly once through 429s and 5xx', async () => {
     sim.control.set({ rate429: 0.3, rate5xx: 0.2 });
     const retries: { attempt: number; delayMs: number; reason: string }[] = [];

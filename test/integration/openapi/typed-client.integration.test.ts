@@ -151,7 +151,9 @@ describe('the typed client, from setup-config to reads', () => {
     const tooBig = await api.GET('/api/vendor/connections/', { params: { query: { page_size: 101 } }, headers: { authorization: v.apiKey } });
     expect(expectDocumented('GET', '/api/vendor/connections/', 400, tooBig.error)).toMatchObject({ code: 400, data: { errors: [{ field: 'page_size' }] } });
   });
+});
 
+describe('the typed client, on the operator endpoints', () => {
   it('answers liveness, readiness and the metrics scrape (ops)', async () => {
     const api = apiClient(app.url);
     const health = await api.GET('/healthz');

@@ -385,7 +385,9 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
       expect(audit).toHaveLength(12);
     });
   });
+});
 
+describe('Connect: no vendor can claim an employer (issue 7, decisions §8): races and the session', () => {
   describe('races: "not established" is checked atomically with storing', () => {
     it('two sessions for the same new org, two HRMSs at once: one stored, the other a failed proof', async () => {
       const e = await newEmployer('race');

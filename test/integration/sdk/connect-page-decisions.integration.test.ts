@@ -19,53 +19,55 @@ import { startSim, startTestApp, type TestApp } from '../../support/harness';
 
 const API = '/api/sdk/connect';
 
-describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
-  let app: TestApp;
-  let sim: Awaited<ReturnType<typeof startSim>>;
-  let browser: Browser;
-  let proxy: CountingProxy;
-  const creds = { clientId: 'dec-client', clientSecret: 'dec-secret-93a' };
+let app: TestApp;
+let sim: Awaited<ReturnType<typeof startSim>>;
+let browser: Browser;
+let proxy: CountingProxy;
+const creds = { clientId: 'dec-client', clientSecret: 'dec-secret-93a' };
 
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false });
-    sim = await startSim({ employees: 4, ...creds });
-    browser = await launchBrowser();
-    proxy = await startCountingProxy(app.url);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await proxy?.close();
-    await sim?.close();
-    await app?.stop();
-  });
+beforeAll(async () => {
+  // Shared by the describes below; they are skipped without Chromium, and so is this setup.
+  if (!haveChromium) return;
+  app = await startTestApp({ worker: false });
+  sim = await startSim({ employees: 4, ...creds });
+  browser = await launchBrowser();
+  proxy = await startCountingProxy(app.url);
+});
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await sim?.close();
+  await app?.stop();
+});
 
-  const clean = async (page: Page, state: string, viewport: ViewportName) => {
-    expect(await checkState(page, state, viewport), state).toStrictEqual({ axe: [], layout: [] });
-  };
-  const tokenFor = async (v: Awaited<ReturnType<typeof vendor>>, email: string, orgName: string, flags?: Record<string, Record<string, number>>) => {
-    const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
-    return (await app.ctx.services.sdk.issueToken(principal, { email, org_name: orgName, fullname: 'Meera S', ...(flags ? { data_model_flags: flags } : {}) }))
-      .access_token;
-  };
-  const open = async (viewport: ViewportName, token: string) => {
-    const { page, problems } = await newPage(browser, viewport);
-    await page.goto(`${proxy.url}/connect#token=${encodeURIComponent(token)}`);
-    await page.waitForSelector('#main:not([hidden]), #invalid:not([hidden])');
-    return { page, problems };
-  };
-  /** While `path` is held back, `selector` is disabled and busy, its status says so beside it; one request reached the server. */
-  const oneBusyRequest = async (page: Page, selector: string, statusId: string, path: string, act: () => Promise<void>) => {
-    proxy.delay(`${API}${path}`, 1200);
-    const before = proxy.count(`POST ${API}${path}`);
-    await act();
-    await page.waitForSelector(`${selector}[aria-busy=true][disabled]`);
-    expect(await page.textContent(`#${statusId}`)).toMatch(/…$/);
-    expect(await inView(page, `#${statusId}`)).toBe(true);
-    await page.waitForSelector(`${selector}:not([aria-busy])`, { state: 'attached' });
-    proxy.delay(`${API}${path}`, 0);
-    expect(proxy.count(`POST ${API}${path}`) - before).toBe(1);
-  };
+const clean = async (page: Page, state: string, viewport: ViewportName) => {
+  expect(await checkState(page, state, viewport), state).toStrictEqual({ axe: [], layout: [] });
+};
+const tokenFor = async (v: Awaited<ReturnType<typeof vendor>>, email: string, orgName: string, flags?: Record<string, Record<string, number>>) => {
+  const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
+  return (await app.ctx.services.sdk.issueToken(principal, { email, org_name: orgName, fullname: 'Meera S', ...(flags ? { data_model_flags: flags } : {}) }))
+    .access_token;
+};
+const open = async (viewport: ViewportName, token: string) => {
+  const { page, problems } = await newPage(browser, viewport);
+  await page.goto(`${proxy.url}/connect#token=${encodeURIComponent(token)}`);
+  await page.waitForSelector('#main:not([hidden]), #invalid:not([hidden])');
+  return { page, problems };
+};
+/** While `path` is held back, `selector` is disabled and busy, its status says so beside it; one request reached the server. */
+const oneBusyRequest = async (page: Page, selector: string, statusId: string, path: string, act: () => Promise<void>) => {
+  proxy.delay(`${API}${path}`, 1200);
+  const before = proxy.count(`POST ${API}${path}`);
+  await act();
+  await page.waitForSelector(`${selector}[aria-busy=true][disabled]`);
+  expect(await page.textContent(`#${statusId}`)).toMatch(/…$/);
+  expect(await inView(page, `#${statusId}`)).toBe(true);
+  await page.waitForSelector(`${selector}:not([aria-busy])`, { state: 'attached' });
+  proxy.delay(`${API}${path}`, 0);
+  expect(proxy.count(`POST ${API}${path}`) - before).toBe(1);
+};
 
+describe.skipIf(!haveChromium)('the Connect page: a double submit and a reopened approval', () => {
   it('a double submit of each step sends one request; a new link to the approved connection shows it read-only', async () => {
     const v = await vendor(app.ctx, 'Double Lender');
     const email = 'hr@double-co.example';
@@ -108,7 +110,9 @@ describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
       await again.page.context().close();
     }
   });
+});
 
+describe.skipIf(!haveChromium)('the Connect page: an established org proves and rejects; invalid links', () => {
   for (const viewport of ['desktop', 'phone'] as const) {
     it(`an established org: proof with the app key and secret, then reject after confirming (${viewport})`, async () => {
       const v = await vendor(app.ctx, `Quiet Insurer ${viewport}`);
@@ -217,7 +221,9 @@ describe.skipIf(!haveChromium)('the Connect page: decisions', () => {
       await page.context().close();
     });
   }
+});
 
+describe.skipIf(!haveChromium)('the Connect page: when no e-mail code can be sent', () => {
   describe('without SMTP (and no operator contact, sender or public URL configured)', () => {
     let bare: TestApp;
     beforeAll(async () => {

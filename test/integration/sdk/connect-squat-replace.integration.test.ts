@@ -22,95 +22,95 @@ const PROOF_FAILED = plain('Proof of control failed');
 const FLAGS = { detail_info_fields: { name: -1, pan: 1 }, ctc_details_fields: { ctc_basic: 1 } };
 type Sim = Awaited<ReturnType<typeof startSim>>;
 
-describe('squat-then-replace: setup-config revokes approvals resting on a Connect-entered configuration', () => {
-  let app: TestApp;
-  let second: SecondApi;
-  let simA: Sim;
-  let simB: Sim;
-  const credsA = { clientId: 'squatter', clientSecret: 'squatter-secret' };
-  const credsB = { clientId: 'acme-hr', clientSecret: 'acme-hr-secret-77aa' };
-  let attacker: Awaited<ReturnType<typeof f.vendor>>;
-  let accomplice: Awaited<ReturnType<typeof f.vendor>>;
-  let honest: Awaited<ReturnType<typeof f.vendor>>;
-  let employer: { org: { id: number; uuid: string; appKey: string; orgName: string }; appSecret: string; domain: string };
-  let n = 0;
+let app: TestApp;
+let second: SecondApi;
+let simA: Sim;
+let simB: Sim;
+const credsA = { clientId: 'squatter', clientSecret: 'squatter-secret' };
+const credsB = { clientId: 'acme-hr', clientSecret: 'acme-hr-secret-77aa' };
+let attacker: Awaited<ReturnType<typeof f.vendor>>;
+let accomplice: Awaited<ReturnType<typeof f.vendor>>;
+let honest: Awaited<ReturnType<typeof f.vendor>>;
+let employer: { org: { id: number; uuid: string; appKey: string; orgName: string }; appSecret: string; domain: string };
+let n = 0;
 
-  const hrmsBody = (sim: Sim, creds: { clientId: string; clientSecret: string }) => ({
-    hrms_id: 'reference',
-    access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+const hrmsBody = (sim: Sim, creds: { clientId: string; clientSecret: string }) => ({
+  hrms_id: 'reference',
+  access_credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
+});
+const tokenFor = async (v: { apiKey: string }) => {
+  const res = await call(`${app.url}/api/sdk/token/`, {
+    method: 'POST',
+    headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ fullname: 'Someone', email: `hr${++n}@${employer.domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
   });
-  const tokenFor = async (v: { apiKey: string }) => {
-    const res = await call(`${app.url}/api/sdk/token/`, {
-      method: 'POST',
-      headers: { authorization: v.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ fullname: 'Someone', email: `hr${++n}@${employer.domain}`, org_name: 'Whatever', data_model_flags: FLAGS }),
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.data.org_id).toBe(employer.org.uuid);
-    return res.body.data.access_token as string;
-  };
-  const connectionOf = async (vendorOrgId: number) =>
-    (
-      await dbQuery(
+  expect(res.status).toBe(200);
+  expect(res.body.data.org_id).toBe(employer.org.uuid);
+  return res.body.data.access_token as string;
+};
+const connectionOf = async (vendorOrgId: number) =>
+  (
+    await dbQuery(
+      app,
+      `select id, status, shared_data_points, not_shared_data_points, not_requested_data_points, approved_on_config_session
+     from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`,
+      [vendorOrgId, employer.org.id],
+    )
+  ).rows[0] as { id: string; status: string; approved_on_config_session: string | null };
+const read = (base: string, v: { apiKey: string; org: { uuid: string } }, employeeId: string) =>
+  call(`${base}/api/employee_details/${employeeId}?org=${employer.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
+const consent = (v: { apiKey: string }, employeeId: string) =>
+  call(`${app.url}/api/v1/employee/consent-data/`, {
+    method: 'POST',
+    headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      org: employer.org.uuid,
+      employee_id: employeeId,
+      consent_language: 'I agree.',
+      consent_timestamp: new Date().toISOString(),
+      consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
+  });
+const listing = async (v: { apiKey: string }) =>
+  (await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } })).body.data.find(
+    (e: { org_id: string }) => e.org_id === employer.org.uuid,
+  );
+const synced = (count: number, runs: number) =>
+  waitFor(
+    async () => {
+      const { rows } = await dbQuery(
         app,
-        `select id, status, shared_data_points, not_shared_data_points, not_requested_data_points, approved_on_config_session
-       from connections where vendor_org_id = $1 and client_org_id = $2 and status <> 'terminated'`,
-        [vendorOrgId, employer.org.id],
-      )
-    ).rows[0] as { id: string; status: string; approved_on_config_session: string | null };
-  const read = (base: string, v: { apiKey: string; org: { uuid: string } }, employeeId: string) =>
-    call(`${base}/api/employee_details/${employeeId}?org=${employer.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
-  const consent = (v: { apiKey: string }, employeeId: string) =>
-    call(`${app.url}/api/v1/employee/consent-data/`, {
-      method: 'POST',
-      headers: { authorization: v.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        org: employer.org.uuid,
-        employee_id: employeeId,
-        consent_language: 'I agree.',
-        consent_timestamp: new Date().toISOString(),
-        consent_expiry: new Date(Date.now() + 86_400_000).toISOString(),
-      }),
-    });
-  const listing = async (v: { apiKey: string }) =>
-    (await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } })).body.data.find(
-      (e: { org_id: string }) => e.org_id === employer.org.uuid,
-    );
-  const synced = (count: number, runs: number) =>
-    waitFor(
-      async () => {
-        const { rows } = await dbQuery(
-          app,
-          `select (select count(*)::int from employees where org_id = $1 and removed_at is null) as employees,
-              (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`,
-          [employer.org.id],
-        );
-        return rows[0].employees === count && rows[0].runs >= runs;
-      },
-      60_000,
-      200,
-    );
+        `select (select count(*)::int from employees where org_id = $1 and removed_at is null) as employees,
+            (select count(*)::int from sync_runs where org_id = $1 and status = 'succeeded') as runs`,
+        [employer.org.id],
+      );
+      return rows[0].employees === count && rows[0].runs >= runs;
+    },
+    60_000,
+    200,
+  );
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    // A long cache TTL in the second process: only the access-change announcement clears it in time.
-    second = await startSecondApi(app, { HRX_CONNECTION_CACHE_TTL_MS: '60000' });
-    simA = await startSim({ employees: 2, seed: 'squat', ...credsA });
-    simB = await startSim({ employees: 4, seed: 'acme', ...credsB });
-    attacker = await f.vendor(app.ctx, 'Squatting Lender');
-    accomplice = await f.vendor(app.ctx, 'Second Squatter');
-    honest = await f.vendor(app.ctx, 'Honest Lender');
-    const domain = `acme-${Date.now()}.example`;
-    const { org, appSecret } = await app.ctx.services.orgs.create({ name: 'Acme Brand New', vendor: false, client: true, domain });
-    employer = { org, appSecret, domain };
-  }, 120_000);
-  afterAll(async () => {
-    await second?.stop();
-    await simA?.close();
-    await simB?.close();
-    await app?.stop();
-  });
+beforeAll(async () => {
+  app = await startTestApp();
+  // A long cache TTL in the second process: only the access-change announcement clears it in time.
+  second = await startSecondApi(app, { HRX_CONNECTION_CACHE_TTL_MS: '60000' });
+  simA = await startSim({ employees: 2, seed: 'squat', ...credsA });
+  simB = await startSim({ employees: 4, seed: 'acme', ...credsB });
+  attacker = await f.vendor(app.ctx, 'Squatting Lender');
+  accomplice = await f.vendor(app.ctx, 'Second Squatter');
+  honest = await f.vendor(app.ctx, 'Honest Lender');
+  const domain = `acme-${Date.now()}.example`;
+  const { org, appSecret } = await app.ctx.services.orgs.create({ name: 'Acme Brand New', vendor: false, client: true, domain });
+  employer = { org, appSecret, domain };
+}, 120_000);
+afterAll(async () => {
+  await second?.stop();
+  await simA?.close();
+  await simB?.close();
+  await app?.stop();
+});
 
+describe('squat-then-replace: setup-config revokes approvals resting on a Connect-entered configuration', () => {
   it('squat, approve, replace: the squatters go back to pending and lose access everywhere at once', async () => {
     // 1. The squat: the attacker enters its own HRMS for the new org and approves.
     // (The attacker's token names an address it reads: decisions §8 "Establishing an org".)
@@ -188,7 +188,9 @@ describe('squat-then-replace: setup-config revokes approvals resting on a Connec
     expect(cfg.connect_session_id).toBeNull();
     expect((await storesOf(app).hrmsConfigs.load(employer.org.id))?.credentials.hrms_host).toBe(simB.url);
   }, 180_000);
+});
 
+describe('squat-then-replace: an approval racing the replacement', () => {
   it('an approval racing the replacement never outlives it: it waits for the row and is refused', async () => {
     const domain = `race-${Date.now()}.example`;
     const { org } = await app.ctx.services.orgs.create({ name: 'Acme Race', vendor: false, client: true, domain });

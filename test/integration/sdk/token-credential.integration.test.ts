@@ -182,7 +182,9 @@ describe('SDK token as a credential', () => {
     expect(decodeProtectedHeader(after.access_token).kid).not.toBe(decodeProtectedHeader(before.access_token).kid);
     expect((await view(await openSession(app.url, after.access_token))).status).toBe(200);
   });
+});
 
+describe('SDK token as a credential: sessions of two vendors', () => {
   describe('BOLA: two vendors, one employer', () => {
     let sa: TestSession;
     let sb: TestSession;
