@@ -386,19 +386,20 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       const c = await connections.findById(connectionId);
       if (!c || c.status === 'terminated') throw new AppError('NOT_FOUND');
       const event = c.status === to ? undefined : deps.events.connectionChanged(to, c);
-      if (to === 'approved' && c.status !== 'approved' && c.dataModelFlags) {
-        // Operator approval shares what was requested, required and optional alike.
-        const requested = requestedDataPoints(c.dataModelFlags);
-        const req = new Set(requested);
-        await connections.update(c.id, {
-          sharedDataPoints: requested,
-          notSharedDataPoints: [],
-          notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)),
-        });
-        await transition(c.id, [c.status], to, event);
-      } else {
-        await transition(c.id, [c.status], to, event);
-      }
+      // The shared points, the status and its event commit together.
+      await deps.transactor.transaction(async (tx) => {
+        if (to === 'approved' && c.status !== 'approved' && c.dataModelFlags) {
+          // Operator approval shares what was requested, required and optional alike.
+          const requested = requestedDataPoints(c.dataModelFlags);
+          const req = new Set(requested);
+          await connections.update(
+            c.id,
+            { sharedDataPoints: requested, notSharedDataPoints: [], notRequestedDataPoints: ALL_DATA_POINTS.filter((p) => !req.has(p)) },
+            tx,
+          );
+        }
+        if ((await connections.transition(c.id, [c.status], to, tx)) && event) await event.write(tx);
+      }, ONCE);
       await event?.dispatch();
       await deps.onAccessChange();
       if (to === 'approved' && c.status !== 'approved') await approved(c.clientOrgId);
