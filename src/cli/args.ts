@@ -37,7 +37,8 @@ export function numberValue(min: number, max: number): (v: string) => number {
 
 /**
  * Parser of a repeatable `key=value` option (`--variant`): adds the pair to `previous`. A value
- * reads as a number when numeric, as a boolean when `true`/`false`, else as text.
+ * reads as a number when numeric, as a boolean when `true`/`false`, else as text. Throws
+ * commander's InvalidArgumentError (a usage error naming the option) when there is no key.
  */
 export function keyValue(v: string, previous: Record<string, string | number | boolean> = {}): Record<string, string | number | boolean> {
   const at = v.indexOf('=');
