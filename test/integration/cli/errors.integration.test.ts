@@ -113,6 +113,24 @@ describe('hrx with a database that does not exist', () => {
   }, 60_000);
 });
 
+describe('hrx on a port that is taken', () => {
+  it('serve and hrms-sim name the port in use (exit 1)', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const serve = await runHrx(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+      expect(serve.code).toBe(1);
+      expect(oneLine(serve)).toBe(`hrx: port ${port} on 127.0.0.1 is in use (another hrx, or another program): stop it, or set PORT`);
+      const sim = await runHrx(['hrms-sim', '--port', String(port), '--employees', '1', '--client-id', 'a', '--client-secret', 'b'], env);
+      expect(sim.code).toBe(1);
+      expect(oneLine(sim)).toBe(`hrx: port ${port} on 127.0.0.1 is in use (another simulator, or another program): stop it, or choose --port`);
+    } finally {
+      await new Promise<void>((r) => taken.close(() => r()));
+    }
+  }, 60_000);
+});
+
 describe('hrx with PostgreSQL or Redis unreachable', () => {
   it('names which, prints no password, and gives up within 5 s of a run where both answer', async () => {
     // The same command with both services up: what starting and one query cost under this load.
