@@ -930,6 +930,11 @@ export interface components {
             is_international: boolean;
             salary_details_flag: boolean;
             application_connection_status: string;
+            /**
+             * Format: uuid
+             * @description The connection's id: what a V2 request's `connection_id` names.
+             */
+            connection_id: string;
         };
         /** @description The error envelope with the HTTP status repeated in `status`. */
         StatusError: {
