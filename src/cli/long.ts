@@ -99,7 +99,7 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     )
     .option(
       '--variant <key=value>',
-      "a product simulator: one of its switches for what the research left open, e.g. limitPerMinute=10 or dateFormat=dmy-slash (repeatable; each simulator's module comment in src/hrms/sim/<hrms_id>/ lists its own)",
+      "a product simulator: one of its switches for what the research left open, e.g. limitPerMinute=10 or dateFormat=dmy-slash (repeatable; each simulator's module comment in src/hrms/<hrms_id>/sim/ lists its own)",
       keyValue,
     )
     .addHelpText(

@@ -3,13 +3,13 @@
  * runs each). Each product's simulator lives in `sim/<hrms_id>/` and is listed here.
  */
 import type { DialectSimFactory } from './dialect';
-import { startKekaSim } from './keka/server';
-import { startReferenceDialect } from './reference-dialect';
-import { startZohoPeopleSim } from './zoho_people/server';
-import { startDarwinboxDialect } from './darwinbox';
-import { startBambooHrDialect } from './bamboohr';
-import { startGreythrSim } from './greythr/server';
-import { startPersonioSim } from './personio/server';
+import { startKekaSim } from '../keka/sim/server';
+import { startReferenceDialect } from '../reference/sim/index';
+import { startZohoPeopleSim } from '../zoho_people/sim/server';
+import { startDarwinboxDialect } from '../darwinbox/sim';
+import { startBambooHrDialect } from '../bamboohr/sim';
+import { startGreythrSim } from '../greythr/sim/server';
+import { startPersonioSim } from '../personio/sim/server';
 
 /** Every dialect simulator, in a stable order. */
 export const DIALECT_SIMS: ReadonlyMap<string, DialectSimFactory> = new Map<string, DialectSimFactory>([
