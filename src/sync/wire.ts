@@ -7,6 +7,7 @@ import type { Infra } from '../infra';
 import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
+import { syncBounds } from '../config';
 import { createHrmsBudgets } from '../ratelimit/hrms-budget';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
@@ -43,6 +44,7 @@ export function wireSync(
   const service = createSyncService({
     transactor: infra.syncTransactor,
     hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
+    bounds: syncBounds(config),
     lock,
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
