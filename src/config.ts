@@ -199,6 +199,15 @@ export const configSchema = z.object({
     .describe(
       "`1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved addresses: a local simulator, an HRMS on the operator's own network. `0` refuses them (SSRF guard).",
     ),
+  HRX_HRMS_LIVE_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30_000)
+    .default(3000)
+    .describe(
+      "Longest wait (ms) of a live read (`source=hrms`) for room in the HRMS tenant's request budget, and before its one retry; past it the read is `503 Service temporarily unavailable` with `Retry-After`.",
+    ),
   HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce
     .number()
     .int()

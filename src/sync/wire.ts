@@ -8,7 +8,6 @@ import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
 import { syncBounds } from '../config';
-import { createHrmsBudgets } from '../ratelimit/hrms-budget';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
 import { createSyncRunsService } from './runs-service';
@@ -57,8 +56,8 @@ export function wireSync(
     setSchedule: (orgId, every) => queue.setSchedule(orgId, every),
     events: deps.events,
     onRunEnd: (r) => deps.counters.syncRun(r),
-    // One budget per HRMS tenant, shared by every worker through Redis (decisions §14).
-    budgetFor: createHrmsBudgets({ redis: infra.requestRedis, prefix: infra.prefix }).budgetFor,
+    // One budget per HRMS tenant, shared by every worker through Redis, and by live reads (setup/wire.ts).
+    budgetFor: deps.hrmsConfigs.budgets.budgetFor,
   });
   const runs = createSyncRunsService({
     runs: store,
