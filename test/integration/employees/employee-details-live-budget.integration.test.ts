@@ -13,7 +13,7 @@ import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { storesOf } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import * as f from '../../support/factories';
-import { call, startTestApp, type TestApp } from '../../support/harness';
+import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 
 const KEKA = { requests: 50, windowMs: 60_000 };
 /** Keka's 50 less the fifth kept for syncs. */
@@ -104,4 +104,25 @@ describe('live reads within the HRMS tenant budget', () => {
     expect(sim.stats().maxInWindow).toBeLessThanOrEqual(KEKA.requests);
     expect(sim.stats().throttled).toBe(0);
   }, 120_000);
+
+  it("an HRMS still throttling after the read's retry: 503 with its Retry-After, not a 500", async () => {
+    const creds = { clientId: 'live-429-client', clientSecret: 'live-429-secret' };
+    const sim = await startSim({ employees: 5, seed: 'live-429', ...creds });
+    try {
+      const c = await f.client(app.ctx);
+      await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true, consentRequired: false });
+      await f.hrmsAt(app.ctx, c.org.id, sim, creds);
+      sim.control.set({ rate429: 1, retryAfterSec: 1 });
+      const res = await read(c.org.uuid, 'EMP00001');
+      expectError(res, 503, plain('Service temporarily unavailable'));
+      expect(res.headers.get('retry-after')).toBe('1');
+      // The read and its one retry (after the HRMS's Retry-After, held off for every worker too).
+      expect(sim.control.stats().served429).toBe(2);
+      sim.control.set({ rate429: 0 });
+      await new Promise((r) => setTimeout(r, 1100)); // the hold-off the 429 set
+      expect((await read(c.org.uuid, 'EMP00001')).status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
 });
