@@ -14,7 +14,8 @@
  * worker waits it out instead of hammering.
  *
  * Redis unavailable: `take` keeps waiting (polling every second) rather than letting requests
- * through uncounted; the sync's own Redis-held lock fails the run meanwhile anyway.
+ * through uncounted; the sync's own Redis-held lock fails the run meanwhile anyway. A bounded
+ * take (a live read's) throws `BudgetWaitExceeded` at once instead.
  *
  * Live reads (`source=hrms`) count in the same log under a lower cap (`liveReadLimit`), so
  * they never take the part of the window kept for syncs, and wait at most `maxWaitMs`
@@ -113,6 +114,9 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
             try {
               waitMs = Number(await redis.hrxBudgetTake(log, hold, requests, windowMs, randomBytes(8).toString('hex')));
             } catch {
+              // A bounded caller (a live read) is answered now rather than after polling a Redis
+              // that is away: such a request is a 503 at once (docs/behaviour.md "Dependencies down").
+              if (opts.maxWaitMs !== undefined) throw new BudgetWaitExceeded(pollMs);
               waitMs = pollMs;
             }
             if (waitMs <= 0) return;

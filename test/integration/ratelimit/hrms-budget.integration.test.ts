@@ -129,4 +129,17 @@ describe('live reads on a tenant budget (docs/behaviour.md "Live reads and the H
     await budget.take();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
   });
+
+  it('with Redis away, a live read is refused at once (never let through uncounted, never left polling)', async () => {
+    const away = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    opened.push(away);
+    const budget = createHrmsBudgets({ redis: away, prefix, pollMs: 1000 }).budgetFor('keka', 'https://away.keka.com', limit, { maxWaitMs: 3000 });
+    const t0 = Date.now();
+    const err = await budget.take().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(BudgetWaitExceeded);
+    expect(Date.now() - t0).toBeLessThan(500);
+  });
 });
