@@ -8,6 +8,8 @@
  * PostgreSQL. Each test uses a simulator of its own (one tenant, one budget) within one minute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JSONWebKeySet } from 'jose';
+import { buildEncryptedRequest } from '../../../src/crypto/jose/client';
 import { DIALECT_SIMS } from '../../../src/hrms/sim/dialects';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { storesOf } from '../../support/db';
@@ -20,48 +22,48 @@ const KEKA = { requests: 50, windowMs: 60_000 };
 const LIVE = 40;
 const WAIT_MS = 1500;
 
+let app: TestApp;
+const sims: DialectSim[] = [];
+let v: Awaited<ReturnType<typeof f.vendor>>;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false, env: { HRX_SYNC_BATCH_SIZE: '20', HRX_HRMS_LIVE_WAIT_MS: String(WAIT_MS) } });
+  v = await f.vendor(app.ctx);
+});
+afterAll(async () => {
+  for (const s of sims) await s.close();
+  await app?.stop();
+});
+
+/** A client org on a Keka simulator of its own, with a live-source connection to the vendor. */
+async function liveOrg(seed: string) {
+  const sim = await DIALECT_SIMS.get('keka')!({ employees: 30, seed });
+  sims.push(sim);
+  const c = await f.client(app.ctx);
+  await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true, consentRequired: false });
+  await app.ctx.syncQueue.queue.drain(true); // the approval's sync: this test runs its own
+  const setup = sim.setup();
+  await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId: 'keka', credentials: setup.access_credentials, apiConfigs: setup.api_configs });
+  sim.resetStats();
+  return { sim, c, ids: sim.employeeIds() };
+}
+
+const read = (org: string, id: string) =>
+  call(`${app.url}/api/employee_details/${id}?org=${org}&vendor_org=${v.org.uuid}&source=hrms`, { headers: { username: v.apiKey } });
+
+/** Live reads one after the other until one is refused (at most `max`): the 200s, the refusal and how long it took. */
+async function readUntilRefused(org: string, ids: string[], max = 60) {
+  let ok = 0;
+  for (let i = 0; i < max; i++) {
+    const started = Date.now();
+    const res = await read(org, ids[i % ids.length]!);
+    if (res.status !== 200) return { ok, refused: res, ms: Date.now() - started };
+    ok += 1;
+  }
+  throw new Error(`${max} live reads and none refused`);
+}
+
 describe('live reads within the HRMS tenant budget', () => {
-  let app: TestApp;
-  const sims: DialectSim[] = [];
-  let v: Awaited<ReturnType<typeof f.vendor>>;
-
-  beforeAll(async () => {
-    app = await startTestApp({ worker: false, env: { HRX_SYNC_BATCH_SIZE: '20', HRX_HRMS_LIVE_WAIT_MS: String(WAIT_MS) } });
-    v = await f.vendor(app.ctx);
-  });
-  afterAll(async () => {
-    for (const s of sims) await s.close();
-    await app?.stop();
-  });
-
-  /** A client org on a Keka simulator of its own, with a live-source connection to the vendor. */
-  async function liveOrg(seed: string) {
-    const sim = await DIALECT_SIMS.get('keka')!({ employees: 30, seed });
-    sims.push(sim);
-    const c = await f.client(app.ctx);
-    await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true, consentRequired: false });
-    await app.ctx.syncQueue.queue.drain(true); // the approval's sync: this test runs its own
-    const setup = sim.setup();
-    await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId: 'keka', credentials: setup.access_credentials, apiConfigs: setup.api_configs });
-    sim.resetStats();
-    return { sim, c, ids: sim.employeeIds() };
-  }
-
-  const read = (org: string, id: string) =>
-    call(`${app.url}/api/employee_details/${id}?org=${org}&vendor_org=${v.org.uuid}&source=hrms`, { headers: { username: v.apiKey } });
-
-  /** Live reads one after the other until one is refused (at most `max`): the 200s, the refusal and how long it took. */
-  async function readUntilRefused(org: string, ids: string[], max = 60) {
-    let ok = 0;
-    for (let i = 0; i < max; i++) {
-      const started = Date.now();
-      const res = await read(org, ids[i % ids.length]!);
-      if (res.status !== 200) return { ok, refused: res, ms: Date.now() - started };
-      ok += 1;
-    }
-    throw new Error(`${max} live reads and none refused`);
-  }
-
   it('N+1 live reads in one window: the HRMS gets at most the live part of its budget, the next read is 503 with Retry-After', async () => {
     const { sim, c, ids } = await liveOrg('live-budget-reads');
     const { ok, refused, ms } = await readUntilRefused(c.org.uuid, ids);
@@ -124,5 +126,37 @@ describe('live reads within the HRMS tenant budget', () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe('V2 live reads within the same budget', () => {
+  it('POST /api/external/employee/ with source hrms: 503 with Retry-After once the live part of the budget is spent', async () => {
+    const { sim, c, ids } = await liveOrg('live-budget-v2');
+    const v2 = await f.v2Vendor(app.ctx);
+    const conn = await f.connection(app.ctx, v2.org.uuid, c.org.uuid, { liveSource: true, consentRequired: false });
+    const jwks = (await call(`${app.url}/.well-known/jwks.json`)).body as JSONWebKeySet;
+    const v2Read = async (employeeId: string) =>
+      call(`${app.url}/api/external/employee/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: v2.authorization },
+        body: JSON.stringify({
+          encrypted_payload: await buildEncryptedRequest({
+            connectionId: conn.id,
+            employeeId,
+            source: 'hrms',
+            vendorPrivateKey: v2.privateKey,
+            vendorKid: v2.kid,
+            servicePublicJwk: jwks.keys.find((k) => k.use === 'enc')!,
+          }),
+        }),
+      });
+    expect((await v2Read(ids[0]!)).status).toBe(200);
+    await readUntilRefused(c.org.uuid, ids);
+    const before = sim.stats().requests;
+    const res = await v2Read(ids[1]!);
+    expectError(res, 503, plain('Service temporarily unavailable'));
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(sim.stats().requests).toBe(before);
+    expect(sim.stats().requests).toBeLessThanOrEqual(LIVE);
   });
 });
