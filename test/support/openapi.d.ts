@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * One employee of a client org, masked and filtered to what the connection shares.
-         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
+         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`), within the HRMS's request budget shared with the employer's syncs (no room within `HRX_HRMS_LIVE_WAIT_MS`: `503 Service temporarily unavailable` with `Retry-After`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
          */
         get: operations["getEmployeeDetails"];
         put?: never;
