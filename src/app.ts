@@ -84,25 +84,29 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     revocations: ctx.apiKeyRevocations,
     cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
-  // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
-  const limiter =
-    config.HRX_RATE_LIMIT_PER_MINUTE > 0
+  // decisions §11; a limit of 0: no limiter, no Redis call on any request.
+  const limiterOf = (limit: number) =>
+    limit > 0
       ? createRateLimiter({
           redis: ctx.requestRedis,
           prefix: config.HRX_REDIS_PREFIX,
-          limit: config.HRX_RATE_LIMIT_PER_MINUTE,
+          limit,
           windowMs: config.HRX_RATE_LIMIT_WINDOW_MS,
           log: ctx.log,
           // A Redis that does not answer costs a request at most this before the per-process fallback.
           timeoutMs: 300,
         })
       : undefined;
+  const limiter = limiterOf(config.HRX_RATE_LIMIT_PER_MINUTE);
+  // docs/limits.md "Rate limits": each Connect session has a bucket of its own, smaller than a key's.
+  const connectLimiter = limiterOf(config.HRX_CONNECT_RATE_LIMIT_PER_MINUTE);
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,
     maxBodyBytes: config.HRX_MAX_BODY_BYTES,
     authenticate,
     trustProxy: config.HRX_TRUST_PROXY,
     limiter,
+    connectLimiter,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
     observe: (o) => metrics.observe(o),

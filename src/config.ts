@@ -122,6 +122,13 @@ export const configSchema = z.object({
     .max(1e12)
     .default(600)
     .describe('Requests per API key or V2 Basic credential per window, shared by every API process; `0` disables the limit.'),
+  HRX_CONNECT_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1e9)
+    .default(120)
+    .describe('Requests per Connect session per window (a bucket of its own, keyed by the session), shared by every API process; `0` disables the limit.'),
   HRX_RATE_LIMIT_WINDOW_MS: z.coerce
     .number()
     .int()

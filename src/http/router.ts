@@ -160,6 +160,11 @@ export interface RouterOptions {
    * the body is read; absent: no limit.
    */
   limiter?: RateLimiter | undefined;
+  /**
+   * The Connect session's own rate limit (docs/limits.md "Rate limits"), asked like `limiter`
+   * with the session id as the credential; absent: none.
+   */
+  connectLimiter?: RateLimiter | undefined;
   /** Take the source address from `X-Forwarded-For` (`HRX_TRUST_PROXY`, auth/source.ts). */
   trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
@@ -276,8 +281,10 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     // A Connect-session route's handler is typed to get the session's grant (PrincipalFor).
     if (def.credential === 'connectSession' && !principal?.connect) throw new AppError('AUTH_INVALID');
     // Only authenticated requests are counted: a failed authentication threw above.
-    if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
-      const decision = await opts.limiter.take(principal.credentialId);
+    const limiter = def.credential === 'connectSession' ? opts.connectLimiter : THROTTLED_CREDENTIALS.has(def.credential) ? opts.limiter : undefined;
+    if (principal && limiter) {
+      // A session's bucket is named apart from the keys' (`connect:<session id>`).
+      const decision = await limiter.take(def.credential === 'connectSession' ? `connect:${principal.credentialId}` : principal.credentialId);
       if (!decision.allowed) {
         seen.throttled = 'requests';
         const seconds = decision.retryAfterSec;

@@ -21,6 +21,7 @@ import { requestSplit, type ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { HrmsError } from '../hrms/connector';
 import type { OrgService } from '../orgs/service';
 import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
 import type { Mailer } from '../mail/mailer';
@@ -78,6 +79,14 @@ export interface ConnectFlowDeps {
   operator: { name: string; contact: string | null };
 }
 
+/**
+ * Whether `err` is the setup service's refusal because the HRMS refused the credentials (its
+ * `auth` kind, a product's own second key included), as opposed to a host it could not reach.
+ */
+function refusedByHrms(err: unknown): err is AppError {
+  return err instanceof AppError && err.cause instanceof HrmsError && err.cause.kind === 'auth';
+}
+
 /** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
 function presentedJti(token: string): string {
   try {
@@ -114,30 +123,43 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   }
 
   /**
-   * Runs one proof `check` under the lock policy: refused unchecked while locked; a false check
-   * counts a failure. Throws PROOF_FAILED, or what `check` throws (then nothing is counted).
+   * Runs one `check` under the lock policy (reserved before it runs, so parallel attempts cannot
+   * pass the limit): refused unchecked while the pair is locked (PROOF_FAILED); a `failed`
+   * outcome counts a failure, `proven`/`configured` clear the count. What `check` throws is
+   * rethrown, and the attempt given back (audited `error`, not counted).
    */
+  async function attempt(
+    p: ConnectPrincipal,
+    method: 'hrms' | 'app_credentials' | 'email',
+    meta: RequestMeta,
+    check: () => Promise<'proven' | 'configured' | 'failed'>,
+  ): Promise<'proven' | 'configured' | 'failed'> {
+    const g = p.connect;
+    const base = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
+    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
+      await sessions.audit({ ...base, outcome: 'locked' });
+      throw new AppError('PROOF_FAILED');
+    }
+    let outcome: 'proven' | 'configured' | 'failed';
+    try {
+      outcome = await check();
+    } catch (err) {
+      await sessions.finishAttempt({ ...base, outcome: 'error' }, PROOF_LOCK);
+      throw err;
+    }
+    await sessions.finishAttempt({ ...base, outcome }, PROOF_LOCK);
+    return outcome;
+  }
+
+  /** A proof `check` under the lock policy ({@link attempt}). Throws PROOF_FAILED (false or locked), or what `check` throws. */
   async function prove(
     p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
     check: () => Promise<boolean>,
   ): Promise<{ proven: true }> {
-    const g = p.connect;
-    const attempt = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
-    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
-      await sessions.audit({ ...attempt, outcome: 'locked' });
-      throw new AppError('PROOF_FAILED');
-    }
-    let ok: boolean;
-    try {
-      ok = await check();
-    } catch (err) {
-      await sessions.finishAttempt({ ...attempt, outcome: 'error' }, PROOF_LOCK);
-      throw err;
-    }
-    await sessions.finishAttempt({ ...attempt, outcome: ok ? 'proven' : 'failed' }, PROOF_LOCK);
-    deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, method, proven: ok }, 'connect: proof of control');
+    const ok = (await attempt(p, method, meta, async () => ((await check()) ? 'proven' : 'failed'))) === 'proven';
+    deps.log.info({ clientOrgId: p.orgId, connectionId: p.connect.connectionId, method, proven: ok }, 'connect: proof of control');
     if (!ok) throw new AppError('PROOF_FAILED');
     return { proven: true };
   }
@@ -257,8 +279,11 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /**
      * The HRMS step: a new org's credentials are checked and stored (the setup service, atomic
      * with the "not established" check) once this session verified its e-mail; for an established
-     * org it is proof (a), compared and never stored. Throws 409 (decided), PROOF_FAILED (wrong or
-     * locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's 400s.
+     * org it is proof (a), compared and never stored. Either way it is one attempt under the
+     * pair's lock (docs/connect.md "Lockout"): credentials the HRMS refuses count a failure, and
+     * once the pair is locked the HRMS is not called at all. Throws 409 (decided), PROOF_FAILED
+     * (wrong or locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's
+     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted).
      */
     async hrms(p: ConnectPrincipal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
       const g = p.connect;
@@ -269,13 +294,31 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       // decisions §8 "Establishing an org": a new org's first configuration needs the e-mail verified.
       if (!(await established(p.orgId)) && !(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
-      const out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
-      if ('stored' in out) {
-        await audit(p, 'hrms', 'configured', meta);
+      // What the check saw besides its outcome: the stored configuration, or the HRMS's refusal (its 400).
+      const seen: { stored?: SetupConfigResult; refused?: AppError } = {};
+      const outcome = await attempt(p, 'hrms', meta, async () => {
+        let out: Awaited<ReturnType<SetupService['connectHrms']>>;
+        try {
+          out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
+        } catch (err) {
+          if (!refusedByHrms(err)) throw err;
+          seen.refused = err;
+          return 'failed';
+        }
+        if ('stored' in out) {
+          seen.stored = out.stored;
+          return 'configured';
+        }
+        return (await deps.setup.proveHrms(p.orgId, input)) ? 'proven' : 'failed';
+      });
+      if (seen.stored) {
         deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');
-        return out.stored;
+        return seen.stored;
       }
-      return prove(p, 'hrms', meta, () => deps.setup.proveHrms(p.orgId, input));
+      deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, method: 'hrms', proven: outcome === 'proven' }, 'connect: proof of control');
+      if (seen.refused) throw seen.refused;
+      if (outcome !== 'proven') throw new AppError('PROOF_FAILED');
+      return { proven: true };
     },
 
     /**

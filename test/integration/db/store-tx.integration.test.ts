@@ -114,8 +114,12 @@ describe('stores in a caller transaction', () => {
     const expiresAt = new Date(Date.now() + 60_000);
     await s.sdk.issue({ jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id, issuedAt: new Date(), expiresAt }, tx);
     const session = await s.connect.createSession({ secret: randomBytes(16).toString('hex'), jti, connectionId: conn.id, expiresAt }, tx);
-    const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50 };
-    const code = await s.codes.create({ sessionId: session!, clientOrgId: client.id, codeHash: randomBytes(32) }, policy, tx);
+    const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50, maxPerRecipientHour: 50, maxPerVendorHour: 50 };
+    const code = await s.codes.create(
+      { sessionId: session!, clientOrgId: client.id, vendorOrgId: vendor.id, codeHash: randomBytes(32), recipientHash: randomBytes(32) },
+      policy,
+      tx,
+    );
     expect((await s.codes.current(session!, policy, tx))?.id).toBe('id' in code ? code.id : 'none');
     return { vendor, client, made: made.org, keyHash, user, username, conn, run };
   }
