@@ -108,7 +108,7 @@ export class KekaSim extends DialectSimBase {
       this.core.counters.authFailures++;
       throw new Reply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
-    return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url);
+    return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url, req.headers.host);
   }
 
   private token(form: URLSearchParams): Reply {
@@ -154,7 +154,8 @@ export class KekaSim extends DialectSimBase {
     return json(200, { succeeded: true, message: '', errors: [], data: renderKekaEmployee(i, this.book.employee(i), this.render) });
   }
 
-  private list(url: URL): Reply {
+  /** One page of the list; its page links are absolute on the host the client asked (`Host`), as Keka's are on its own. */
+  private list(url: URL, host: string | undefined): Reply {
     const q = url.searchParams;
     const int = (name: string, dflt: number): number => {
       const raw = q.get(name);
@@ -199,7 +200,7 @@ export class KekaSim extends DialectSimBase {
     const totalPages = Math.ceil(matching.length / pageSize);
     const data = matching.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((i) => renderKekaEmployee(i, this.book.employee(i), this.render));
     const link = (n: number): string => {
-      const u = new URL(`${this.url}${LIST_PATH}?${q.toString()}`);
+      const u = new URL(`${host && /^[\w.:-]+$/.test(host) ? `http://${host}` : this.url}${LIST_PATH}?${q.toString()}`);
       u.searchParams.set('pageNumber', String(n));
       u.searchParams.set('pageSize', String(pageSize));
       return this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'relative' ? u.pathname + u.search : u.href;
