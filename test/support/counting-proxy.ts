@@ -50,7 +50,13 @@ export async function startCountingProxy(target: string, options: { keepHost?: b
     const sent: Buffer[] = [];
     req.on('data', (c: Buffer) => sent.push(c));
     const upstream = request(
-      { host: base.hostname, port: base.port, method: req.method, path: req.url, headers: { ...req.headers, host: options.keepHost ? req.headers.host : base.host } },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: options.keepHost ? req.headers.host : base.host },
+      },
       (up) => {
         // The answer is read here (recorded) and written on when `send` runs, so a delayed
         // answer loses no chunk that arrived before it was let through.

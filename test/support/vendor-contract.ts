@@ -21,7 +21,6 @@ import type { RecordedExchange } from './counting-proxy';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const DOC_ID = 'urn:hrx:vendor-description';
 
 /** A parameter of an operation, its `$ref` resolved. */
@@ -54,7 +53,7 @@ function rebase(node: unknown): unknown {
 function basePath(server: unknown): string {
   const s = isObj(server) ? server : {};
   const vars = isObj(s.variables) ? s.variables : {};
-  const url = String(s.url ?? '/').replace(/\{(\w+)\}/g, (_, v: string) => {
+  const url = (typeof s.url === 'string' ? s.url : '/').replace(/\{(\w+)\}/g, (_, v: string) => {
     const d = vars[v];
     return isObj(d) && typeof d.default === 'string' ? d.default : 'x';
   });
@@ -99,7 +98,10 @@ export class VendorDescription {
     if (v(value)) return undefined;
     return (v.errors ?? [])
       .slice(0, 5)
-      .map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+      .map(
+        (e) =>
+          `${e.instancePath || '/'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+      )
       .join('; ');
   }
 
@@ -202,7 +204,8 @@ export class VendorDescription {
     if (!isObj(media)) return [`request content type \`${type || 'none'}\`; the operation takes ${Object.keys(content).join(', ')}`];
     let value: unknown;
     try {
-      value = type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(ex.body.toString('utf8'))) : JSON.parse(ex.body.toString('utf8'));
+      value =
+        type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(ex.body.toString('utf8'))) : JSON.parse(ex.body.toString('utf8'));
     } catch {
       return ['request body is not valid JSON'];
     }

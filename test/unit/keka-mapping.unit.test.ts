@@ -69,8 +69,8 @@ describe('kekaEnum', () => {
     expect(c.warnings).toEqual([]);
   });
 
-  it("has no default labels but group type 1, and overrides replace a field's table", () => {
-    expect(kekaLabels(undefined)).toEqual({ groupType: { 1: 'department' } });
+  it("has no default labels (Keka's description names none of its numbers), and overrides replace a field's table", () => {
+    expect(kekaLabels(undefined)).toEqual({});
     expect(kekaLabels({ groupType: { 7: 'costCenter' }, gender: { 0: 'Male' } })).toEqual({ groupType: { 7: 'costCenter' }, gender: { 0: 'Male' } });
   });
 });
@@ -127,16 +127,26 @@ describe('mapKekaEmployee', () => {
       status: 'Active',
       designation: 'Senior Accountant',
       grade: 'L4',
-      department: 'Finance',
       manager: 'Ravi Kumar Rao',
       managerEmail: 'boss@acme.in',
       managerEmail2: 'big@acme.in',
-      nationality: 'Indian',
       jobLocation: { city: 'Pune' },
       currentAddress: { addressLine: 'Flat 301, Baner', addressCity: 'Pune', addressState: 'Maharashtra', addressPincode: '411045', addressCountry: 'IN' },
     });
     expect(r.employeeMetadata).toEqual({ marriageDate: undefined });
-    for (const k of ['gender', 'maritalStatus', 'bloodGroup', 'employmentType', 'groupName', 'costCenter', 'fatherName', 'personalEmail'] as const)
+    // No group is a department by default, and nationality is no field of Keka's EmployeeProfile.
+    for (const k of [
+      'gender',
+      'maritalStatus',
+      'bloodGroup',
+      'employmentType',
+      'department',
+      'groupName',
+      'costCenter',
+      'fatherName',
+      'personalEmail',
+      'nationality',
+    ] as const)
       expect(r[k], k).toBeUndefined();
     expect(r.dependentDetails).toEqual([
       { name: 'Mohan Iyer', relation: undefined, dob: '1960-01-01', email: undefined, gender: undefined, mobileNumber: '9876543210', profession: 'Retired' },

@@ -150,7 +150,10 @@ function salaryOf(attr: unknown, intervalAttr: unknown, warn: FieldWarner): Part
   if (salary === undefined) return undefined;
   const currency = isObj(attr) ? text(attr.currency)?.toUpperCase() : undefined;
   if (currency !== 'INR') {
-    warn('fix_salary', currency && /^[A-Z]{3}$/.test(currency) ? `salary left empty: fix_salary is in ${currency}, not INR` : 'salary left empty: fix_salary names no currency');
+    warn(
+      'fix_salary',
+      currency && /^[A-Z]{3}$/.test(currency) ? `salary left empty: fix_salary is in ${currency}, not INR` : 'salary left empty: fix_salary names no currency',
+    );
     return undefined;
   }
   const interval = text(valueOf(intervalAttr))?.toLowerCase();

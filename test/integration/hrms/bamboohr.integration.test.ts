@@ -71,11 +71,10 @@ describe('bamboohr: auth and paging', () => {
     expect((await fetch(`${s.url}/api/v1/employees?page%5Blimit%5D=1`, { headers: { authorization: `Basic ${auth}` } })).status).toBe(401);
   });
 
-  for (const variants of [
-    { prefix: 'gateway' },
-    { supervisorFormat: 'last-first' },
-    { restrictedFields: 'homeEmail,birthDate,employmentStatus' },
-  ] as Record<string, string | boolean>[]) {
+  for (const variants of [{ prefix: 'gateway' }, { supervisorFormat: 'last-first' }, { restrictedFields: 'homeEmail,birthDate,employmentStatus' }] as Record<
+    string,
+    string | boolean
+  >[]) {
     it(`maps ${JSON.stringify(variants)} to the ground truth`, async () => {
       const s = await start(120, variants);
       expect(norm((await pagesOf(connect(s))).flatMap((p) => p.employees))).toEqual(norm(s.expected()));

@@ -50,7 +50,7 @@ const PRODUCTS: Product[] = [
     definition: KEKA_DEFINITION,
     start: startKekaSim,
     description: spec('keka/openapi/rules.yaml'),
-    operations: ['Authentication_getAccessToken', 'Employees_getAll', 'Employees_getById'],
+    operations: ['Authentication_getAccessToken', 'Employees_getAll'],
   },
   {
     definition: PERSONIO_DEFINITION,
@@ -94,7 +94,8 @@ describe('vendor contract: each connector speaks its vendor description, each si
       const connector = (s = good) => p.definition.create({ credentials: s.access_credentials, apiConfigs: s.api_configs }, opts);
 
       await expect(connector(wrong).verifyCredentials()).rejects.toMatchObject({ kind: 'auth' });
-      expect(description.checkAll(proxy.exchanges.splice(0))).toEqual(p.outsideOnWrongCredentials ?? []);
+      const refused = proxy.exchanges.splice(0);
+      expect(description.checkAll(refused)).toEqual(p.outsideOnWrongCredentials ?? []);
       await connector().verifyCredentials();
       const full = await listAll(connector());
       expect([...byId(full.employees).keys()].sort()).toEqual(sim.employeeIds().sort());
@@ -114,7 +115,7 @@ describe('vendor contract: each connector speaks its vendor description, each si
       const exchanges = proxy.exchanges;
       expect(exchanges.length).toBeGreaterThan(3);
       expect(description.checkAll(exchanges)).toEqual([]);
-      expect(description.operations(exchanges)).toEqual(expect.arrayContaining(p.operations));
+      expect(description.operations([...refused, ...exchanges])).toEqual(expect.arrayContaining(p.operations));
     });
   }
 });
@@ -136,6 +137,8 @@ describe('vendor contract: the checker reports what a description forbids', () =
     expect(description.check(read!).filter((x) => x.includes('security'))).toEqual([]);
     // A request the description has no operation for, and an answer status it does not describe.
     expect(description.check({ ...read!, method: 'DELETE' })).toEqual(['DELETE /api/v1/employees/1: no operation in the description']);
-    expect(description.check({ ...read!, status: 204 })).toContain('GET /api/v1/employees/1: answer status 204 is not described (described: 200, 400, 403, 404)');
+    expect(description.check({ ...read!, status: 204 })).toContain(
+      'GET /api/v1/employees/1: answer status 204 is not described (described: 200, 400, 403, 404)',
+    );
   });
 });

@@ -12,9 +12,10 @@
  * - Throttling: more than `limit` (50) data requests in a fixed `windowMs` (60 s) window → 429
  *   with `rateLimitExceeded`, `Retry-After` only with the `retryAfter` variant.
  *
- * Variants (research `?` made switches): `windowMs`, `limit`, `retryAfter` (false), `tokenTtlSec`
- * (86400), `dateFormat` (`iso` | `isoZ` | `istInstant` | `date`), `zeroDates` (true: empty dates
- * as `0001-01-01T00:00:00`), `listsRelievedByDefault` (true: the unfiltered listing includes
+ * Answers follow Keka's published description (keka/openapi/rules.yaml); the research's other
+ * shapes stay switches. Variants: `windowMs`, `limit`, `retryAfter` (false), `tokenTtlSec`
+ * (86400), `dateFormat` (`isoZ` default, the description's date-time; `iso` | `istInstant` |
+ * `date`), `zeroDates` (false; true: empty dates as `0001-01-01T00:00:00`), `listsRelievedByDefault` (true: the unfiltered listing includes
  * relieved employees), `pageSizeOver200` (`clamp` | `error`), `nextPage` (`absolute` |
  * `relative` | `absent`), `labels` (JSON: the tenant's enumeration codes), `hrxKnowsLabels`
  * (false: `expected()` as hrx stores it without `enumLabels`; true: with the matching tables),
@@ -28,8 +29,8 @@ import type { DialectSimFactory, DialectSimOptions } from '../dialect';
 import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../kit';
 import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
 
-/** What hrx knows of Keka's codes without `enumLabels` (its documented default: group type 1 = department). */
-const HRX_DEFAULT_KNOWN = { groupType: { 1: 'department' } };
+/** What hrx knows of Keka's codes without `enumLabels`: nothing (Keka's description names none of its numbers). */
+const HRX_DEFAULT_KNOWN = {};
 const LIST_PATH = '/api/v1/hris/employees';
 
 /** A running Keka simulator. */
@@ -52,8 +53,9 @@ export class KekaSim extends DialectSimBase {
     this.render = {
       seed: opts.seed,
       labels: this.labelTable,
-      dateFormat: this.variants.oneOf('dateFormat', KEKA_DATE_FORMATS, 'iso'),
-      zeroDates: this.variants.bool('zeroDates', true),
+      // Keka's description: `format: date-time` (RFC 3339, with an offset) and nullable dates.
+      dateFormat: this.variants.oneOf('dateFormat', KEKA_DATE_FORMATS, 'isoZ'),
+      zeroDates: this.variants.bool('zeroDates', false),
     };
     // Read every other switch now, so a bad one fails at start.
     for (const [name, dflt] of [

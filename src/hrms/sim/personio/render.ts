@@ -154,7 +154,12 @@ export function v1Employee(i: number, e: NativeEmployee, manager: NativeEmployee
       'supervisor',
     ),
     fix_salary: {
-      ...wrap('Fix salary', salary === undefined ? null : shape.salaryInterval === 'yearly' ? salary : Math.round((salary / 12) * 100) / 100, 'decimal', 'fix_salary'),
+      ...wrap(
+        'Fix salary',
+        salary === undefined ? null : shape.salaryInterval === 'yearly' ? salary : Math.round((salary / 12) * 100) / 100,
+        'decimal',
+        'fix_salary',
+      ),
       currency: shape.salaryCurrency,
     },
     fix_salary_interval: wrap('Salary interval', salary === undefined ? null : shape.salaryInterval, 'standard', 'fix_salary_interval'),
