@@ -54,7 +54,13 @@ function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
  * schema (scripts/docs/generate.ts), and a unit test fails when that file is stale.
  */
 export const configSchema = z.object({
-  DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL. Unset: an embedded PostgreSQL under `HRX_DATA_DIR` (demo and trials only).'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'PostgreSQL URL. The database must exist: hrx never creates one, and a name that does not exist is an error naming it (`createdb NAME` first). Unset: an embedded PostgreSQL under `HRX_DATA_DIR` (demo and trials only), whose `hrx` database hrx creates.',
+    ),
   HRX_DB_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/)
