@@ -3,7 +3,16 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { HrmsError } from '../../src/hrms/connector';
 import { warnOnce } from '../../src/hrms/decode';
-import { kekaDate, kekaEnum, kekaLabels, mapKekaEmployee, type KekaMappingContext } from '../../src/hrms/keka/mapping';
+import {
+  KEKA_DEFINED_CODES,
+  kekaDate,
+  kekaEnum,
+  kekaEnumLabelProblems,
+  kekaLabels,
+  mapKekaEmployee,
+  type KekaMappingContext,
+} from '../../src/hrms/keka/mapping';
+import { simLabels } from '../../src/hrms/sim/keka/render';
 
 function ctx(enumLabels?: Record<string, Record<string, string>>): KekaMappingContext & { warnings: string[] } {
   const warnings: string[] = [];
@@ -190,5 +199,17 @@ describe('mapKekaEmployee', () => {
     } catch (e) {
       expect((e as Error).message).not.toContain('secret');
     }
+  });
+});
+
+describe("Keka's defined codes", () => {
+  it('the label tables and the simulator take only the numbers the description defines for each enumeration', () => {
+    expect(KEKA_DEFINED_CODES).toEqual({ gender: 3, maritalStatus: 2, bloodGroup: 17, workerType: 2, timeType: 2, relationType: 7, groupType: 9 });
+    expect(kekaEnumLabelProblems({ gender: { 3: 'Other', 4: 'Male' }, groupType: { 9: 'department', 10: 'groupName' } })).toEqual([
+      { field: 'access_credentials.enum_labels.gender.4', message: 'not a code keka defines (0 to 3)' },
+      { field: 'access_credentials.enum_labels.groupType.10', message: 'not a code keka defines (0 to 9)' },
+    ]);
+    expect(() => simLabels(JSON.stringify({ gender: { M: 7 } }))).toThrow('variant labels: gender.M is not a code Keka defines');
+    expect(simLabels(JSON.stringify({ maritalStatus: { DIVORCED: 2 } })).maritalStatus.DIVORCED).toBe(2);
   });
 });

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import type { NativeAddress, NativeEmployee } from '../data';
 import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../kit';
+import { KEKA_DEFINED_CODES } from '../../keka/mapping';
 
 /**
  * The simulated tenant's enumeration codes (Keka publishes none, research `?`): which number the
@@ -42,7 +43,14 @@ export const DEFAULT_KEKA_SIM_LABELS: KekaSimLabels = {
   employmentStatus: { working: 0, relieved: 1 },
 };
 
-/** `DEFAULT_KEKA_SIM_LABELS` with `json`'s tables merged in; a malformed value is a `RangeError`. */
+/** The largest code Keka's description defines per table (keka/openapi/rules.yaml; `EmploymentStatus` K:9767: 0, 1). */
+const MAX_CODE: Readonly<Record<keyof KekaSimLabels, number>> = { ...KEKA_DEFINED_CODES, employmentStatus: 1 };
+
+/**
+ * `DEFAULT_KEKA_SIM_LABELS` with `json`'s tables merged in; a malformed value, or a code Keka's
+ * description does not define for that table (the simulator answers only what it describes), is
+ * a `RangeError`.
+ */
 export function simLabels(json: string | undefined): KekaSimLabels {
   if (json === undefined) return DEFAULT_KEKA_SIM_LABELS;
   let parsed: unknown;
@@ -59,6 +67,7 @@ export function simLabels(json: string | undefined): KekaSimLabels {
     for (const [k, v] of Object.entries(codes)) {
       if (!Object.hasOwn(target, k) || typeof v !== 'number' || !Number.isInteger(v))
         throw new RangeError(`variant labels: ${table}.${k} must be a known key with an integer`);
+      if (v < 0 || v > MAX_CODE[table as keyof KekaSimLabels]) throw new RangeError(`variant labels: ${table}.${k} is not a code Keka defines`);
       target[k] = v;
     }
   }
