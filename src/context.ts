@@ -91,6 +91,9 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     services: {
       orgs: orgs.service,
       connections: connections.service,
+      /** The operator's lists (`hrx org list`, `hrx connection list`). */
+      orgList: orgs.listing,
+      connectionList: connections.listing,
       employees: employees.service,
       employeeUpdates: employees.updates,
       accessLog: employees.accessLog,

@@ -5,6 +5,8 @@ import type { SyncLock } from '../sync/lock';
 import type { SyncQueue } from '../sync/queue';
 import type { EventService } from '../events/service';
 import type { ConnectionAccessCache } from './access-cache';
+import { createConnectionListStore } from './list-store';
+import { createConnectionListing } from './list-service';
 import { createConnectionService } from './service';
 import { createConnectionStore, type ConnectionStore } from './store';
 
@@ -47,7 +49,9 @@ export function wireConnections(
     syncNow: (orgId) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, 'approval')),
     events: deps.events,
   });
-  return { service, store: deps.store };
+  // The operator's list (`hrx connection list`).
+  const listing = createConnectionListing({ list: createConnectionListStore(infra.db.orm), orgs: deps.orgs });
+  return { service, store: deps.store, listing };
 }
 
 /** `lock` whose release never throws nor blocks (bounded by `afterCommit`). */

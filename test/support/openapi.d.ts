@@ -694,7 +694,7 @@ export interface components {
             grant_type: string;
             /** Format: uri */
             hrms_host: string;
-            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; docs/hrms/keka.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
+            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
             enum_labels?: {
                 [key: string]: {
                     [key: string]: string;
@@ -930,6 +930,11 @@ export interface components {
             is_international: boolean;
             salary_details_flag: boolean;
             application_connection_status: string;
+            /**
+             * Format: uuid
+             * @description The connection's id: what a V2 request's `connection_id` names.
+             */
+            connection_id: string;
         };
         /** @description The error envelope with the HTTP status repeated in `status`. */
         StatusError: {

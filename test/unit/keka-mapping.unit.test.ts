@@ -12,7 +12,7 @@ import {
   mapKekaEmployee,
   type KekaMappingContext,
 } from '../../src/hrms/keka/mapping';
-import { simLabels } from '../../src/hrms/sim/keka/render';
+import { simLabels } from '../../src/hrms/keka/sim/render';
 
 function ctx(enumLabels?: Record<string, Record<string, string>>): KekaMappingContext & { warnings: string[] } {
   const warnings: string[] = [];

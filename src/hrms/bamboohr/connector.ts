@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `bamboohr` (docs/hrms/bamboohr.md "The published description"):
+ * Connector for `hrms_id` `bamboohr` (src/hrms/bamboohr/README.md "The published description"):
  * every request is one BambooHR's own OpenAPI description (`openapi/public.yaml`, "Y:<line>")
  * allows with the API key, i.e. an operation whose security lists `basic`.
  *

@@ -1,5 +1,5 @@
 /**
- * BambooHR employee -> hrx `PartialEmployeeRecord` (docs/hrms/bamboohr.md "The published
+ * BambooHR employee -> hrx `PartialEmployeeRecord` (src/hrms/bamboohr/README.md "The published
  * description"; docs/hrms/connectors.md "The vendor's published API is the authority").
  *
  * Source: BambooHR's own OpenAPI 3.1 description, committed as `openapi/public.yaml` (its

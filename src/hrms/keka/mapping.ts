@@ -1,6 +1,6 @@
 /**
  * Keka employee (`GET /api/v1/hris/employees`, `EmployeeProfile`) → hrx `PartialEmployeeRecord`
- * (docs/hrms/keka.md "The published description").
+ * (src/hrms/keka/README.md "The published description").
  *
  * Source: Keka's OpenAPI description as generated into github `konfig-sdks/keka-hr-java-sdk`
  * (`api/openapi.yaml`; the rules hrx checks are hand-encoded in `openapi/rules.yaml`, "K:<line>"

@@ -1,5 +1,5 @@
 /**
- * Personio → hrx mapping table (docs/hrms/personio.md). v1 employees carry every attribute
+ * Personio → hrx mapping table (src/hrms/personio/README.md). v1 employees carry every attribute
  * wrapped in `{label, value, type, universal_id}`; "P:<line>" is a line of Personio's
  * `personio-personnel-data-api-oa3.yaml`, whose rules hrx checks are in `openapi/rules.yaml`; v2 splits a person (`GET /v2/persons`) from its employments
  * (`GET /v2/persons/{id}/employments`, https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments).

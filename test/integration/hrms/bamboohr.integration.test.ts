@@ -1,5 +1,5 @@
 /**
- * BambooHR's quirks (docs/hrms/bamboohr.md; its published description in
+ * BambooHR's quirks (src/hrms/bamboohr/README.md; its published description in
  * src/hrms/bamboohr/openapi/): the bamboohr connector against the BambooHR simulator over real
  * HTTP on 127.0.0.1 (no mocks, no database). Each request checked against the description:
  * vendor-contract.integration.test.ts.
@@ -9,7 +9,7 @@ import { HrmsError, type ConnectorOptions, type EmployeePage, type HrmsConnector
 import { createBambooHrConnector } from '../../../src/hrms/bamboohr/connector';
 import { BAMBOOHR_DEFINITION } from '../../../src/hrms/bamboohr/definition';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
-import { startBambooHrSim, type BambooHrSim } from '../../../src/hrms/sim/bamboohr';
+import { startBambooHrSim, type BambooHrSim } from '../../../src/hrms/bamboohr/sim';
 import { listAll } from '../../support/dialect';
 
 const fast: ConnectorOptions = { pageSize: 100, retries: 5, minRetryDelayMs: 2, maxRetryDelayMs: 2_000, timeoutMs: 5_000 };

@@ -15,9 +15,9 @@ import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain
 import { BAMBOOHR_DEFINITION } from '../../../src/hrms/bamboohr/definition';
 import { KEKA_DEFINITION } from '../../../src/hrms/keka/definition';
 import { PERSONIO_DEFINITION } from '../../../src/hrms/personio/definition';
-import { startBambooHrSim } from '../../../src/hrms/sim/bamboohr';
-import { startKekaSim } from '../../../src/hrms/sim/keka/server';
-import { startPersonioSim } from '../../../src/hrms/sim/personio/server';
+import { startBambooHrSim } from '../../../src/hrms/bamboohr/sim';
+import { startKekaSim } from '../../../src/hrms/keka/sim/server';
+import { startPersonioSim } from '../../../src/hrms/personio/sim/server';
 import type { DialectSim, DialectSimFactory } from '../../../src/hrms/sim/dialect';
 import { startCountingProxy, type CountingProxy } from '../../support/counting-proxy';
 import { VendorDescription } from '../../support/vendor-contract';
@@ -57,7 +57,7 @@ const PRODUCTS: Product[] = [
     start: startPersonioSim,
     description: spec('personio/openapi/rules.yaml'),
     operations: ['POST /auth', 'GET /company/employees', 'GET /company/employees/{employee_id}'],
-    // Credentials v1 refuses are tried on Personio's API v2 (docs/hrms/personio.md), which these
+    // Credentials v1 refuses are tried on Personio's API v2 (src/hrms/personio/README.md), which these
     // v1 description files do not cover.
     outsideOnWrongCredentials: ['POST /v2/auth/token: no operation in the description'],
   },
