@@ -14,7 +14,9 @@
  *   Y:8512-8590, `basic` allowed at Y:8585; "includes all employees regardless of status"), the whole
  *   company in one answer, read as a stream (`dataset-stream.ts`) and yielded `pageSize`
  *   employees at a time. Cursor: `report:<employees already yielded>` (a resumed listing asks again
- *   and skips them). `GET /v1/employees` (list-employees) is not used: it accepts OAuth only
+ *   and skips them). The description marks the report deprecated for the Datasets API
+ *   (`POST /v1/datasets/{datasetName}`, Y:2662-2722, `basic` allowed too, its own field names):
+ *   moving to it is left for later. `GET /v1/employees` (list-employees) is not used: it accepts OAuth only
  *   (Y:4934-4949) and its `fields` names 27 fields (`EmployeeOptionalField`, Y:14368).
  * - Incremental: `GET /v1/employees/changed?since=<ISO 8601>`: `Deleted` ids are `removedIds`;
  *   inserted and updated ones are read `pageSize` at a time through the custom report with
