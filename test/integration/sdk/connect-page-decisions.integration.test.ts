@@ -116,14 +116,14 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
   for (const viewport of ['desktop', 'phone'] as const) {
     it(`an established org: proof with the app key and secret, then reject after confirming (${viewport})`, async () => {
       const v = await vendor(app.ctx, `Quiet Insurer ${viewport}`);
-      const employer = await client(app.ctx, `Established ${viewport} Co`);
+      const employer = await client(app.ctx, `Established ${viewport} Co`, `established-${viewport}.example`);
       await storesOf(app).hrmsConfigs.save({
         orgId: employer.org.id,
         hrmsId: 'reference',
         apiConfigs: [],
         credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
       });
-      const { page, problems } = await open(viewport, await tokenFor(v, `hr.${viewport}@gmail.com`, `established ${viewport} co`));
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr@established-${viewport}.example`, `established ${viewport} co`));
       expect(await page.textContent('#hrms-title')).toBe(`Prove that you manage Established ${viewport} Co`);
       expect(await page.isHidden('#step-email')).toBe(true);
       expect(await page.textContent('#n-purpose')).toBe(`Quiet Insurer ${viewport} has not said what it uses this data for. Ask them before you approve.`);
@@ -176,14 +176,14 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
 
     it(`five wrong proofs lock approving; the vendor ends the connection: the ended view (${viewport})`, async () => {
       const v = await vendor(app.ctx, `Locked Lender ${viewport}`);
-      const employer = await client(app.ctx, `Locked ${viewport} Co`);
+      const employer = await client(app.ctx, `Locked ${viewport} Co`, `locked-${viewport}.example`);
       await storesOf(app).hrmsConfigs.save({
         orgId: employer.org.id,
         hrmsId: 'reference',
         apiConfigs: [],
         credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
       });
-      const { page, problems } = await open(viewport, await tokenFor(v, `hr.locked.${viewport}@gmail.com`, `locked ${viewport} co`));
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr@locked-${viewport}.example`, `locked ${viewport} co`));
       // Without HRX_OPERATOR_CONTACT, the footer links the sender address of HRX_SMTP_FROM.
       expect(await page.getAttribute('#operator-contact', 'href')).toBe('mailto:no-reply@hrx.test');
       for (let i = 0; i < 5 && !/locked until/.test((await page.textContent('#decide-note')) ?? ''); i++) {
