@@ -3069,6 +3069,7 @@ export interface operations {
                             email_verification: {
                                 required: boolean;
                                 available: boolean;
+                                establishes: boolean;
                                 verified: boolean;
                                 sent_to: string;
                                 code_expires_at: string | null;
