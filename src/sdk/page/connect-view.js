@@ -175,9 +175,9 @@ function sync() {
         org() +
         "'s own e-mail domain. Ask " +
         view.notice.operator_name +
-        ' to approve this connection for you, or enter the application key and secret hrx gave ' +
+        ' to approve this connection for you, or, if hrx gave ' +
         org() +
-        ' below.'
+        ' an application key and secret, enter them below.'
       : org() +
         ' is not yet connected to hrx, and this service cannot send e-mail, so ' +
         org() +
