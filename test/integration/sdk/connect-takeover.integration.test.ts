@@ -226,4 +226,13 @@ describe('the legitimate paths to a new org still approve', () => {
     expect((await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] })).body.data.status).toBe('approved');
     expect((await dbQuery(app, `select count(*)::int as n from hrms_configs where org_id = $1`, [acme.id])).rows[0].n).toBe(0);
   });
+
+  it('proof (b), then the HRMS step: the first configuration stored, approved', async () => {
+    const acme = await operatorOrg('Acme Proven Co', 'acme-proven.example');
+    const s = await openSession(app.url, (await issue(lender, { email: 'it@acme-proven.example', org_name: 'Acme' })).token);
+    expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(realSim, realCreds)), 400, VERIFY_FIRST);
+    expect((await connectCall(app.url, s, 'proof/', { app_key: acme.org.appKey, app_secret: acme.appSecret })).status).toBe(200);
+    expect((await connectCall(app.url, s, 'hrms/', hrmsBody(realSim, realCreds))).body.data).toMatchObject({ org_id: acme.uuid, hrms_id: 'reference' });
+    expect((await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] })).body.data.status).toBe('approved');
+  });
 });
