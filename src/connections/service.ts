@@ -134,11 +134,7 @@ const STATUS_LABEL: Record<ConnectionStatus, string> = {
   terminated: 'Terminated',
 };
 
-/**
- * A vendor's entry of `row`. Until the HR admin approves, the client org is no business of the
- * vendor's: its HRMS and when it last synced stay `NOT AVAILABLE` (a vendor that asked for a
- * token naming any employer learns nothing of it; docs/api.md "Vendor connections").
- */
+/** A vendor's entry of `row`: before approval no HRMS and no last sync (docs/api.md "Vendor connections"). */
 function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
   const c = row.connection;
   const { shared, notShared, notRequested } = dataPointLists(c);
