@@ -29,6 +29,7 @@ import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './conn
 import { listsOf, sessionView, type ConnectHrmsProduct, type ConnectSession, type DataPointLists } from './connect-view';
 import type { EmailCodeStore } from './email-code-store';
 import { createEmailVerification, emailNeeded, EMAIL_CODE_POLICY } from './email-verify';
+import { codeCannotEstablish, codeEstablishes } from './establish-rule';
 import type { SdkStore, SdkTokenView } from './store';
 
 export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
@@ -170,10 +171,17 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
    * or a configuration from setup-config (squat-then-replace, decisions §8).
    */
-  async function mayApprove(p: ConnectPrincipal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
+  async function mayApprove(
+    p: ConnectPrincipal,
+    g: ConnectGrant,
+  ): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-owner' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
-    if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
+    if (!state.hasConfig && !state.hasEmployees) {
+      // docs/connect.md "What an e-mail code can set up": proof (b) approves a new org, which stays without a configuration.
+      if (session?.proofMethod === 'app_credentials') return { yes: { configSession: null } };
+      return (await codeMayEstablish(p, g)) ? 'needs-hrms' : 'needs-owner';
+    }
     if (!session?.provenAt && enteredBy !== g.sessionId) return 'needs-proof';
     return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
   }
@@ -183,6 +191,17 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return state.hasConfig || state.hasEmployees;
   };
   const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
+  const provenByApp = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.proofMethod === 'app_credentials';
+  /** Whether the token's address is on the org's own e-mail domain (./establish-rule.ts). */
+  async function codeMayEstablish(p: ConnectPrincipal, g: ConnectGrant): Promise<boolean> {
+    const [org, user] = await Promise.all([deps.orgs.byId(p.orgId), deps.store.findUser(g.userId)]);
+    return org !== null && user !== null && codeEstablishes(org, user.email);
+  }
+  /** The e-mail step of a new org that no code can set up: 400 before any code is sent or checked. */
+  async function codeAllowed(p: ConnectPrincipal): Promise<void> {
+    await pendingConnection(p.connect);
+    if (!(await established(p.orgId)) && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish();
+  }
   const email = createEmailVerification(
     {
       pendingConnection,
@@ -265,6 +284,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         products: [...deps.products],
         configured,
         established: state.hasConfig || state.hasEmployees,
+        codeEstablishes: codeEstablishes(org, user.email),
         entered: enteredBy === g.sessionId,
         session,
         lockedUntil,
@@ -275,6 +295,10 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     },
 
     ...email,
+    /** See `sendEmailCode` of ./email-verify.ts; also VALIDATION `email` when no code can set this org up (./establish-rule.ts). */
+    sendEmailCode: async (p: ConnectPrincipal, meta: RequestMeta) => (await codeAllowed(p), email.sendEmailCode(p, meta)),
+    /** See `verifyEmail` of ./email-verify.ts; also VALIDATION `email` when no code can set this org up (./establish-rule.ts). */
+    verifyEmail: async (p: ConnectPrincipal, code: string, meta: RequestMeta) => (await codeAllowed(p), email.verifyEmail(p, code, meta)),
 
     /**
      * The HRMS step: a new org's credentials are checked and stored (the setup service, atomic
@@ -292,8 +316,12 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         await audit(p, 'hrms', 'locked', meta);
         throw new AppError('PROOF_FAILED');
       }
-      // decisions §8 "Establishing an org": a new org's first configuration needs the e-mail verified.
-      if (!(await established(p.orgId)) && !(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
+      // A new org's first configuration needs the e-mail verified, on the org's own domain, or proof (b)
+      // (docs/connect.md "What an e-mail code can set up").
+      if (!(await established(p.orgId)) && !(await provenByApp(g.sessionId))) {
+        if (!(await codeMayEstablish(p, g))) throw codeCannotEstablish();
+        if (!(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
+      }
       // What the check saw besides its outcome: the stored configuration, or the HRMS's refusal (its 400).
       const seen: { stored?: SetupConfigResult; refused?: AppError } = {};
       const outcome = await attempt(p, 'hrms', meta, async () => {
@@ -357,6 +385,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const may = await mayApprove(p, g);
       if (may === 'needs-hrms') throw AppError.validation([{ field: 'hrms', message: 'enter the HRMS credentials before approving' }]);
+      if (may === 'needs-owner') throw codeCannotEstablish();
       if (may === 'needs-proof') {
         await audit(p, 'approve', 'refused', meta);
         throw new AppError('PROOF_FAILED');

@@ -91,6 +91,7 @@ const sessionSchema = z.strictObject({
   email_verification: z.strictObject({
     required: z.boolean(),
     available: z.boolean(),
+    establishes: z.boolean(),
     verified: z.boolean(),
     sent_to: z.string(),
     code_expires_at: z.string().nullable(),

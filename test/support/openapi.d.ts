@@ -3074,6 +3074,7 @@ export interface operations {
                             email_verification: {
                                 required: boolean;
                                 available: boolean;
+                                establishes: boolean;
                                 verified: boolean;
                                 sent_to: string;
                                 code_expires_at: string | null;

@@ -6,7 +6,11 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 
+/** How an org was made: by the operator, or by an SDK token's rule (e-mail domain, org name, `remote_org_id`). */
+export type OrgCreatedVia = 'operator' | 'email_domain' | 'name' | 'remote_org_id';
+
 /** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
+
 export class Org {
   id!: number;
   uuid!: string;
@@ -29,6 +33,10 @@ export class Org {
   isVendor = false;
   brandName: string | null = null;
   remoteOrgId: string | null = null;
+  /** The vendor whose SDK token first used `remoteOrgId`: that id names this org for that vendor only (docs/connect.md). */
+  remoteOrgVendorId: number | null = null;
+  /** How the org was made (docs/connect.md "Which org a token names"): the name rule finds only its own. */
+  createdVia: OrgCreatedVia = 'operator';
   hrms: string | null = null;
   /** A vendor's purpose, shown to the HR admin on the Connect page (decisions §8); set by `hrx org update`. */
   purpose: string | null = null;
@@ -62,6 +70,8 @@ export const OrgSchema = new EntitySchema<Org>({
     isVendor: { type: 'boolean' },
     brandName: { type: 'text', nullable: true },
     remoteOrgId: { type: 'text', nullable: true },
+    remoteOrgVendorId: { type: 'integer', nullable: true },
+    createdVia: { type: 'text' },
     hrms: { type: 'text', nullable: true },
     purpose: { type: 'text', nullable: true },
     privacyUrl: { type: 'text', nullable: true },

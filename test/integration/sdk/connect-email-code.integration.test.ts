@@ -103,9 +103,9 @@ describe('POST /api/sdk/connect/email-code/', () => {
   });
 
   it('is refused for an established org (proof of control is asked there), and without the session cookie', async () => {
-    const employer = await f.client(app.ctx, 'Mailed Established');
+    const employer = await app.ctx.services.orgs.create({ name: 'Mailed Established', vendor: false, client: true, domain: 'mailed-established.example' });
     const v = await f.vendor(app.ctx);
-    const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org, { email: 'hr@gmail.com', org_name: 'mailed established' })).access_token);
+    const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org, { email: 'hr@mailed-established.example' })).access_token);
     await f.employees(app.ctx, employer.org.id, [{ employeeId: 'M1' }]);
     expectError(await connectCall(app.url, s, 'email-code/', undefined), 400, invalid('email', 'not needed: this organisation is already set up'));
     expect((await connectCall(app.url, s, '')).body.data.email_verification).toMatchObject({ required: false, verified: false });
