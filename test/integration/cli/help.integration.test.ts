@@ -41,7 +41,7 @@ const KNOWN: Record<string, string[]> = {
     '(default: 100)',
     '(default: "127.0.0.1")',
     '--client-id <id> the client_id hrx must present (required with --dialect reference)',
-    '--dialect <hrms_id> which HRMS to simulate (choices: "reference", "keka", "zoho_people", "darwinbox", "bamboohr", "greythr", "personio", default: "reference")',
+    '--dialect <hrms_id> which HRMS to simulate (choices: "reference", "keka", "zoho_people", "greythr", "darwinbox", "bamboohr", "personio", default: "reference")',
   ],
   'org update': ['<uuid>', '--purpose <text>', '--privacy-url <url>', '--json'],
   'service-keys rotate': ['(default: 24)'],
