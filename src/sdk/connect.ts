@@ -150,7 +150,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    */
   async function mayApprove(p: ConnectPrincipal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
-    if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
+    if (!state.established) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
     if (!session?.provenAt && enteredBy !== g.sessionId) return 'needs-proof';
     return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
@@ -158,7 +158,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
 
   const established = async (orgId: number) => {
     const state = await deps.setup.establishment(orgId);
-    return state.hasConfig || state.hasEmployees;
+    return state.established;
   };
   const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
   const email = createEmailVerification(
@@ -242,7 +242,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         supported: deps.supportedHrms,
         products: [...deps.products],
         configured,
-        established: state.hasConfig || state.hasEmployees,
+        established: state.established,
         entered: enteredBy === g.sessionId,
         session,
         lockedUntil,
