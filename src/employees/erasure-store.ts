@@ -22,6 +22,7 @@ import { consentStatementAad } from '../consent/store';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { ERASED_STATEMENT_PREFIX, statementDigest, tombstoneHash } from '../crypto/tombstone';
 import { queryableOf, type Tx } from '../db/tx';
+import { scrubEmployeeEvents } from '../events/store';
 import { canonicalEmployeeId } from './employee-id';
 
 /** The deleted row of an erased employee: store id and `employeeId` (for `employee.removed`). */
@@ -50,6 +51,11 @@ export interface ErasureStore {
    * Returns how many records it rewrote.
    */
   digestConsentStatements(orgId: number, employeeId: string, tx: Tx): Promise<number>;
+  /**
+   * Deletes or rewrites every outbox event of org `orgId` that names `employeeId` (events/store.ts
+   * `scrubEmployeeEvents`: their deliveries and attempts go with them); returns how many.
+   */
+  scrubEvents(orgId: number, employeeId: string, tx: Tx): Promise<number>;
   /** Writes the tombstone of `employeeId` (current key); returns its `erased_at` (the database's now). */
   addTombstone(orgId: number, employeeId: string, tx: Tx): Promise<Date>;
   /** Removes the tombstones of `employeeIds` (under every key): the employer posted them again. */
@@ -126,6 +132,9 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
         rows.map((r) => statementDigest(current, cipher.decrypt(r.consent_language_enc, consentStatementAad(r.id)))),
       ]);
       return rows.length;
+    },
+    async scrubEvents(orgId, employeeId, tx) {
+      return scrubEmployeeEvents(await queryableOf(pool, tx), [{ orgId, employeeId: canonicalEmployeeId(employeeId) }]);
     },
     async addTombstone(orgId, employeeId, tx) {
       const res = await (

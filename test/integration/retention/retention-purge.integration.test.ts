@@ -152,8 +152,8 @@ describe('retention purge at 30 days: the boundary', () => {
     await consent('k-gone-revoked-31', 'GONE', at(`+ interval '1 day'`), at(`- interval '31 days'`));
     await consent('k-removed-31-expired-31', 'REMOVED-31', at(`- interval '31 days'`));
     // A batch of 2 rows a statement: the purge goes on until a batch comes back short.
-    const service = createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 30, removedDays: 30, log: app.ctx.log, batch: 2 });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1 });
+    const service = createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 30, removedDays: 30, eventDays: 30, log: app.ctx.log, batch: 2 });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1, events: 0 });
     expect(await left()).toStrictEqual({
       audit: ['audit-29'],
       proof: ['proof-29'],
@@ -161,6 +161,6 @@ describe('retention purge at 30 days: the boundary', () => {
       employees: ['LIVE', 'REMOVED-29'],
       tombstones: 0,
     });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0 });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0, events: 0 });
   });
 });
