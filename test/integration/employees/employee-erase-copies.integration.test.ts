@@ -37,11 +37,9 @@ const update = (body: unknown) => post('/api/webhook/v1/employee/update/', body,
 /** The outbox's events naming `employeeId` anywhere in their payload: type and the employees listed. */
 const eventsNaming = async (employeeId: string) =>
   (
-    await dbQuery(
-      app,
-      `select type, payload::text as body from events where position($1 in payload::text) > 0 order by created_at, id`,
-      [JSON.stringify(employeeId)],
-    )
+    await dbQuery(app, `select type, payload::text as body from events where position($1 in payload::text) > 0 order by created_at, id`, [
+      JSON.stringify(employeeId),
+    ])
   ).rows as { type: string; body: string }[];
 const purge = () =>
   createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 400, removedDays: 30, eventDays: 30, log: app.ctx.log }).purge();
@@ -83,7 +81,14 @@ afterAll(async () => {
 
 describe('every copy: erasure, delivery and the retention purge leave the id only in consent and audit records', () => {
   it('before: the outbox names the employee (so the checks after can fail)', async () => {
-    expect((await update([{ employeeId: ERASED, name: 'Ira Erased' }, { employeeId: KEPT, name: 'Kabir Kept' }])).status).toBe(200);
+    expect(
+      (
+        await update([
+          { employeeId: ERASED, name: 'Ira Erased' },
+          { employeeId: KEPT, name: 'Kabir Kept' },
+        ])
+      ).status,
+    ).toBe(200);
     const now = Date.now();
     const consent = {
       org: c.org.uuid,
@@ -110,8 +115,12 @@ describe('every copy: erasure, delivery and the retention purge leave the id onl
     expect(JSON.parse(removed!.body).data.employees.map((x: { employee_id: string }) => x.employee_id)).toStrictEqual([ERASED]);
     await waitFor(
       async () =>
-        (await dbQuery(app, `select count(*)::int as n from event_deliveries d join events e on e.id = d.event_id where e.type = 'employee.removed' and d.status = 'delivered'`))
-          .rows[0].n === 1,
+        (
+          await dbQuery(
+            app,
+            `select count(*)::int as n from event_deliveries d join events e on e.id = d.event_id where e.type = 'employee.removed' and d.status = 'delivered'`,
+          )
+        ).rows[0].n === 1,
     );
   });
 

@@ -3,7 +3,8 @@
  * an org whose only tie to hrx was employees posted through the update webhook (no HRMS
  * configuration) erases them all through the erasure webhook; a vendor's Connect flow for it then
  * still asks for proof of control (`proof.required`), and the vendor's own HRMS in the HRMS step
- * is `403 Proof of control failed`, storing nothing. The control: an org that never had an
+ * is `403 Proof of control failed`, storing nothing. Likewise for employees a sync wrote, and for
+ * an org whose HRMS configuration is gone (the mark is set with the first configuration). The control: an org that never had an
  * employee or a configuration is new (no proof asked, the e-mail code instead).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,21 @@ describe('established for good: erasing every employee does not make an org new'
     expectError(await connectCall(app.url, s, 'hrms/', evilHrms()), 403, plain('Proof of control failed'));
     expectError(await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] }), 403, plain('Proof of control failed'));
     expect(await configs(employer.org.id)).toBe(0);
+  });
+
+  it('the same for employees a sync wrote (the sync store), and for an HRMS configuration since replaced by none', async () => {
+    const synced = await newEmployer('synced');
+    await f.employees(app.ctx, synced.org.id, [{ employeeId: 'S1' }]);
+    expect((await post('/api/webhook/v1/employee/erase/', { employee_id: 'S1' }, f.appBasic(synced))).status).toBe(200);
+    const configured = await newEmployer('configured');
+    await f.hrmsAt(app.ctx, configured.org.id, evilSim, evilCreds);
+    await dbQuery(app, `delete from hrms_configs where org_id = $1`, [configured.org.id]);
+    for (const employer of [synced, configured]) {
+      const s = await sessionFor(employer);
+      expect((await connectCall(app.url, s, '')).body.data.proof).toStrictEqual({ required: true, proven: false });
+      expectError(await connectCall(app.url, s, 'hrms/', evilHrms()), 403, plain('Proof of control failed'));
+      expect(await configs(employer.org.id)).toBe(0);
+    }
   });
 
   it('the control: an org that never had an employee or a configuration is new', async () => {

@@ -71,7 +71,8 @@ const history = (id: string) =>
   call(`${app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=${encodeURIComponent(id)}`, { headers: { authorization: v.apiKey } });
 const accessLog = (id: string) =>
   call(`${app.url}/api/webhook/v1/employee/access-log/?employee_id=${encodeURIComponent(id)}`, { headers: { authorization: f.appBasic(c) } });
-const rowsNamed = async (id: string) => (await dbQuery(app, `select count(*)::int as n from employees where org_id = $1 and employee_id = $2`, [c.org.id, id])).rows[0].n;
+const rowsNamed = async (id: string) =>
+  (await dbQuery(app, `select count(*)::int as n from employees where org_id = $1 and employee_id = $2`, [c.org.id, id])).rows[0].n;
 
 beforeAll(async () => {
   app = await startTestApp({ worker: false });
@@ -98,7 +99,8 @@ describe('one employee id before erasure: every spelling finds the employee', ()
       expect({ id, status: plainRead.status, employeeId: plainRead.body.data?.employeeId }).toStrictEqual({ id, status: 200, employeeId: ID });
       const liveRead = await read(id, true);
       expect({ id, status: liveRead.status, employeeId: liveRead.body.data?.employeeId }).toStrictEqual({ id, status: 200, employeeId: ID });
-      for (const source of ['db', 'hrms'] as const) expect({ id, source, status: (await readV2(id, source)).status }).toStrictEqual({ id, source, status: 200 });
+      for (const source of ['db', 'hrms'] as const)
+        expect({ id, source, status: (await readV2(id, source)).status }).toStrictEqual({ id, source, status: 200 });
     }
     // Every read was audited under the one id: the access log by any spelling is the same list.
     const canonical = (await accessLog(ID)).body.data;

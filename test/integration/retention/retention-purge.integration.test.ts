@@ -155,7 +155,14 @@ describe('retention purge at 30 days: the boundary', () => {
     await consent('k-gone-revoked-31', 'GONE', at(`+ interval '1 day'`), at(`- interval '31 days'`));
     await consent('k-removed-31-expired-31', 'REMOVED-31', at(`- interval '31 days'`));
     // A batch of 2 rows a statement: the purge goes on until a batch comes back short.
-    const service = createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 30, removedDays: 30, eventDays: 30, log: app.ctx.log, batch: 2 });
+    const service = createRetentionService({
+      store: createRetentionStore(testPool(app)),
+      auditDays: 30,
+      removedDays: 30,
+      eventDays: 30,
+      log: app.ctx.log,
+      batch: 2,
+    });
     expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1, events: 0 });
     expect(await left()).toStrictEqual({
       audit: ['audit-29'],
@@ -197,7 +204,14 @@ describe('retention purge of the event outbox', () => {
     await event('recent-delivered', 'employee.updated', '29 days', 'delivered');
     await event('removed-delivered', 'employee.removed', '1 minute', 'delivered');
     await event('removed-pending', 'employee.removed', '1 minute', 'pending');
-    const service = createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 30, removedDays: 30, eventDays: 30, log: app.ctx.log, batch: 2 });
+    const service = createRetentionService({
+      store: createRetentionStore(testPool(app)),
+      auditDays: 30,
+      removedDays: 30,
+      eventDays: 30,
+      log: app.ctx.log,
+      batch: 2,
+    });
     expect((await service.purge()).events).toBe(5);
     expect(await col(`select id from events`)).toStrictEqual(['old-pending', 'recent-delivered', 'removed-pending']);
     // Their deliveries and attempts went with them.
