@@ -350,20 +350,31 @@ export function createEventStore(orm: MikroORM) {
  * `keepPendingRemovals`: leave an `employee.removed` event that still has a delivery pending (the
  * removal notice of a purged employee goes out first; `PURGE_ENDED_EVENTS_SQL` takes it once
  * delivered); false rewrites or deletes it too (an erasure writes its own notice afterwards).
+ * `byText` (for a few ids): only events whose stored text holds one of the ids as a JSON string
+ * are parsed (the writers and `jsonb` escape alike), instead of every event of the orgs.
  */
-export function scrubEmployeeEventsCtes(gone: string, keepPendingRemovals: boolean): string {
+export function scrubEmployeeEventsCtes(gone: string, keepPendingRemovals: boolean, opts: { byText?: boolean } = {}): string {
   const pending = keepPendingRemovals
     ? `and not (e.type = 'employee.removed' and exists (select 1 from event_deliveries d where d.event_id = e.id and d.status = 'pending'))`
     : '';
+  // A few ids (an erasure): only events whose text holds one of them, JSON-quoted, are parsed.
+  const byText = opts.byText
+    ? `and exists (select 1 from gone g where g.org_id = e.client_org_id and strpos(e.payload::text, to_json(g.employee_id)::text) > 0)`
+    : '';
   return `with gone as (${gone}),
-  named as (
+  candidates as materialized (
     select e.id, e.client_org_id as org_id, e.payload::jsonb as p from events e
-     where e.client_org_id in (select org_id from gone)
-       and exists (select 1 from gone g where g.org_id = e.client_org_id
-             and (e.payload::jsonb #>> '{data,employee_id}' = g.employee_id
-                  or coalesce(e.payload::jsonb #> '{data,employees}', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('employee_id', g.employee_id))))
-       ${pending}
-     for update of e),
+     where e.client_org_id in (select org_id from gone) ${byText} ${pending}),
+  hits as (
+    select distinct c.id from candidates c
+     cross join lateral (select c.p #>> '{data,employee_id}' as employee_id
+                         union all
+                         select x ->> 'employee_id' from jsonb_array_elements(
+                           case when jsonb_typeof(c.p #> '{data,employees}') = 'array' then c.p #> '{data,employees}' else '[]'::jsonb end) x) named_id
+     join gone g on g.org_id = c.org_id and g.employee_id = named_id.employee_id),
+  -- Locked, and read again as they are now (a concurrent scrub of the same event committed first).
+  named as (
+    select e.id, e.client_org_id as org_id, e.payload::jsonb as p from events e where e.id in (select id from hits) for update of e),
   rest as (
     select n.id, n.p, (select coalesce(jsonb_agg(x order by i), '[]'::jsonb)
                          from jsonb_array_elements(n.p #> '{data,employees}') with ordinality as a(x, i)
@@ -376,7 +387,7 @@ export function scrubEmployeeEventsCtes(gone: string, keepPendingRemovals: boole
     delete from events e using named n where e.id = n.id and not exists (select 1 from scrubbed s where s.id = n.id) returning e.id)`;
 }
 
-const SCRUB_LISTED_SQL = `${scrubEmployeeEventsCtes('select * from unnest($1::int[], $2::text[]) as g(org_id, employee_id)', false)}
+const SCRUB_LISTED_SQL = `${scrubEmployeeEventsCtes('select * from unnest($1::int[], $2::text[]) as g(org_id, employee_id)', false, { byText: true })}
   select (select count(*) from scrubbed)::int + (select count(*) from deleted)::int as n`;
 
 /**
