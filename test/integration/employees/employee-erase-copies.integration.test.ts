@@ -8,6 +8,8 @@
  *   deletes that notice (its delivery ended). A `pg_dump` of the schema afterwards holds the
  *   erased `employeeId` only in consent and audit records (the proof kept), and the tombstone only
  *   as its keyed hash: not in events, deliveries or attempts.
+ * - A consent of an erased employee that expires afterwards is not announced (`consent.expired`
+ *   would name the erased id again).
  * - An employee a full sync no longer saw, purged by retention, leaves no event naming it either.
  */
 import { execFile } from 'node:child_process';
@@ -70,7 +72,11 @@ beforeAll(async () => {
   rx = await startReceiver();
   v = await f.vendor(app.ctx);
   c = await f.client(app.ctx);
-  await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/v'), events: ['employee.updated', 'employee.removed', 'consent.revoked'] });
+  await app.ctx.services.endpoints.add({
+    orgUuid: v.org.uuid,
+    url: rx.url('/v'),
+    events: ['employee.updated', 'employee.removed', 'consent.revoked', 'consent.expired'],
+  });
   await f.connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
 }, 60_000);
 
@@ -133,6 +139,29 @@ describe('every copy: erasure, delivery and the retention purge leave the id onl
     expect(tablesHolding(dump, tombstoneHash(key, c.org.id, ERASED))).toStrictEqual(['employee_tombstones']);
     // What the purge keeps: the recent, delivered event about the other employee.
     expect((await eventsNaming(KEPT)).map((e) => e.type)).toStrictEqual(['employee.updated']);
+  });
+});
+
+describe('every copy: a consent of an erased employee that expires later', () => {
+  it('is not announced: consent.expired would write the erased id to the outbox again', async () => {
+    const LATER = 'EXPIRES-LATER-4Q';
+    expect((await update({ employeeId: LATER, name: 'Lata Later' })).status).toBe(200);
+    const now = Date.now();
+    const consent = {
+      org: c.org.uuid,
+      employee_id: LATER,
+      consent_language: 'I agree.',
+      consent_timestamp: new Date(now).toISOString(),
+      consent_expiry: new Date(now + 1000).toISOString(),
+    };
+    expect((await post('/api/v1/employee/consent-data/', consent, v.apiKey)).status).toBe(200);
+    // A consent of an employee still held, expiring alongside: announced (so the check can fail).
+    expect((await post('/api/v1/employee/consent-data/', { ...consent, employee_id: KEPT }, v.apiKey)).status).toBe(200);
+    expect((await post('/api/webhook/v1/employee/erase/', { employee_id: LATER }, f.appBasic(c))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1200));
+    await app.ctx.services.events.scanExpiredConsents();
+    expect((await eventsNaming(KEPT)).map((e) => e.type)).toContain('consent.expired');
+    expect((await eventsNaming(LATER)).map((e) => e.type)).toStrictEqual(['employee.removed']);
   });
 });
 
