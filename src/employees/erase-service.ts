@@ -9,7 +9,7 @@
  * data (purged later by retention, src/retention/): audit entries hold ids, times and data point
  * names, never values; a consent's statement, free text the vendor wrote that may name the
  * employee, is replaced by its keyed digest (src/crypto/tombstone.ts `statementDigest`). The event
- * outbox's earlier events naming the employee are deleted, or rewritten without it (events/store.ts
+ * outbox's earlier events naming the employee are deleted, or rewritten without it (events/outbox-retention.ts
  * `scrubEmployeeEvents`); the `employee.removed` of the erasure stays until its deliveries end,
  * then retention purges it (docs/erasure-and-retention.md "Every copy"). All of it commits in one transaction, under the org's erasure
  * lock, so a sync running meanwhile never brings the row back (see erasure-store.ts).

@@ -22,7 +22,7 @@ import { consentStatementAad } from '../consent/store';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { ERASED_STATEMENT_PREFIX, statementDigest, tombstoneHash } from '../crypto/tombstone';
 import { queryableOf, type Tx } from '../db/tx';
-import { scrubEmployeeEvents } from '../events/store';
+import { scrubEmployeeEvents } from '../events/outbox-retention';
 import { canonicalEmployeeId } from './employee-id';
 
 /** The deleted row of an erased employee: store id and `employeeId` (for `employee.removed`). */

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { queryableOf, type Tx } from '../db/tx';
-import { PURGE_ENDED_EVENTS_SQL, scrubEmployeeEventsCtes } from '../events/store';
+import { PURGE_ENDED_EVENTS_SQL, scrubEmployeeEventsCtes } from '../events/outbox-retention';
 
 export interface RetentionStore {
   /** Deletes up to `batch` audit entries (`audit_log`) older than `days`; returns how many. */
