@@ -52,7 +52,7 @@ export interface ErasureStore {
    */
   digestConsentStatements(orgId: number, employeeId: string, tx: Tx): Promise<number>;
   /**
-   * Deletes or rewrites every outbox event of org `orgId` that names `employeeId` (events/store.ts
+   * Deletes or rewrites every outbox event of org `orgId` that names `employeeId` (events/outbox-retention.ts
    * `scrubEmployeeEvents`: their deliveries and attempts go with them); returns how many.
    */
   scrubEvents(orgId: number, employeeId: string, tx: Tx): Promise<number>;
