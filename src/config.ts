@@ -317,6 +317,13 @@ export const configSchema = z.object({
     .max(36_500)
     .default(30)
     .describe('Days an employee a full sync no longer saw (removed) is kept before its row is purged.'),
+  HRX_EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(36_500)
+    .default(30)
+    .describe('Days an outbox event whose deliveries all ended (delivered, failed, cancelled) is kept, with its delivery attempts, before it is purged.'),
   HRX_RETENTION_PURGE_MS: z.coerce
     .number()
     .int()

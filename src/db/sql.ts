@@ -59,3 +59,13 @@ export async function insertAuditEntries(db: Queryable, entries: readonly AuditE
   ];
   await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });
 }
+
+/**
+ * Marks org `orgId` established (docs/connect.md "Who may approve") unless it already is; run in
+ * the transaction that writes the org's first HRMS configuration or employee row, after those
+ * writes (row locks in one order: employees, then the org). Never cleared: erasing every
+ * employee leaves the org established.
+ */
+export async function markEstablished(db: Queryable, orgId: number): Promise<void> {
+  await db.query({ name: 'hrx_org_established', text: `update orgs set established_at = now() where id = $1 and established_at is null`, values: [orgId] });
+}

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { auditDataPointsLiteral } from '../db/sql';
+import { auditDataPointsLiteral, markEstablished } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
@@ -260,6 +260,8 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
           : new Map<string, string>();
         pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
       }
+      // An org with an employee is established for good (docs/connect.md "Who may approve").
+      await markEstablished(db, orgId);
       return byEmployee.size;
     },
     async removeUnseen(orgId, runId, tx) {

@@ -177,7 +177,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   ): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-owner' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
-    if (!state.hasConfig && !state.hasEmployees) {
+    if (!state.established) {
       // docs/connect.md "What an e-mail code can set up": proof (b) approves a new org, which stays without a configuration.
       if (session?.proofMethod === 'app_credentials') return { yes: { configSession: null } };
       return (await codeMayEstablish(p, g)) ? 'needs-hrms' : 'needs-owner';
@@ -188,7 +188,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
 
   const established = async (orgId: number) => {
     const state = await deps.setup.establishment(orgId);
-    return state.hasConfig || state.hasEmployees;
+    return state.established;
   };
   const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
   const provenByApp = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.proofMethod === 'app_credentials';
@@ -283,7 +283,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         supported: deps.supportedHrms,
         products: [...deps.products],
         configured,
-        established: state.hasConfig || state.hasEmployees,
+        established: state.established,
         codeEstablishes: codeEstablishes(org, user.email),
         entered: enteredBy === g.sessionId,
         session,

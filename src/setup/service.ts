@@ -200,7 +200,7 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
       const org = await clientOrg(orgId);
       const definition = checkInput(input);
       const state = await deps.hrmsConfigs.establishment(org.id);
-      if (state.hasConfig || state.hasEmployees) return { established: true };
+      if (state.established) return { established: true };
       await verifyWithHrms(definition, accessOf(input));
       const stored = await deps.hrmsConfigs.saveIfUnestablished(
         { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] },

@@ -15,7 +15,8 @@
  */
 import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
-import { normalizeRecord } from '../domain/record';
+import { canonicalEmployeeId } from '../domain/ids';
+import { normalizeRecord, type PartialEmployeeRecord } from '../domain/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
@@ -266,13 +267,12 @@ export function createSyncService(deps: SyncServiceDeps) {
             const page = next.value;
             if (held.lost) throw lockLost();
             bound.admit(page); // past the run's bound: nothing of this page is written
-            for (const e of page.employees) reportedGone.delete(e.employeeId);
-            for (const id of page.removedIds ?? []) reportedGone.add(id);
-            const ids = await deps.employees.idsFor(
-              orgId,
-              page.employees.map((e) => e.employeeId),
-            );
-            const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeRowId()));
+            // Ids in their canonical form (`EMP1 ` is `EMP1`), one record each (the last listed).
+            const listed = canonicalPage(page.employees);
+            for (const id of listed.keys()) reportedGone.delete(id);
+            for (const id of page.removedIds ?? []) reportedGone.add(canonicalEmployeeId(id));
+            const ids = await deps.employees.idsFor(orgId, [...listed.keys()]);
+            const records = [...listed].map(([id, e]) => normalizeRecord(e, ids.get(id) ?? newEmployeeRowId()));
             // Under the erasure lock (shared): an erasure either finished before (its tombstone
             // is seen here) or waits until this page is written (and then deletes the row).
             seen += await deps.transactor.transaction(async (tx) => {
@@ -367,4 +367,18 @@ export function createSyncService(deps: SyncServiceDeps) {
       await deps.setSchedule(orgId, every);
     },
   };
+}
+
+/**
+ * A page's employees by canonical id (docs/erasure-and-retention.md "One form of an employee
+ * id"): an HRMS listing `EMP1` and `EMP1 ` lists one employee (the later entry wins, as a later
+ * page would); an id that is empty once canonical names nobody and is left out.
+ */
+function canonicalPage(employees: readonly PartialEmployeeRecord[]): Map<string, PartialEmployeeRecord> {
+  const out = new Map<string, PartialEmployeeRecord>();
+  for (const e of employees) {
+    const id = canonicalEmployeeId(e.employeeId);
+    if (id) out.set(id, e);
+  }
+  return out;
 }

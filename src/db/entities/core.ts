@@ -46,6 +46,8 @@ export class Org {
   createdBy = 0;
   createdOn: Date = new Date();
   modifiedOn: Date = new Date();
+  /** When the org became established (first HRMS configuration or employee; never cleared). */
+  establishedAt: Date | null = null;
 }
 
 export const OrgSchema = new EntitySchema<Org>({
@@ -79,6 +81,7 @@ export const OrgSchema = new EntitySchema<Org>({
     createdBy: { type: 'integer' },
     createdOn: { type: 'Date', columnType: 'timestamptz(3)' },
     modifiedOn: { type: 'Date', columnType: 'timestamptz(3)' },
+    establishedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
   },
 });
 

@@ -96,7 +96,7 @@ describe('stores in a caller transaction', () => {
       tx,
     );
     expect((await s.hrmsConfigs.load(client.id, tx))?.hrmsId).toBe('reference');
-    expect(await s.hrmsConfigs.establishment(client.id, tx)).toEqual({ hasConfig: true, hasEmployees: false });
+    expect(await s.hrmsConfigs.establishment(client.id, tx)).toEqual({ established: true, hasConfig: true });
     expect(await s.connect.isLocked(vendor.id, client.id, tx)).toBe(false);
     expect(await s.connect.beginAttempt(vendor.id, client.id, { maxFailures: 5, lockMs: 60_000 }, tx)).toEqual({ locked: false });
     const conn = await s.connections.create({ vendorOrgId: vendor.id, clientOrgId: client.id, status: 'pending' }, tx);
