@@ -170,7 +170,9 @@ export const configSchema = z.object({
     .min(1)
     .max(3600)
     .default(60)
-    .describe("Seconds a sync waits for its HRMS's next page before giving up (`hrms_stalled`), releasing its lock."),
+    .describe(
+      "Seconds the HRMS may answer nothing at all before a sync gives up (`hrms_stalled`), releasing its lock; waiting out throttling or the tenant's request budget is not counted.",
+    ),
   HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500).describe('Employees asked of the HRMS per page, and written per upsert.'),
   HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6).describe('Retries of one HRMS request (429, 5xx, network errors).'),
   HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500).describe("Base delay (ms) of the HRMS retries' exponential backoff."),

@@ -10,8 +10,10 @@
  *
  * A run commits its end (removals, `succeeded`, events) only while it still holds the lock: a
  * lock lost on the way (renewal failed, or another holder) fails the run and the job retries. An
- * HRMS that gives no page for `hrmsStallMs` is given up on: its calls are aborted, the run fails
- * (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination refused.
+ * HRMS that gives no answer at all for `hrmsStallMs` is given up on: its calls are aborted, the
+ * run fails (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination
+ * refused. Waiting out throttling or the tenant's budget is not silence: the run keeps its lock
+ * (renewed all along) and goes on (docs/behaviour.md "Waiting is not stalling").
  */
 import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
@@ -81,12 +83,53 @@ const secondsSince = (start: Date, end: Date): number => (end.getTime() - start.
 const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
 
 /**
- * Waits for `answer` (the HRMS's next page) at most `stallMs`, and no longer than `aborter` stays
- * unaborted. On the stall limit it aborts `aborter` (so the HRMS calls stop) and throws
- * `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
+ * The stall guard's view of the HRMS (docs/behaviour.md "Waiting is not stalling"): silence is
+ * counted only while hrx waits for an answer, from the last answer (any status), the end of the
+ * last wait, or the moment the page was asked for, whichever is latest. Waiting out throttling
+ * (a backoff after an answer) or the tenant's request budget is pacing, and is not counted.
  */
-async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, waitingForBudget: () => boolean): Promise<T> {
+export interface StallWatch {
+  /** The HRMS answered (or a page is being asked for now): silence starts again. */
+  heard(): void;
+  /** A wait begins (budget, backoff after an answer); waits may overlap. */
+  wait(): void;
+  /** A wait ended: silence starts again from now. */
+  resume(): void;
+  /** Milliseconds of silence left before a stall; null while waiting. */
+  left(): number | null;
+}
+
+/** A {@link StallWatch} with a stall limit of `stallMs`, on `now` (ms). */
+export function createStallWatch(stallMs: number, now: () => number = Date.now): StallWatch {
+  let waiting = 0;
+  let since = now();
+  return {
+    heard: () => {
+      since = now();
+    },
+    wait: () => {
+      waiting += 1;
+    },
+    resume: () => {
+      waiting = Math.max(0, waiting - 1);
+      since = now();
+    },
+    left: () => (waiting > 0 ? null : stallMs - (now() - since)),
+  };
+}
+
+/** While a wait goes on, the guard looks again this often (ms), so a silence after it is seen in time. */
+const WAITING_RECHECK_MS = 1000;
+
+/**
+ * Waits for `answer` (the HRMS's next page) while `watch` sees no stall of `stallMs`, and no
+ * longer than `aborter` stays unaborted. On a stall it aborts `aborter` (so the HRMS calls stop)
+ * and throws `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
+ */
+async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, watch: StallWatch): Promise<T> {
   answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
+  // The time since the previous page was hrx's own work (storing it), not the HRMS's silence.
+  watch.heard();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const givenUp = new Promise<never>((_, reject) => {
@@ -94,15 +137,15 @@ async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: Abor
     onAbort = () => reject(aborter.signal.reason as Error);
     if (aborter.signal.aborted) return onAbort();
     aborter.signal.addEventListener('abort', onAbort, { once: true });
-    // Time spent waiting for the tenant's request budget is the sync's own pacing, not a stall
-    // of the HRMS (decisions §14: a sync waits for its budget): the limit is counted again after it.
-    const arm = (): void => {
+    const arm = (ms: number): void => {
       timer = setTimeout(() => {
-        if (waitingForBudget()) return arm();
+        const left = watch.left();
+        if (left === null) return arm(Math.min(stallMs, WAITING_RECHECK_MS));
+        if (left > 0) return arm(left);
         aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`));
-      }, stallMs);
+      }, ms);
     };
-    arm();
+    arm(stallMs);
   });
   try {
     return await Promise.race([answer, givenUp]);
@@ -115,7 +158,10 @@ async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: Abor
 export interface SyncServiceDeps {
   transactor: Transactor;
   lock: SyncLock;
-  /** How long (ms) the sync waits for the HRMS's next page before giving up (default 60 000). */
+  /**
+   * How long (ms) the HRMS may give no answer at all before the sync gives up (default 60 000);
+   * time waiting out throttling or the tenant's budget is not counted ({@link StallWatch}).
+   */
   hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
@@ -166,26 +212,22 @@ export function planRun(
 }
 
 /**
- * The tenant's budget, counting its waiters so the stall limit can tell pacing from a dead HRMS.
+ * The tenant's budget, telling `watch` while the sync waits for it (pacing, not a stalled HRMS).
  * Absent without `budgetFor`.
  */
-function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess): { budget?: RequestBudget; waiting: () => boolean } {
+function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess, watch: StallWatch): RequestBudget | undefined {
   const inner = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
-  if (!inner) return { waiting: () => false };
-  let waiters = 0;
+  if (!inner) return undefined;
   return {
-    waiting: () => waiters > 0,
-    budget: {
-      async take(signal) {
-        waiters += 1;
-        try {
-          await inner.take(signal);
-        } finally {
-          waiters -= 1;
-        }
-      },
-      holdOff: (ms) => inner.holdOff(ms),
+    async take(signal) {
+      watch.wait();
+      try {
+        await inner.take(signal);
+      } finally {
+        watch.resume();
+      }
     },
+    holdOff: (ms) => inner.holdOff(ms),
   };
 }
 
@@ -233,16 +275,18 @@ export function createSyncService(deps: SyncServiceDeps) {
         const onLost = (): void => aborter.abort(lockLost());
         held.signal.addEventListener('abort', onLost, { once: true });
         const access: HrmsAccess = { credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs };
-        const paced = pacedBudget(deps, definition, access);
+        const stallMs = deps.hrmsStallMs ?? 60_000;
+        const watch = createStallWatch(stallMs);
+        const budget = pacedBudget(deps, definition, access, watch);
         const connector = definition.create(access, {
           ...deps.connectorOptions,
-          ...(paced.budget ? { budget: paced.budget } : {}),
+          ...(budget ? { budget } : {}),
           signal: aborter.signal,
+          onActivity: (a) => (a === 'answered' ? watch.heard() : a === 'waiting' ? watch.wait() : watch.resume()),
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
           // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
-        const stallMs = deps.hrmsStallMs ?? 60_000;
         const plan = planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
         const run = await deps.runs.start(orgId, trigger, plan.kind);
         let pages = 0;
@@ -256,7 +300,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           const listedFrom = mark;
           const pageStream = connector.listEmployees(plan.since ? { since: plan.since } : {})[Symbol.asyncIterator]();
           for (;;) {
-            const next = await untilAnswer(pageStream.next(), stallMs, aborter, paced.waiting);
+            const next = await untilAnswer(pageStream.next(), stallMs, aborter, watch);
             if (next.done) break;
             const page = next.value;
             if (held.lost) throw lockLost();
