@@ -15,10 +15,10 @@
  * refused. Waiting out throttling or the tenant's budget is not silence: the run keeps its lock
  * (renewed all along) and goes on (docs/behaviour.md "Waiting is not stalling").
  */
-import type { Transactor } from '../db/tx';
+import type { Transactor, Tx } from '../db/tx';
 import type { Logger } from '../logger';
 import { normalizeRecord } from '../domain/record';
-import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
+import { employeesRemovedEvents, syncCompletedEvent, syncDegradedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
 import type { ErasureStore } from '../employees/erasure-store';
@@ -30,6 +30,10 @@ import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
+import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
+
+export { SyncInterruptedError };
+import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
 /** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
 export const FREQUENCY_MS: Record<string, number> = {
@@ -42,7 +46,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
-  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number }
+  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number; coverage: SyncCoverage }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
   | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
 
@@ -63,97 +67,10 @@ export interface SyncProgress {
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
 
-/**
- * Why a run stopped before its end: `lock_lost` (its sync lock was lost: retried by the job) or
- * `hrms_stalled` (the HRMS gave no page for the stall limit: the run fails, not retried by the job).
- */
-export class SyncInterruptedError extends Error {
-  constructor(
-    readonly kind: 'lock_lost' | 'hrms_stalled',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SyncInterruptedError';
-  }
-}
-
 /** Seconds from `start` to `end`, at the millisecond precision the run's row keeps. */
 const secondsSince = (start: Date, end: Date): number => (end.getTime() - start.getTime()) / 1000;
 
 const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
-
-/**
- * The stall guard's view of the HRMS (docs/behaviour.md "Waiting is not stalling"): silence is
- * counted only while hrx waits for an answer, from the last answer (any status), the end of the
- * last wait, or the moment the page was asked for, whichever is latest. Waiting out throttling
- * (a backoff after an answer) or the tenant's request budget is pacing, and is not counted.
- */
-export interface StallWatch {
-  /** The HRMS answered (or a page is being asked for now): silence starts again. */
-  heard(): void;
-  /** A wait begins (budget, backoff after an answer); waits may overlap. */
-  wait(): void;
-  /** A wait ended: silence starts again from now. */
-  resume(): void;
-  /** Milliseconds of silence left before a stall; null while waiting. */
-  left(): number | null;
-}
-
-/** A {@link StallWatch} with a stall limit of `stallMs`, on `now` (ms). */
-export function createStallWatch(stallMs: number, now: () => number = Date.now): StallWatch {
-  let waiting = 0;
-  let since = now();
-  return {
-    heard: () => {
-      since = now();
-    },
-    wait: () => {
-      waiting += 1;
-    },
-    resume: () => {
-      waiting = Math.max(0, waiting - 1);
-      since = now();
-    },
-    left: () => (waiting > 0 ? null : stallMs - (now() - since)),
-  };
-}
-
-/** While a wait goes on, the guard looks again this often (ms), so a silence after it is seen in time. */
-const WAITING_RECHECK_MS = 1000;
-
-/**
- * Waits for `answer` (the HRMS's next page) while `watch` sees no stall of `stallMs`, and no
- * longer than `aborter` stays unaborted. On a stall it aborts `aborter` (so the HRMS calls stop)
- * and throws `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
- */
-async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, watch: StallWatch): Promise<T> {
-  answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
-  // The time since the previous page was hrx's own work (storing it), not the HRMS's silence.
-  watch.heard();
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const givenUp = new Promise<never>((_, reject) => {
-    // Every abort of a sync's controller passes an Error (SyncInterruptedError, lockLost()).
-    onAbort = () => reject(aborter.signal.reason as Error);
-    if (aborter.signal.aborted) return onAbort();
-    aborter.signal.addEventListener('abort', onAbort, { once: true });
-    const arm = (ms: number): void => {
-      timer = setTimeout(() => {
-        const left = watch.left();
-        if (left === null) return arm(Math.min(stallMs, WAITING_RECHECK_MS));
-        if (left > 0) return arm(left);
-        aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`));
-      }, ms);
-    };
-    arm(stallMs);
-  });
-  try {
-    return await Promise.race([answer, givenUp]);
-  } finally {
-    clearTimeout(timer);
-    aborter.signal.removeEventListener('abort', onAbort!);
-  }
-}
 
 export interface SyncServiceDeps {
   transactor: Transactor;
@@ -231,6 +148,22 @@ function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition,
   };
 }
 
+/**
+ * The data points whose share fell by more than half since the org's previous succeeded full
+ * sync (docs/behaviour.md "Coverage"); none without one or without its coverage.
+ */
+async function degradedSincePreviousFull(deps: SyncServiceDeps, orgId: number, current: SyncCoverage, tx: Tx): Promise<Degradation | null> {
+  const previous = await deps.runs.lastSucceededFull(orgId, tx);
+  const points = previous && isSyncCoverage(previous.coverage) ? degradedPoints(previous.coverage, current) : [];
+  return previous && points.length ? { previousRunId: previous.id, points } : null;
+}
+
+/** Data points that fell since the previous full run `previousRunId`. */
+interface Degradation {
+  previousRunId: string;
+  points: DegradedPoint[];
+}
+
 export type SyncService = ReturnType<typeof createSyncService>;
 
 /** Builds the sync service. */
@@ -291,6 +224,8 @@ export function createSyncService(deps: SyncServiceDeps) {
         const run = await deps.runs.start(orgId, trigger, plan.kind);
         let pages = 0;
         let seen = 0;
+        // Counted page by page (docs/behaviour.md "Coverage"): one counter per data point.
+        const coverage = createCoverageCounter();
         const reportedGone = new Set<string>();
         try {
           // Noted before each page is asked for (the generator fetches on the loop's next step):
@@ -313,15 +248,18 @@ export function createSyncService(deps: SyncServiceDeps) {
             const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeRowId()));
             // Under the erasure lock (shared): an erasure either finished before (its tombstone
             // is seen here) or waits until this page is written (and then deletes the row).
-            seen += await deps.transactor.transaction(async (tx) => {
+            const stored = await deps.transactor.transaction(async (tx) => {
               await deps.erasures.lockForSync(orgId, tx);
               const erased = await deps.erasures.erasedAmong(
                 orgId,
                 records.map((r) => r.employeeId),
                 tx,
               );
-              return deps.employees.upsertBatch(orgId, run.id, erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records, mark, tx);
+              const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
+              return { kept, written: await deps.employees.upsertBatch(orgId, run.id, kept, mark, tx) };
             });
+            seen += stored.written;
+            coverage.add(stored.kept);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
             opts.onProgress?.({ pages, employees: seen });
@@ -329,27 +267,26 @@ export function createSyncService(deps: SyncServiceDeps) {
           }
           if (held.lost) throw lockLost();
           let written: Written | undefined;
+          // Set inside the end's transaction (a closure: typed here, not narrowed to null).
+          let degraded = null as Degradation | null;
           const finishedAt = new Date();
+          const covered = coverage.result();
           // The removals, the run's end and their events commit together (decisions §10), and
           // only while the lock is still ours (asked last, just before the commit).
           const removed = (
             await deps.transactor.transaction(async (tx) => {
+              degraded = plan.kind === 'full' ? await degradedSincePreviousFull(deps, orgId, covered, tx) : null;
               // Full: whoever the run did not see is gone. Incremental: only whom the HRMS reported
               // gone (and not listed again in the same run); the others were simply unchanged.
               const gone =
                 plan.kind === 'full'
                   ? await deps.employees.removeUnseen(orgId, run.id, tx)
                   : await deps.employees.removeReported(orgId, [...reportedGone], listedFrom, tx);
-              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
+              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length, coverage: covered }, tx);
+              const facts = { clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt };
               written = await deps.events.writeIn(tx, [
-                syncCompletedEvent({
-                  clientOrgId: orgId,
-                  runId: run.id,
-                  startedAt: run.startedAt,
-                  finishedAt,
-                  employeesSeen: seen,
-                  employeesRemoved: gone.length,
-                }),
+                syncCompletedEvent({ ...facts, employeesSeen: seen, employeesRemoved: gone.length, coverage: covered }),
+                ...(degraded ? [syncDegradedEvent({ ...facts, ...degraded, employeesSeen: covered.employees })] : []),
                 ...employeesRemovedEvents(orgId, run.id, gone),
               ]);
               if (!(await held.confirm())) throw lockLost();
@@ -359,7 +296,9 @@ export function createSyncService(deps: SyncServiceDeps) {
           deps.onRunEnd?.({ outcome: 'succeeded', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed });
           await deps.events.dispatch(written);
           deps.log.info({ orgId, runId: run.id, kind: plan.kind, pages, employees: seen, removed }, 'sync succeeded');
-          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages };
+          // Names and shares only, never an employee's value.
+          if (degraded) deps.log.warn({ orgId, runId: run.id, previousRunId: degraded.previousRunId, dataPoints: degraded.points }, 'sync coverage degraded');
+          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages, coverage: covered };
         } catch (err) {
           const known = err instanceof HrmsError || err instanceof SyncInterruptedError;
           const message = known ? `${err.kind}: ${err.message}` : 'internal error';
@@ -369,7 +308,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           let written: Written | undefined;
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
-            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message }, tx);
+            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message, coverage: coverage.result() }, tx);
             written = await deps.events.writeIn(
               tx,
               syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }),
