@@ -5,7 +5,8 @@
  * own (HRX_SYNC_LOCK_TTL_SEC ≤ 60 s).
  *
  * The job dashboard tells the truth (decisions §16): a running job's progress is
- * `{pages, employees}` after each stored page, and a run that ends `failed` is a failed job with
+ * `{pages, employees}` after each stored page, a completed job's return value is the run's
+ * outcome (a succeeded run's with its coverage per data point), and a run that ends `failed` is a failed job with
  * the run's reason. Failures the service already decided not to retry (the HRMS refused the
  * credentials, its host is not allowed, it stalled) fail the job for good (UnrecoverableError);
  * what the service throws (an HRMS error once its own retries are spent, a lost or held lock)

@@ -183,7 +183,9 @@ export const configSchema = z.object({
     .min(1)
     .max(3600)
     .default(60)
-    .describe("Seconds a sync waits for its HRMS's next page before giving up (`hrms_stalled`), releasing its lock."),
+    .describe(
+      "Seconds the HRMS may answer nothing at all before a sync gives up (`hrms_stalled`), releasing its lock; waiting out throttling or the tenant's request budget is not counted.",
+    ),
   HRX_SYNC_MAX_EMPLOYEES: z.coerce
     .number()
     .int()

@@ -4,7 +4,7 @@
  * every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pgTextArray } from '../db/sql';
+import { notWithdrawnSince, pgTextArray } from '../db/sql';
 import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import { execute, transactionOf, type Tx } from '../db/tx';
 import type { Audience, EventType } from './types';
@@ -307,7 +307,7 @@ export function createEventStore(orm: MikroORM) {
       const rows = await sql(
         `select k.id, k.vendor_org_id, k.client_org_id, k.employee_id, k.consent_expiry, now() as now
            from consents k
-          where k.consent_expiry >= ? and k.consent_expiry <= now() and k.revoked_at is null
+          where k.consent_expiry >= ? and k.consent_expiry <= now() and k.revoked_at is null and ${notWithdrawnSince('k')}
             and not exists (select 1 from consent_expiry_announcements a where a.consent_id = k.id)
             -- Erased (or purged): its id is not written to the outbox again (docs/erasure-and-retention.md "Every copy").
             and exists (select 1 from employees e where e.org_id = k.client_org_id and e.employee_id = k.employee_id)

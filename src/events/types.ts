@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'employee.removed',
   'consent.expired',
   'consent.revoked',
+  'sync.degraded',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -10,14 +10,16 @@
  *
  * A run commits its end (removals, `succeeded`, events) only while it still holds the lock: a
  * lock lost on the way (renewal failed, or another holder) fails the run and the job retries. An
- * HRMS that gives no page for `hrmsStallMs` is given up on: its calls are aborted, the run fails
- * (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination refused.
+ * HRMS that gives no answer at all for `hrmsStallMs` is given up on: its calls are aborted, the
+ * run fails (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination
+ * refused. Waiting out throttling or the tenant's budget is not silence: the run keeps its lock
+ * (renewed all along) and goes on (docs/behaviour.md "Waiting is not stalling").
  */
-import type { Transactor } from '../db/tx';
+import type { Transactor, Tx } from '../db/tx';
 import type { Logger } from '../logger';
 import { canonicalEmployeeId } from '../domain/ids';
 import { normalizeRecord, type PartialEmployeeRecord } from '../domain/record';
-import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
+import { employeesRemovedEvents, syncCompletedEvent, syncDegradedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
 import type { ErasureStore } from '../employees/erasure-store';
@@ -30,6 +32,10 @@ import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
+import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
+
+export { SyncInterruptedError };
+import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
 /** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
 export const FREQUENCY_MS: Record<string, number> = {
@@ -42,7 +48,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
-  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number }
+  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number; coverage: SyncCoverage }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
   | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled' | 'bound_exceeded'; message: string };
 
@@ -63,61 +69,18 @@ export interface SyncProgress {
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
 
-/**
- * Why a run stopped before its end: `lock_lost` (its sync lock was lost: retried by the job) or
- * `hrms_stalled` (the HRMS gave no page for the stall limit: the run fails, not retried by the job).
- */
-export class SyncInterruptedError extends Error {
-  constructor(
-    readonly kind: 'lock_lost' | 'hrms_stalled',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SyncInterruptedError';
-  }
-}
-
 /** Seconds from `start` to `end`, at the millisecond precision the run's row keeps. */
 const secondsSince = (start: Date, end: Date): number => (end.getTime() - start.getTime()) / 1000;
 
 const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
 
-/**
- * Waits for `answer` (the HRMS's next page) at most `stallMs`, and no longer than `aborter` stays
- * unaborted. On the stall limit it aborts `aborter` (so the HRMS calls stop) and throws
- * `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
- */
-async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, waitingForBudget: () => boolean): Promise<T> {
-  answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const givenUp = new Promise<never>((_, reject) => {
-    // Every abort of a sync's controller passes an Error (SyncInterruptedError, lockLost()).
-    onAbort = () => reject(aborter.signal.reason as Error);
-    if (aborter.signal.aborted) return onAbort();
-    aborter.signal.addEventListener('abort', onAbort, { once: true });
-    // Time spent waiting for the tenant's request budget is the sync's own pacing, not a stall
-    // of the HRMS (decisions §14: a sync waits for its budget): the limit is counted again after it.
-    const arm = (): void => {
-      timer = setTimeout(() => {
-        if (waitingForBudget()) return arm();
-        aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`));
-      }, stallMs);
-    };
-    arm();
-  });
-  try {
-    return await Promise.race([answer, givenUp]);
-  } finally {
-    clearTimeout(timer);
-    aborter.signal.removeEventListener('abort', onAbort!);
-  }
-}
-
 export interface SyncServiceDeps {
   transactor: Transactor;
   lock: SyncLock;
-  /** How long (ms) the sync waits for the HRMS's next page before giving up (default 60 000). */
+  /**
+   * How long (ms) the HRMS may give no answer at all before the sync gives up (default 60 000);
+   * time waiting out throttling or the tenant's budget is not counted ({@link StallWatch}).
+   */
   hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
@@ -170,27 +133,39 @@ export function planRun(
 }
 
 /**
- * The tenant's budget, counting its waiters so the stall limit can tell pacing from a dead HRMS.
+ * The tenant's budget, telling `watch` while the sync waits for it (pacing, not a stalled HRMS).
  * Absent without `budgetFor`.
  */
-function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess): { budget?: RequestBudget; waiting: () => boolean } {
+function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess, watch: StallWatch): RequestBudget | undefined {
   const inner = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
-  if (!inner) return { waiting: () => false };
-  let waiters = 0;
+  if (!inner) return undefined;
   return {
-    waiting: () => waiters > 0,
-    budget: {
-      async take(signal) {
-        waiters += 1;
-        try {
-          await inner.take(signal);
-        } finally {
-          waiters -= 1;
-        }
-      },
-      holdOff: (ms) => inner.holdOff(ms),
+    async take(signal) {
+      watch.wait();
+      try {
+        await inner.take(signal);
+      } finally {
+        watch.resume();
+      }
     },
+    holdOff: (ms) => inner.holdOff(ms),
   };
+}
+
+/**
+ * The data points whose share fell by more than half since the org's previous succeeded full
+ * sync (docs/behaviour.md "Coverage"); none without one or without its coverage.
+ */
+async function degradedSincePreviousFull(deps: SyncServiceDeps, orgId: number, current: SyncCoverage, tx: Tx): Promise<Degradation | null> {
+  const previous = await deps.runs.lastSucceededFull(orgId, tx);
+  const points = previous && isSyncCoverage(previous.coverage) ? degradedPoints(previous.coverage, current) : [];
+  return previous && points.length ? { previousRunId: previous.id, points } : null;
+}
+
+/** Data points that fell since the previous full run `previousRunId`. */
+interface Degradation {
+  previousRunId: string;
+  points: DegradedPoint[];
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
@@ -238,20 +213,24 @@ export function createSyncService(deps: SyncServiceDeps) {
         const onLost = (): void => aborter.abort(lockLost());
         held.signal.addEventListener('abort', onLost, { once: true });
         const access: HrmsAccess = { credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs };
-        const paced = pacedBudget(deps, definition, access);
+        const stallMs = deps.hrmsStallMs ?? 60_000;
+        const watch = createStallWatch(stallMs);
+        const budget = pacedBudget(deps, definition, access, watch);
         const connector = definition.create(access, {
           ...deps.connectorOptions,
-          ...(paced.budget ? { budget: paced.budget } : {}),
+          ...(budget ? { budget } : {}),
           signal: aborter.signal,
+          onActivity: (a) => (a === 'answered' ? watch.heard() : a === 'waiting' ? watch.wait() : watch.resume()),
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
           // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
-        const stallMs = deps.hrmsStallMs ?? 60_000;
         const plan = planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
         const run = await deps.runs.start(orgId, trigger, plan.kind);
         let pages = 0;
         let seen = 0;
+        // Counted page by page (docs/behaviour.md "Coverage"): one counter per data point.
+        const coverage = createCoverageCounter();
         const reportedGone = new Set<string>();
         const bound = createRunBound(deps.bounds);
         try {
@@ -262,7 +241,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           const listedFrom = mark;
           const pageStream = connector.listEmployees(plan.since ? { since: plan.since } : {})[Symbol.asyncIterator]();
           for (;;) {
-            const next = await untilAnswer(pageStream.next(), stallMs, aborter, paced.waiting);
+            const next = await untilAnswer(pageStream.next(), stallMs, aborter, watch);
             if (next.done) break;
             const page = next.value;
             if (held.lost) throw lockLost();
@@ -275,15 +254,18 @@ export function createSyncService(deps: SyncServiceDeps) {
             const records = [...listed].map(([id, e]) => normalizeRecord(e, ids.get(id) ?? newEmployeeRowId()));
             // Under the erasure lock (shared): an erasure either finished before (its tombstone
             // is seen here) or waits until this page is written (and then deletes the row).
-            seen += await deps.transactor.transaction(async (tx) => {
+            const stored = await deps.transactor.transaction(async (tx) => {
               await deps.erasures.lockForSync(orgId, tx);
               const erased = await deps.erasures.erasedAmong(
                 orgId,
                 records.map((r) => r.employeeId),
                 tx,
               );
-              return deps.employees.upsertBatch(orgId, run.id, erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records, mark, tx);
+              const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
+              return { kept, written: await deps.employees.upsertBatch(orgId, run.id, kept, mark, tx) };
             });
+            seen += stored.written;
+            coverage.add(stored.kept);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
             opts.onProgress?.({ pages, employees: seen });
@@ -291,27 +273,26 @@ export function createSyncService(deps: SyncServiceDeps) {
           }
           if (held.lost) throw lockLost();
           let written: Written | undefined;
+          // Set inside the end's transaction (a closure: typed here, not narrowed to null).
+          let degraded = null as Degradation | null;
           const finishedAt = new Date();
+          const covered = coverage.result();
           // The removals, the run's end and their events commit together (decisions §10), and
           // only while the lock is still ours (asked last, just before the commit).
           const removed = (
             await deps.transactor.transaction(async (tx) => {
+              degraded = plan.kind === 'full' ? await degradedSincePreviousFull(deps, orgId, covered, tx) : null;
               // Full: whoever the run did not see is gone. Incremental: only whom the HRMS reported
               // gone (and not listed again in the same run); the others were simply unchanged.
               const gone =
                 plan.kind === 'full'
                   ? await deps.employees.removeUnseen(orgId, run.id, tx)
                   : await deps.employees.removeReported(orgId, [...reportedGone], listedFrom, tx);
-              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
+              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length, coverage: covered }, tx);
+              const facts = { clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt };
               written = await deps.events.writeIn(tx, [
-                syncCompletedEvent({
-                  clientOrgId: orgId,
-                  runId: run.id,
-                  startedAt: run.startedAt,
-                  finishedAt,
-                  employeesSeen: seen,
-                  employeesRemoved: gone.length,
-                }),
+                syncCompletedEvent({ ...facts, employeesSeen: seen, employeesRemoved: gone.length, coverage: covered }),
+                ...(degraded ? [syncDegradedEvent({ ...facts, ...degraded, employeesSeen: covered.employees })] : []),
                 ...employeesRemovedEvents(orgId, run.id, gone),
               ]);
               if (!(await held.confirm())) throw lockLost();
@@ -321,7 +302,9 @@ export function createSyncService(deps: SyncServiceDeps) {
           deps.onRunEnd?.({ outcome: 'succeeded', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed });
           await deps.events.dispatch(written);
           deps.log.info({ orgId, runId: run.id, kind: plan.kind, pages, employees: seen, removed }, 'sync succeeded');
-          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages };
+          // Names and shares only, never an employee's value.
+          if (degraded) deps.log.warn({ orgId, runId: run.id, previousRunId: degraded.previousRunId, dataPoints: degraded.points }, 'sync coverage degraded');
+          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages, coverage: covered };
         } catch (err) {
           const known = err instanceof HrmsError || err instanceof SyncInterruptedError || err instanceof SyncBoundError;
           const message = known ? `${err.kind}: ${err.message}` : 'internal error';
@@ -331,7 +314,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           let written: Written | undefined;
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
-            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message }, tx);
+            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message, coverage: coverage.result() }, tx);
             written = await deps.events.writeIn(
               tx,
               syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }),

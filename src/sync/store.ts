@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SyncRun, type SyncKind } from '../db/entities';
+import { SyncRun, type SyncCoverage, type SyncKind } from '../db/entities';
 import { emOf, execute, type Tx } from '../db/tx';
 import type { SyncTrigger } from './queue';
 
@@ -17,6 +17,8 @@ export interface RunEnd {
   finishedAt: Date;
   employeesRemoved?: number;
   error?: string;
+  /** Per data point, how many of the run's employees have a value (src/domain/coverage.ts). */
+  coverage?: SyncCoverage;
 }
 
 /** A client org as `hrx sync status` lists it. */
@@ -44,7 +46,10 @@ export interface SyncRunStore {
   get(id: string, tx?: Tx): Promise<SyncRun | null>;
   /** The org's last `limit` runs, newest first. */
   recent(orgId: number, limit: number, tx?: Tx): Promise<SyncRun[]>;
-  /** The org's latest full run that succeeded (its employee count estimates the next run's), or null. */
+  /**
+   * The org's latest full run that succeeded (its employee count estimates the next run's; its
+   * coverage is what a full run's coverage is compared with), or null.
+   */
   lastSucceededFull(orgId: number, tx?: Tx): Promise<SyncRun | null>;
   /**
    * Every client org with an HRMS configuration or a sync run (at most `limit`, by name), with
@@ -76,6 +81,7 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
           finishedAt: end.finishedAt,
           employeesRemoved: end.employeesRemoved ?? 0,
           error: end.error ?? null,
+          coverage: end.coverage ?? null,
         },
       );
     },

@@ -254,6 +254,14 @@ export class SyncRun {
   employeesSeen = 0;
   employeesRemoved = 0;
   error: string | null = null;
+  /** Per data point, how many of the run's employees have a value (src/domain/coverage.ts); null before it was recorded. */
+  coverage: SyncCoverage | null = null;
+}
+
+/** `sync_runs.coverage`: employees the run saw, and per data point how many of them have a value (the shape of src/domain/coverage.ts). */
+export interface SyncCoverage {
+  employees: number;
+  points: Record<string, number>;
 }
 
 export const SyncRunSchema = new EntitySchema<SyncRun>({
@@ -271,6 +279,7 @@ export const SyncRunSchema = new EntitySchema<SyncRun>({
     employeesSeen: { type: 'integer' },
     employeesRemoved: { type: 'integer' },
     error: { type: 'text', nullable: true },
+    coverage: { type: 'json', nullable: true },
   },
 });
 
