@@ -43,7 +43,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
     async (job: JobOf<SyncJobs>) => {
       // The payload may predate this hrx (it waited in Redis across a deploy): checked, not trusted.
       if (!isSyncJobData(job.data)) throw new UnrecoverableError('bad job payload');
-      const { orgId, trigger } = job.data;
+      const { orgId, trigger, runId, full } = job.data;
       let outcome: SyncOutcome;
       try {
         // sync.failed tells vendors whether BullMQ will try again (decisions §10).
@@ -54,7 +54,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
             .updateProgress(p)
             .catch((err: unknown) => deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync progress not recorded'));
         };
-        outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress });
+        outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress, ...(runId ? { runId } : {}), ...(full ? { full } : {}) });
       } catch (err) {
         if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');
         // Kept by BullMQ in Redis: never a driver message that may quote a page's values.

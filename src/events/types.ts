@@ -18,6 +18,9 @@ export const EVENT_TYPES = [
   'employee.removed',
   'consent.expired',
   'consent.revoked',
+  'connection.needs_reauth',
+  'connection.failing',
+  'connection.healthy',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
