@@ -70,8 +70,9 @@ export interface SyncQueue {
    */
   syncOnDemand(orgId: number, runId: string, full: boolean): Promise<string>;
   /**
-   * A sync of `orgId` waiting in the queue (waiting, prioritized or delayed for a retry, not the
-   * job scheduler's next run; the first {@link PENDING_SCAN} jobs of each state are looked at), with the run id it will run as:
+   * A sync of `orgId` in the queue: taken by a worker (when its payload names its run), waiting,
+   * prioritized or delayed for a retry (not the job scheduler's next run); the first
+   * {@link PENDING_SCAN} jobs of each state are looked at, with the run id it will run as:
    * the one its payload names, else one given to it now. Null when none waits.
    */
   queuedFor(orgId: number): Promise<{ runId: string; queuedAt: Date; trigger: SyncTrigger; full: boolean } | null>;
@@ -136,12 +137,15 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
       return String(job.id);
     },
     async queuedFor(orgId) {
-      const [ready, delayed] = await Promise.all([
+      const [active, ready, delayed] = await Promise.all([
+        queue.getJobs(['active'], 0, PENDING_SCAN - 1),
         queue.getJobs(['waiting', 'prioritized'], 0, PENDING_SCAN - 1),
         queue.getJobs(['delayed'], 0, PENDING_SCAN - 1),
       ]);
-      // A delayed job never tried is the job scheduler's next run (hours away): not a sync waiting now.
-      const jobs = [...ready, ...delayed.filter((j) => j.attemptsMade > 0)];
+      // A delayed job never tried is the job scheduler's next run (hours away): not a sync waiting
+      // now. An active job (a worker took it; its run may not have started yet) counts when its
+      // payload names its run: another's run id is only known once it started.
+      const jobs = [...active.filter((j) => isSyncJobData(j.data) && j.data.runId), ...ready, ...delayed.filter((j) => j.attemptsMade > 0)];
       const job = jobs.find((j) => isSyncJobData(j.data) && j.data.orgId === orgId);
       if (!job) return null;
       const queuedAt = new Date(job.timestamp);
