@@ -16,7 +16,13 @@ function text(s: OperatorStatusView): string {
     `  last sync attempt     ${s.last_sync_attempt ?? 'never'}${s.last_sync_status ? ` (${s.last_sync_status}, run ${s.last_sync_id})` : ''}`,
     `  next scheduled sync   ${s.next_sync_at ?? 'not scheduled'}`,
     `  employees served      ${s.employees}`,
-    `  coverage              ${s.coverage ? Object.entries(s.coverage).map(([p, v]) => `${p} ${Math.round(v * 100)}%`).join(', ') || 'no data point' : 'not recorded yet'}`,
+    `  coverage              ${
+      s.coverage
+        ? Object.entries(s.coverage)
+            .map(([p, v]) => `${p} ${Math.round(v * 100)}%`)
+            .join(', ') || 'no data point'
+        : 'not recorded yet'
+    }`,
     ...s.connections.map((c) => `  connection ${c.id}  ${c.status.padEnd(9)} ${c.vendor_name} (${c.vendor_org})`),
   ];
   return lines.join('\n') + '\n';

@@ -24,9 +24,7 @@ const statusSchema = z
 
 const syncBody = z.strictObject({ full: z.boolean().optional() }).meta({ id: 'SyncRequest' });
 
-const queuedSchema = z
-  .strictObject({ sync_id: z.string().uuid(), kind: z.enum(['full', 'incremental']), queued_at: isoTime })
-  .meta({ id: 'QueuedSync' });
+const queuedSchema = z.strictObject({ sync_id: z.string().uuid(), kind: z.enum(['full', 'incremental']), queued_at: isoTime }).meta({ id: 'QueuedSync' });
 
 /** Builds the freshness routes over the service. */
 export function freshnessRoutes(freshness: FreshnessService): RouteDef[] {

@@ -88,7 +88,13 @@ export function createFreshnessStore(orm: MikroORM) {
      * connection had none within `windowMs` (the claim is stored), else false with when the next
      * one is allowed. One statement: two calls at once cannot both win.
      */
-    async claimSyncRequest(connectionId: string, runId: string, now: Date, windowMs: number, tx?: Tx): Promise<{ ok: true } | { ok: false; availableAt: Date }> {
+    async claimSyncRequest(
+      connectionId: string,
+      runId: string,
+      now: Date,
+      windowMs: number,
+      tx?: Tx,
+    ): Promise<{ ok: true } | { ok: false; availableAt: Date }> {
       const won = await execute<{ run_id: string }>(
         orm,
         `insert into sync_requests (connection_id, requested_at, run_id) values (?, ?, ?)

@@ -248,7 +248,9 @@ export function createSyncService(deps: SyncServiceDeps) {
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
         const stallMs = deps.hrmsStallMs ?? 60_000;
-        const plan: { kind: SyncKind; since?: Date } = opts.full ? { kind: 'full' } : planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
+        const plan: { kind: SyncKind; since?: Date } = opts.full
+          ? { kind: 'full' }
+          : planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
         const runId = opts.runId && !(await deps.runs.get(opts.runId)) ? opts.runId : undefined;
         // The run's row and the org's health (`syncing`) commit together (docs/sync.md "Connection health").
         const run = await deps.transactor.transaction(async (tx) => {
