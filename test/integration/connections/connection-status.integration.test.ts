@@ -14,10 +14,19 @@ import { ormQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import { client, connection, setupBody, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
-import { startReceiver, type Receiver } from '../../support/receiver';
+import { startReceiver, type Received, type Receiver } from '../../support/receiver';
 
 const N = 12;
 const DOC_PATH = '/api/vendor/connections/{client_org}/status/';
+const HEALTH_EVENTS = ['connection.needs_reauth', 'connection.failing', 'connection.healthy'];
+
+/** What a vendor does with a delivery: verify it with the official library, then read it. */
+const verifiedBy = (webhook: Webhook, r: Received) =>
+  webhook.verify(r.body, {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  }) as { type: string; data: Record<string, unknown> };
 
 describe('GET /api/vendor/connections/{client_org}/status/: health through a password change', () => {
   let app: TestApp;
@@ -60,15 +69,8 @@ describe('GET /api/vendor/connections/{client_org}/status/: health through a pas
       body: JSON.stringify(setupBody(c, sim, secret)),
     });
   const runs = () => ormQuery(app, `select id, status, error, started_at, finished_at from sync_runs where org_id = ? order by started_at`, [c.org.id]);
-  const HEALTH_EVENTS = ['connection.needs_reauth', 'connection.failing', 'connection.healthy'];
   const healthEvents = () => rx.at('/v').filter((r) => HEALTH_EVENTS.includes(String(r.json?.type)));
-  /** What a vendor does with a delivery: verify it with the official library, then read it. */
-  const verified = (r: { headers: Record<string, unknown>; body: string }) =>
-    webhook.verify(r.body, {
-      'webhook-id': String(r.headers['webhook-id']),
-      'webhook-timestamp': String(r.headers['webhook-timestamp']),
-      'webhook-signature': String(r.headers['webhook-signature']),
-    }) as { type: string; data: Record<string, unknown> };
+  const verified = (r: Received) => verifiedBy(webhook, r);
 
   it('before any HRMS configuration: not_configured, nothing synced, no coverage', async () => {
     const res = await status();
