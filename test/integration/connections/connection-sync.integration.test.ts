@@ -5,7 +5,7 @@
  * connection (429 with Retry-After); no approved connection (none, pending) is 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectDocumented } from '../../support/api-client';
+import { apiClient, expectDocumented } from '../../support/api-client';
 import { ormQuery } from '../../support/db';
 import { expectError, plain, UUID_V4 } from '../../support/expect-error';
 import { client, connection, setupBody, vendor } from '../../support/factories';
@@ -94,6 +94,16 @@ describe('POST /api/vendor/connections/{client_org}/sync/', () => {
     const run = await waitFor(async () => (await runs()).find((r) => r.id === full.body.data.sync_id && r.status === 'succeeded'), 60_000);
     expect(run).toMatchObject({ trigger: 'vendor', kind: 'full' });
     expect((await ask(other.apiKey, {})).status).toBe(429);
+  });
+
+  it('through the typed client: the status, and the 429 as the document describes it', async () => {
+    const api = apiClient(app.url);
+    const params = { path: { client_org: c.org.uuid } };
+    const status = await api.GET('/api/vendor/connections/{client_org}/status/', { params, headers: { authorization: v.apiKey } });
+    expect(status.data?.data.health).toBe('healthy');
+    const throttled = await api.POST('/api/vendor/connections/{client_org}/sync/', { params, body: { full: true }, headers: { authorization: v.apiKey } });
+    expect(throttled.response.status).toBe(429);
+    expectDocumented('post', DOC_PATH, 429, throttled.error);
   });
 
   it('no approved connection is 404 Not found.: another vendor, a pending connection, an unknown org, not a uuid', async () => {
