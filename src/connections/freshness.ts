@@ -118,6 +118,17 @@ export function createFreshnessService(deps: FreshnessDeps) {
     return { c, orgId: org.id };
   }
 
+  /** The sync of the org running now (its run started and holds the lock) or waiting in the queue, or null. */
+  async function alreadyQueued(orgId: number, f: OrgFreshness): Promise<QueuedSyncView | null> {
+    if (f.lastRun?.status === 'running' && (await deps.syncRunning(orgId))) {
+      return { sync_id: f.lastRun.id, kind: f.lastRun.kind === 'incremental' ? 'incremental' : 'full', queued_at: f.lastRun.startedAt.toISOString() };
+    }
+    const queued = await deps.queue.queuedFor(orgId);
+    if (!queued) return null;
+    const kind = await deps.planKind(orgId, f.hrmsId, queued.trigger, queued.full);
+    return { sync_id: queued.runId, kind, queued_at: queued.queuedAt.toISOString() };
+  }
+
   return {
     /**
      * The status of the vendor's connection to `clientUuid` (pending or approved; coverage of the
@@ -162,18 +173,15 @@ export function createFreshnessService(deps: FreshnessDeps) {
     async syncNow(vendorOrgId: number, clientUuid: string, full: boolean): Promise<QueuedSyncView> {
       const { c, orgId } = await connectionOf(vendorOrgId, clientUuid, ['approved']);
       const f = await deps.store.orgFreshness(orgId);
-      if (f.lastRun?.status === 'running' && (await deps.syncRunning(orgId))) {
-        return { sync_id: f.lastRun.id, kind: f.lastRun.kind === 'incremental' ? 'incremental' : 'full', queued_at: f.lastRun.startedAt.toISOString() };
-      }
-      const queued = await deps.queue.queuedFor(orgId);
-      if (queued) {
-        const kind = await deps.planKind(orgId, f.hrmsId, queued.trigger, queued.full);
-        return { sync_id: queued.runId, kind, queued_at: queued.queuedAt.toISOString() };
-      }
+      const existing = await alreadyQueued(orgId, f);
+      if (existing) return existing;
       const at = new Date(now());
       const runId = randomUUID();
       const claim = await deps.store.claimSyncRequest(c.id, runId, at, SYNC_ON_DEMAND_EVERY_MS);
       if (!claim.ok) {
+        // Another call of this connection may have just queued one: that sync is the answer, not a refusal.
+        const queued = await alreadyQueued(orgId, f);
+        if (queued) return queued;
         const seconds = Math.max(1, Math.ceil((claim.availableAt.getTime() - at.getTime()) / 1000));
         throw new AppError('THROTTLED', { params: { seconds }, headers: { 'retry-after': String(seconds) } });
       }

@@ -87,8 +87,10 @@ describe('POST /api/vendor/connections/{client_org}/sync/', () => {
     expect(wait).toBeGreaterThan(3500);
     expect(wait).toBeLessThanOrEqual(3600);
     expectError(again, 429, plain(`Request was throttled. Expected available in ${wait} seconds.`));
-    const full = await ask(other.apiKey, { full: true });
-    expect(full.status).toBe(202);
+    // Two calls at once: one sync, both answered with it.
+    const [full, twin] = await Promise.all([ask(other.apiKey, { full: true }), ask(other.apiKey, { full: true })]);
+    expect([full.status, twin.status]).toEqual([202, 202]);
+    expect(twin.body.data.sync_id).toBe(full.body.data.sync_id);
     expect(full.body.data.kind).toBe('full');
     expect(full.body.data.sync_id).not.toBe((await runs()).at(-1).id);
     const run = await waitFor(async () => (await runs()).find((r) => r.id === full.body.data.sync_id && r.status === 'succeeded'), 60_000);
