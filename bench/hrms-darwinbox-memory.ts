@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createDarwinboxConnector } from '../src/hrms/darwinbox/connector';
 import { normalizeRecord } from '../src/domain/record';
-import { startDarwinboxSim } from '../src/hrms/sim/darwinbox';
+import { startDarwinboxSim } from '../src/hrms/darwinbox/sim';
 
 /** What the child reports. */
 export interface DarwinboxMemoryRun {

@@ -14,7 +14,7 @@
  */
 import type { DialectSim } from '../src/hrms/sim/dialect';
 import { DIALECT_SIMS } from '../src/hrms/sim/dialects';
-import { greythrListing } from '../src/hrms/sim/greythr/server';
+import { greythrListing } from '../src/hrms/greythr/sim/server';
 import { connectorFor } from '../src/hrms/registry';
 import {
   benchEnv,

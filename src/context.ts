@@ -93,6 +93,9 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
       orgs: orgs.service,
       connections: connections.service,
       freshness,
+      /** The operator's lists (`hrx org list`, `hrx connection list`). */
+      orgList: orgs.listing,
+      connectionList: connections.listing,
       employees: employees.service,
       employeeUpdates: employees.updates,
       accessLog: employees.accessLog,

@@ -7,9 +7,10 @@
  *   openapi-fetch by the integration tests;
  * - docs/settings.md: every setting of src/config.ts (zod schema → JSON Schema → a table);
  * - docs/data-points.md: every data point name, by group, from src/domain/data-points.ts;
- * - docs/errors.md: the error table of src/errors.ts.
+ * - docs/errors.md: the error table of src/errors.ts;
+ * - README.md's "Connecting an HRMS" section and docs/hrms/README.md (scripts/docs/hrms-products.ts).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { z } from 'zod';
 import { routeTable, type RouteServices } from '../../src/app';
@@ -19,7 +20,7 @@ import { dataPointLabel } from '../../src/domain/data-point-labels';
 import { ERRORS } from '../../src/errors';
 import { openApiDocument, type OpenApiDocument } from '../../src/openapi/document';
 import { HRX_VERSION } from '../../src/openapi/routes';
-import { readmeWithProducts } from './hrms-products';
+import { hrmsPagesIndex, readmeWithProducts } from './hrms-products';
 
 /**
  * A stand-in for the services: every property is another stand-in and calling one throws.
@@ -148,5 +149,6 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     'docs/data-points.md': dataPointsMarkdown(),
     'docs/errors.md': errorsMarkdown(),
     'README.md': readmeWithProducts(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')),
+    'docs/hrms/README.md': hrmsPagesIndex((repoPath) => existsSync(new URL(`../../${repoPath}`, import.meta.url))),
   };
 }

@@ -5,6 +5,7 @@
  * run (`run.ts`, `demo.ts`), so `--help` loads none of it.
  */
 import type { Command } from 'commander';
+import { HRMS_IDS } from '../hrms/hrms-ids';
 import { choiceOption, intValue, keyValue, numberValue, UsageError } from './args';
 import type { DemoOptions } from './demo';
 import type { Cli } from './runtime';
@@ -26,13 +27,16 @@ interface SimOptions {
 }
 
 /**
- * The dialects of `hrx hrms-sim --dialect`: the keys of DIALECT_SIMS (src/hrms/sim/dialects.ts),
- * listed here so `--help` loads no simulator (test/unit/cli-dialects.unit.test.ts keeps them equal).
+ * The dialects of `hrx hrms-sim --dialect`: every product of the one list (src/hrms/hrms-ids.ts),
+ * which imports nothing, so `--help` loads no simulator and no connector.
  */
-export const SIM_DIALECTS: readonly string[] = ['reference', 'keka', 'zoho_people', 'darwinbox', 'bamboohr', 'greythr', 'personio'];
+export const SIM_DIALECTS: readonly string[] = HRMS_IDS;
 
 const LISTEN_HELP =
   '\nThe API listens on HOST:PORT (default 127.0.0.1:8080, under HRX_BASE_PATH); PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
+
+// A worker serves no HTTP: it needs only the database and Redis.
+const WORKER_HELP = '\nThe worker listens on no port; PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
 
 /** Registers `start`, `serve`, `worker`, `demo` and `hrms-sim`. */
 export function registerLongCommands(program: Command, cli: Cli): void {
@@ -45,7 +49,7 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     program
       .command(kind)
       .description(description)
-      .addHelpText('after', `${LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`)
+      .addHelpText('after', `${kind === 'worker' ? WORKER_HELP : LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`)
       .action(async () => {
         const { config, log } = cli.env(true);
         const [{ startProcess }, { onShutdown }] = await Promise.all([import('./run'), import('../server')]);
@@ -99,7 +103,7 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     )
     .option(
       '--variant <key=value>',
-      "a product simulator: one of its switches for what the research left open, e.g. limitPerMinute=10 or dateFormat=dmy-slash (repeatable; each simulator's module comment in src/hrms/sim/<hrms_id>/ lists its own)",
+      "a product simulator: one of its switches for what the research left open, e.g. limitPerMinute=10 or dateFormat=dmy-slash (repeatable; each simulator's module comment in src/hrms/<hrms_id>/sim/ lists its own)",
       keyValue,
     )
     .addHelpText(

@@ -36,6 +36,8 @@ export interface VendorConnectionEntry {
   is_international: boolean;
   salary_details_flag: boolean;
   application_connection_status: string;
+  /** The connection's id (added to the interface's fields): what V2's `connection_id` names. */
+  connection_id: string;
 }
 
 export interface PageInfo {
@@ -156,6 +158,7 @@ function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
     is_international: c.isInternational,
     salary_details_flag: shared.some((p) => p.startsWith('ctc_') || p.startsWith('monthly_')),
     application_connection_status: STATUS_LABEL[c.status],
+    connection_id: c.id,
   };
 }
 

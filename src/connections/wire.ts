@@ -10,6 +10,8 @@ import type { SyncRunStore } from '../sync/store';
 import type { ConnectorLookup } from '../hrms/registry';
 import { createFreshnessService } from './freshness';
 import { createFreshnessStore } from './freshness-store';
+import { createConnectionListStore } from './list-store';
+import { createConnectionListing } from './list-service';
 import { createConnectionService } from './service';
 import { createConnectionStore, type ConnectionStore } from './store';
 
@@ -52,7 +54,9 @@ export function wireConnections(
     syncNow: (orgId) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, 'approval')),
     events: deps.events,
   });
-  return { service, store: deps.store };
+  // The operator's list (`hrx connection list`).
+  const listing = createConnectionListing({ list: createConnectionListStore(infra.db.orm), orgs: deps.orgs });
+  return { service, store: deps.store, listing };
 }
 
 /** `lock` whose release never throws nor blocks (bounded by `afterCommit`). */

@@ -78,7 +78,7 @@ export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; 
  * `sync.failed` for every vendor with an approved connection to the client org:
  * `data: {client_org_id, sync_run_id, reason, will_retry, started_at, finished_at}`; `reason` is
  * a class (`auth`, `host_not_allowed`, `rate_limited`, `unavailable`, `bad_response`, `not_found`, `hrms_stalled`,
- * `lock_lost`, `internal`), never
+ * `lock_lost`, `bound_exceeded`, `internal`), never
  * the HRMS's message.
  */
 export function syncFailedEvent(run: SyncRunFacts & { reason: string; willRetry: boolean }): EventInput {

@@ -16,7 +16,7 @@ export interface HrmsCredentials {
   client_secret?: string;
   api_key?: string;
   /**
-   * Label tables for numeric enumerations (products that take them: Keka, docs/hrms/keka.md): per
+   * Label tables for numeric enumerations (products that take them: Keka, src/hrms/keka/README.md): per
    * product field, code → hrx word. The setup-config counterpart of `ConnectorOptions.enumLabels`.
    */
   enum_labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;

@@ -1,22 +1,12 @@
 /**
- * Which `hrms_id`s hrx can sync from, and the connector definition of each (decisions §5:
- * `reference` is always supported; §14: the products). Adding a product: its folder exports a
- * `HrmsConnectorDefinition` and its `HrmsProductInfo` (products.ts); list both here and there.
+ * Which `hrms_id`s hrx can sync from, and the connector definition of each: the products of the
+ * catalog (catalog.ts), in its order. `reference` is always supported (docs/api.md, "Setup
+ * config"). Adding a product: src/hrms/README.md.
  */
+import { HRMS_CATALOG } from './catalog';
 import type { ConnectorOptions, HrmsConnectorDefinition } from './connector';
-import { REFERENCE_DEFINITION } from './reference/definition';
-import { KEKA_DEFINITION } from './keka/definition';
-import { ZOHO_PEOPLE_DEFINITION } from './zoho_people/definition';
-import { GREYTHR_DEFINITION } from './greythr/definition';
-import { DARWINBOX_DEFINITION } from './darwinbox/definition';
-import { BAMBOOHR_DEFINITION } from './bamboohr/definition';
-import { PERSONIO_DEFINITION } from './personio/definition';
 
-const DEFINITIONS: ReadonlyMap<string, HrmsConnectorDefinition> = new Map(
-  [REFERENCE_DEFINITION, KEKA_DEFINITION, ZOHO_PEOPLE_DEFINITION, GREYTHR_DEFINITION, DARWINBOX_DEFINITION, BAMBOOHR_DEFINITION, PERSONIO_DEFINITION].map(
-    (d) => [d.hrmsId, d],
-  ),
-);
+const DEFINITIONS: ReadonlyMap<string, HrmsConnectorDefinition> = new Map(HRMS_CATALOG.map((p) => [p.hrmsId, p.definition]));
 
 /** The supported `hrms_id` values, in a stable order. */
 export const SUPPORTED_HRMS: readonly string[] = [...DEFINITIONS.keys()];

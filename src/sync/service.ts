@@ -24,6 +24,7 @@ import { newEmployeeRowId, type EmployeeStore } from '../employees/store';
 import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
 import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
+import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
 import type { HealthRecorder } from './health';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
@@ -43,7 +44,7 @@ export const FREQUENCY_MS: Record<string, number> = {
 export type SyncOutcome =
   | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
-  | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
+  | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled' | 'bound_exceeded'; message: string };
 
 /** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
 type StopKind = 'auth' | 'host_not_allowed';
@@ -140,6 +141,8 @@ export interface SyncServiceDeps {
   onRunEnd?: (r: { outcome: 'succeeded' | 'failed'; seconds: number; employees: number; removed: number }) => void;
   /** The shared request budget of an HRMS tenant (src/ratelimit/hrms-budget.ts); absent: unlimited. */
   budgetFor?: (hrmsId: string, tenant: string, limit: { requests: number; windowMs: number }) => RequestBudget;
+  /** The bound of one run (src/sync/bound.ts); absent: none. */
+  bounds?: SyncBounds;
   /** Clock (tests move it to reach the daily full sync); default `Date.now`. */
   now?: () => number;
   /** The org's health (sync/health.ts), written in the transactions of each run's start and end; absent: not kept. */
@@ -205,7 +208,8 @@ export function createSyncService(deps: SyncServiceDeps) {
      * so the job retries; `auth` and `host_not_allowed` (a host the host policy refuses) mark the
      * configuration invalid and end as `failed` without retry. A lost lock throws
      * `SyncInterruptedError('lock_lost')` (retried; nothing removed, not `succeeded`); an HRMS that
-     * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried. `finalAttempt`
+     * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried, and so does a
+     * listing past `bounds` (`bound_exceeded`: nothing past the bound is written, nobody removed). `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      * `onProgress` is told after each stored page (the job dashboard, decisions §16); it must not
      * throw, and the run does not wait for it. `runId`: the id the run gets (a sync on demand
@@ -261,6 +265,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         let pages = 0;
         let seen = 0;
         const reportedGone = new Set<string>();
+        const bound = createRunBound(deps.bounds);
         try {
           // Noted before each page is asked for (the generator fetches on the loop's next step):
           // rows the update webhook writes while a page is in flight keep the webhook's values.
@@ -273,6 +278,7 @@ export function createSyncService(deps: SyncServiceDeps) {
             if (next.done) break;
             const page = next.value;
             if (held.lost) throw lockLost();
+            bound.admit(page); // past the run's bound: nothing of this page is written
             for (const e of page.employees) reportedGone.delete(e.employeeId);
             for (const id of page.removedIds ?? []) reportedGone.add(id);
             const ids = await deps.employees.idsFor(
@@ -331,11 +337,11 @@ export function createSyncService(deps: SyncServiceDeps) {
           deps.log.info({ orgId, runId: run.id, kind: plan.kind, pages, employees: seen, removed }, 'sync succeeded');
           return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages };
         } catch (err) {
-          const known = err instanceof HrmsError || err instanceof SyncInterruptedError;
+          const known = err instanceof HrmsError || err instanceof SyncInterruptedError || err instanceof SyncBoundError;
           const message = known ? `${err.kind}: ${err.message}` : 'internal error';
           const reason = known ? err.kind : 'internal';
           const stalled = err instanceof SyncInterruptedError && err.kind === 'hrms_stalled';
-          const willRetry = !isStop(err) && !stalled && opts.finalAttempt === false;
+          const willRetry = !isStop(err) && !stalled && !(err instanceof SyncBoundError) && opts.finalAttempt === false;
           let written: Written | undefined;
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
@@ -351,6 +357,8 @@ export function createSyncService(deps: SyncServiceDeps) {
           // The HRMS is not answering: this job ends here (its lock released below); the
           // org's schedule tries again later.
           if (stalled) return { status: 'failed', runId: run.id, reason: 'hrms_stalled', message };
+          // Past the bound: a retry would list the same; the run ends here, nobody marked removed.
+          if (err instanceof SyncBoundError) return { status: 'failed', runId: run.id, reason: err.kind, message };
           if (isStop(err)) {
             await deps.hrmsConfigs.markInvalid(orgId, STOP_REASONS[err.kind]);
             return { status: 'failed', runId: run.id, reason: err.kind, message };

@@ -7,7 +7,7 @@ import type { Infra } from '../infra';
 import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
-import { createHrmsBudgets } from '../ratelimit/hrms-budget';
+import { syncBounds } from '../config';
 import { createHealthRecorder } from './health';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
@@ -45,6 +45,7 @@ export function wireSync(
   const service = createSyncService({
     transactor: infra.syncTransactor,
     hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
+    bounds: syncBounds(config),
     lock,
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
@@ -57,8 +58,8 @@ export function wireSync(
     setSchedule: (orgId, every) => queue.setSchedule(orgId, every),
     events: deps.events,
     onRunEnd: (r) => deps.counters.syncRun(r),
-    // One budget per HRMS tenant, shared by every worker through Redis (decisions §14).
-    budgetFor: createHrmsBudgets({ redis: infra.requestRedis, prefix: infra.prefix }).budgetFor,
+    // One budget per HRMS tenant, shared by every worker through Redis, and by live reads (setup/wire.ts).
+    budgetFor: deps.hrmsConfigs.budgets.budgetFor,
     // On the syncs' ORM: written in the run's own transactions.
     health: createHealthRecorder(infra.syncDb.orm),
   });

@@ -1,5 +1,5 @@
 /**
- * Helpers for tests of product connectors against their simulators (src/hrms/sim/<hrms_id>/):
+ * Helpers for tests of product connectors against their simulators (src/hrms/<hrms_id>/sim/):
  * an in-process shared request budget, a full walk of a listing, and a field-by-field
  * comparison with a simulator's ground truth.
  */

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * One employee of a client org, masked and filtered to what the connection shares.
-         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
+         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`), within the HRMS's request budget shared with the employer's syncs (no room within `HRX_HRMS_LIVE_WAIT_MS`: `503 Service temporarily unavailable` with `Retry-After`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
          */
         get: operations["getEmployeeDetails"];
         put?: never;
@@ -737,7 +737,7 @@ export interface components {
             grant_type: string;
             /** Format: uri */
             hrms_host: string;
-            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; docs/hrms/keka.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
+            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
             enum_labels?: {
                 [key: string]: {
                     [key: string]: string;
@@ -973,6 +973,11 @@ export interface components {
             is_international: boolean;
             salary_details_flag: boolean;
             application_connection_status: string;
+            /**
+             * Format: uuid
+             * @description The connection's id: what a V2 request's `connection_id` names.
+             */
+            connection_id: string;
         };
         /** @description The error envelope with the HTTP status repeated in `status`. */
         StatusError: {

@@ -1,6 +1,6 @@
 /**
  * `hrx hrms-sim --dialect` lists its allowed values without loading the simulators (src/cli/long.ts
- * SIM_DIALECTS); they must be exactly the simulators src/hrms/sim/dialects.ts starts.
+ * SIM_DIALECTS, the one list src/hrms/hrms-ids.ts); they must be exactly the simulators src/hrms/sim/dialects.ts starts.
  */
 import { describe, expect, it } from 'vitest';
 import { SIM_DIALECTS } from '../../src/cli/long';

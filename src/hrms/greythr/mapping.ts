@@ -1,5 +1,5 @@
 /**
- * greytHR → hrx mapping table (decisions §14; docs/hrms/greythr.md). greytHR splits an employee
+ * greytHR → hrx mapping table (decisions §14; src/hrms/greythr/README.md). greytHR splits an employee
  * across list endpoints joined on the numeric `employeeId`; many values are numeric ids into
  * lists of values (`POST /hr/v2/lov`) or category values (`/hr/v2/categories`). Field names are
  * those of Airbyte's live-sampled greytHR schema

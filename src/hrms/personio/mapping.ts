@@ -1,5 +1,5 @@
 /**
- * Personio → hrx mapping table (decisions §14; docs/hrms/personio.md). v1 employees carry every
+ * Personio → hrx mapping table (decisions §14; src/hrms/personio/README.md). v1 employees carry every
  * attribute wrapped in `{label, value, type, universal_id}`
  * (https://developer.personio.de/v1.0/reference/get_company-employees; attribute names from the
  * personio-py model, research §6); v2 splits a person (`GET /v2/persons`) from its employments

@@ -1,23 +1,10 @@
 /**
  * The dialect simulators by `hrms_id` (`hrx hrms-sim --dialect <hrms_id>`; the conformance suite
- * runs each). Each product's simulator lives in `sim/<hrms_id>/` and is listed here.
+ * runs each): each product folder's `product.startSim` (its simulator lives in
+ * `src/hrms/<hrms_id>/sim/` and is loaded when started), in the catalog's order.
  */
+import { HRMS_CATALOG } from '../catalog';
 import type { DialectSimFactory } from './dialect';
-import { startKekaSim } from './keka/server';
-import { startReferenceDialect } from './reference-dialect';
-import { startZohoPeopleSim } from './zoho_people/server';
-import { startDarwinboxDialect } from './darwinbox';
-import { startBambooHrDialect } from './bamboohr';
-import { startGreythrSim } from './greythr/server';
-import { startPersonioSim } from './personio/server';
 
 /** Every dialect simulator, in a stable order. */
-export const DIALECT_SIMS: ReadonlyMap<string, DialectSimFactory> = new Map<string, DialectSimFactory>([
-  ['reference', startReferenceDialect],
-  ['keka', startKekaSim],
-  ['zoho_people', startZohoPeopleSim],
-  ['darwinbox', startDarwinboxDialect],
-  ['bamboohr', startBambooHrDialect],
-  ['greythr', startGreythrSim],
-  ['personio', startPersonioSim],
-]);
+export const DIALECT_SIMS: ReadonlyMap<string, DialectSimFactory> = new Map(HRMS_CATALOG.map((p) => [p.hrmsId, p.startSim]));

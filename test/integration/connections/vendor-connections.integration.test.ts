@@ -17,12 +17,14 @@ describe('GET /api/vendor/connections/', () => {
     const v = await f.vendor(app.ctx);
     const other = await f.vendor(app.ctx);
     const c = await f.client(app.ctx, 'Listed Employer');
-    await f.connection(app.ctx, v.org.uuid, c.org.uuid);
+    const mine = await f.connection(app.ctx, v.org.uuid, c.org.uuid);
     await f.connection(app.ctx, other.org.uuid, (await f.client(app.ctx, 'Not Mine')).org.uuid);
     const res = await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey } });
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { org_name: string }) => e.org_name)).toStrictEqual(['Listed Employer']);
     expect(res.body.pageInfo).toBeDefined();
+    // The connection's id, added to the interface's fields: what V2's connection_id names.
+    expect(res.body.data[0].connection_id).toBe(mine.id);
   });
 
   it('refuses a request without an API key', async () => {

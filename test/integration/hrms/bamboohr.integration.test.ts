@@ -7,7 +7,7 @@ import { HrmsError, type ConnectorOptions, type EmployeePage, type HrmsConnector
 import { createBambooHrConnector } from '../../../src/hrms/bamboohr/connector';
 import { BAMBOOHR_DEFINITION } from '../../../src/hrms/bamboohr/definition';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
-import { startBambooHrSim, type BambooHrSim } from '../../../src/hrms/sim/bamboohr';
+import { startBambooHrSim, type BambooHrSim } from '../../../src/hrms/bamboohr/sim';
 
 const fast: ConnectorOptions = { pageSize: 100, retries: 5, minRetryDelayMs: 2, maxRetryDelayMs: 2_000, timeoutMs: 5_000 };
 let sim: BambooHrSim | undefined;

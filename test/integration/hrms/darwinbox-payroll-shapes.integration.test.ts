@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsFieldError, type ConnectorOptions, type HrmsConnector } from '../../../src/hrms/connector';
 import { createDarwinboxConnector } from '../../../src/hrms/darwinbox/connector';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
-import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/sim/darwinbox';
-import { PAYROLL_KEY } from '../../../src/hrms/sim/darwinbox/payroll';
+import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/darwinbox/sim';
+import { PAYROLL_KEY } from '../../../src/hrms/darwinbox/sim/payroll';
 
 const fast: ConnectorOptions = { pageSize: 100, retries: 5, minRetryDelayMs: 2, maxRetryDelayMs: 40, timeoutMs: 5_000 };
 let sim: DarwinboxSim | undefined;

@@ -1,14 +1,14 @@
 /**
  * Darwinbox salary through hrx end to end (research hrms-dialects.md §2 "Salary"): setup-config
  * over HTTP with the `payroll` api_configs entry, the real sync service, PostgreSQL, the vendor
- * API's read; the Darwinbox simulator's payroll route (`sim/darwinbox/payroll.ts`) counts the
+ * API's read; the Darwinbox simulator's payroll route (`darwinbox/sim/payroll.ts`) counts the
  * ctcbreakup requests and the ids each carried.
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord, NOT_AVAILABLE } from '../../../src/domain/record';
-import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/sim/darwinbox';
+import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/darwinbox/sim';
 import { storesOf } from '../../support/db';
 import { expectError, invalid } from '../../support/expect-error';
 import * as f from '../../support/factories';

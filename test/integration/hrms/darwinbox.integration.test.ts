@@ -7,7 +7,7 @@ import { HrmsError, type ConnectorOptions, type EmployeePage, type HrmsConnector
 import { createDarwinboxConnector } from '../../../src/hrms/darwinbox/connector';
 import { DARWINBOX_DEFINITION } from '../../../src/hrms/darwinbox/definition';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
-import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/sim/darwinbox';
+import { startDarwinboxSim, type DarwinboxSim } from '../../../src/hrms/darwinbox/sim';
 
 const fast: ConnectorOptions = { pageSize: 100, retries: 5, minRetryDelayMs: 2, maxRetryDelayMs: 40, timeoutMs: 5_000 };
 let sim: DarwinboxSim | undefined;

@@ -6,8 +6,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGreythrSim } from '../../../src/hrms/sim/greythr/server';
-import { startPersonioSim } from '../../../src/hrms/sim/personio/server';
+import { startGreythrSim } from '../../../src/hrms/greythr/sim/server';
+import { startPersonioSim } from '../../../src/hrms/personio/sim/server';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord } from '../../../src/domain/record';
@@ -84,7 +84,7 @@ describe('setup-config for greytHR and Personio', () => {
     expect(await app.ctx.services.sync.run(c.org.id, 'setup', `gp-${++n}`)).toMatchObject({ status: 'succeeded', kind: 'full', employees: 120 });
     const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'HRMS value left empty');
     expect(warned.map((l) => [l.orgId, l.field])).toContainEqual([c.org.id, 'personal.maritalStatus']);
-    // Every 89th employee's marital status is an id no list knows (sim/greythr/render.ts): logged, never its value.
+    // Every 89th employee's marital status is an id no list knows (greythr/sim/render.ts): logged, never its value.
     expect(
       warned.every((l) => Object.keys(l).every((k) => ['level', 'time', 'pid', 'hostname', 'msg', 'name', 'orgId', 'hrmsId', 'field', 'reason'].includes(k))),
     ).toBe(true);

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsError, type ConnectorOptions, type HrmsConnector } from '../../../src/hrms/connector';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
 import { GREYTHR_DEFINITION } from '../../../src/hrms/greythr/definition';
-import { startGreythrSim } from '../../../src/hrms/sim/greythr/server';
+import { startGreythrSim } from '../../../src/hrms/greythr/sim/server';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { generateEmployee } from '../../../src/hrms/sim/data';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsError, type ConnectorOptions } from '../../../src/hrms/connector';
 import { createKekaConnector, type KekaTuning } from '../../../src/hrms/keka/connector';
-import { KekaSim } from '../../../src/hrms/sim/keka/server';
+import { KekaSim } from '../../../src/hrms/keka/sim/server';
 import type { DialectSimOptions } from '../../../src/hrms/sim/dialect';
 import { expectSameEmployees, listAll, WindowBudget } from '../../support/dialect';
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsError, type ConnectorOptions, type HrmsConnector, type ListOptions } from '../../../src/hrms/connector';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
 import { PERSONIO_DEFINITION } from '../../../src/hrms/personio/definition';
-import { startPersonioSim } from '../../../src/hrms/sim/personio/server';
+import { startPersonioSim } from '../../../src/hrms/personio/sim/server';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 
 const FAST: ConnectorOptions = { pageSize: 100, retries: 8, minRetryDelayMs: 5, maxRetryDelayMs: 50, timeoutMs: 5_000 };

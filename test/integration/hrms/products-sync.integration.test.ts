@@ -13,7 +13,7 @@ import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { expectError, invalid } from '../../support/expect-error';
 import { storedRecords } from '../../support/stored';
-import { DEFAULT_KEKA_SIM_LABELS, hrxLabelsFor } from '../../../src/hrms/sim/keka/render';
+import { DEFAULT_KEKA_SIM_LABELS, hrxLabelsFor } from '../../../src/hrms/keka/sim/render';
 
 const EMPLOYEES = 500;
 let app: TestApp;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsError, type ConnectorOptions } from '../../../src/hrms/connector';
 import { createZohoPeopleConnector, type ZohoTuning } from '../../../src/hrms/zoho_people/connector';
-import { ZohoPeopleSim } from '../../../src/hrms/sim/zoho_people/server';
+import { ZohoPeopleSim } from '../../../src/hrms/zoho_people/sim/server';
 import type { DialectSimOptions } from '../../../src/hrms/sim/dialect';
 import { expectSameEmployees, listAll, WindowBudget } from '../../support/dialect';
 

@@ -18,9 +18,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeCode, employeeIndex, type NativeEmployee } from '../data';
-import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { basicCredentials, CoreBacked, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../kit';
+import { employeeCode, employeeIndex, type NativeEmployee } from '../../sim/data';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { basicCredentials, CoreBacked, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../../sim/kit';
 import {
   CATEGORIES,
   categoryValues,

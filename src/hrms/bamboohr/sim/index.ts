@@ -19,9 +19,9 @@
  * - Faults: latency, 5xx (500). No tokens: the key authenticates every request.
  */
 import type { IncomingMessage } from 'node:http';
-import { employeeCode } from '../data';
-import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { basicCredentials, json, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../kit';
+import { employeeCode } from '../../sim/data';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { basicCredentials, json, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
 import { bambooEmployee, bambooExpected, bambooFields, bambooInactive, type BambooRowVariants } from './rows';
 
 const API_KEY = 'bhr-4f0c2a9e7d1b5c3a8e6f';

@@ -6,8 +6,8 @@
  * connector's decoders).
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import type { NativeAddress, NativeEmployee } from '../data';
-import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../kit';
+import type { NativeAddress, NativeEmployee } from '../../sim/data';
+import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../../sim/kit';
 
 /** How the simulated organisation writes dates (Zoho's date format setting; `dd-MMM-yyyy` by default). */
 export type ZohoDateFormat = 'dd-MMM-yyyy' | 'yyyy-MM-dd' | 'dd/MM/yyyy';
@@ -100,7 +100,7 @@ export function renderZohoFields(i: number, e: NativeEmployee, modifiedAt: numbe
   };
 }
 
-/** What hrx must store for employee `i` (Zoho People's mapping table, docs/hrms/zoho_people.md). */
+/** What hrx must store for employee `i` (Zoho People's mapping table, src/hrms/zoho_people/README.md). */
 export function zohoTruth(i: number, e: NativeEmployee, o: ZohoRenderOptions): PartialEmployeeRecord {
   return {
     employeeId: e.employee_code,

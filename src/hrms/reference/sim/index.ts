@@ -5,11 +5,11 @@
  * definition is not incremental), so `change` is refused; `remove` drops the employee.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mapEmployee } from '../reference/mapping';
-import { employeeCode, employeeIndex, generateEmployee } from './data';
-import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions } from './dialect';
-import { listenSim, requestCounter } from './listen';
-import { createSimHandler } from './server';
+import { mapEmployee } from '../mapping';
+import { employeeCode, employeeIndex, generateEmployee } from '../../sim/data';
+import type { DialectFaults, DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { listenSim, requestCounter } from '../../sim/listen';
+import { createSimHandler } from '../../sim/server';
 
 const CLIENT_ID = 'reference-sim-client';
 const CLIENT_SECRET = 'reference-sim-secret';

@@ -8,8 +8,8 @@
  * `"Name (ID)"` manager strings, blank optional columns, nested address records (a switch).
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import type { NativeAddress, NativeEmployee } from '../data';
-import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../kit';
+import type { NativeAddress, NativeEmployee } from '../../sim/data';
+import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../../sim/kit';
 
 /** Switches of the rendering (research `?`s), from `DialectSimOptions.variants`. */
 export interface DarwinboxRowVariants {

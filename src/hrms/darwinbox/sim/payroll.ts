@@ -19,9 +19,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeIndex, type NativeEmployee } from '../data';
-import type { DialectSimOptions } from '../dialect';
-import { basicCredentials, json, readBody, sameSecret, type Reply } from '../kit';
+import { employeeIndex, type NativeEmployee } from '../../sim/data';
+import type { DialectSimOptions } from '../../sim/dialect';
+import { basicCredentials, json, readBody, sameSecret, type Reply } from '../../sim/kit';
 
 /** The route the payroll API answers. */
 export const PAYROLL_PATH = '/payrollapi/ctcbreakup';

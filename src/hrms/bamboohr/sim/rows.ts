@@ -4,8 +4,8 @@
  * store for them, computed from the canonical values (not by decoding the rendering).
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import type { NativeEmployee } from '../data';
-import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../kit';
+import type { NativeEmployee } from '../../sim/data';
+import { addressLine, GENDER_WORD, isoOf, MARITAL_WORD, orNone as orUndefined, tenDigits, TYPE_WORD } from '../../sim/kit';
 
 /** Switches of the rendering (research `?`s). */
 export interface BambooRowVariants {

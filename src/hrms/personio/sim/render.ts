@@ -3,13 +3,20 @@
  * endpoint shows them (every attribute wrapped in `{label, value, type, universal_id}`, standard
  * attributes plus tenant-defined `dynamic_<id>` ones for what Personio has no standard field for),
  * as v2 persons and employments, and the ground truth hrx must store (the mapping table of
- * docs/hrms/personio.md over the canonical data). Sources: research §6; v1 attribute names from
+ * src/hrms/personio/README.md over the canonical data). Sources: research §6; v1 attribute names from
  * the personio-py model, v2 shapes from the research's fixtures.
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { managerOf, type NativeEmployee } from '../data';
-import { dmy, hasLeft } from '../kit';
-import { bloodOf as bloodGroupOf, fullNameOf, isoOf as isoDay, MARITAL_WORD as MARITAL_WORDS, orNone as orAbsent, tenDigits as lastTenDigits } from '../kit';
+import { managerOf, type NativeEmployee } from '../../sim/data';
+import { dmy, hasLeft } from '../../sim/kit';
+import {
+  bloodOf as bloodGroupOf,
+  fullNameOf,
+  isoOf as isoDay,
+  MARITAL_WORD as MARITAL_WORDS,
+  orNone as orAbsent,
+  tenDigits as lastTenDigits,
+} from '../../sim/kit';
 
 /** The switches that change what records look like (the research's `?`s and tenant choices). */
 export interface PersonioShape {

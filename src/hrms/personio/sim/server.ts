@@ -22,10 +22,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeCode, managerOf, type NativeEmployee } from '../data';
-import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { requestCounter } from '../listen';
-import { CoreBacked, json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../kit';
+import { employeeCode, managerOf, type NativeEmployee } from '../../sim/data';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { requestCounter } from '../../sim/listen';
+import { CoreBacked, json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../../sim/kit';
 import { expectedRecord, indexOfPersonioId, nameId, personioId, v1Employee, v2Employments, v2Person, type PersonioShape } from './render';
 
 const CLIENT_ID = 'papi-sim-client-7QX';

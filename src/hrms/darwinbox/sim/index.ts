@@ -21,9 +21,9 @@
  * No tokens: every request authenticates itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { employeeCode } from '../data';
-import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../dialect';
-import { basicCredentials, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../kit';
+import { employeeCode } from '../../sim/data';
+import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { basicCredentials, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../../sim/kit';
 import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
 import { PAYROLL_KEY, PAYROLL_PATH, payrollExpected, payrollRoute, payrollVariants } from './payroll';
 

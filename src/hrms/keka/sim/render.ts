@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import type { NativeAddress, NativeEmployee } from '../data';
-import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../kit';
+import type { NativeAddress, NativeEmployee } from '../../sim/data';
+import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../../sim/kit';
 
 /**
  * The simulated tenant's enumeration codes (Keka publishes none, research `?`): which number the
@@ -212,7 +212,7 @@ const addressTruth = (a: NativeAddress | null | undefined) =>
     : undefined;
 
 /**
- * What hrx must store for employee `i` (Keka's mapping table, docs/hrms/keka.md): the
+ * What hrx must store for employee `i` (Keka's mapping table, src/hrms/keka/README.md): the
  * enumerations and group types only where `known` (hrx's label tables for this tenant) has the
  * code the tenant sends.
  */

@@ -23,9 +23,9 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeCode } from '../data';
-import type { DialectSimFactory, DialectSimOptions } from '../dialect';
-import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../kit';
+import { employeeCode } from '../../sim/data';
+import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../../sim/kit';
 import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
 
 /** What hrx knows of Keka's codes without `enumLabels` (its documented default: group type 1 = department). */

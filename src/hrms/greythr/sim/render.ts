@@ -2,14 +2,21 @@
  * The greytHR simulator's data: the canonical employees of `data.ts` as greytHR's list endpoints
  * show them (one record per employee and section, joined by the numeric `employeeId`; numbers into
  * lists of values; categories with their descriptions), and the ground truth hrx must store for
- * each, computed from the canonical employee with the mapping table of docs/hrms/greythr.md.
+ * each, computed from the canonical employee with the mapping table of src/hrms/greythr/README.md.
  * Field names follow Airbyte's live-sampled greytHR schema (research §3); what the research marks
  * `?` is a switch (`GreythrShape`).
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { BANKS, employeeCode, type NativeAddress, type NativeEmployee } from '../data';
-import { dmy, hasLeft } from '../kit';
-import { bloodOf as bloodGroupOf, fullNameOf, isoOf as isoDay, MARITAL_WORD as MARITAL_WORDS, orNone as orAbsent, tenDigits as lastTenDigits } from '../kit';
+import { BANKS, employeeCode, type NativeAddress, type NativeEmployee } from '../../sim/data';
+import { dmy, hasLeft } from '../../sim/kit';
+import {
+  bloodOf as bloodGroupOf,
+  fullNameOf,
+  isoOf as isoDay,
+  MARITAL_WORD as MARITAL_WORDS,
+  orNone as orAbsent,
+  tenDigits as lastTenDigits,
+} from '../../sim/kit';
 
 /** The sections (list endpoints under `/employee/v2/employees`) the simulator serves. */
 export const SECTIONS = ['employees', 'personal', 'statutory', 'pf', 'bank', 'separation', 'categories', 'addresses'] as const;
@@ -263,7 +270,7 @@ const words = (a: NativeAddress | null | undefined) =>
     addressCountry: a.country,
   };
 
-/** What hrx must store for employee `i` (the mapping table of docs/hrms/greythr.md over the canonical data). */
+/** What hrx must store for employee `i` (the mapping table of src/hrms/greythr/README.md over the canonical data). */
 export function expectedRecord(i: number, e: NativeEmployee, shape: GreythrShape): PartialEmployeeRecord {
   const left = hasLeft(e);
   const blood = bloodGroupOf(e.blood_group);

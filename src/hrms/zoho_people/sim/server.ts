@@ -27,9 +27,9 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeCode } from '../data';
-import type { DialectSimFactory, DialectSimOptions } from '../dialect';
-import { DialectSimBase, formParams, json, sameSecret, Variants, type Reply, type SimSetup } from '../kit';
+import { employeeCode } from '../../sim/data';
+import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
+import { DialectSimBase, formParams, json, sameSecret, Variants, type Reply, type SimSetup } from '../../sim/kit';
 import { recordIdOf, renderZohoFields, ZOHO_DATE_FORMATS, zohoTruth, type ZohoRenderOptions } from './render';
 
 const RECORDS = /^(?:\/people)?\/api\/forms\/([^/]+)\/getRecords$/;

@@ -1,0 +1,13 @@
+/** The `zoho_people` product: everything hrx needs of it (src/hrms/product-module.ts), listed by src/hrms/catalog.ts. */
+import type { HrmsProductModule } from '../product-module';
+import { ZOHO_PEOPLE_DEFINITION } from './definition';
+import { ZOHO_PEOPLE_PRODUCT } from './product';
+
+/** Zoho People. */
+export const product: HrmsProductModule<'zoho_people'> = {
+  hrmsId: 'zoho_people',
+  definition: ZOHO_PEOPLE_DEFINITION,
+  info: ZOHO_PEOPLE_PRODUCT,
+  startSim: async (options) => (await import('./sim/server')).startZohoPeopleSim(options),
+  docsPage: 'src/hrms/zoho_people/README.md',
+};
