@@ -25,7 +25,9 @@ export function createOpsStore(pool: pg.Pool) {
      * run. One grouped query over the approved connections.
      */
     async connectionHealth(tx?: Tx): Promise<Record<string, number>> {
-      const { rows } = await (await queryableOf(pool, tx)).query<{ state: string; n: number }>(
+      const { rows } = await (
+        await queryableOf(pool, tx)
+      ).query<{ state: string; n: number }>(
         `select case when hc.org_id is null then 'not_configured' else coalesce(h.state, 'syncing') end as state, count(*)::int as n
            from connections c
            left join hrms_configs hc on hc.org_id = c.client_org_id
