@@ -26,6 +26,19 @@ export interface SyncWorkerDeps {
   sync: SyncService;
   log: Logger;
   concurrency?: number;
+  /** The org's HRMS health after a run (docs/sync.md "Connection health"), written to the job's log for the dashboard; absent: not shown. */
+  health?: (orgId: number) => Promise<string | null>;
+}
+
+/** Adds the org's health after the run to the job's log (the dashboard's Logs tab); best effort, never fails the job. */
+async function logHealth(deps: SyncWorkerDeps, job: JobOf<SyncJobs>, orgId: number): Promise<void> {
+  if (!deps.health) return;
+  try {
+    const state = await deps.health(orgId);
+    if (state) await job.log(`connection health: ${state}`);
+  } catch (err) {
+    deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync health not logged');
+  }
 }
 
 /**
@@ -57,9 +70,11 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
         outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress, ...(runId ? { runId } : {}), ...(full ? { full } : {}) });
       } catch (err) {
         if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');
+        else await logHealth(deps, job, orgId);
         // Kept by BullMQ in Redis: never a driver message that may quote a page's values.
         throw safeJobError(err);
       }
+      if (outcome.status !== 'skipped') await logHealth(deps, job, orgId);
       // The run's own reason (hrx-written: an HRMS error's kind and message, or `internal error`),
       // outside the catch: it must stay an UnrecoverableError with its text.
       if (outcome.status === 'failed') throw new UnrecoverableError(failureReason(outcome));

@@ -82,6 +82,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     /** The API-key lookup of the authenticator (`app.ts`). */
     apiKeyOrgs: orgs.store as Pick<typeof orgs.store, 'findByApiKeyHash'>,
     lock: sync.lock,
+    /** Each client org's HRMS health (sync/health.ts; docs/sync.md "Connection health"), read on the request ORM. */
+    syncHealth: sync.health,
     syncQueue: sync.queue,
     eventsQueue: events.queue,
     housekeepingQueue,

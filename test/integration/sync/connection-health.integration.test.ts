@@ -66,7 +66,7 @@ describe('connection health: failing after three failed syncs, healthy again aft
 
   it('two failed runs leave it healthy; the third makes it failing, with one connection.failing', async () => {
     sim.control.set({ rate5xx: 1 });
-    await app.ctx.syncQueue.syncNow(c.org.id, 'test');
+    const jobId = await app.ctx.syncQueue.syncNow(c.org.id, 'test');
     await waitFor(async () => (await failedRuns()) >= 2, 30_000);
     expect(rx.at('/h')).toEqual([]);
     const [failing] = await rx.waitForCount('/h', 1, 'connection.failing', 30_000);
@@ -75,6 +75,12 @@ describe('connection health: failing after three failed syncs, healthy again aft
     expect(failing!.json.data).toMatchObject({ client_org_id: c.org.uuid, health: 'failing', previous_health: 'healthy', reason: 'unavailable' });
     expect(await health()).toBe('failing');
     expect(await gauge()).toMatchObject({ healthy: 0, failing: 1 });
+    // The job dashboard's log of the job: the health after each of its runs.
+    const logs = await waitFor(async () => {
+      const l = (await app.ctx.syncQueue.queue.getJobLogs(jobId)).logs;
+      return l.length >= 3 ? l : null;
+    });
+    expect(logs.slice(0, 3)).toEqual(['connection health: healthy', 'connection health: healthy', 'connection health: failing']);
   });
 
   it('hrx connection status shows the same to the operator, by client org and by connection id', async () => {
