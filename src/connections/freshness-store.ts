@@ -18,6 +18,8 @@ export interface RunCoverage {
 export interface OrgFreshness {
   /** Its HRMS configuration's `hrms_id`, or null (none: `not_configured`). */
   hrmsId: string | null;
+  /** False once the HRMS refused the stored credentials (the configuration is marked invalid); null without one. */
+  configValid: boolean | null;
   /** The stored health (sync/health.ts), or null (no run ever started). */
   state: OrgHealthState | null;
   lastSuccessAt: Date | null;
@@ -48,6 +50,7 @@ export function createFreshnessStore(orm: MikroORM) {
       // `to_jsonb(r)->'coverage'`: null-safe whether or not sync_runs has its coverage column yet.
       const [r] = await execute<{
         hrms_id: string | null;
+        valid: boolean | null;
         state: OrgHealthState | null;
         last_success_at: Date | null;
         run_id: string | null;
@@ -58,7 +61,7 @@ export function createFreshnessStore(orm: MikroORM) {
         coverage: unknown;
       }>(
         orm,
-        `select hc.hrms_id, h.state,
+        `select hc.hrms_id, hc.valid, h.state,
                 greatest(h.last_success_at, (select max(s.finished_at) from sync_runs s where s.org_id = o.id and s.status = 'succeeded')) as last_success_at,
                 lr.id as run_id, lr.started_at as run_started_at, lr.status as run_status, lr.kind as run_kind,
                 (select count(*)::int from employees e where e.org_id = o.id and e.removed_at is null) as employees,
@@ -75,6 +78,7 @@ export function createFreshnessStore(orm: MikroORM) {
       if (!r) throw new Error(`orgFreshness: no org ${orgId}`);
       return {
         hrmsId: r.hrms_id,
+        configValid: r.valid,
         state: r.state,
         lastSuccessAt: date(r.last_success_at),
         lastRun: r.run_id ? { id: r.run_id, startedAt: date(r.run_started_at)!, status: r.run_status!, kind: r.run_kind! } : null,

@@ -71,11 +71,16 @@ export interface FreshnessDeps {
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** The connection's health from its client org's facts. */
-export function healthOf(f: Pick<OrgFreshness, 'hrmsId' | 'state'>): Health {
+/**
+ * The connection's health from its client org's facts: the stored health; without one (no run
+ * since health was kept), an invalid configuration is `needs_reauth`, a last run that succeeded
+ * `healthy`, else `syncing` (setup-config queued the first sync).
+ */
+export function healthOf(f: Pick<OrgFreshness, 'hrmsId' | 'configValid' | 'state' | 'lastRun'>): Health {
   if (f.hrmsId === null) return 'not_configured';
-  // A configuration whose first run has not started yet: setup-config queued it (decisions §5).
-  return f.state ?? 'syncing';
+  if (f.state) return f.state;
+  if (f.configValid === false) return 'needs_reauth';
+  return f.lastRun?.status === 'succeeded' ? 'healthy' : 'syncing';
 }
 
 /** Share (0..1, 4 decimals) of the run's employees with a value, for each of `points`; null without coverage. */

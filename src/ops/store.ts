@@ -21,14 +21,18 @@ export function createOpsStore(pool: pg.Pool) {
 
     /**
      * Approved connections by health (docs/sync.md "Connection health"): their client org's
-     * stored health, `not_configured` without an HRMS configuration, `syncing` before the first
-     * run. One grouped query over the approved connections.
+     * stored health, `not_configured` without an HRMS configuration; without a stored health (no run
+     * since it was kept) as `healthOf` in connections/freshness.ts reads it. One grouped query over
+     * the approved connections.
      */
     async connectionHealth(tx?: Tx): Promise<Record<string, number>> {
       const { rows } = await (
         await queryableOf(pool, tx)
       ).query<{ state: string; n: number }>(
-        `select case when hc.org_id is null then 'not_configured' else coalesce(h.state, 'syncing') end as state, count(*)::int as n
+        `select case when hc.org_id is null then 'not_configured' when h.state is not null then h.state
+                     when not hc.valid then 'needs_reauth'
+                     when (select s.status from sync_runs s where s.org_id = c.client_org_id order by s.started_at desc limit 1) = 'succeeded' then 'healthy'
+                     else 'syncing' end as state, count(*)::int as n
            from connections c
            left join hrms_configs hc on hc.org_id = c.client_org_id
            left join org_health h on h.org_id = c.client_org_id

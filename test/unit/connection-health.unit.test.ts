@@ -48,9 +48,13 @@ describe('settle (docs/sync.md "Connection health")', () => {
 
 describe('healthOf and coverageShares', () => {
   it('no HRMS configuration is not_configured whatever was stored; a configuration before its first run is syncing', () => {
-    expect(healthOf({ hrmsId: null, state: 'healthy' })).toBe('not_configured');
-    expect(healthOf({ hrmsId: 'reference', state: null })).toBe('syncing');
-    expect(healthOf({ hrmsId: 'reference', state: 'needs_reauth' })).toBe('needs_reauth');
+    const run = (status: string) => ({ id: 'r', startedAt: new Date(0), status, kind: 'full' });
+    expect(healthOf({ hrmsId: null, configValid: null, state: 'healthy', lastRun: null })).toBe('not_configured');
+    expect(healthOf({ hrmsId: 'reference', configValid: true, state: null, lastRun: null })).toBe('syncing');
+    expect(healthOf({ hrmsId: 'reference', configValid: true, state: 'needs_reauth', lastRun: run('failed') })).toBe('needs_reauth');
+    // No stored health yet (runs from before it was kept): the configuration and the last run say it.
+    expect(healthOf({ hrmsId: 'reference', configValid: false, state: null, lastRun: run('failed') })).toBe('needs_reauth');
+    expect(healthOf({ hrmsId: 'reference', configValid: true, state: null, lastRun: run('succeeded') })).toBe('healthy');
   });
 
   it('maps only the given data points to shares 0..1; a point without a count is 0; no coverage is null', () => {

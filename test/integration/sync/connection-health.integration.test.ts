@@ -109,4 +109,13 @@ describe('connection health: failing after three failed syncs, healthy again aft
     expect(await gauge()).toMatchObject({ healthy: 1, failing: 0 });
     expect(rx.at('/h').map((r) => r.json.type)).toEqual(['connection.failing', 'connection.healthy']);
   });
+
+  it('an org whose health was never stored (runs from before it was kept) reads from its last run and its configuration', async () => {
+    await ormQuery(app, `delete from org_health where org_id = ?`, [c.org.id]);
+    expect(await health()).toBe('healthy');
+    expect(await gauge()).toMatchObject({ healthy: 1, syncing: 0 });
+    await ormQuery(app, `update hrms_configs set valid = false where org_id = ?`, [c.org.id]);
+    expect(await health()).toBe('needs_reauth');
+    expect(await gauge()).toMatchObject({ healthy: 0, needs_reauth: 1 });
+  });
 });
