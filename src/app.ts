@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bullBoardHandler } from './admin/bull-board';
 import { createAuthenticator } from './auth/authenticator';
 import { connectionRoutes } from './connections/routes';
+import { freshnessRoutes } from './connections/freshness-routes';
 import { consentRoutes } from './consent/routes';
 import { operatorContact, type Config } from './config';
 import type { Context } from './context';
@@ -38,7 +39,7 @@ export interface App {
  */
 export type RouteServices = Pick<
   Context['services'],
-  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'setup' | 'consents' | 'external' | 'sdk'
+  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'freshness' | 'setup' | 'consents' | 'external' | 'sdk'
 > & { ops: OpsRouteDeps };
 
 /**
@@ -51,6 +52,7 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
     ...employeeRoutes(services.employees, services.employeeUpdates, services.accessLog, services.employeeErasure),
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
+    ...freshnessRoutes(services.freshness),
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),

@@ -9,6 +9,7 @@ import { ALL_DATA_POINTS } from '../domain/data-points';
 import { choiceOption, jsonOption, output, UsageError, uuidValue } from './args';
 import { registerListCommands } from './lists';
 import { withContext, type Cli } from './runtime';
+import { registerConnectionStatus } from './connection-status';
 
 const CONNECTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
@@ -131,6 +132,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
     });
 
   const connection = program.command('connection').description('connections between a vendor and a client org');
+  registerConnectionStatus(connection, cli);
   connection
     .command('create')
     .description('create a connection as the operator; prints {id, status}')

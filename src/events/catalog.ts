@@ -224,3 +224,38 @@ export function consentRevokedEvent(k: { vendorOrgId: number; clientOrgId: numbe
     data: (r) => ({ client_org_id: r.clientOrgUuid, employee_id: k.employeeId, revoked_at: k.revokedAt.toISOString(), revoked_by: k.revokedBy }),
   };
 }
+
+/** The `connection.*` health events (docs/sync.md "Connection health"). */
+export type HealthEventType = 'connection.needs_reauth' | 'connection.failing' | 'connection.healthy';
+
+/**
+ * A change of a client org's HRMS health, for every vendor with an approved connection to it:
+ * `data: {client_org_id, health, previous_health, sync_run_id, reason, last_successful_sync}`.
+ * `health` is the event's own word (`needs_reauth`, `failing`, `healthy`); `reason` is the
+ * failed run's class (`auth`, `unavailable`, ...; null for `healthy`), never the HRMS's message;
+ * `last_successful_sync` is ISO 8601 or null. Written in the transaction of the run's end.
+ */
+export function connectionHealthEvent(h: {
+  type: HealthEventType;
+  clientOrgId: number;
+  previous: string | null;
+  runId: string;
+  reason: string | null;
+  lastSuccessAt: Date | null;
+  at: Date;
+}): EventInput {
+  return {
+    type: h.type,
+    audience: { approvedVendorsOf: true },
+    clientOrgId: h.clientOrgId,
+    occurredAt: h.at,
+    data: (r) => ({
+      client_org_id: r.clientOrgUuid,
+      health: h.type.slice('connection.'.length),
+      previous_health: h.previous,
+      sync_run_id: h.runId,
+      reason: h.reason,
+      last_successful_sync: h.lastSuccessAt ? h.lastSuccessAt.toISOString() : null,
+    }),
+  };
+}

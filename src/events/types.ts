@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
   'consent.expired',
   'consent.revoked',
   'sync.degraded',
+  'connection.needs_reauth',
+  'connection.failing',
+  'connection.healthy',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

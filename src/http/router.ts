@@ -14,7 +14,7 @@ import { AppError, renderError, type ErrorCode, type FieldError } from '../error
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
-import { readForm, readJson, refuseNul } from './body';
+import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
 
 /**
  * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
@@ -43,7 +43,7 @@ export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKi
  * another shape fails `tsc` (issue 11 point 5).
  */
 export type Reply<D = unknown> =
-  | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string> }
+  | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string>; status?: number }
   /**
    * `data` already serialized (a trusted JSON text the service produced), spliced in as it is:
    * typed by the service that wrote it, checked against the schema when validation is on.
@@ -77,6 +77,8 @@ export interface RouteDoc {
   answer?: 'envelope' | 'raw' | 'html' | 'text';
   /** The envelope's `message` when it is not `success`. */
   message?: string;
+  /** The success status when it is not 200 (a sync on demand answers 202: docs/api.md "Sync on demand"). */
+  status?: number;
   /** Top-level envelope fields beside requestId, message and data (e.g. `pageInfo`). */
   extra?: Record<string, z.ZodType>;
   /** The request body as documented where `body` cannot show it (read by the handler, or a transform). */
@@ -100,8 +102,11 @@ interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole
    * anything else runs. Narrows the handler's principal; handlers never check roles themselves.
    */
   role?: R;
-  /** How the body is read: JSON (415 for other media types), a form, or not at all. */
-  bodyType?: 'json' | 'form' | 'none';
+  /**
+   * How the body is read: JSON (415 for other media types), JSON that may be left out
+   * (`optionalJson`: an empty body without a media type reads as undefined), a form, or not at all.
+   */
+  bodyType?: 'json' | 'optionalJson' | 'form' | 'none';
   /** The route in the OpenAPI document; every route of the table has one (test/unit/openapi). */
   doc?: RouteDoc;
 }
@@ -292,7 +297,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       }
     }
     let rawBody: unknown;
-    if (def.bodyType === 'json') rawBody = await readJson(req, opts.maxBodyBytes);
+    if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
     else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
     else req.resume();
     const q = url.indexOf('?');
@@ -351,7 +356,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       const r = def.response.safeParse(reply.data);
       if (!r.success) throw new Error(`response schema mismatch on ${def.method} ${def.path}: ${r.error.message}`);
     }
-    sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
+    sendJson(res, reply.status ?? 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
   }
 
   const observe = opts.observe;

@@ -28,6 +28,7 @@ import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDe
 import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
 import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
+import type { HealthRecorder } from './health';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
@@ -108,6 +109,8 @@ export interface SyncServiceDeps {
   bounds?: SyncBounds;
   /** Clock (tests move it to reach the daily full sync); default `Date.now`. */
   now?: () => number;
+  /** The org's health (sync/health.ts), written in the transactions of each run's start and end; absent: not kept. */
+  health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
 
 /** A full sync runs at least this often, ms (decisions §14: "a full sync ... runs at least daily"). */
@@ -118,8 +121,8 @@ export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
 /**
  * What the next run lists (decisions §14): incremental (changes since the previous succeeded
  * run's start, less the overlap) only when the product can list changes, the org's job scheduler
- * queued it, and a full run succeeded within the last day; otherwise full. `setup` (and every
- * trigger but `schedule`) is always full.
+ * or a vendor's sync on demand queued it, and a full run succeeded within the last day; otherwise
+ * full. `setup` (and every other trigger) is always full.
  */
 export function planRun(
   definition: Pick<HrmsConnectorDefinition, 'incremental'>,
@@ -127,7 +130,7 @@ export function planRun(
   last: { any: Date | null; full: Date | null },
   now: number,
 ): { kind: SyncKind; since?: Date } {
-  if (!definition.incremental || trigger !== 'schedule' || !last.full || !last.any) return { kind: 'full' };
+  if (!definition.incremental || (trigger !== 'schedule' && trigger !== 'vendor') || !last.full || !last.any) return { kind: 'full' };
   if (now - last.full.getTime() >= FULL_SYNC_EVERY_MS) return { kind: 'full' };
   return { kind: 'incremental', since: new Date(last.any.getTime() - INCREMENTAL_OVERLAP_MS) };
 }
@@ -185,13 +188,15 @@ export function createSyncService(deps: SyncServiceDeps) {
      * listing past `bounds` (`bound_exceeded`: nothing past the bound is written, nobody removed). `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      * `onProgress` is told after each stored page (the job dashboard, decisions §16); it must not
-     * throw, and the run does not wait for it.
+     * throw, and the run does not wait for it. `runId`: the id the run gets (a sync on demand
+     * promised it to the vendor) unless a run of that id exists already (a retry); `full` forces a
+     * full run.
      */
     async run(
       orgId: number,
       trigger: SyncTrigger,
       owner: string,
-      opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void } = {},
+      opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void; runId?: string; full?: boolean } = {},
     ): Promise<SyncOutcome> {
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
@@ -225,8 +230,16 @@ export function createSyncService(deps: SyncServiceDeps) {
           // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
-        const plan = planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
-        const run = await deps.runs.start(orgId, trigger, plan.kind);
+        const plan: { kind: SyncKind; since?: Date } = opts.full
+          ? { kind: 'full' }
+          : planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
+        const runId = opts.runId && !(await deps.runs.get(opts.runId)) ? opts.runId : undefined;
+        // The run's row and the org's health (`syncing`) commit together (docs/sync.md "Connection health").
+        const run = await deps.transactor.transaction(async (tx) => {
+          const started = await deps.runs.start(orgId, trigger, plan.kind, tx, runId);
+          await deps.health?.started(orgId, started.id, started.startedAt, tx);
+          return started;
+        });
         let pages = 0;
         let seen = 0;
         // Counted page by page (docs/behaviour.md "Coverage"): one counter per data point.
@@ -294,6 +307,7 @@ export function createSyncService(deps: SyncServiceDeps) {
                 syncCompletedEvent({ ...facts, employeesSeen: seen, employeesRemoved: gone.length, coverage: covered }),
                 ...(degraded ? [syncDegradedEvent({ ...facts, ...degraded, employeesSeen: covered.employees })] : []),
                 ...employeesRemovedEvents(orgId, run.id, gone),
+                ...((await deps.health?.ended(orgId, run.id, { status: 'succeeded' }, finishedAt, tx)) ?? []),
               ]);
               if (!(await held.confirm())) throw lockLost();
               return gone;
@@ -315,10 +329,10 @@ export function createSyncService(deps: SyncServiceDeps) {
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
             await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message, coverage: coverage.result() }, tx);
-            written = await deps.events.writeIn(
-              tx,
+            written = await deps.events.writeIn(tx, [
               syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }),
-            );
+              ...((await deps.health?.ended(orgId, run.id, { status: 'failed', reason }, finishedAt, tx)) ?? []),
+            ]);
           });
           deps.onRunEnd?.({ outcome: 'failed', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed: 0 });
           await deps.events.dispatch(written);

@@ -32,7 +32,8 @@ export interface OrgSyncSummary {
 }
 
 export interface SyncRunStore {
-  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx): Promise<SyncRun>;
+  /** Starts a run (id `id`, default a new UUID). */
+  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx, id?: string): Promise<SyncRun>;
   /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
    * succeeded full run (`full`); null when there is none (decisions §14's incremental rule).
@@ -63,9 +64,9 @@ export interface SyncRunStore {
 /** Builds the sync-run store over `orm`. */
 export function createSyncRunStore(orm: MikroORM): SyncRunStore {
   return {
-    async start(orgId, trigger, kind = 'full', tx) {
+    async start(orgId, trigger, kind = 'full', tx, id) {
       const em = emOf(orm, tx);
-      const run = em.create(SyncRun, { ...new SyncRun(), id: randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
+      const run = em.create(SyncRun, { ...new SyncRun(), id: id ?? randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
       await em.persistAndFlush(run);
       return run;
     },

@@ -8,6 +8,7 @@ import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
 import { syncBounds } from '../config';
+import { createHealthRecorder } from './health';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
 import { createSyncRunsService } from './runs-service';
@@ -21,7 +22,8 @@ import { createSyncRunStore } from './store';
  * configurations (from setup's `wireHrmsConfigs`), the connection store (approved frequencies
  * make the schedule), the erasure store (pages skip erased employees), the event service
  * (`sync.*`, `employee.removed`), the work counters and the org store (the operator's view of
- * runs, `runs`, names orgs by uuid); registers the queue's close.
+ * runs, `runs`, names orgs by uuid); registers the queue's close. `health` reads the orgs' health
+ * (sync/health.ts) on the request ORM.
  */
 export function wireSync(
   infra: Infra,
@@ -58,6 +60,8 @@ export function wireSync(
     onRunEnd: (r) => deps.counters.syncRun(r),
     // One budget per HRMS tenant, shared by every worker through Redis, and by live reads (setup/wire.ts).
     budgetFor: deps.hrmsConfigs.budgets.budgetFor,
+    // On the syncs' ORM: written in the run's own transactions.
+    health: createHealthRecorder(infra.syncDb.orm),
   });
   const runs = createSyncRunsService({
     runs: store,
@@ -65,5 +69,5 @@ export function wireSync(
     findOrg: (uuid) => deps.orgs.findByUuid(uuid),
     hrmsConfig: (orgId) => deps.hrmsConfigs.store.load(orgId),
   });
-  return { service, store, lock, queue, runs };
+  return { service, store, lock, queue, runs, health: createHealthRecorder(infra.db.orm) };
 }
