@@ -1,29 +1,36 @@
 /**
- * greytHR → hrx mapping table (decisions §14; src/hrms/greythr/README.md). greytHR splits an employee
- * across list endpoints joined on the numeric `employeeId`; many values are numeric ids into
- * lists of values (`POST /hr/v2/lov`) or category values (`/hr/v2/categories`). Field names are
- * those of Airbyte's live-sampled greytHR schema
- * (https://github.com/airbytehq/airbyte/blob/master/airbyte-integrations/connectors/source-greythr/manifest.yaml,
- * "Airbyte" below) unless a row says otherwise. Rows marked `?` are not in any source seen: the
- * connector reads every plausible key and the simulator switches between them.
+ * greytHR → hrx mapping table (src/hrms/greythr/README.md, "Requests", says which request reads
+ * each list). greytHR splits an employee across list endpoints joined on the numeric `employeeId`;
+ * many values are numeric ids into lists of values (`POST /hr/v2/lov`) or category values
+ * (`/hr/v2/categories`).
+ *
+ * Sources (greytHR publishes its API as a Postman collection at https://api-docs.greythr.com/;
+ * that page is rendered in the browser and no stored copy of its content was readable, so no row
+ * quotes it yet, and every row below cites a secondary source, marked so):
+ * - [A] Airbyte's greytHR connector, whose schemas were sampled live from greytHR (not the
+ *   vendor's page): https://github.com/airbytehq/airbyte/blob/master/airbyte-integrations/connectors/source-greythr/manifest.yaml,
+ *   by stream name (`Employees`, `Employee Statutory Details`, …).
+ * - [K] Knit's greytHR use cases (not the vendor's page): https://developers.getknit.dev/docs/greythr-usecases
+ * - [none] no public source seen: the connector reads every plausible key and the simulator
+ *   switches between them (README "Simulator").
  *
  * | hrx | greytHR | source |
  * |---|---|---|
- * | employeeId | employees.employeeNo | Airbyte `Employees` |
- * | name | employees.name, else firstName middleName lastName | Airbyte `Employees` |
- * | email, personalEmail | employees.email, employees.personalEmail | Airbyte `Employees` |
- * | mobileNumber | employees.mobile | Airbyte `Employees` |
- * | gender | employees.gender (text) | Airbyte `Employees` |
- * | dob, doj | employees.dateOfBirth, employees.dateOfJoin | Airbyte `Employees` |
- * | terminationDate | separation.leavingDate, else employees.leavingDate; one before dateOfJoin is an earlier stint and ignored | Airbyte `Employee Separation Details` |
- * | status | employees.leftorg / separation.leftOrg: `Active`; left: `Terminated` when separation.leavingReason (list `LeavingReason`) says termination or dismissal, else `Inactive` | Airbyte `Employees`, `Employee Separation Details` |
- * | maritalStatus, bloodGroup | personal.maritalStatus, personal.bloodGroup (lists `MaritalStatus`, `BloodGroup`) | Airbyte `Employees Personal Details` |
- * | nationality, fatherName | statutory.nationality (list `Nationality`), statutory.fatherName | Airbyte `Employee Statutory Details` |
- * | pan, aadhar | statutory.panNumber / pan, statutory.aadhaarNumber / aadhaar (`?`) | brief of issue 8 (research §3: not seen) |
- * | uan | pf.uan | Airbyte `Employee PF & ESI details` |
- * | bankDetails | bank.bankAccountNumber, bank.bankName (list `Bank`), bank.ifscCode / ifsc, else bank.branchCode when it has an IFSC's shape (`?`) | Airbyte `Employee Bank Details` |
- * | department, designation, grade, costCenter, companyName, groupName, employmentType, jobLocation.city | categories.categoryList entry effective today whose category is Department, Designation, Grade, Cost Center, Company, Business Unit, Employee Type, Location | Airbyte `Employees Categories` (`descRequired=true`) |
- * | currentAddress, permanentAddress | addresses.addresses[] by addressType (Present/Current, Permanent) (`?`: endpoint not seen; absent → empty) | https://developers.getknit.dev/docs/greythr-usecases (address details by type) |
+ * | employeeId | employees.employeeNo | [A] `Employees` |
+ * | name | employees.name, else firstName middleName lastName | [A] `Employees` |
+ * | email, personalEmail | employees.email, employees.personalEmail | [A] `Employees` |
+ * | mobileNumber | employees.mobile | [A] `Employees` |
+ * | gender | employees.gender (text) | [A] `Employees` (a string); its values: [none], `GENDERS` is hrx's table |
+ * | dob, doj | employees.dateOfBirth, employees.dateOfJoin | [A] `Employees` (strings; the date format: [none], every format of README "What is mapped" is read) |
+ * | terminationDate | separation.leavingDate, else employees.leavingDate; one before dateOfJoin is an earlier stint and ignored | [A] `Employee Separation Details`, `Employees` |
+ * | status | employees.leftorg / separation.leftOrg: `Active`; left: `Terminated` when separation.leavingReason (list `LeavingReason`) says termination or dismissal, else `Inactive` | [A] `Employees` (`leftorg`), `Employee Separation Details` (`leftOrg`, `leavingReason` a number); the list's name and texts: [none]. greytHR's own `employees.status` is a number into a list of employment types, not a state, and is not read |
+ * | maritalStatus, bloodGroup | personal.maritalStatus, personal.bloodGroup (lists `MaritalStatus`, `BloodGroup`) | [A] `Employees Personal Details` (numbers); the list names: [none] |
+ * | nationality, fatherName | statutory.nationality (list `Nationality`), statutory.fatherName | [A] `Employee Statutory Details` |
+ * | pan, aadhar | statutory.panNumber / pan / panNo / PAN, statutory.aadhaarNumber / aadhaar / aadharNumber / aadhar / aadhaarNo | [none]: [A]'s live-sampled `Employee Statutory Details` has no PAN or Aadhaar key; a tenant without one of these keys leaves the field empty |
+ * | uan | pf.uan | [A] `Employee PF & ESI details` |
+ * | bankDetails | bank.bankAccountNumber, bank.bankName (list `Bank`), bank.ifscCode / ifsc / IFSC, else bank.branchCode when it has an IFSC's shape | [A] `Employee Bank Details` (`bankAccountNumber`, `bankName` a number, `branchCode` a string); an IFSC key: [none] |
+ * | department, designation, grade, costCenter, companyName, groupName, employmentType, jobLocation.city | categories.categoryList entry effective today whose category is Department, Designation, Grade, Cost Center, Company, Business Unit, Employee Type, Location | [A] `Employees Categories` (`descRequired=true`: `category`, `categoryDesc`, `value`, `valueDesc`, `effectiveFrom`, `effectiveTo`); category names are the tenant's; employee-type values: [none], `EMPLOYMENT_TYPES` is hrx's table |
+ * | currentAddress, permanentAddress | addresses.addresses[] by addressType (Present/Current, Permanent) | [K] lists address details by type (so the data exists); the list endpoint and its keys: [none]; absent (404/403) → empty |
  *
  * Not mapped (no source gives them): manager and managerEmail..5, countryCode, marriage date,
  * dependents, salary (`/payroll/v2/salary/repository` has no known shape).
@@ -64,7 +71,13 @@ const LOV_NAMES: Readonly<Record<string, readonly string[]>> = {
   bankName: ['bank', 'bankname'],
   leavingReason: ['leavingreason', 'separationreason', 'reasonforleaving'],
 };
-/** The LOV names the connector asks `POST /hr/v2/lov` for (greytHR's own spelling is `?`; any of `LOV_NAMES` is read back). */
+/**
+ * The LOV names the connector asks `POST /hr/v2/lov` for (any of `LOV_NAMES` is read back).
+ * No vendor page for this request was readable; public client code (not the vendor's page) posts a
+ * bare JSON array of keys such as `lov::status` or `cat::Department` and reads
+ * `{"lov::status": [[id, text], …]}`, which is neither what this sends nor what `parseLovs` reads
+ * (src/hrms/greythr/README.md, "Requests").
+ */
 export const LOV_REQUEST = ['MaritalStatus', 'BloodGroup', 'Nationality', 'Bank', 'LeavingReason'];
 
 /** Category names (normalised) → the record field they fill. */
@@ -87,7 +100,7 @@ const CATEGORY_FIELDS: Readonly<Record<string, string>> = {
   branch: 'location',
 };
 
-/** greytHR's employee types → hrx's words (decisions §14). */
+/** greytHR's employee types → hrx's words (docs/hrms/connectors.md, "Values keep their meaning"). */
 export const EMPLOYMENT_TYPES: Readonly<Record<string, string>> = {
   PERMANENT: 'Full Time',
   FULL_TIME: 'Full Time',
