@@ -1,49 +1,56 @@
 /**
- * Darwinbox Employee Master row -> hrx `PartialEmployeeRecord` (decisions §14).
+ * Darwinbox Employee Master row -> hrx `PartialEmployeeRecord` (src/hrms/darwinbox/README.md,
+ * "Requests", says which request returns the rows).
  *
  * A Darwinbox dataset's columns are configured per tenant (which fields, sometimes nested records
  * that clients flatten with dot keys), so every data point is read from the first of several
  * plausible column names that holds a value; a column the dataset lacks leaves the data point
  * empty (`NOT AVAILABLE`), never guessed. Unknown columns are ignored.
  *
- * The mapping table (product column(s) -> record data point; sources):
- * - [D] Darwinbox API docs, Employee Master API: https://api-docs.darwinbox.com/view/metadata/SWDzg2Pp
- * - [M] Merge's Darwinbox setup guide (the columns to enable in a dataset): https://help.merge.dev/en/articles/9681620
- * - [S] public client code calling `/masterapi/employee` (research doc hrms-dialects.md §2: date
- *   formats `YYYY-MM-DD`, `DD-MM-YYYY`, `DD/MM/YYYY`, `DD-Mon-YYYY`; `0000-00-00`, `-`, `NA` empty;
- *   nested records flattened with dot keys; `direct_manager` as `"Name (ID)"`)
+ * Sources. Darwinbox's own API page (https://api-docs.darwinbox.com/view/metadata/SWDzg2Pp,
+ * "Authentication" › "1. Basic Auth") documents the Employee Master request, but no column of its
+ * answer could be read in the stored copy, so no row cites it; every row cites a secondary source:
+ * - [M] Merge's Darwinbox setup guide, the `masterapi` fields to ask Darwinbox to enable (not the
+ *   vendor's page): https://help.merge.dev/en/articles/9681620
+ * - [S] public client code calling `/masterapi/employee` (not the vendor's page; no stable address
+ *   recorded): date formats `YYYY-MM-DD`, `DD-MM-YYYY`, `DD/MM/YYYY`, `DD-Mon-YYYY`; `0000-00-00`,
+ *   `-`, `NA` empty; nested records flattened with dot keys; `direct_manager` as `"Name (ID)"`;
+ *   `direct_manager_email`, `job_level`, `band`, `group_date_of_joining`
+ * - [none] no public source names the column or lists the values: hrx's own fallback or table.
+ *   An enumeration value outside hrx's table is kept as Darwinbox wrote it (`enumValue`).
  *
  * | record data point | Darwinbox column (first present wins) | source |
  * |---|---|---|
- * | employeeId | employee_id, employee_no, employee_code | [M] |
- * | name | full_name, else first_name + middle_name + last_name | [M] |
- * | email | company_email_id, official_email_id, email | [M] |
- * | personalEmail | personal_email_id, personal_email | [M] |
- * | mobileNumber | personal_mobile_no, mobile_no, mobile_number | [M] |
- * | gender | gender (Male/Female/Other) | [M] |
- * | maritalStatus | marital_status | [M] |
+ * | employeeId | employee_id; employee_no, employee_code | [M]; fallbacks [none] |
+ * | name | full_name, else first_name + middle_name + last_name | [M] (`middle_name` [none]) |
+ * | email | company_email_id; official_email_id, email | [M]; fallbacks [none] |
+ * | personalEmail | personal_email_id; personal_email | [M]; fallback [none] |
+ * | mobileNumber | personal_mobile_no; mobile_no, mobile_number | [M]; fallbacks [none] |
+ * | gender | gender (Male/Female/Other) | [M]; values [none] |
+ * | maritalStatus | marital_status | [M]; values [none] |
  * | dob | date_of_birth | [M], formats [S] |
- * | doj | date_of_joining, group_date_of_joining | [M] |
- * | status | employee_status (Active, Inactive, Terminated, Resigned, Notice Period...) | [M] |
- * | employmentType | employee_type (Permanent, Full Time, Contractual, Intern...) | [M] |
- * | terminationDate | date_of_exit, exit_date | [M] |
+ * | doj | date_of_joining; group_date_of_joining | [M]; [S] |
+ * | status | employee_status (Active, Inactive, Terminated, Resigned, Notice Period...) | [M]; values [none] |
+ * | employmentType | employee_type (Permanent, Full Time, Contractual, Intern...) | [M]; values [none] |
+ * | terminationDate | date_of_exit; exit_date | [M]; fallback [none] |
  * | companyName | group_company | [M] |
  * | groupName | business_unit | [M] |
- * | department | department_name, department | [M] |
- * | designation | designation_name, designation | [M] |
- * | grade | job_level, band, grade | [M] |
+ * | department | department_name; department | [M]; fallback [none] |
+ * | designation | designation_name; designation | [M]; fallback [none] |
+ * | grade | job_level, band; grade | [S] (not in [M]'s list); `grade` [none] |
  * | costCenter | cost_center_name, cost_center_id | [M] |
- * | manager | direct_manager ("Name (ID)": the name part), direct_manager_name | [M], [S] |
- * | managerEmail | direct_manager_email | [M] |
- * | currentAddress / permanentAddress | current_* / permanent_*: address_line_1 (+ _2), city, state, pin_code, country (also `current_address.*`) | [M] |
+ * | manager | direct_manager ("Name (ID)": the name part); direct_manager_name | [S]; fallback [none] ([M] lists only `direct_manager_employee_id`) |
+ * | managerEmail | direct_manager_email | [S] (not in [M]'s list) |
+ * | currentAddress / permanentAddress | current_* / permanent_*: address_line_1 (+ _2), city, state, pin_code, country (also `current_address.*`) | [M] for `address_line_1`, `city`, `pin_code`, `country`; `address_line_2`, `state` [none]; the nested form [S] |
  * | jobLocation.city | office_city, office_location | [M] |
- * | pan, aadhar, uan, bloodGroup, nationality, fatherName | pan_number/pan, aadhaar_number/aadhar_number, uan_number/uan, blood_group, nationality, father_name: only when the tenant's dataset has such columns (no names seen: research `?`) | — |
+ * | pan, aadhar, uan, bloodGroup, nationality, fatherName | pan_number/pan, aadhaar_number/aadhar_number, uan_number/uan, blood_group, nationality, father_name: only when the tenant's dataset has such columns | [none]: no public source names such columns; a dataset without them leaves these empty |
  *
- * Not mapped: managerEmail2..5 (Darwinbox does not expose managers above the direct one [M];
- * walking `direct_manager_employee_id` needs the whole dataset in memory, against the streaming
- * of decisions §14, and misses managers on incremental syncs: NOT AVAILABLE), bank details,
- * dependents, marriage date and countryCode (no columns seen). Salary is not on the dataset: it
- * comes from the payroll API with a key of its own (`payroll.ts`, its own mapping table).
+ * Not mapped: managerEmail2..5 (no source names a column for managers above the direct one: [M]
+ * lists `direct_manager_employee_id` only; walking it needs the whole dataset in memory, against
+ * the streamed read of docs/hrms/connectors.md "A whole dataset in one answer is read as a
+ * stream", and misses managers on incremental syncs: NOT AVAILABLE), bank details, dependents,
+ * marriage date and countryCode (no columns seen). Salary is not on the dataset: it comes from
+ * the payroll API with a key of its own (`payroll.ts`, its own mapping table).
  */
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
