@@ -1,32 +1,43 @@
 /**
  * Zoho People employee form record (`GET /people/api/forms/employee/getRecords`) → hrx
- * `PartialEmployeeRecord`.
+ * `PartialEmployeeRecord` (src/hrms/zoho_people/README.md, "Requests", cites the request). Form
+ * fields are the tenant's: these are the standard ones of the employee form.
  *
- * Sources: Zoho People "Get Bulk Records API" (field names in its sample response, dates as
- * `dd-MMM-yyyy`: https://www.zoho.com/people/api/bulk-records.html), client code that reads the
- * form (Nango `integrations/zoho-people`, S), decisions §14's research file, section 4. Form
- * fields are the tenant's: these are the standard ones.
+ * Sources (Zoho's own pages first; a secondary source is marked so):
+ * - [Z] Zoho People "Get Bulk Records API", https://www.zoho.com/people/api/bulk-records.html:
+ *   the field names of the employee form in its "Sample Response" and dates as `dd-MMM-yyyy`, as
+ *   read when the connector was built (the stored copy re-read for this table ends before the
+ *   sample, so these rows are not re-checked name by name).
+ * - [I] Zoho People "Insert Record API for Adding Employees",
+ *   https://www.zoho.com/people/api/adding-employees.html: "EmployeeID", "FirstName", "LastName",
+ *   "EmailID" are the employee form's mandatory fields.
+ * - [G] Zoho Deluge "Get Record By ID from Zoho People" (form `P_Employee`),
+ *   https://www.zoho.com/deluge/help/people/fetch-record-by-id.html, "Response Format" ("EmailID").
+ * - [N] client code that reads the form (Nango `integrations/zoho-people`; not the vendor's page).
+ * - [none] no public source lists the values: hrx's own table; a value outside it is kept as Zoho
+ *   wrote it (`enumValue`).
  *
  * | Zoho field | record data point | note | source |
  * |---|---|---|---|
- * | `EmployeeID` | `employeeId` | the record id (`Zoho_ID`, the result key) is Zoho's own key | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `FirstName` `LastName` | `name` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `EmailID` / `Other_Email` | `email` / `personalEmail` | lower-cased | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Mobile` | `mobileNumber` | Indian prefixes dropped | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Date_of_birth` / `Dateofjoining` / `Dateofexit` | `dob` / `doj` / `terminationDate` | `dd-MMM-yyyy` → `YYYY-MM-DD` ({@link zohoDate}) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Employeestatus` | `status` | `Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Employee_type` | `employmentType` | `Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time` | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Gender` / `Marital_status` / `Blood_Group` | `gender` / `maritalStatus` / `bloodGroup` | text picklists | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Nationality` | `nationality` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Designation` / `Department` / `Grade` | `designation` / `department` / `grade` | | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `LocationName` | `jobLocation.city` | the location's name | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Reporting_To` / `Reporting_To.MailID` | `manager` / `managerEmail` | levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `Present_Address` / `Permanent_Address` | `currentAddress.addressLine` / `permanentAddress.addressLine` | one string each: not split into city, state, pincode (that would be guessing) | Zoho's Get Bulk Records sample or client code (https://www.zoho.com/people/api/bulk-records.html; research §4 "Fields", D/S) |
- * | `PAN` | `pan` | a tenant custom field seen in client code (S); taken when present | client code (Nango `integrations/zoho-people`, S), research §4 |
+ * | `EmployeeID` | `employeeId` | the record id (`Zoho_ID`, the result key) is Zoho's own key | [I], [Z] |
+ * | `FirstName` `LastName` | `name` | | [I], [Z] |
+ * | `EmailID` / `Other_Email` | `email` / `personalEmail` | lower-cased | `EmailID` [I], [G], [Z]; `Other_Email` [Z] |
+ * | `Mobile` | `mobileNumber` | Indian prefixes dropped | [Z] |
+ * | `Date_of_birth` / `Dateofjoining` / `Dateofexit` | `dob` / `doj` / `terminationDate` | `dd-MMM-yyyy` → `YYYY-MM-DD` ({@link zohoDate}); other day-first formats [none] | [Z] |
+ * | `Employeestatus` | `status` | `Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive | field [Z] (`Active`); the other values [none] |
+ * | `Employee_type` | `employmentType` | `Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time` | field [Z] (`Permanent`); the other values [none] |
+ * | `Gender` / `Marital_status` / `Blood_Group` | `gender` / `maritalStatus` / `bloodGroup` | text picklists | [Z]; values [none] beyond hrx's shared tables |
+ * | `Nationality` | `nationality` | | [Z] |
+ * | `Designation` / `Department` / `Grade` | `designation` / `department` / `grade` | | [Z] |
+ * | `LocationName` | `jobLocation.city` | the location's name | [Z] |
+ * | `Reporting_To` / `Reporting_To.MailID` | `manager` / `managerEmail` | levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager) | [Z], [N] |
+ * | `Present_Address` / `Permanent_Address` | `currentAddress.addressLine` / `permanentAddress.addressLine` | one string each: not split into city, state, pincode (that would be guessing) | [Z] |
+ * | `PAN` | `pan` | a tenant custom field, not a standard one; taken when present | [N] only (not the vendor's page) |
  *
  * Not mapped: Aadhaar, UAN, bank details, father's name, marriage date, country code (not
- * standard form fields), dependents (`tabularSections`, keys form-specific, research `?`),
- * salary (a separate Compensation API, research `?`).
+ * standard form fields), dependents (`tabularSections`: [Z] says bulk records carry tabular
+ * sections, whose keys are each form's own: [none] for the employee form's), salary (a separate
+ * Compensation API whose salary read was not found).
  */
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
