@@ -299,6 +299,25 @@ export class HrmsHttpClient {
   }
 
   /**
+   * The connectors' one "call, retried, JSON of a 200" step: `send` (one call, e.g. through a
+   * token session) run by {@link withRetry}; a 200 is its parsed JSON, a status in `nullOn` is
+   * `null` (a resource the HRMS lacks or withholds), any other is thrown as `fail(res)` (default
+   * {@link statusError}, honouring `Retry-After`).
+   */
+  retriedJson(
+    send: () => Promise<HrmsResponse>,
+    what: string,
+    options: { nullOn?: readonly number[]; fail?: (res: HrmsResponse) => HrmsError } = {},
+  ): Promise<unknown> {
+    return this.withRetry(async () => {
+      const res = await send();
+      if (options.nullOn?.includes(res.statusCode)) return null;
+      if (res.statusCode !== 200) throw options.fail ? options.fail(res) : statusError(res.statusCode, what, res.headers['retry-after']);
+      return parseJson(res, what);
+    });
+  }
+
+  /**
    * Runs `attempt` with p-retry. Only `rate_limited` and `unavailable` are retried; everything
    * else is wrapped in `AbortError` so p-retry stops at once. The wait happens in
    * `onFailedAttempt`: `Retry-After` when sent (capped at maxRetryDelayMs; a rate limit with a

@@ -30,7 +30,8 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { basicAuth, HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
+import { matchCursor } from '../cursor';
+import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { warnOnce, type FieldWarner } from '../decode';
 import { BAMBOOHR_FIELDS, mapBambooHrEmployee } from './mapping';
@@ -52,11 +53,13 @@ function bambooError(res: HrmsResponse, what: string): HrmsError {
   return statusError(res.statusCode, what, retryAfter);
 }
 
+/** Whose cursors these are, in the error for one it did not make. */
+const OF = 'the BambooHR connector';
+
 /** The status and BambooHR cursor a connector cursor names. */
 function parseCursor(cursor: string | undefined): { status: Status; after?: string } {
   if (cursor === undefined) return { status: 'active' };
-  const m = /^(active|inactive):(.{0,512})$/s.exec(cursor);
-  if (!m) throw new HrmsError('bad_response', 'not a cursor of the BambooHR connector');
+  const m = matchCursor(cursor, /^(active|inactive):(.{0,512})$/s, OF);
   return { status: m[1] as Status, ...(m[2] ? { after: m[2] } : {}) };
 }
 
@@ -109,12 +112,7 @@ class BambooHrConnector implements HrmsConnector {
 
   /** A GET retried on throttling and 5xx, answering the parsed JSON body of a 200 (null on 404 when `allow404`). */
   private getJson(path: string, what: string, allow404 = false): Promise<unknown> {
-    return this.client.withRetry(async () => {
-      const res = await this.get(path, what);
-      if (allow404 && res.statusCode === 404) return null;
-      if (res.statusCode !== 200) throw bambooError(res, what);
-      return parseJson(res, what);
-    });
+    return this.client.retriedJson(() => this.get(path, what), what, { nullOn: allow404 ? [404] : [], fail: (res) => bambooError(res, what) });
   }
 
   private pageSize(): number {
@@ -163,8 +161,7 @@ class BambooHrConnector implements HrmsConnector {
    * The cursor is the count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
-    const skip = cursor === undefined ? 0 : /^changes:\d{1,9}$/.test(cursor) ? Number(cursor.slice(8)) : NaN;
-    if (Number.isNaN(skip)) throw new HrmsError('bad_response', 'not a cursor of the BambooHR connector');
+    const skip = cursor === undefined ? 0 : Number(matchCursor(cursor, /^changes:(\d{1,9})$/, OF)[1]);
     const body = await this.getJson(`employees/changed?since=${encodeURIComponent(since.toISOString().replace(/\.\d{3}Z$/, 'Z'))}`, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');
