@@ -299,6 +299,15 @@ export class HrmsHttpClient {
   }
 
   /**
+   * The token request of the OAuth-style products (Keka, Zoho People, greytHR, reference): a POST
+   * of `form` to `url` (with `headers`, e.g. Basic client authentication), `what` "token request",
+   * its answer capped at {@link TOKEN_MAX_RESPONSE_BYTES}. Status handling is the product's.
+   */
+  tokenRequest(url: URL, form: Record<string, string>, headers?: Record<string, string>): Promise<HrmsResponse> {
+    return this.request(url, 'token request', { method: 'POST', ...(headers ? { headers } : {}), form, maxBytes: TOKEN_MAX_RESPONSE_BYTES });
+  }
+
+  /**
    * The connectors' one "call, retried, JSON of a 200" step: `send` (one call, e.g. through a
    * token session) run by {@link withRetry}; a 200 is its parsed JSON, a status in `nullOn` is
    * `null` (a resource the HRMS lacks or withholds), any other is thrown as `fail(res)` (default

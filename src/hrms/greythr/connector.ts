@@ -18,7 +18,7 @@
  */
 import { z } from 'zod';
 import { apiConfigHost, HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnector } from '../connector';
-import { basicAuth, HrmsHttpClient, parseJson, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsRequestInit, type HrmsResponse } from '../http-client';
+import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsRequestInit, type HrmsResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { LOV_REQUEST, mapGreythrEmployee, parseCategories, parseLovs, type GreythrLookups, type GreythrParts, type Warn } from './mapping';
 import { idOf, JoinedSection, Pager, type PagerState } from './sections';
@@ -132,12 +132,11 @@ class GreythrConnector implements HrmsConnector {
     const { client_id: user, client_secret: password } = this.access.credentials;
     if (!user || !password) throw new HrmsError('auth', 'greytHR needs the API user and its password');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.tenantHost, 'uas/v1/oauth2/client-token'), what, {
-      method: 'POST',
-      headers: { authorization: basicAuth(user, password) },
-      form: { grant_type: 'client_credentials' },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const res = await this.client.tokenRequest(
+      this.client.url(this.tenantHost, 'uas/v1/oauth2/client-token'),
+      { grant_type: 'client_credentials' },
+      { authorization: basicAuth(user, password) },
+    );
     if ([400, 401, 403].includes(res.statusCode) || (res.statusCode === 200 && isLoginPage(res))) {
       throw new HrmsError('auth', `HRMS rejected the API user (HTTP ${res.statusCode})`, res.statusCode);
     }

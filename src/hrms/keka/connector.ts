@@ -34,7 +34,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
 import { jsonCursor } from '../cursor';
 import { warnOnce } from '../decode';
 import { ThrottleWaits } from '../throttle';
@@ -127,10 +127,12 @@ class KekaConnector implements HrmsConnector {
     const { client_id: id, client_secret: secret, api_key: key } = this.creds;
     if (!id || !secret || !key) throw new HrmsError('auth', 'keka needs client_id, client_secret and api_key');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.tokenHost(), 'connect/token'), what, {
-      method: 'POST',
-      form: { grant_type: 'kekaapi', scope: 'kekaapi', client_id: id, client_secret: secret, api_key: key },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
+    const res = await this.client.tokenRequest(this.client.url(this.tokenHost(), 'connect/token'), {
+      grant_type: 'kekaapi',
+      scope: 'kekaapi',
+      client_id: id,
+      client_secret: secret,
+      api_key: key,
     });
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       let code = '';

@@ -18,7 +18,7 @@ import {
   type HrmsCredentials,
   type ListOptions,
 } from '../connector';
-import { basicAuth, CONNECTOR_DEFAULTS, HrmsHttpClient, parseJson, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { basicAuth, CONNECTOR_DEFAULTS, HrmsHttpClient, parseJson, statusError, type HrmsResponse } from '../http-client';
 import { matchCursor } from '../cursor';
 import { TokenCache, type IssuedToken } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
@@ -96,12 +96,11 @@ class ReferenceConnector implements HrmsConnector {
   /** Token request of RFC 6749 §4.4.2; the session caches the token until 10% (at most 60 s) before expiry. */
   private async requestToken(): Promise<IssuedToken> {
     const what = 'token request';
-    const res = await this.client.request(this.url('oauth/token'), what, {
-      method: 'POST',
-      headers: { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '', true) },
-      form: { grant_type: 'client_credentials' },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const res = await this.client.tokenRequest(
+      this.url('oauth/token'),
+      { grant_type: 'client_credentials' },
+      { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '', true) },
+    );
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       throw new HrmsError('auth', `HRMS rejected the client credentials (HTTP ${res.statusCode}${oauthError(res)})`, res.statusCode);
     }

@@ -37,7 +37,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
 import { ThrottleWaits } from '../throttle';
 import { matchCursor } from '../cursor';
 import { TokenCache } from '../token-cache';
@@ -129,11 +129,8 @@ class ZohoPeopleConnector implements HrmsConnector {
     const { client_id: id, client_secret: secret, api_key: refresh } = this.creds;
     if (!id || !secret || !refresh) throw new HrmsError('auth', 'zoho_people needs client_id, client_secret and the refresh token (api_key)');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.accountsHost(), 'oauth/v2/token'), what, {
-      method: 'POST',
-      form: { grant_type: 'refresh_token', client_id: id, client_secret: secret, refresh_token: refresh },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const form = { grant_type: 'refresh_token', client_id: id, client_secret: secret, refresh_token: refresh };
+    const res = await this.client.tokenRequest(this.client.url(this.accountsHost(), 'oauth/v2/token'), form);
     if (res.statusCode >= 500 || res.statusCode === 429) throw statusError(res.statusCode, what, res.headers['retry-after']);
     let answer: z.infer<typeof TokenAnswer> | undefined;
     try {
