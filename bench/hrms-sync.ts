@@ -72,13 +72,9 @@ const MIN_REQUESTS: Record<string, (sim: DialectSim) => number> = {
   // the setup has a `payroll` api_configs entry (POST /payrollapi/ctcbreakup), one more request
   // per 500 employees.
   darwinbox: (sim) => 2 + (sim.setup().api_configs.some((c) => c.api_id === 'payroll') ? Math.ceil(sim.expected().length / 500) : 0),
-  // Two listings (filter[status] active, inactive) at the sync's page size (BambooHR allows
-  // 2500), each at least one page; no token.
-  bamboohr: (sim) => {
-    const inactive = sim.expected().filter((e) => e.status !== 'Active').length;
-    const size = pageSize(2500);
-    return Math.max(1, Math.ceil((sim.expected().length - inactive) / size)) + Math.max(1, Math.ceil(inactive / size));
-  },
+  // One custom report (POST /api/v1/reports/custom) answering every employee, read as a stream
+  // (src/hrms/bamboohr/connector.ts); no token.
+  bamboohr: () => 1,
 };
 
 export interface HrmsSyncFigures {

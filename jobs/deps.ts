@@ -13,7 +13,13 @@ import type { SyncWorkerDeps } from './sync.worker';
 
 /** The sync worker's dependencies: the worker Redis client (waits across outages) and the sync service. */
 export function syncWorkerDeps(ctx: Context): SyncWorkerDeps {
-  return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, sync: ctx.services.sync, log: ctx.log };
+  return {
+    redis: ctx.redis,
+    prefix: ctx.config.HRX_REDIS_PREFIX,
+    sync: ctx.services.sync,
+    log: ctx.log,
+    health: async (orgId) => (await ctx.syncHealth.read(orgId))?.state ?? null,
+  };
 }
 
 /** The events worker's dependencies (deliveries; decisions §10). */

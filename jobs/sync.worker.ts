@@ -5,7 +5,8 @@
  * own (HRX_SYNC_LOCK_TTL_SEC ≤ 60 s).
  *
  * The job dashboard tells the truth (decisions §16): a running job's progress is
- * `{pages, employees}` after each stored page, and a run that ends `failed` is a failed job with
+ * `{pages, employees}` after each stored page, a completed job's return value is the run's
+ * outcome (a succeeded run's with its coverage per data point), and a run that ends `failed` is a failed job with
  * the run's reason. Failures the service already decided not to retry (the HRMS refused the
  * credentials, its host is not allowed, it stalled) fail the job for good (UnrecoverableError);
  * what the service throws (an HRMS error once its own retries are spent, a lost or held lock)
@@ -26,6 +27,19 @@ export interface SyncWorkerDeps {
   sync: SyncService;
   log: Logger;
   concurrency?: number;
+  /** The org's HRMS health after a run (docs/sync.md "Connection health"), written to the job's log for the dashboard; absent: not shown. */
+  health?: (orgId: number) => Promise<string | null>;
+}
+
+/** Adds the org's health after the run to the job's log (the dashboard's Logs tab); best effort, never fails the job. */
+async function logHealth(deps: SyncWorkerDeps, job: JobOf<SyncJobs>, orgId: number): Promise<void> {
+  if (!deps.health) return;
+  try {
+    const state = await deps.health(orgId);
+    if (state) await job.log(`connection health: ${state}`);
+  } catch (err) {
+    deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync health not logged');
+  }
 }
 
 /**
@@ -43,7 +57,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
     async (job: JobOf<SyncJobs>) => {
       // The payload may predate this hrx (it waited in Redis across a deploy): checked, not trusted.
       if (!isSyncJobData(job.data)) throw new UnrecoverableError('bad job payload');
-      const { orgId, trigger } = job.data;
+      const { orgId, trigger, runId, full } = job.data;
       let outcome: SyncOutcome;
       try {
         // sync.failed tells vendors whether BullMQ will try again (decisions §10).
@@ -54,12 +68,14 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
             .updateProgress(p)
             .catch((err: unknown) => deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync progress not recorded'));
         };
-        outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress });
+        outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress, ...(runId ? { runId } : {}), ...(full ? { full } : {}) });
       } catch (err) {
         if (err instanceof SyncLockedError) deps.log.info({ orgId, jobId: job.id }, 'org is locked, sync retried later');
+        else await logHealth(deps, job, orgId);
         // Kept by BullMQ in Redis: never a driver message that may quote a page's values.
         throw safeJobError(err);
       }
+      if (outcome.status !== 'skipped') await logHealth(deps, job, orgId);
       // The run's own reason (hrx-written: an HRMS error's kind and message, or `internal error`),
       // outside the catch: it must stay an UnrecoverableError with its text.
       if (outcome.status === 'failed') throw new UnrecoverableError(failureReason(outcome));

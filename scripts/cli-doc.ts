@@ -16,8 +16,9 @@ const INTRO = `# The hrx command line
 
 \`hrx\` is hrx's one executable: the service itself (\`start\`, \`serve\`, \`worker\`, \`demo\`), its
 operator commands (orgs, API keys, connections, syncs, event endpoints, V2 keys) and the reference
-HRMS simulator. In a checkout, after \`npm ci\`, run it as \`npx hrx <command>\` (npx puts the
-Node.js 22+ that the project installs first on the PATH; \`bin/hrx.js\` refuses older ones). In the
+HRMS simulator. In a checkout, after \`npm ci\`, run it as \`./hrx <command>\`: the launcher at the
+root runs it on the Node.js 22+ that the project installs, with no npm in between (\`npx hrx
+<command>\` works too, slower; \`bin/hrx.js\` refuses Node.js older than 22). In the
 Docker setup, run it in the \`hrx\` service: \`docker compose run --rm hrx hrx <command>\`
 ([docker.md](docker.md)).
 
@@ -45,14 +46,14 @@ edit those, then run it. test/unit/cli-doc.unit.test.ts fails when this file is 
 ## Typical session
 
 \`\`\`sh
-npx hrx migrate                                              # says which database it migrated
-npx hrx org create --name "Lender One" --vendor --json       # → {id, uuid, org_name, app_key, app_secret}
-npx hrx org create --name "Employer One" --client --json
-npx hrx apikey create --org VENDOR_UUID --json               # → {api_key}
-npx hrx connection create --vendor VENDOR_UUID --client CLIENT_UUID --sync-frequency hourly --json
+./hrx migrate                                              # says which database it migrated
+./hrx org create --name "Lender One" --vendor --json       # → {id, uuid, org_name, app_key, app_secret}
+./hrx org create --name "Employer One" --client --json
+./hrx apikey create --org VENDOR_UUID --json               # → {api_key}
+./hrx connection create --vendor VENDOR_UUID --client CLIENT_UUID --sync-frequency hourly --json
 # the employer posts setup-config (docs: POST /api/webhook/v1/setup-config/), then:
-npx hrx sync run --org CLIENT_UUID --follow                  # progress bar until the sync ends
-npx hrx sync status                                          # every client org: last run, next run
+./hrx sync run --org CLIENT_UUID --follow                  # progress bar until the sync ends
+./hrx sync status                                          # every client org: last run, next run
 \`\`\`
 
 ## Commands

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bullBoardHandler } from './admin/bull-board';
 import { createAuthenticator } from './auth/authenticator';
 import { connectionRoutes } from './connections/routes';
+import { freshnessRoutes } from './connections/freshness-routes';
 import { consentRoutes } from './consent/routes';
 import { operatorContact, type Config } from './config';
 import type { Context } from './context';
@@ -38,7 +39,7 @@ export interface App {
  */
 export type RouteServices = Pick<
   Context['services'],
-  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'setup' | 'consents' | 'external' | 'sdk'
+  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'freshness' | 'setup' | 'consents' | 'external' | 'sdk'
 > & { ops: OpsRouteDeps };
 
 /**
@@ -51,6 +52,7 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
     ...employeeRoutes(services.employees, services.employeeUpdates, services.accessLog, services.employeeErasure),
     ...orgRoutes(services.orgs),
     ...connectionRoutes(services.connections),
+    ...freshnessRoutes(services.freshness),
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
@@ -84,25 +86,29 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     revocations: ctx.apiKeyRevocations,
     cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
-  // decisions §11; HRX_RATE_LIMIT_PER_MINUTE=0: no limiter, no Redis call on any request.
-  const limiter =
-    config.HRX_RATE_LIMIT_PER_MINUTE > 0
+  // decisions §11; a limit of 0: no limiter, no Redis call on any request.
+  const limiterOf = (limit: number) =>
+    limit > 0
       ? createRateLimiter({
           redis: ctx.requestRedis,
           prefix: config.HRX_REDIS_PREFIX,
-          limit: config.HRX_RATE_LIMIT_PER_MINUTE,
+          limit,
           windowMs: config.HRX_RATE_LIMIT_WINDOW_MS,
           log: ctx.log,
           // A Redis that does not answer costs a request at most this before the per-process fallback.
           timeoutMs: 300,
         })
       : undefined;
+  const limiter = limiterOf(config.HRX_RATE_LIMIT_PER_MINUTE);
+  // docs/limits.md "Rate limits": each Connect session has a bucket of its own, smaller than a key's.
+  const connectLimiter = limiterOf(config.HRX_CONNECT_RATE_LIMIT_PER_MINUTE);
   const handler = createRouter(routes, {
     basePath: config.HRX_BASE_PATH,
     maxBodyBytes: config.HRX_MAX_BODY_BYTES,
     authenticate,
     trustProxy: config.HRX_TRUST_PROXY,
     limiter,
+    connectLimiter,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
     observe: (o) => metrics.observe(o),
@@ -116,6 +122,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
           {
             failures: ctx.authFailures,
             trustProxy: config.HRX_TRUST_PROXY,
+            secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
           },
         ),
       },

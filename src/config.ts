@@ -54,7 +54,13 @@ function parseSchedule(v: string, ctx: z.RefinementCtx): number[] {
  * schema (scripts/docs/generate.ts), and a unit test fails when that file is stale.
  */
 export const configSchema = z.object({
-  DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL. Unset: an embedded PostgreSQL under `HRX_DATA_DIR` (demo and trials only).'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'PostgreSQL URL. The database must exist: hrx never creates one, and a name that does not exist is an error naming it (`createdb NAME` first). Unset: an embedded PostgreSQL under `HRX_DATA_DIR` (demo and trials only), whose `hrx` database hrx creates.',
+    ),
   HRX_DB_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/)
@@ -116,6 +122,13 @@ export const configSchema = z.object({
     .max(1e12)
     .default(600)
     .describe('Requests per API key or V2 Basic credential per window, shared by every API process; `0` disables the limit.'),
+  HRX_CONNECT_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1e9)
+    .default(120)
+    .describe('Requests per Connect session per window (a bucket of its own, keyed by the session), shared by every API process; `0` disables the limit.'),
   HRX_RATE_LIMIT_WINDOW_MS: z.coerce
     .number()
     .int()
@@ -170,7 +183,27 @@ export const configSchema = z.object({
     .min(1)
     .max(3600)
     .default(60)
-    .describe("Seconds a sync waits for its HRMS's next page before giving up (`hrms_stalled`), releasing its lock."),
+    .describe(
+      "Seconds the HRMS may answer nothing at all before a sync gives up (`hrms_stalled`), releasing its lock; waiting out throttling or the tenant's request budget is not counted.",
+    ),
+  HRX_SYNC_MAX_EMPLOYEES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .default(1_000_000)
+    .describe(
+      'Employees one sync run takes at most (listed, and reported removed); an HRMS listing more ends the run `failed` (`bound_exceeded`): nothing past the bound is stored and nobody is marked removed.',
+    ),
+  HRX_SYNC_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .optional()
+    .describe(
+      'Pages of the HRMS listing one sync run takes at most; a longer listing ends the run `failed` (`bound_exceeded`). Unset: `HRX_SYNC_MAX_EMPLOYEES` divided by the smaller of `HRX_SYNC_BATCH_SIZE` and 10, plus 100.',
+    ),
   HRX_SYNC_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500).describe('Employees asked of the HRMS per page, and written per upsert.'),
   HRX_HRMS_RETRIES: z.coerce.number().int().min(0).max(20).default(6).describe('Retries of one HRMS request (429, 5xx, network errors).'),
   HRX_HRMS_RETRY_MIN_MS: z.coerce.number().int().min(0).default(500).describe("Base delay (ms) of the HRMS retries' exponential backoff."),
@@ -180,6 +213,15 @@ export const configSchema = z.object({
     .transform((v) => v === '1')
     .describe(
       "`1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved addresses: a local simulator, an HRMS on the operator's own network. `0` refuses them (SSRF guard).",
+    ),
+  HRX_HRMS_LIVE_WAIT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30_000)
+    .default(3000)
+    .describe(
+      "Longest wait (ms) of a live read (`source=hrms`) for room in the HRMS tenant's request budget, and before its one retry; past it the read is `503 Service temporarily unavailable` with `Retry-After`.",
     ),
   HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce
     .number()
@@ -277,6 +319,13 @@ export const configSchema = z.object({
     .max(36_500)
     .default(30)
     .describe('Days an employee a full sync no longer saw (removed) is kept before its row is purged.'),
+  HRX_EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(36_500)
+    .default(30)
+    .describe('Days an outbox event whose deliveries all ended (delivered, failed, cancelled) is kept, with its delivery attempts, before it is purged.'),
   HRX_RETENTION_PURGE_MS: z.coerce
     .number()
     .int()
@@ -304,6 +353,20 @@ export function operatorContact(c: Pick<Config, 'HRX_OPERATOR_CONTACT' | 'HRX_SM
   if (c.HRX_SMTP_FROM) return /<([^<>]+)>$/.exec(c.HRX_SMTP_FROM)?.[1] ?? c.HRX_SMTP_FROM;
   if (c.HRX_PUBLIC_URL) return new URL(c.HRX_PUBLIC_URL).origin;
   return null;
+}
+
+/**
+ * The bound of one sync run (docs/settings.md): `HRX_SYNC_MAX_EMPLOYEES`, and `HRX_SYNC_MAX_PAGES`
+ * or, unset, one page per 10 employees of that bound (per `HRX_SYNC_BATCH_SIZE` when smaller:
+ * pages hold up to that many) plus 100 for short pages where a listing switches (active, then
+ * inactive employees).
+ */
+export function syncBounds(c: Pick<Config, 'HRX_SYNC_MAX_EMPLOYEES' | 'HRX_SYNC_MAX_PAGES' | 'HRX_SYNC_BATCH_SIZE'>): {
+  maxPages: number;
+  maxEmployees: number;
+} {
+  const maxPages = c.HRX_SYNC_MAX_PAGES ?? Math.ceil(c.HRX_SYNC_MAX_EMPLOYEES / Math.min(c.HRX_SYNC_BATCH_SIZE, 10)) + 100;
+  return { maxPages, maxEmployees: c.HRX_SYNC_MAX_EMPLOYEES };
 }
 
 /** A bad environment variable; the message names it but never shows its value. */

@@ -10,7 +10,7 @@
  */
 import { wireAuth } from './auth/wire';
 import type { Config } from './config';
-import { wireConnections, wireConnectionStore } from './connections/wire';
+import { wireConnections, wireConnectionStore, wireFreshness } from './connections/wire';
 import { wireConsent } from './consent/wire';
 import { wireEmployees } from './employees/wire';
 import { wireEvents } from './events/wire';
@@ -51,6 +51,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     orgs: orgs.store,
   });
   const connections = wireConnections(infra, { store: connectionStore, orgs: orgs.store, sync, access: employees.access, events: events.service });
+  const freshness = wireFreshness(infra, { store: connectionStore, orgs: orgs.store, sync, connectorFor: hrmsConfigs.connectorFor });
   const setup = wireSetup(infra, { orgs: orgs.store, hrmsConfigs, sync, failures: auth.failures, access: employees.access });
   const consents = wireConsent(infra, { employees: employees.service, events: events.service });
   const external = wireExternal(infra, { orgs: orgs.store, employees: employees.service, basicRevocations: auth.basicRevocations });
@@ -81,6 +82,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     /** The API-key lookup of the authenticator (`app.ts`). */
     apiKeyOrgs: orgs.store as Pick<typeof orgs.store, 'findByApiKeyHash'>,
     lock: sync.lock,
+    /** Each client org's HRMS health (sync/health.ts; docs/sync.md "Connection health"), read on the request ORM. */
+    syncHealth: sync.health,
     syncQueue: sync.queue,
     eventsQueue: events.queue,
     housekeepingQueue,
@@ -91,6 +94,10 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     services: {
       orgs: orgs.service,
       connections: connections.service,
+      freshness,
+      /** The operator's lists (`hrx org list`, `hrx connection list`). */
+      orgList: orgs.listing,
+      connectionList: connections.listing,
       employees: employees.service,
       employeeUpdates: employees.updates,
       accessLog: employees.accessLog,

@@ -7,7 +7,7 @@ import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:cry
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import { blindIndexKeys } from './crypto/blind-index';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
@@ -157,10 +157,13 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   } catch (err) {
     requestRedis.disconnect();
     redis.disconnect();
+    // The server answered, but the database is missing: that is a setting to fix, not an outage.
+    if (err instanceof ConfigError) throw err;
     // A server that takes the connection but never answers shows as knex's pool timeout, whose
-    // message blames the caller ("The pool is probably full..."): say what happened instead.
+    // message blames the caller ("The pool is probably full..."), or as pg's connect timeout
+    // ("timeout expired"): say what happened instead.
     const cause =
-      err instanceof Error && /Timeout acquiring a connection/.test(err.message)
+      err instanceof Error && /Timeout acquiring a connection|^timeout expired$/.test(err.message)
         ? new Error(`no answer within ${REQUEST_DB_TIMEOUTS.connectMs / 1000} s`, { cause: err })
         : err;
     throw new DependencyUnreachableError('PostgreSQL', config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL', cause);

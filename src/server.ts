@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError } from './config';
 import type { App } from './app';
 import type { Logger } from './logger';
 
@@ -31,7 +32,9 @@ export async function listen(app: App, host: string, port: number, basePath: str
     app.handler(req, res);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new ConfigError(`port ${port} on ${host} is in use (another hrx, or another program): stop it, or set PORT`) : err),
+    );
     server.listen(port, host, () => resolve());
   });
   const addr = server.address() as AddressInfo;

@@ -1,10 +1,23 @@
 /**
- * Bull Board (the queue dashboard) at `/admin/queues`, behind `HRX_ADMIN_TOKEN` (decisions §2).
- * Browsers authenticate with HTTP Basic (any user name, the token as password) so the
- * dashboard's own asset and API requests carry the credential; scripts may send `Bearer <token>`.
+ * Bull Board (the queue dashboard) at `/admin/queues`, behind `HRX_ADMIN_TOKEN`
+ * (docs/operations.md "Job dashboard"). Browsers log in once with HTTP Basic (any user name, the
+ * token as password) and then carry a session cookie (HttpOnly, SameSite=Strict, Path = the
+ * dashboard, 8 hours), so the page's own asset and API requests never need the credential
+ * again; scripts may send `Bearer <token>` on every request.
+ *
+ * What counts as a failed authentication (docs/limits.md): only a wrong token. A request with no
+ * credential at all (a browser asking before it sends Basic) is answered 401 without being
+ * counted, and wrong tokens count against the dashboard's own budget per source address, never
+ * against the API's: an operator's typo cannot throttle the vendors behind the same address.
+ * Every asset is served by hrx (the dashboard's Google Fonts link is removed from its page), and
+ * a Content-Security-Policy keeps it so.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -15,8 +28,16 @@ import type { AuthFailureGuard } from '../auth/failure-guard';
 import { sourceAddress } from '../auth/source';
 import { renderError } from '../errors';
 
-function tokenOk(header: string | undefined, expected: string | undefined): boolean {
-  if (!header || !expected) return false;
+/** The dashboard's session cookie. */
+export const ADMIN_COOKIE = 'hrx_admin';
+/** How long a dashboard session lasts (seconds). */
+const SESSION_SEC = 8 * 3600;
+
+/** Nothing from elsewhere: scripts, styles, fonts, images and API calls come from hrx (the loading screen has inline styles). */
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'";
+
+function tokenOk(header: string, expected: string): boolean {
   const basic = parseBasic(header);
   const given = basic ? basic.pass : header.replace(/^Bearer\s+/i, '');
   const a = Buffer.from(given);
@@ -24,40 +45,79 @@ function tokenOk(header: string | undefined, expected: string | undefined): bool
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** `exp.mac`: a session until `exp` (Unix seconds), MACed with the admin token (a new token ends every session). */
+function sessionValue(adminToken: string, exp: number): string {
+  return `${exp}.${createHmac('sha256', adminToken).update(`hrx-admin-session:${exp}`).digest('base64url')}`;
+}
+
+/** Whether the request's cookie holds a session that is still good. */
+function sessionOk(cookieHeader: string | undefined, adminToken: string): boolean {
+  const m = cookieHeader ? new RegExp(`(?:^|;\\s*)${ADMIN_COOKIE}=(\\d{1,12})\\.([A-Za-z0-9_-]{43})(?:;|$)`).exec(cookieHeader) : null;
+  if (!m) return false;
+  const exp = Number(m[1]);
+  if (exp * 1000 <= Date.now()) return false;
+  const a = Buffer.from(sessionValue(adminToken, exp));
+  const b = Buffer.from(`${m[1]}.${m[2]}`);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A views folder holding the dashboard's page without its Google Fonts link (the page falls
+ * back to the system's sans-serif): made once per process from the installed @bull-board/ui.
+ */
+function localViews(): string {
+  const ui = path.dirname(createRequire(import.meta.url).resolve('@bull-board/ui/package.json'));
+  const page = readFileSync(path.join(ui, 'dist/index.ejs'), 'utf8').replace(/<link[^>]*fonts\.googleapis\.com[^>]*>\s*/g, '');
+  const dir = mkdtempSync(path.join(tmpdir(), 'hrx-bull-board-'));
+  writeFileSync(path.join(dir, 'index.ejs'), page);
+  return dir;
+}
+
+let views: string | undefined;
+
 /**
  * A request handler serving Bull Board for `queues` under `basePath` (e.g. `/admin/queues`).
- * A wrong token is a failed authentication of the request's source (decisions §2): past the
- * limit of `opts.failures` the answer is 429 THROTTLED whatever the token.
+ * A wrong token is a failed authentication of the request's source, counted on the dashboard's
+ * own budget: past the limit of `opts.failures` the answer is 429 THROTTLED whatever the token.
+ * `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https).
  */
 export function bullBoardHandler(
   queues: Queue[],
   basePath: string,
   adminToken: string | undefined,
-  opts: { failures?: AuthFailureGuard | undefined; trustProxy?: boolean } = {},
+  opts: { failures?: AuthFailureGuard | undefined; trustProxy?: boolean; secureCookie?: boolean } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(basePath);
   createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  // After createBullBoard, which points the views at @bull-board/ui's own page.
+  adapter.setViewsPath((views ??= localViews()));
   const app = express();
   app.disable('x-powered-by');
+  const cookieFlags = `Path=${basePath}; Max-Age=${SESSION_SEC}; HttpOnly; SameSite=Strict${opts.secureCookie ? '; Secure' : ''}`;
   app.use(
     basePath,
     (req, res, next) => {
+      res.set('content-security-policy', CSP);
       const requestId = String(res.getHeader('x-request-id') ?? '');
-      const check = () => Promise.resolve(tokenOk(req.headers.authorization, adminToken) ? true : null);
+      const refuse = (message: string) =>
+        res
+          .status(401)
+          .set('www-authenticate', 'Basic realm="hrx admin"')
+          .type('application/json')
+          .send(JSON.stringify({ requestId, message, data: null }));
+      if (!adminToken) return refuse(req.headers.authorization ? 'Invalid token.' : 'Authentication credentials were not provided.');
+      if (sessionOk(req.headers.cookie, adminToken)) return next();
+      const header = req.headers.authorization;
+      // No credential is no guess: asked for, not counted.
+      if (!header) return refuse('Authentication credentials were not provided.');
+      const check = () => Promise.resolve(tokenOk(header, adminToken) ? true : null);
       const attempt = { source: sourceAddress(req, opts.trustProxy ?? false), kind: 'admin' as const, presented: '' };
       (opts.failures ? opts.failures.run(attempt, check, { concurrent: true }) : check()).then(
         (ok) => {
-          if (ok) {
-            next();
-            return;
-          }
-          const body = JSON.stringify({
-            requestId,
-            message: req.headers.authorization ? 'Invalid token.' : 'Authentication credentials were not provided.',
-            data: null,
-          });
-          res.status(401).set('www-authenticate', 'Basic realm="hrx admin"').type('application/json').send(body);
+          if (!ok) return refuse('Invalid token.');
+          res.append('set-cookie', `${ADMIN_COOKIE}=${sessionValue(adminToken, Math.floor(Date.now() / 1000) + SESSION_SEC)}; ${cookieFlags}`);
+          next();
         },
         (err: unknown) => {
           const r = renderError(err, requestId);

@@ -18,7 +18,8 @@ import { withSlowHashPermit } from './slow-hash-permit';
 /**
  * What was presented: `apikey` (either header form), `basic` (V2 username), `app` (an org's
  * app_key), `sdk` (an SDK token's `jti` at the Connect session exchange) or `admin`
- * (`HRX_ADMIN_TOKEN`; counted per source only, so failures cannot lock the operator out).
+ * (`HRX_ADMIN_TOKEN`; counted per source only, on a budget of its own, so failures cannot lock
+ * the operator out nor throttle the API for the same address).
  */
 export type PresentedKind = 'apikey' | 'basic' | 'app' | 'sdk' | 'admin';
 
@@ -69,6 +70,9 @@ export function createAuthFailureGuard(deps: { limiter: FailureLimiter; idKey: B
   }
 
   function keysOf(a: AuthAttempt): string[] {
+    // The admin token has a budget of its own per source: an operator's typos at the dashboard
+    // never throttle the vendors that share the address (an office, a proxy).
+    if (a.kind === 'admin') return [keyOf('admin-src', a.source)];
     return a.presented ? [keyOf('src', a.source), keyOf(a.kind, a.presented)] : [keyOf('src', a.source)];
   }
 

@@ -35,6 +35,9 @@ export const SIM_DIALECTS: readonly string[] = HRMS_IDS;
 const LISTEN_HELP =
   '\nThe API listens on HOST:PORT (default 127.0.0.1:8080, under HRX_BASE_PATH); PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
 
+// A worker serves no HTTP: it needs only the database and Redis.
+const WORKER_HELP = '\nThe worker listens on no port; PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
+
 /** Registers `start`, `serve`, `worker`, `demo` and `hrms-sim`. */
 export function registerLongCommands(program: Command, cli: Cli): void {
   const kinds = [
@@ -46,7 +49,7 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     program
       .command(kind)
       .description(description)
-      .addHelpText('after', `${LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`)
+      .addHelpText('after', `${kind === 'worker' ? WORKER_HELP : LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`)
       .action(async () => {
         const { config, log } = cli.env(true);
         const [{ startProcess }, { onShutdown }] = await Promise.all([import('./run'), import('../server')]);

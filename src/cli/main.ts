@@ -4,6 +4,7 @@
  * command failed (one `hrx: <reason>` line on stderr, never SQL or a secret), 2 usage error (the
  * reason, then the command's help).
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../logger';
@@ -17,7 +18,7 @@ import type { Cli, StartJobs } from './runtime';
 import { registerSyncCommands } from './sync';
 
 const ENVIRONMENT_HELP = `
-Environment (docs/cli.md lists every setting):
+Environment (docs/settings.md lists every setting):
   DATABASE_URL      PostgreSQL (unset: an embedded server under HRX_DATA_DIR, default ./.hrx)
   REDIS_URL         Redis (default redis://127.0.0.1:6379)
   HRX_MASTER_KEY    32 bytes, base64 (required with DATABASE_URL)
@@ -45,10 +46,14 @@ class HrxCommand extends Command {
   }
 }
 
+/** hrx's release version: package.json's `version` (CHANGELOG.md says what each one brought). */
+export const HRX_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /** Builds the program: every command, on `cli`. The root's settings are inherited by each command made after them. */
 export function buildProgram(cli: Cli): Command {
   const program = new HrxCommand('hrx')
     .description('hrx: the HR data exchange service')
+    .version(HRX_VERSION, '-V, --version', 'print the version of hrx')
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'hrx: ')) })
     .showHelpAfterError()
     .exitOverride()

@@ -7,7 +7,9 @@ import { SYNC_FREQUENCIES, type SyncFrequency } from '../connections/service';
 import type { Database } from '../db/orm';
 import { ALL_DATA_POINTS } from '../domain/data-points';
 import { choiceOption, jsonOption, output, UsageError, uuidValue } from './args';
+import { registerListCommands } from './lists';
 import { withContext, type Cli } from './runtime';
+import { registerConnectionStatus } from './connection-status';
 
 const CONNECTION_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
@@ -130,6 +132,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
     });
 
   const connection = program.command('connection').description('connections between a vendor and a client org');
+  registerConnectionStatus(connection, cli);
   connection
     .command('create')
     .description('create a connection as the operator; prints {id, status}')
@@ -175,7 +178,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
       .description(
         `${sub} a connection as the operator${sub === 'approve' ? " (the client org's first approval queues a sync at once)" : ''}; prints {id, status}`,
       )
-      .argument('<id>', "the connection's id")
+      .argument('<id>', "the connection's id (hrx connection list shows it)")
       .addOption(jsonOption())
       .action(async (id: string, opts: { json?: boolean }) => {
         await withContext(
@@ -188,4 +191,5 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
         );
       });
   }
+  registerListCommands(org, connection, cli);
 }

@@ -76,6 +76,26 @@ function runLine(r: SyncRunView): string {
   return `${r.started_at}  ${r.status.padEnd(9)} ${String(r.employees).padStart(7)} employees ${String(r.pages).padStart(5)} pages  ${r.trigger}${took}${r.error ? `  (${r.error})` : ''}`;
 }
 
+/** Partly covered data points `sync status` names one by one; the rest are counted. */
+const PARTLY_LISTED = 12;
+
+/**
+ * A run's coverage as a line of `sync status` (docs/behaviour.md "Coverage"): how many data
+ * points every employee has, how many none has, and the share of each partly covered one.
+ */
+export function coverageLine(r: Pick<SyncRunView, 'coverage'>): string | null {
+  const c = r.coverage;
+  if (!c) return null;
+  if (c.employees === 0) return 'coverage: no employees';
+  const entries = Object.entries(c.points);
+  const full = entries.filter(([, n]) => n >= c.employees).length;
+  const none = entries.filter(([, n]) => n === 0).length;
+  const partly = entries.filter(([, n]) => n > 0 && n < c.employees).sort((a, b) => a[1] - b[1]);
+  const listed = partly.slice(0, PARTLY_LISTED).map(([p, n]) => `${p} ${((100 * n) / c.employees).toFixed(1)}% (${n})`);
+  const more = partly.length > PARTLY_LISTED ? `, ${partly.length - PARTLY_LISTED} more` : '';
+  return `coverage of ${c.employees} employees: ${full} data points on everyone, ${none} on no one${partly.length ? `; partly: ${listed.join(', ')}${more}` : ''}`;
+}
+
 /** An org's heading line of `sync status`. */
 function orgLine(o: OrgSyncView): string {
   return `${o.org_name} (${o.org}): HRMS ${o.hrms_id ?? 'not configured'}${o.config_valid === false ? ' (configuration INVALID)' : ''}, next sync ${o.next_sync_at ?? 'not scheduled'}\n`;
@@ -123,7 +143,7 @@ export function registerSyncCommands(program: Command, cli: Cli): void {
     .addOption(jsonOption())
     .addHelpText(
       'after',
-      '\nPrints {orgs: [{org, org_name, hrms_id, config_valid, next_sync_at, last_run}]}, or with --org {org, org_name, hrms_id, config_valid, next_sync_at, runs: [...]}.',
+      '\nPrints {orgs: [{org, org_name, hrms_id, config_valid, next_sync_at, last_run}]}, or with --org {org, org_name, hrms_id, config_valid, next_sync_at, runs: [...]}.\nEach run has coverage: {employees, points: {<data point>: employees with a value}} (null for runs before coverage was recorded).',
     )
     .action(async (opts: { org?: string; json?: boolean }) => {
       await withContext(cli, async (ctx) => {
@@ -132,7 +152,11 @@ export function registerSyncCommands(program: Command, cli: Cli): void {
           const s = await runs.orgStatus(opts.org);
           if (opts.json) return output({ ...s }, true);
           process.stdout.write(orgLine(s));
-          for (const r of s.runs) process.stdout.write(`  ${runLine(r)}\n`);
+          for (const r of s.runs) {
+            process.stdout.write(`  ${runLine(r)}\n`);
+            const covered = coverageLine(r);
+            if (covered) process.stdout.write(`    ${covered}\n`);
+          }
           if (!s.runs.length) process.stdout.write('  no sync yet\n');
           return;
         }
@@ -141,6 +165,8 @@ export function registerSyncCommands(program: Command, cli: Cli): void {
         for (const o of orgs) {
           process.stdout.write(orgLine(o));
           process.stdout.write(`  ${o.last_run ? runLine(o.last_run) : 'no sync yet'}\n`);
+          const covered = o.last_run && coverageLine(o.last_run);
+          if (covered) process.stdout.write(`    ${covered}\n`);
         }
         if (!orgs.length) process.stdout.write('no client org has an HRMS configuration yet\n');
       });

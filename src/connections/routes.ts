@@ -27,6 +27,7 @@ const entry = z
     is_international: z.boolean(),
     salary_details_flag: z.boolean(),
     application_connection_status: z.string(),
+    connection_id: z.string().uuid().meta({ description: "The connection's id: what a V2 request's `connection_id` names." }),
   })
   .meta({ id: 'VendorConnection' });
 

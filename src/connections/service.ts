@@ -36,6 +36,8 @@ export interface VendorConnectionEntry {
   is_international: boolean;
   salary_details_flag: boolean;
   application_connection_status: string;
+  /** The connection's id (added to the interface's fields): what V2's `connection_id` names. */
+  connection_id: string;
 }
 
 export interface PageInfo {
@@ -134,18 +136,20 @@ const STATUS_LABEL: Record<ConnectionStatus, string> = {
   terminated: 'Terminated',
 };
 
+/** A vendor's entry of `row`: before approval no HRMS and no last sync (docs/api.md "Vendor connections"). */
 function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
   const c = row.connection;
   const { shared, notShared, notRequested } = dataPointLists(c);
+  const approved = c.status === 'approved';
   return {
     org_name: row.clientOrgName,
     org_id: row.clientOrgUuid,
     shared_data_points: shared,
     not_shared_data_points: notShared,
     not_requested_data_points: notRequested,
-    last_successful_sync: displayDate(row.lastSuccessfulSync, tz),
+    last_successful_sync: displayDate(approved ? row.lastSuccessfulSync : null, tz),
     sync_frequency: c.syncFrequency,
-    hrms_code: row.hrmsId ?? NOT_AVAILABLE,
+    hrms_code: (approved ? row.hrmsId : null) ?? NOT_AVAILABLE,
     csm_user: c.csmUser,
     created_by_user: c.createdByUser,
     phone: c.phone,
@@ -156,6 +160,7 @@ function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
     is_international: c.isInternational,
     salary_details_flag: shared.some((p) => p.startsWith('ctc_') || p.startsWith('monthly_')),
     application_connection_status: STATUS_LABEL[c.status],
+    connection_id: c.id,
   };
 }
 

@@ -5,6 +5,13 @@ import type { SyncLock } from '../sync/lock';
 import type { SyncQueue } from '../sync/queue';
 import type { EventService } from '../events/service';
 import type { ConnectionAccessCache } from './access-cache';
+import { planRun } from '../sync/service';
+import type { SyncRunStore } from '../sync/store';
+import type { ConnectorLookup } from '../hrms/registry';
+import { createFreshnessService } from './freshness';
+import { createFreshnessStore } from './freshness-store';
+import { createConnectionListStore } from './list-store';
+import { createConnectionListing } from './list-service';
 import { createConnectionService } from './service';
 import { createConnectionStore, type ConnectionStore } from './store';
 
@@ -47,7 +54,9 @@ export function wireConnections(
     syncNow: (orgId) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, 'approval')),
     events: deps.events,
   });
-  return { service, store: deps.store };
+  // The operator's list (`hrx connection list`).
+  const listing = createConnectionListing({ list: createConnectionListStore(infra.db.orm), orgs: deps.orgs });
+  return { service, store: deps.store, listing };
 }
 
 /** `lock` whose release never throws nor blocks (bounded by `afterCommit`). */
@@ -68,4 +77,33 @@ function releaseBestEffort(lock: SyncLock, afterCommit: Infra['afterCommit']): S
       };
     },
   };
+}
+
+/**
+ * Builds the freshness service (docs/api.md "Connection status", "Sync on demand") over the
+ * request ORM: the connection and org stores, the sync queue (next scheduled run, syncs waiting,
+ * syncs on demand), the sync lock (a sync running now), the run store and the connectors (the
+ * kind a sync would run).
+ */
+export function wireFreshness(
+  infra: Infra,
+  deps: {
+    store: ConnectionStore;
+    orgs: OrgStore;
+    sync: { lock: SyncLock; queue: Pick<SyncQueue, 'nextRunOf' | 'queuedFor' | 'syncOnDemand'>; store: Pick<SyncRunStore, 'lastSucceeded'> };
+    connectorFor: ConnectorLookup;
+  },
+) {
+  return createFreshnessService({
+    store: createFreshnessStore(infra.db.orm),
+    connections: deps.store,
+    orgs: deps.orgs,
+    queue: deps.sync.queue,
+    syncRunning: async (orgId) => (await deps.sync.lock.holder(orgId))?.startsWith('sync:') === true,
+    async planKind(orgId, hrmsId, trigger, full) {
+      const definition = hrmsId === null ? undefined : deps.connectorFor(hrmsId);
+      if (full || !definition || (trigger !== 'schedule' && trigger !== 'vendor')) return 'full';
+      return planRun(definition, trigger, await deps.sync.store.lastSucceeded(orgId), Date.now()).kind;
+    },
+  });
 }

@@ -1,7 +1,9 @@
 /**
  * Persistence of employee consents (decisions §7): append-only rows; the latest unexpired,
- * unrevoked one is in force (the read path checks it in SQL, see employees/store). Withdrawal
- * sets `revoked_at` and nothing else: rows are never deleted here.
+ * unrevoked one recorded after the last withdrawn one is in force (the read path checks it in
+ * SQL, see employees/store). Withdrawal sets `revoked_at` on the record in force and nothing
+ * else: older records keep their status, yet never come back into force (`notWithdrawnSince`,
+ * docs/consent.md "How consent works"); rows are never deleted here.
  *
  * The statement (`consent_language`, free text the vendor wrote, which may name the employee) is
  * stored only encrypted (decisions §15 "At rest"): an envelope bound to its record
@@ -16,7 +18,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ERASED_STATEMENT_PREFIX } from '../crypto/tombstone';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { Consent } from '../db/entities';
-import { insertAuditEntries } from '../db/sql';
+import { insertAuditEntries, notWithdrawnSince } from '../db/sql';
 import { emOf, execute, pgClientOf, type Tx } from '../db/tx';
 
 /** Status of a consent record (decisions §7). */
@@ -70,8 +72,9 @@ export interface ConsentStore {
   /** The numeric id of the org with `uuid` (lower case), or null. */
   orgId(uuid: string, tx?: Tx): Promise<number | null>;
   /**
-   * Revokes, in `tx`, every consent of `w` in force (unrevoked, unexpired) at the transaction's
-   * time and, when it revoked any, writes one `consent.revoke` audit entry (actor, client org,
+   * Revokes, in `tx`, the consent of `w` in force at the transaction's time (per vendor: the
+   * latest unrevoked, unexpired record recorded after that vendor's last withdrawn one; older
+   * records keep their status) and, when it revoked any, writes one `consent.revoke` audit entry (actor, client org,
    * employee; no data points: nothing was read; which vendors is in the rows' `revoked_at`).
    * Returns one entry per vendor whose consent it revoked, by vendor id. Concurrent
    * withdrawals of the same consent take turns on its row: only the first revokes it.
@@ -94,16 +97,17 @@ export interface ConsentStore {
 }
 
 /**
- * The status of each record, computed at the statement's time (decisions §7): `revoked` once
- * withdrawn (whatever its expiry), else `expired` once past `consent_expiry`, else `active` for
- * the one in force (the latest unexpired, unrevoked: by `created_at`, then id) and `superseded`
- * for the other unexpired, unrevoked ones.
+ * The status of each record, computed at the statement's time (docs/consent.md "Consent
+ * history"): `revoked` once withdrawn (whatever its expiry), else `expired` once past
+ * `consent_expiry`, else `active` for the one in force (the latest unexpired, unrevoked record
+ * recorded after the last withdrawn one: by `created_at`, then id) and `superseded` for the other
+ * unexpired, unrevoked ones, including those a later withdrawal ended.
  */
 const HISTORY_SQL = `with k as (
     select * from consents
      where vendor_org_id = ? and client_org_id = (select id from orgs where uuid = ?::uuid) and employee_id = ?
   ), in_force as (
-    select id from k where revoked_at is null and consent_expiry > now() order by created_at desc, id desc limit 1
+    select id from k where revoked_at is null and consent_expiry > now() and ${notWithdrawnSince('k')} order by created_at desc, id desc limit 1
   )
   select k.id, k.consent_language_enc, k.consent_timestamp, k.consent_expiry, k.created_at, k.revoked_at,
          case when k.revoked_at is not null then 'revoked'
@@ -151,10 +155,15 @@ export function createConsentStore(orm: MikroORM, cipher: FieldCipher): ConsentS
     async revokeInForce(tx, w) {
       const rows = await execute<{ vendor_org_id: number; vendor_uuid: string; revoked_at: string }>(
         orm,
+        // Per vendor, only the record in force: older records keep their status (docs/consent.md).
         `with r as (
            update consents set revoked_at = now()
-            where client_org_id = ? and employee_id = ? and (?::int is null or vendor_org_id = ?::int)
-              and revoked_at is null and consent_expiry > now()
+            where id in (
+                    select distinct on (k.vendor_org_id) k.id from consents k
+                     where k.client_org_id = ? and k.employee_id = ? and (?::int is null or k.vendor_org_id = ?::int)
+                       and k.revoked_at is null and k.consent_expiry > now() and ${notWithdrawnSince('k')}
+                     order by k.vendor_org_id, k.created_at desc, k.id desc)
+              and revoked_at is null
            returning vendor_org_id, revoked_at)
          select distinct r.vendor_org_id, o.uuid as vendor_uuid, r.revoked_at
            from r join orgs o on o.id = r.vendor_org_id order by r.vendor_org_id`,

@@ -5,7 +5,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
-import type { Config } from '../config';
+import { ConfigError, type Config } from '../config';
 import type { Logger } from '../logger';
 import { ALL_ENTITIES } from './entities';
 import { migrationsList } from './migrations/index';
@@ -104,6 +104,9 @@ export async function openDatabase(
   const orm = await MikroORM.init({
     clientUrl: url,
     schema,
+    // A mistyped database name must be an error, never a new empty database (MikroORM creates
+    // a missing one by default); the embedded server creates its own `hrx` (db/embedded.ts).
+    ensureDatabase: false,
     entities: ALL_ENTITIES,
     extensions: [Migrator],
     migrations: { migrationsList: migrationsList(opts.migrationKeys ?? null), silent: true, transactional: true, allOrNothing: true, snapshot: false },
@@ -137,7 +140,7 @@ export async function openDatabase(
   } catch (err) {
     await orm.close(true).catch(() => undefined);
     if (embedded) await embedded.stop().catch(() => undefined);
-    throw err;
+    throw missingDatabase(err, url) ?? err;
   }
   return {
     orm,
@@ -149,6 +152,22 @@ export async function openDatabase(
       if (embedded) await embedded.stop();
     },
   };
+}
+
+/**
+ * The error naming the database when `err` is PostgreSQL's "database does not exist" (SQLSTATE
+ * 3D000), else undefined. The name comes from the URL's path: never its password.
+ */
+function missingDatabase(err: unknown, url: string): ConfigError | undefined {
+  if ((err as { code?: unknown } | null)?.code !== '3D000') return undefined;
+  let name = '';
+  try {
+    name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  } catch {
+    // Not a URL (a connection string pg reads otherwise): say it without the name.
+  }
+  const named = name ? `"${name}"` : 'named in DATABASE_URL';
+  return new ConfigError(`the database ${named} does not exist: hrx never creates one; create it (createdb ${name || '<name>'}) and run hrx migrate`);
 }
 
 /**

@@ -1,10 +1,22 @@
 /**
- * SQL helpers shared by the stores: PostgreSQL array literals and the audit log insert (decisions
+ * SQL helpers shared by the stores: PostgreSQL array literals, the audit log insert (decisions
  * §7), which the audit writer (live reads, batched) and the update webhook (in its transaction)
- * both use.
+ * both use, and the condition that a consent was not ended by a later withdrawal (the read path,
+ * the consent history and withdrawal, the expiry announcements).
  */
 import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import type { Queryable } from './tx';
+
+/**
+ * SQL condition on the `consents` row aliased `k`: no record of the same vendor, client org and
+ * employee was withdrawn after `k` was recorded. A withdrawal revokes only the record in force,
+ * yet it ends every older record with it: they keep their status (`superseded`) but never come
+ * back into force (docs/consent.md "How consent works"). Uses the alias `wd`.
+ */
+export function notWithdrawnSince(k: string): string {
+  return `not exists (select 1 from consents wd where wd.vendor_org_id = ${k}.vendor_org_id and wd.client_org_id = ${k}.client_org_id
+            and wd.employee_id = ${k}.employee_id and wd.revoked_at is not null and (wd.created_at, wd.id) > (${k}.created_at, ${k}.id))`;
+}
 
 /** A PostgreSQL array literal of `items` with every element quoted and escaped. */
 export function pgTextArray(items: readonly string[]): string {
@@ -58,4 +70,14 @@ export async function insertAuditEntries(db: Queryable, entries: readonly AuditE
     entries.map((e) => auditDataPointsLiteral(e.dataPoints)),
   ];
   await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });
+}
+
+/**
+ * Marks org `orgId` established (docs/connect.md "Who may approve") unless it already is; run in
+ * the transaction that writes the org's first HRMS configuration or employee row, after those
+ * writes (row locks in one order: employees, then the org). Never cleared: erasing every
+ * employee leaves the org established.
+ */
+export async function markEstablished(db: Queryable, orgId: number): Promise<void> {
+  await db.query({ name: 'hrx_org_established', text: `update orgs set established_at = now() where id = $1 and established_at is null`, values: [orgId] });
 }

@@ -133,3 +133,15 @@ export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord)
   }
   return changed;
 }
+
+/**
+ * The data points of `record` that hold a value, i.e. not the data point's empty value (decisions
+ * §3: `NOT AVAILABLE`, `""`, `null`). A `dependentDetails_*` point has a value when any dependent
+ * has one for it. In `ALL_DATA_POINTS` order. Used for a sync's coverage (src/sync/coverage.ts).
+ */
+export function pointsWithValue(record: EmployeeRecord): string[] {
+  const out: string[] = [];
+  for (const leaf of RECORD_LEAVES) if (getPath(record, leaf.path) !== leaf.empty) out.push(leaf.name);
+  for (const f of DEPENDENT_FIELDS) if (record.dependentDetails.some((d) => d[f] !== EMPTY_DEPENDENT[f])) out.push(`dependentDetails_${f}`);
+  return out;
+}

@@ -7,6 +7,7 @@
  * carry no implicit index signature) and the walkers below need no casts.
  */
 import { isJsonObject, type Json } from './json';
+import { canonicalEmployeeId } from './ids';
 
 /** Literal carried by text fields that have no value (interface.md "Employee record"). */
 export const NOT_AVAILABLE = 'NOT AVAILABLE';
@@ -309,7 +310,7 @@ function fill(template: Json, input: unknown): Json {
 export function normalizeRecord(partial: PartialEmployeeRecord, id: string): EmployeeRecord {
   const rec = fill(emptyRecord(), partial);
   rec.id = id;
-  rec.employeeId = partial.employeeId;
+  rec.employeeId = canonicalEmployeeId(partial.employeeId);
   // `terminationDate` is the one text field whose empty value is "" rather than NOT AVAILABLE.
   if (rec.terminationDate === NOT_AVAILABLE) rec.terminationDate = '';
   return rec;

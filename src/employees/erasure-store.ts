@@ -2,7 +2,8 @@
  * Persistence of erasure (decisions §15 "Erasure"): deleting an employee's row (every stored copy
  * of its values: the record envelope and the masked envelope) and the tombstones
  * that make later syncs skip it. A tombstone holds the org, a keyed hash of the `employeeId`
- * (src/crypto/tombstone.ts) and when the employee was erased: nothing else.
+ * (src/crypto/tombstone.ts) and when the employee was erased: nothing else. Every id is taken in
+ * its canonical form (`canonicalEmployeeId`) before it is hashed or compared, whoever calls.
  *
  * **Erasure against a running sync.** A sync fetches a page from the HRMS, then writes it; an
  * erasure committing between the two must not be undone by that write. Each page is written in a
@@ -21,6 +22,8 @@ import { consentStatementAad } from '../consent/store';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { ERASED_STATEMENT_PREFIX, statementDigest, tombstoneHash } from '../crypto/tombstone';
 import { queryableOf, type Tx } from '../db/tx';
+import { scrubEmployeeEvents } from '../events/outbox-retention';
+import { canonicalEmployeeId } from './employee-id';
 
 /** The deleted row of an erased employee: store id and `employeeId` (for `employee.removed`). */
 export interface ErasedRow {
@@ -48,6 +51,11 @@ export interface ErasureStore {
    * Returns how many records it rewrote.
    */
   digestConsentStatements(orgId: number, employeeId: string, tx: Tx): Promise<number>;
+  /**
+   * Deletes or rewrites every outbox event of org `orgId` that names `employeeId` (events/outbox-retention.ts
+   * `scrubEmployeeEvents`: their deliveries and attempts go with them); returns how many.
+   */
+  scrubEvents(orgId: number, employeeId: string, tx: Tx): Promise<number>;
   /** Writes the tombstone of `employeeId` (current key); returns its `erased_at` (the database's now). */
   addTombstone(orgId: number, employeeId: string, tx: Tx): Promise<Date>;
   /** Removes the tombstones of `employeeIds` (under every key): the employer posted them again. */
@@ -73,7 +81,7 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
   /** Every hash of each id (one per key), and which id each hash names. */
   const hashesOf = (orgId: number, employeeIds: readonly string[]): Map<string, string> => {
     const out = new Map<string, string>();
-    for (const id of employeeIds) for (const k of keys) out.set(tombstoneHash(k, orgId, id), id);
+    for (const id of employeeIds) for (const k of keys) out.set(tombstoneHash(k, orgId, canonicalEmployeeId(id)), id);
     return out;
   };
   const lock = async (fn: string, orgId: number, tx: Tx): Promise<void> => {
@@ -107,7 +115,7 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
     async deleteEmployee(orgId, employeeId, tx) {
       const res = await (
         await queryableOf(pool, tx)
-      ).query(`delete from employees where org_id = $1 and employee_id = $2 returning id, employee_id`, [orgId, employeeId]);
+      ).query(`delete from employees where org_id = $1 and employee_id = $2 returning id, employee_id`, [orgId, canonicalEmployeeId(employeeId)]);
       const row = res.rows[0] as { id: string; employee_id: string } | undefined;
       return row ? { id: row.id, employeeId: row.employee_id } : null;
     },
@@ -115,7 +123,7 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
       const db = await queryableOf(pool, tx);
       const res = await db.query(
         `select id, consent_language_enc from consents where client_org_id = $1 and employee_id = $2 and left(consent_language_enc, $3) <> $4 for update`,
-        [orgId, employeeId, ERASED_STATEMENT_PREFIX.length, ERASED_STATEMENT_PREFIX],
+        [orgId, canonicalEmployeeId(employeeId), ERASED_STATEMENT_PREFIX.length, ERASED_STATEMENT_PREFIX],
       );
       const rows = res.rows as { id: string; consent_language_enc: string }[];
       if (rows.length === 0) return 0;
@@ -125,6 +133,9 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
       ]);
       return rows.length;
     },
+    async scrubEvents(orgId, employeeId, tx) {
+      return scrubEmployeeEvents(await queryableOf(pool, tx), [{ orgId, employeeId: canonicalEmployeeId(employeeId) }]);
+    },
     async addTombstone(orgId, employeeId, tx) {
       const res = await (
         await queryableOf(pool, tx)
@@ -132,7 +143,7 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
         `insert into employee_tombstones (org_id, id_hash, erased_at) values ($1, $2, now())
          on conflict (org_id, id_hash) do update set erased_at = excluded.erased_at
          returning ${epochMs('erased_at')} as at`,
-        [orgId, tombstoneHash(current, orgId, employeeId)],
+        [orgId, tombstoneHash(current, orgId, canonicalEmployeeId(employeeId))],
       );
       return new Date((res.rows[0] as { at: number }).at);
     },

@@ -4,7 +4,7 @@
  * arrays → arrays of dependents. `strict` refuses unknown fields (decisions §1).
  */
 import { z } from 'zod';
-import { DOTS_MESSAGE } from './employee-id';
+import { employeeIdSchema } from './employee-id';
 import { NOT_AVAILABLE, emptyDependent, emptyRecord } from '../domain/record';
 
 // PostgreSQL text and jsonb cannot hold NUL, and a lone UTF-16 surrogate would be stored as
@@ -66,6 +66,6 @@ export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false).met
  */
 export const employeeUpdateSchema = (schemaOf(emptyRecord(), 'record', true) as z.ZodObject)
   .extend({
-    employeeId: storableText(z.string().trim().min(1, 'required').max(128)).refine((v) => !/^\.+$/.test(v), DOTS_MESSAGE),
+    employeeId: storableText(employeeIdSchema),
   })
   .meta({ id: 'EmployeeUpdate', description: 'A partial employee record: `employeeId` required, every other field optional (`null` leaves it unchanged).' });

@@ -10,7 +10,7 @@ import { AppError } from '../errors';
 import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
 import type { ErasureStore } from './erasure-store';
-import { isUsableEmployeeId } from './employee-id';
+import { canonicalEmployeeId, isUsableEmployeeId } from './employee-id';
 import { EVERY_DATA_POINT, filterRecord } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
@@ -51,7 +51,9 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * CONSENT_MISSING). Live reads check consent first, then the tombstone of an erased employee
    * (404 EMPLOYEE_NOT_FOUND, decisions §15), then fetch the HRMS here.
    */
-  async function locate(q: ReadQuery, form: 'full' | 'masked') {
+  async function locate(asked: ReadQuery, form: 'full' | 'masked') {
+    // One id for the lookup, the tombstone and the HRMS call (docs/erasure-and-retention.md).
+    const q = { ...asked, employeeRef: canonicalEmployeeId(asked.employeeRef) };
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
     const live = q.source === 'hrms';
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());

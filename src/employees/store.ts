@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { auditDataPointsLiteral } from '../db/sql';
+import { auditDataPointsLiteral, markEstablished, notWithdrawnSince } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
@@ -112,7 +112,8 @@ const LOOKUP_SQL = `with t as (
            case when not t.masked or e.masked_enc is null then e.record_enc end as record_enc,
            (t.consent_for is null or exists (
               select 1 from consents k where k.vendor_org_id = t.consent_for and k.client_org_id = t.org_id
-                 and k.employee_id = e.employee_id and k.revoked_at is null and k.consent_expiry > now())) as consent_ok
+                 and k.employee_id = e.employee_id and k.revoked_at is null and k.consent_expiry > now()
+                 and ${notWithdrawnSince('k')})) as consent_ok
       from t cross join lateral (
         (select e.id, e.employee_id, e.masked_enc, e.record_enc from employees e
           where e.org_id = t.org_id and e.employee_id = t.ref and e.removed_at is null)
@@ -260,6 +261,8 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
           : new Map<string, string>();
         pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
       }
+      // An org with an employee is established for good (docs/connect.md "Who may approve").
+      await markEstablished(db, orgId);
       return byEmployee.size;
     },
     async removeUnseen(orgId, runId, tx) {

@@ -13,7 +13,7 @@
  * the committed row.
  */
 import type pg from 'pg';
-import { insertAuditEntries, type AuditEntryInput } from '../db/sql';
+import { insertAuditEntries, markEstablished, type AuditEntryInput } from '../db/sql';
 import { pgClientOf, queryableOf, RETRYABLE_SQLSTATES, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { decodeEmployee, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
@@ -63,14 +63,15 @@ export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): Em
     },
     async insert(orgId, records, tx) {
       if (records.length === 0) return;
-      await (
-        await queryableOf(pool, tx)
-      ).query(
+      const db = await queryableOf(pool, tx);
+      await db.query(
         `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
          select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, null, null, now()
            from jsonb_to_recordset($2::jsonb) as ${EMPLOYEE_ROW_COLUMNS}`,
         [orgId, employeeRowsJson(orgId, records, cipher)],
       );
+      // An org with an employee is established for good (docs/connect.md "Who may approve").
+      await markEstablished(db, orgId);
     },
     async update(orgId, records, tx) {
       if (records.length === 0) return;

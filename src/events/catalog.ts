@@ -4,6 +4,7 @@
  */
 import { EVERY_DATA_POINT } from '../domain/data-points';
 import type { EventInput, Recipient } from './types';
+import { coverageShares, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
 /** Most employees one `employee.*` event lists; larger changes are split into several events. */
 export const EMPLOYEES_PER_EVENT = 1000;
@@ -53,11 +54,21 @@ export interface SyncRunFacts {
   finishedAt: Date;
 }
 
+/** Whether the recipient's connection shares data point `point` (every point for `EVERY_DATA_POINT`). */
+function sharedBy(r: Recipient): (point: string) => boolean {
+  if (r.sharedDataPoints === EVERY_DATA_POINT) return () => true;
+  const shared = new Set(r.sharedDataPoints);
+  return (point) => shared.has(point);
+}
+
 /**
  * `sync.completed` for every vendor with an approved connection to the client org:
- * `data: {client_org_id, sync_run_id, employees_seen, employees_removed, started_at, finished_at}`.
+ * `data: {client_org_id, sync_run_id, employees_seen, employees_removed, started_at, finished_at,
+ * coverage}`; `coverage` maps each data point the vendor's connection shares to the share (0..1)
+ * of the run's employees with a value (`{}` when the run saw nobody; docs/events.md). Every
+ * sync's event has it; `coverage` absent leaves the field out.
  */
-export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; employeesRemoved: number }): EventInput {
+export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; employeesRemoved: number; coverage?: SyncCoverage }): EventInput {
   return {
     type: 'sync.completed',
     audience: { approvedVendorsOf: true },
@@ -70,7 +81,38 @@ export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; 
       employees_removed: run.employeesRemoved,
       started_at: run.startedAt.toISOString(),
       finished_at: run.finishedAt.toISOString(),
+      ...(run.coverage ? { coverage: coverageShares(run.coverage, sharedBy(r)) } : {}),
     }),
+  };
+}
+
+/**
+ * `sync.degraded` for every vendor with an approved connection to the client org, when a full
+ * sync's coverage of data points fell by more than half since the org's previous full sync
+ * (docs/events.md): `data: {client_org_id, sync_run_id, previous_sync_run_id, employees_seen,
+ * data_points: [{name, previous, current}], started_at, finished_at}` (shares 0..1). Each vendor
+ * hears only of the data points its connection shares; a vendor sharing none of them gets no event.
+ */
+export function syncDegradedEvent(run: SyncRunFacts & { previousRunId: string; employeesSeen: number; points: DegradedPoint[] }): EventInput {
+  return {
+    type: 'sync.degraded',
+    audience: { approvedVendorsOf: true },
+    clientOrgId: run.clientOrgId,
+    occurredAt: run.finishedAt,
+    data: (r) => {
+      const shared = sharedBy(r);
+      const points = run.points.filter((p) => shared(p.name));
+      if (!points.length) return null;
+      return {
+        client_org_id: r.clientOrgUuid,
+        sync_run_id: run.runId,
+        previous_sync_run_id: run.previousRunId,
+        employees_seen: run.employeesSeen,
+        data_points: points.map((p) => ({ name: p.name, previous: p.previous, current: p.current })),
+        started_at: run.startedAt.toISOString(),
+        finished_at: run.finishedAt.toISOString(),
+      };
+    },
   };
 }
 
@@ -78,7 +120,7 @@ export function syncCompletedEvent(run: SyncRunFacts & { employeesSeen: number; 
  * `sync.failed` for every vendor with an approved connection to the client org:
  * `data: {client_org_id, sync_run_id, reason, will_retry, started_at, finished_at}`; `reason` is
  * a class (`auth`, `host_not_allowed`, `rate_limited`, `unavailable`, `bad_response`, `not_found`, `hrms_stalled`,
- * `lock_lost`, `internal`), never
+ * `lock_lost`, `bound_exceeded`, `internal`), never
  * the HRMS's message.
  */
 export function syncFailedEvent(run: SyncRunFacts & { reason: string; willRetry: boolean }): EventInput {
@@ -180,5 +222,40 @@ export function consentRevokedEvent(k: { vendorOrgId: number; clientOrgId: numbe
     clientOrgId: k.clientOrgId,
     occurredAt: k.revokedAt,
     data: (r) => ({ client_org_id: r.clientOrgUuid, employee_id: k.employeeId, revoked_at: k.revokedAt.toISOString(), revoked_by: k.revokedBy }),
+  };
+}
+
+/** The `connection.*` health events (docs/sync.md "Connection health"). */
+export type HealthEventType = 'connection.needs_reauth' | 'connection.failing' | 'connection.healthy';
+
+/**
+ * A change of a client org's HRMS health, for every vendor with an approved connection to it:
+ * `data: {client_org_id, health, previous_health, sync_run_id, reason, last_successful_sync}`.
+ * `health` is the event's own word (`needs_reauth`, `failing`, `healthy`); `reason` is the
+ * failed run's class (`auth`, `unavailable`, ...; null for `healthy`), never the HRMS's message;
+ * `last_successful_sync` is ISO 8601 or null. Written in the transaction of the run's end.
+ */
+export function connectionHealthEvent(h: {
+  type: HealthEventType;
+  clientOrgId: number;
+  previous: string | null;
+  runId: string;
+  reason: string | null;
+  lastSuccessAt: Date | null;
+  at: Date;
+}): EventInput {
+  return {
+    type: h.type,
+    audience: { approvedVendorsOf: true },
+    clientOrgId: h.clientOrgId,
+    occurredAt: h.at,
+    data: (r) => ({
+      client_org_id: r.clientOrgUuid,
+      health: h.type.slice('connection.'.length),
+      previous_health: h.previous,
+      sync_run_id: h.runId,
+      reason: h.reason,
+      last_successful_sync: h.lastSuccessAt ? h.lastSuccessAt.toISOString() : null,
+    }),
   };
 }

@@ -4,7 +4,7 @@
  * every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pgTextArray } from '../db/sql';
+import { notWithdrawnSince, pgTextArray } from '../db/sql';
 import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import { execute, transactionOf, type Tx } from '../db/tx';
 import type { Audience, EventType } from './types';
@@ -297,8 +297,8 @@ export function createEventStore(orm: MikroORM) {
 
     /**
      * Finds consents that expired since the last scan (and up to now), are not superseded by a
-     * later-expiring consent of the same vendor, client org and employee, are not revoked and
-     * were not announced yet; records them as announced and moves the cursor, in `tx` (which
+     * later-expiring consent of the same vendor, client org and employee, are not revoked, were
+     * not announced yet and whose employee is still held (not erased or purged); records them as announced and moves the cursor, in `tx` (which
      * holds the cursor row locked, so concurrent scans take turns).
      */
     async claimExpiredConsents(tx: Tx, limit: number): Promise<ExpiredConsent[]> {
@@ -307,8 +307,10 @@ export function createEventStore(orm: MikroORM) {
       const rows = await sql(
         `select k.id, k.vendor_org_id, k.client_org_id, k.employee_id, k.consent_expiry, now() as now
            from consents k
-          where k.consent_expiry >= ? and k.consent_expiry <= now() and k.revoked_at is null
+          where k.consent_expiry >= ? and k.consent_expiry <= now() and k.revoked_at is null and ${notWithdrawnSince('k')}
             and not exists (select 1 from consent_expiry_announcements a where a.consent_id = k.id)
+            -- Erased (or purged): its id is not written to the outbox again (docs/erasure-and-retention.md "Every copy").
+            and exists (select 1 from employees e where e.org_id = k.client_org_id and e.employee_id = k.employee_id)
             and not exists (select 1 from consents n
                   where n.vendor_org_id = k.vendor_org_id and n.client_org_id = k.client_org_id and n.employee_id = k.employee_id
                     and n.revoked_at is null and n.id <> k.id

@@ -18,6 +18,10 @@ export const EVENT_TYPES = [
   'employee.removed',
   'consent.expired',
   'consent.revoked',
+  'sync.degraded',
+  'connection.needs_reauth',
+  'connection.failing',
+  'connection.healthy',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -144,6 +144,13 @@ export interface ConnectorOptions {
   /** Called before each retry, for logs; gets no secrets. */
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
   /**
+   * Told how the HRMS is doing, for a sync's stall guard (docs/behaviour.md "Waiting is not
+   * stalling"): `answered` on every answer (any HTTP status, or a chunk of a streamed body),
+   * `waiting` when a wait after an answer begins (the backoff the HRMS asked for: a throttling
+   * signal, a `Retry-After`, a 5xx) and `resumed` when it ends. Must not throw.
+   */
+  onActivity?: (event: 'answered' | 'waiting' | 'resumed') => void;
+  /**
    * Which hosts the connector may call (`src/hrms/host-policy.ts`): its HTTP client checks the
    * URL up front and resolves names through the policy's lookup and agents, so every connection
    * goes to an address the policy allows. Absent: any http(s) host (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1).

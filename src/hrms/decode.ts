@@ -34,21 +34,22 @@ export const MONTHS: Readonly<Record<string, number>> = {
   dec: 12,
 };
 
-/** Reports one field through `ConnectorOptions.onWarning`. */
-export type FieldWarner = (field: string) => void;
+/** Reports one field through `ConnectorOptions.onWarning`: `reason` (never a value: a currency code at most) replaces the warner's own for this call. */
+export type FieldWarner = (field: string, reason?: string) => void;
 
 /**
- * A warner that calls `onWarning` at most once per field (a page of 200 employees with the same
+ * A warner that calls `onWarning` at most once per field and reason (a page of 200 employees with the same
  * unknown code is one warning, not 200). A throwing callback is ignored: a logger must not break
  * the mapping.
  */
 export function warnOnce(onWarning: ConnectorOptions['onWarning'], reason = 'value the connector cannot translate'): FieldWarner {
   const seen = new Set<string>();
-  return (field) => {
-    if (!onWarning || seen.has(field)) return;
-    seen.add(field);
+  return (field, why) => {
+    const key = `${field}\n${why ?? ''}`;
+    if (!onWarning || seen.has(key)) return;
+    seen.add(key);
     try {
-      onWarning({ field, reason });
+      onWarning({ field, reason: why ?? reason });
     } catch {
       /* ignored */
     }

@@ -77,7 +77,7 @@ export interface HrmsStreamResponse {
 /** `ConnectorOptions` with every default applied. */
 export type ResolvedConnectorOptions = Required<Omit<ConnectorOptions, OptionalOption>> & Pick<ConnectorOptions, OptionalOption>;
 /** The options without a default (absent means "none"). */
-type OptionalOption = 'onRetry' | 'hostPolicy' | 'signal' | 'budget' | 'onWarning' | 'enumLabels';
+type OptionalOption = 'onRetry' | 'onActivity' | 'hostPolicy' | 'signal' | 'budget' | 'onWarning' | 'enumLabels';
 
 /**
  * Milliseconds to wait from a `Retry-After` value: delay-seconds or an HTTP-date
@@ -131,6 +131,7 @@ export function resolveOptions(options: ConnectorOptions): ResolvedConnectorOpti
     maxRetryDelayMs: pick('maxRetryDelayMs'),
     pageSize: Math.max(1, Math.floor(pick('pageSize'))),
     onRetry: options.onRetry,
+    onActivity: options.onActivity,
     hostPolicy: options.hostPolicy,
     signal: options.signal,
     maxResponseBytes: Math.max(1, Math.floor(pick('maxResponseBytes'))),
@@ -190,6 +191,7 @@ export class HrmsHttpClient {
     if (!init.unbudgeted) await this.opts.budget?.take(this.opts.signal);
     try {
       const res = await requestBounded(url, { ...this.gotOptions(init), timeout: { request: this.opts.timeoutMs } }, maxBytes);
+      this.activity('answered');
       return { statusCode: res.statusCode, headers: res.headers, body: res.body.toString('utf8') };
     } catch (err) {
       throw this.transportError(err, what, maxBytes);
@@ -231,6 +233,7 @@ export class HrmsHttpClient {
       close();
       throw this.transportError(err, what, maxBytes);
     }
+    this.activity('answered');
     const declared = Number(head.headers['content-length']);
     const encoded = head.headers['content-encoding'] && head.headers['content-encoding'] !== 'identity';
     if (!encoded && Number.isFinite(declared) && declared > maxBytes) {
@@ -238,6 +241,7 @@ export class HrmsHttpClient {
       throw new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
     }
     const transportError = (err: unknown): unknown => this.transportError(err, what, maxBytes);
+    const answered = (): void => this.activity('answered');
     async function* body(): AsyncGenerator<Buffer> {
       const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       let size = 0;
@@ -254,6 +258,7 @@ export class HrmsHttpClient {
             clearTimeout(timer);
           }
           if (next.done) return;
+          answered();
           size += next.value.length;
           if (size > maxBytes) throw new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
           yield next.value;
@@ -265,6 +270,15 @@ export class HrmsHttpClient {
       }
     }
     return { statusCode: head.statusCode, headers: head.headers, body: body(), close };
+  }
+
+  /** Tells `onActivity` (the sync's stall guard); a failing listener never fails a request. */
+  private activity(event: 'answered' | 'waiting' | 'resumed'): void {
+    try {
+      this.opts.onActivity?.(event);
+    } catch {
+      /* the guard's bookkeeping must not fail the HRMS call */
+    }
   }
 
   private maxBytes(init: HrmsRequestInit): number {
@@ -331,7 +345,8 @@ export class HrmsHttpClient {
    * else is wrapped in `AbortError` so p-retry stops at once. The wait happens in
    * `onFailedAttempt`: `Retry-After` when sent (capped at maxRetryDelayMs; a rate limit with a
    * known wait also holds the whole tenant's budget off for it), else
-   * min(maxRetryDelayMs, minRetryDelayMs * 2^(n-1) * random[1,2)).
+   * min(maxRetryDelayMs, minRetryDelayMs * 2^(n-1) * random[1,2)). A wait after an answer is
+   * told to `onActivity` (`waiting`, `resumed`).
    */
   withRetry<T>(attempt: () => Promise<T>): Promise<T> {
     const { retries, minRetryDelayMs: min, maxRetryDelayMs: max, onRetry, signal, budget } = this.opts;
@@ -365,7 +380,17 @@ export class HrmsHttpClient {
           } catch {
             /* a failing logger must not stop retries */
           }
-          if (delayMs > 0) await sleep(delayMs, undefined, { signal });
+          if (!(delayMs > 0)) return;
+          // A wait after an answer (throttling, Retry-After, a 5xx) is the HRMS's pacing, not its
+          // silence: the sync's stall guard does not count it. A wait after no answer (a refused
+          // or timed-out connection) is silence, and counts.
+          const paced = e?.kind === 'rate_limited' || e?.status !== undefined;
+          if (paced) this.activity('waiting');
+          try {
+            await sleep(delayMs, undefined, { signal });
+          } finally {
+            if (paced) this.activity('resumed');
+          }
         },
       },
     );

@@ -127,6 +127,15 @@ export function refuseNul(value: unknown, prefix?: string): void {
 }
 
 /**
+ * True when the request carries no body and names no media type (no `Content-Type`, no
+ * `Transfer-Encoding`, `Content-Length` absent or 0): an optional JSON body left out.
+ */
+export function bodyLeftOut(req: IncomingMessage): boolean {
+  const h = req.headers;
+  return h['content-type'] === undefined && h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0');
+}
+
+/**
  * Reads and parses a JSON body. The media type must be `application/json` (or `+json`);
  * an empty body parses as `undefined`. Nesting deeper than `MAX_JSON_DEPTH` (checked on the raw
  * text, before parsing) and U+0000 in any string or key are 400 validation failures naming the

@@ -14,7 +14,7 @@ import { AppError, renderError, type ErrorCode, type FieldError } from '../error
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
-import { readForm, readJson, refuseNul } from './body';
+import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
 
 /**
  * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
@@ -43,7 +43,7 @@ export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKi
  * another shape fails `tsc` (issue 11 point 5).
  */
 export type Reply<D = unknown> =
-  | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string> }
+  | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string>; status?: number }
   /**
    * `data` already serialized (a trusted JSON text the service produced), spliced in as it is:
    * typed by the service that wrote it, checked against the schema when validation is on.
@@ -77,6 +77,8 @@ export interface RouteDoc {
   answer?: 'envelope' | 'raw' | 'html' | 'text';
   /** The envelope's `message` when it is not `success`. */
   message?: string;
+  /** The success status when it is not 200 (a sync on demand answers 202: docs/api.md "Sync on demand"). */
+  status?: number;
   /** Top-level envelope fields beside requestId, message and data (e.g. `pageInfo`). */
   extra?: Record<string, z.ZodType>;
   /** The request body as documented where `body` cannot show it (read by the handler, or a transform). */
@@ -100,8 +102,11 @@ interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole
    * anything else runs. Narrows the handler's principal; handlers never check roles themselves.
    */
   role?: R;
-  /** How the body is read: JSON (415 for other media types), a form, or not at all. */
-  bodyType?: 'json' | 'form' | 'none';
+  /**
+   * How the body is read: JSON (415 for other media types), JSON that may be left out
+   * (`optionalJson`: an empty body without a media type reads as undefined), a form, or not at all.
+   */
+  bodyType?: 'json' | 'optionalJson' | 'form' | 'none';
   /** The route in the OpenAPI document; every route of the table has one (test/unit/openapi). */
   doc?: RouteDoc;
 }
@@ -160,6 +165,11 @@ export interface RouterOptions {
    * the body is read; absent: no limit.
    */
   limiter?: RateLimiter | undefined;
+  /**
+   * The Connect session's own rate limit (docs/limits.md "Rate limits"), asked like `limiter`
+   * with the session id as the credential; absent: none.
+   */
+  connectLimiter?: RateLimiter | undefined;
   /** Take the source address from `X-Forwarded-For` (`HRX_TRUST_PROXY`, auth/source.ts). */
   trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
@@ -276,8 +286,10 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     // A Connect-session route's handler is typed to get the session's grant (PrincipalFor).
     if (def.credential === 'connectSession' && !principal?.connect) throw new AppError('AUTH_INVALID');
     // Only authenticated requests are counted: a failed authentication threw above.
-    if (principal && opts.limiter && THROTTLED_CREDENTIALS.has(def.credential)) {
-      const decision = await opts.limiter.take(principal.credentialId);
+    const limiter = def.credential === 'connectSession' ? opts.connectLimiter : THROTTLED_CREDENTIALS.has(def.credential) ? opts.limiter : undefined;
+    if (principal && limiter) {
+      // A session's bucket is named apart from the keys' (`connect:<session id>`).
+      const decision = await limiter.take(def.credential === 'connectSession' ? `connect:${principal.credentialId}` : principal.credentialId);
       if (!decision.allowed) {
         seen.throttled = 'requests';
         const seconds = decision.retryAfterSec;
@@ -285,7 +297,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       }
     }
     let rawBody: unknown;
-    if (def.bodyType === 'json') rawBody = await readJson(req, opts.maxBodyBytes);
+    if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
     else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
     else req.resume();
     const q = url.indexOf('?');
@@ -344,7 +356,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       const r = def.response.safeParse(reply.data);
       if (!r.success) throw new Error(`response schema mismatch on ${def.method} ${def.path}: ${r.error.message}`);
     }
-    sendJson(res, 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
+    sendJson(res, reply.status ?? 200, { requestId, message: reply.message ?? 'success', ...reply.extra, data: reply.data }, requestId, reply.headers);
   }
 
   const observe = opts.observe;

@@ -110,9 +110,9 @@ function errorSchemaOf(code: ErrorCode): ErrorSchemaName {
 function implicitErrors(r: RouteDef): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (r.credential !== 'none') codes.push('AUTH_MISSING', 'AUTH_INVALID', 'THROTTLED');
-  if (r.bodyType === 'json') codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
+  if (r.bodyType === 'json' || r.bodyType === 'optionalJson') codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
   if (r.bodyType === 'form') codes.push('UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
-  if (r.params || r.query || r.body || r.doc?.body || r.bodyType === 'json' || r.bodyType === 'form') codes.push('VALIDATION');
+  if (r.params || r.query || r.body || r.doc?.body || r.bodyType === 'json' || r.bodyType === 'optionalJson' || r.bodyType === 'form') codes.push('VALIDATION');
   codes.push('INTERNAL', 'UNAVAILABLE');
   return codes;
 }
@@ -165,12 +165,13 @@ function successResponse(r: RouteDef): ZodOpenApiResponsesObject {
           ...r.doc?.extra,
           data,
         });
-  return { '200': { description: r.doc?.message ?? 'Success.', headers, content: { 'application/json': { schema } } } };
+  return { [String(r.doc?.status ?? 200)]: { description: r.doc?.message ?? 'Success.', headers, content: { 'application/json': { schema } } } };
 }
 
 function requestBody(r: RouteDef): ZodOpenApiOperationObject['requestBody'] {
   const schema = r.doc?.body ?? r.body;
   if (r.bodyType === 'json') return { required: true, content: { 'application/json': { schema: schema ?? z.unknown() } } };
+  if (r.bodyType === 'optionalJson') return { required: false, content: { 'application/json': { schema: schema ?? z.unknown() } } };
   if (r.bodyType === 'form') {
     const s = schema ?? z.object({});
     return { required: true, content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s } } };

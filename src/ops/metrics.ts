@@ -9,7 +9,7 @@
  * - read at scrape time: sync runs by outcome with their durations, employees synced and event
  *   deliveries by outcome (counted by the workers in Redis, `counters.ts`: every worker's work
  *   from one scrape target, in one command whatever the history), queue depths (BullMQ counts)
- *   and the deliveries still pending (PostgreSQL, `store.ts`).
+ *   the deliveries still pending and the approved connections by health (PostgreSQL, `store.ts`).
  *
  * A source that does not answer (PostgreSQL or Redis down) keeps its families at the values of
  * the last scrape that read it (a counter never drops to a false zero) and sets
@@ -21,6 +21,9 @@ import type { RequestObservation } from '../http/router';
 import type { Logger } from '../logger';
 import { DELIVERY_OUTCOMES, SYNC_DURATION_BUCKETS, type SyncRunTotals, type WorkCounters } from './counters';
 import type { OpsStore } from './store';
+
+/** The states of `hrx_connection_health` (docs/sync.md "Connection health"), each reported even at 0. */
+const HEALTH_STATES = ['not_configured', 'syncing', 'healthy', 'needs_reauth', 'failing'] as const;
 
 /** Request latency buckets (seconds): reads answer in milliseconds, a slow HRMS call in seconds. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -103,6 +106,12 @@ export function createMetrics(deps: MetricsDeps) {
     registers,
   });
   const deliveriesPending = new Gauge({ name: 'hrx_event_deliveries_pending', help: 'Event deliveries still pending (retries included).', registers });
+  const connectionHealth = new Gauge({
+    name: 'hrx_connection_health',
+    help: 'Approved connections by the HRMS health of their client org (not_configured, syncing, healthy, needs_reauth, failing).',
+    labelNames: ['state'] as const,
+    registers,
+  });
   const queueJobs = new Gauge({ name: 'hrx_queue_jobs', help: 'BullMQ jobs per queue and state.', labelNames: ['queue', 'state'] as const, registers });
   const sourceUp = new Gauge({
     name: 'hrx_metrics_source_up',
@@ -113,7 +122,9 @@ export function createMetrics(deps: MetricsDeps) {
 
   async function readPending(): Promise<boolean> {
     try {
-      deliveriesPending.set(await deps.store.pendingDeliveries());
+      const [pending, health] = await Promise.all([deps.store.pendingDeliveries(), deps.store.connectionHealth()]);
+      deliveriesPending.set(pending);
+      for (const state of HEALTH_STATES) connectionHealth.set({ state }, health[state] ?? 0);
       return true;
     } catch (err) {
       deps.log.warn({ errName: (err as { name?: unknown }).name, errCode: (err as { code?: unknown }).code }, 'metrics: PostgreSQL not read');

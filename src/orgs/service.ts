@@ -50,12 +50,13 @@ export interface OrgServiceDeps {
 }
 
 /**
- * Renders an org as its public record (decisions §2): `app_secret` always masked; `app_key` in
- * clear only when `own` (the caller's own org), otherwise masked the same way (asterisks of its
- * length, last 4 characters visible).
+ * Renders an org as its public record for the org `callerOrgId` (decisions §2): `app_secret`
+ * always masked; `app_key` in clear only for the caller's own org, otherwise masked the same way
+ * (asterisks of its length, last 4 characters visible); `remote_org_id` only for the vendor that
+ * set it, null for anyone else (docs/api.md "Organization details").
  */
-export function orgRecord(org: Org, defaultLogoUrl: string, own = false): OrgRecord {
-  const appKey = own ? org.appKey : maskSecret(org.appKey.slice(-4), org.appKey.length);
+export function orgRecord(org: Org, defaultLogoUrl: string, callerOrgId: number): OrgRecord {
+  const appKey = org.id === callerOrgId ? org.appKey : maskSecret(org.appKey.slice(-4), org.appKey.length);
   return {
     id: org.id,
     application: { app_name: org.appName, app_key: appKey, app_secret: maskSecret(org.appSecretLast4) },
@@ -71,7 +72,7 @@ export function orgRecord(org: Org, defaultLogoUrl: string, own = false): OrgRec
     is_client: org.isClient,
     is_vendor: org.isVendor,
     brand_name: org.brandName,
-    remote_org_id: org.remoteOrgId,
+    remote_org_id: org.remoteOrgVendorId === callerOrgId ? org.remoteOrgId : null,
     hrms: org.hrms,
     invited_by: org.invitedBy,
     created_by: org.createdBy,
@@ -150,24 +151,24 @@ export function createOrgService(deps: OrgServiceDeps) {
     },
 
     /**
-     * The org an SDK token request resolves to by `match` (decisions §8), created on first use as
-     * a client org with `invite_status` `pending` named `name` (and holding `emailDomain` or
-     * `remoteOrgId` when given). Its application secret is never shown: such an org sets up its
-     * HRMS through the Connect flow. A match by `remoteOrgId` may return any org holding it.
+     * The org an SDK token request resolves to by `match` (docs/connect.md "Which org a token
+     * names"), created on first use as a client org with `invite_status` `pending` named `name`,
+     * recording the rule that made it (`created_via`) and holding `emailDomain` (domain rule) or
+     * `remoteOrgId` with the asking vendor as its owner (remote rule). Its application secret is
+     * never shown: such an org sets up its HRMS through the Connect flow.
      */
-    async resolveClient(match: ClientMatch, input: { name: string; emailDomain?: string; remoteOrgId?: string }): Promise<{ org: Org; created: boolean }> {
+    async resolveClient(match: ClientMatch, input: { name: string }): Promise<{ org: Org; created: boolean }> {
       const existing = await deps.orgs.findClient(match);
       if (existing) return { org: existing, created: false };
       // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
       const { fields } = await newOrgFields(input.name, peppers[0]);
-      return deps.orgs.findOrCreateClient(match, {
-        ...fields,
-        isVendor: false,
-        isClient: true,
-        inviteStatus: 'pending',
-        emailDomain: input.emailDomain ?? null,
-        remoteOrgId: input.remoteOrgId ?? null,
-      });
+      const how: Pick<NewOrg, 'createdVia' | 'emailDomain' | 'remoteOrgId' | 'remoteOrgVendorId'> =
+        'remoteOrgId' in match
+          ? { createdVia: 'remote_org_id', remoteOrgId: match.remoteOrgId, remoteOrgVendorId: match.vendorOrgId }
+          : 'emailDomain' in match
+            ? { createdVia: 'email_domain', emailDomain: match.emailDomain }
+            : { createdVia: 'name' };
+      return deps.orgs.findOrCreateClient(match, { ...fields, isVendor: false, isClient: true, inviteStatus: 'pending', ...how });
     },
 
     /**
@@ -253,7 +254,7 @@ export function createOrgService(deps: OrgServiceDeps) {
       const org = await deps.orgs.findByUuid(uuid.toLowerCase());
       if (!org) throw new AppError('NOT_FOUND');
       if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');
-      return orgRecord(org, deps.defaultLogoUrl, org.id === callerOrgId);
+      return orgRecord(org, deps.defaultLogoUrl, callerOrgId);
     },
   };
 }

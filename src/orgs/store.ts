@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApiKey, Org } from '../db/entities';
+import { ApiKey, Org, type OrgCreatedVia } from '../db/entities';
 import { emOf, transactionOf, type Tx } from '../db/tx';
 import { isUuid } from '../domain/ids';
 
@@ -22,15 +22,21 @@ export interface NewOrg {
   isClient: boolean;
   emailDomain?: string | null;
   remoteOrgId?: string | null;
+  /** The vendor whose token used `remoteOrgId` first (null without one). */
+  remoteOrgVendorId?: number | null;
+  /** Default `operator`. */
+  createdVia?: OrgCreatedVia;
   inviteStatus?: string;
   websiteUrl?: string;
 }
 
 /**
- * How the SDK token finds a client org (decisions §8): by `remote_org_id` (any org holding it),
- * by private e-mail domain or by `org_name_key` (client orgs only; the oldest when several match).
+ * How the SDK token finds a client org (docs/connect.md "Which org a token names"): by
+ * `remote_org_id` as the vendor `vendorOrgId` used it (another vendor's same id is another org),
+ * by private e-mail domain (client orgs), or by `org_name_key` among the orgs the name rule made
+ * (client orgs without an `email_domain`, never the operator's); the oldest when several match.
  */
-export type ClientMatch = { remoteOrgId: string } | { emailDomain: string } | { orgNameKey: string };
+export type ClientMatch = { remoteOrgId: string; vendorOrgId: number } | { emailDomain: string } | { orgNameKey: string };
 
 /** Org and API key persistence. */
 export interface OrgStore {
@@ -71,13 +77,13 @@ export interface ApiKeyInfo {
 }
 
 function whereOf(match: ClientMatch) {
-  if ('remoteOrgId' in match) return { remoteOrgId: match.remoteOrgId };
+  if ('remoteOrgId' in match) return { remoteOrgId: match.remoteOrgId, remoteOrgVendorId: match.vendorOrgId };
   if ('emailDomain' in match) return { emailDomain: match.emailDomain, isClient: true };
-  return { orgNameKey: match.orgNameKey, isClient: true };
+  return { orgNameKey: match.orgNameKey, isClient: true, createdVia: 'name' as const, emailDomain: null };
 }
 
 const matchKey = (m: ClientMatch): string =>
-  'remoteOrgId' in m ? `remote:${m.remoteOrgId}` : 'emailDomain' in m ? `domain:${m.emailDomain}` : `name:${m.orgNameKey}`;
+  'remoteOrgId' in m ? `remote:${m.vendorOrgId}:${m.remoteOrgId}` : 'emailDomain' in m ? `domain:${m.emailDomain}` : `name:${m.orgNameKey}`;
 
 /** Builds the org store over `orm`. */
 export function createOrgStore(orm: MikroORM): OrgStore {
@@ -87,6 +93,8 @@ export function createOrgStore(orm: MikroORM): OrgStore {
       orgNameKey: input.orgName.trim().toLowerCase(),
       emailDomain: input.emailDomain ?? null,
       remoteOrgId: input.remoteOrgId ?? null,
+      remoteOrgVendorId: input.remoteOrgVendorId ?? null,
+      createdVia: input.createdVia ?? 'operator',
       inviteStatus: input.inviteStatus ?? 'accepted',
       websiteUrl: input.websiteUrl ?? '',
       appSecretKeyedHash: input.appSecretKeyedHash ?? null,

@@ -2,6 +2,8 @@
 import type { RevocationFeed } from '../auth/revocations';
 import type { ConnectionStore } from '../connections/store';
 import type { Infra } from '../infra';
+import { createOrgListStore } from './list-store';
+import { createOrgListing } from './list-service';
 import { createOrgService } from './service';
 import { createOrgStore } from './store';
 
@@ -22,5 +24,7 @@ export function wireOrgs(infra: Infra, deps: { connections: Pick<ConnectionStore
     secretPeppers: infra.secretPeppers,
     onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
   });
-  return { service, store };
+  // The operator's list (`hrx org list`).
+  const listing = createOrgListing(createOrgListStore(infra.db.orm));
+  return { service, store, listing };
 }

@@ -5,7 +5,8 @@
  *
  * A `HostPolicy` refuses a host that is, or whose name resolves to, a loopback, private,
  * link-local, unspecified, CGNAT, multicast or otherwise reserved address (IANA special-purpose
- * registries, RFC 6890), IPv4-mapped and NAT64/6to4 forms included. Names are checked where the
+ * registries, RFC 6890), every IPv6 form that embeds an IPv4 address included (IPv4-mapped,
+ * IPv4-translated, IPv4-compatible, NAT64, 6to4: docs/behaviour.md "Outbound calls"). Names are checked where the
  * socket is made (the lookup of got's `dnsLookup` and of the policy's own agents), so the
  * address checked is the address connected to and DNS rebinding gains nothing; IP-literal hosts,
  * which are never looked up, are checked up front by `checkUrl`. The policy knows nothing of
@@ -47,11 +48,10 @@ export const BLOCKED_IPV4: readonly Range[] = [
 
 /**
  * Refused IPv6 ranges. No rule may overlap `::ffff:0:0/96`: BlockList applies IPv6 rules to IPv4
- * addresses through that mapping, so such a rule would refuse public IPv4 hosts.
+ * addresses through that mapping, so such a rule would refuse public IPv4 hosts. The reserved
+ * block `0::/3` is refused by {@link RESERVED_LOW} instead.
  */
 export const BLOCKED_IPV6: readonly Range[] = [
-  { net: '::', prefix: 96, what: 'unspecified ::, loopback ::1 and IPv4-compatible (deprecated)' },
-  { net: '64:ff9b:1::', prefix: 48, what: 'local-use NAT64' },
   { net: '100::', prefix: 64, what: 'discard-only' },
   { net: '2001::', prefix: 23, what: 'IETF protocol assignments (Teredo, benchmarking, ORCHID)' },
   { net: '2001:db8::', prefix: 32, what: 'documentation' },
@@ -62,6 +62,53 @@ export const BLOCKED_IPV6: readonly Range[] = [
   { net: 'fe80::', prefix: 10, what: 'link-local' },
   { net: 'ff00::', prefix: 8, what: 'multicast' },
 ];
+
+/**
+ * `0::/3`, below global unicast `2000::/3` (RFC 4291 §2.4; IANA IPv6 address space): all of it
+ * is refused except two /96 holes whose embedded IPv4 address decides, through the IPv4 rules:
+ * IPv4-mapped `::ffff:0:0/96` (RFC 4291 §2.5.5.2) and the NAT64 well-known prefix
+ * `64:ff9b::/96` (RFC 6052), which an IPv6-only network uses to reach public IPv4 hosts. So the
+ * unspecified `::`, loopback `::1`, IPv4-compatible `::a.b.c.d` (`::/96`, RFC 4291 §2.5.5.1),
+ * IPv4-translated `::ffff:0:a.b.c.d` (`::ffff:0:0:0/96`, RFC 2765 §2.1), local-use NAT64
+ * `64:ff9b:1::/48` (RFC 8215) and every unassigned address there are refused whatever they embed.
+ */
+export const RESERVED_LOW = { net: '::', prefix: 3, holes: ['::ffff:0:0/96', '64:ff9b::/96'] } as const;
+
+/** A hex IPv6 address of this file's constants (`a:b::c`, no dotted quad) as a 128-bit integer. */
+function v6Bits(address: string): bigint {
+  const [head = '', tail = ''] = address.split('::');
+  const hi = head.split(':').filter(Boolean);
+  const lo = tail.split(':').filter(Boolean);
+  const groups = address.includes('::') ? [...hi, ...Array<string>(8 - hi.length - lo.length).fill('0'), ...lo] : hi;
+  return groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
+}
+
+/** `bits` as an IPv6 address text (eight hex groups). */
+function v6Text(bits: bigint): string {
+  return Array.from({ length: 8 }, (_, i) => ((bits >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+}
+
+/**
+ * The subnets covering `net/prefix` minus `holes` (each `addr/len`, inside it): the block is
+ * split in halves until no half holds part of a hole (at most 2 × 128 subnets per hole).
+ */
+export function subnetsOutside(net: string, prefix: number, holes: readonly string[]): { net: string; prefix: number }[] {
+  const hs = holes.map((h) => {
+    const [addr, len] = h.split('/') as [string, string];
+    return { bits: v6Bits(addr), len: Number(len) };
+  });
+  const out: { net: string; prefix: number }[] = [];
+  const walk = (bits: bigint, len: number): void => {
+    const shift = BigInt(128 - len);
+    const inside = hs.filter((h) => h.len >= len && h.bits >> shift === bits >> shift);
+    if (inside.length === 0) return void out.push({ net: v6Text(bits), prefix: len });
+    if (inside.some((h) => h.len === len)) return; // the block is a hole
+    walk(bits, len + 1);
+    walk(bits | (1n << BigInt(127 - len)), len + 1);
+  };
+  walk(v6Bits(net), prefix);
+  return out;
+}
 
 /** The two 16-bit words of one of the IPv4 constants above, in hex. */
 function words(v4: string): [string, string] {
@@ -78,6 +125,7 @@ function buildBlockList(): BlockList {
     list.addSubnet(`2002:${hi}:${lo}::`, 16 + r.prefix, 'ipv6'); // 6to4 (RFC 3056)
   }
   for (const r of BLOCKED_IPV6) list.addSubnet(r.net, r.prefix, 'ipv6');
+  for (const r of subnetsOutside(RESERVED_LOW.net, RESERVED_LOW.prefix, RESERVED_LOW.holes)) list.addSubnet(r.net, r.prefix, 'ipv6');
   return list;
 }
 

@@ -14,12 +14,18 @@
  * worker waits it out instead of hammering.
  *
  * Redis unavailable: `take` keeps waiting (polling every second) rather than letting requests
- * through uncounted; the sync's own Redis-held lock fails the run meanwhile anyway.
+ * through uncounted; the sync's own Redis-held lock fails the run meanwhile anyway. A bounded
+ * take (a live read's) throws `BudgetWaitExceeded` at once instead.
+ *
+ * Live reads (`source=hrms`) count in the same log under a lower cap (`liveReadLimit`), so
+ * they never take the part of the window kept for syncs, and wait at most `maxWaitMs`
+ * (`BudgetWaitExceeded` past it): docs/behaviour.md "Live reads and the HRMS budget".
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis, Result } from 'ioredis';
 import type { RequestBudget } from '../hrms/connector';
+import { BudgetWaitExceeded } from '../hrms/live-source';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -42,8 +48,11 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('PEXPIRE', KEYS[1], window)
   return 0
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(oldest[2]) + window - now + 1)
+-- The wait until enough entries leave the window for one more under this caller's cap (a live
+-- read's cap is below the sync's: it may find more entries than its cap in the log).
+local at = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
+local freeing = redis.call('ZRANGE', KEYS[1], at, at, 'WITHSCORES')
+return math.max(1, tonumber(freeing[2]) + window - now + 1)
 `;
 
 const BUDGET_HOLD_LUA = `
@@ -74,9 +83,12 @@ export interface HrmsBudgetDeps {
 export interface HrmsBudgets {
   /**
    * The budget of `tenant` (a connector definition's `tenantOf`, e.g. `https://acme.keka.com`;
-   * hashed into the key, never stored as given) of product `hrmsId` under `limit`.
+   * hashed into the key, never stored as given) of product `hrmsId` under `limit`. Budgets of one
+   * `hrmsId` and `tenant` share one log whatever their `limit`: a lower `limit.requests` only
+   * caps that caller. With `opts.maxWaitMs`, `take` throws `BudgetWaitExceeded` (the wait still
+   * needed) instead of waiting past that many ms from its call.
    */
-  budgetFor(this: void, hrmsId: string, tenant: string, limit: BudgetLimit): RequestBudget;
+  budgetFor(this: void, hrmsId: string, tenant: string, limit: BudgetLimit, opts?: { maxWaitMs?: number }): RequestBudget;
 }
 
 /** Builds the budgets over `redis`. */
@@ -87,7 +99,7 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
   redis.defineCommand('hrxBudgetTake', { numberOfKeys: 2, lua: BUDGET_TAKE_LUA });
   redis.defineCommand('hrxBudgetHold', { numberOfKeys: 1, lua: BUDGET_HOLD_LUA });
   return {
-    budgetFor(hrmsId, tenant, limit) {
+    budgetFor(hrmsId, tenant, limit, opts = {}) {
       const tenantKey = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
       const log = `${prefix}:hrms-budget:${hrmsId}:${tenantKey}`;
       const hold = `${log}:hold`;
@@ -95,15 +107,20 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
       const windowMs = Math.max(1, Math.floor(limit.windowMs)) + marginMs;
       return {
         async take(signal) {
+          const deadline = opts.maxWaitMs === undefined ? Infinity : Date.now() + opts.maxWaitMs;
           for (;;) {
             signal?.throwIfAborted();
             let waitMs: number;
             try {
               waitMs = Number(await redis.hrxBudgetTake(log, hold, requests, windowMs, randomBytes(8).toString('hex')));
             } catch {
+              // A bounded caller (a live read) is answered now rather than after polling a Redis
+              // that is away: such a request is a 503 at once (docs/behaviour.md "Dependencies down").
+              if (opts.maxWaitMs !== undefined) throw new BudgetWaitExceeded(pollMs);
               waitMs = pollMs;
             }
             if (waitMs <= 0) return;
+            if (Date.now() + waitMs > deadline) throw new BudgetWaitExceeded(waitMs);
             // Waiters poll: a little jitter keeps the workers of one tenant from asking in lockstep.
             await sleep(Math.min(waitMs, pollMs) + Math.floor(Math.random() * 25), undefined, signal ? { signal } : {});
           }

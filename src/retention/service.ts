@@ -6,7 +6,11 @@
  *   `auditDays` (`HRX_AUDIT_RETENTION_DAYS`, default 400);
  * - consent records that ended more than `auditDays` ago, once the employee is no longer held;
  * - employees a full sync no longer saw, `removedDays` (`HRX_REMOVED_RETENTION_DAYS`, default 30)
- *   after their removal: their row, with every value it holds.
+ *   after their removal: their row, with every value it holds, and the outbox events naming them;
+ * - outbox events (with their deliveries and attempts) whose deliveries all ended, `eventDays`
+ *   (`HRX_EVENT_RETENTION_DAYS`, default 30) after they were written; `employee.removed` events
+ *   (an erasure's notice among them) as soon as their deliveries ended.
+ * Source: docs/erasure-and-retention.md "Retention".
  * Tombstones of erased employees are not purged: they hold no personal data (a keyed hash) and
  * must outlive the HRMS's copy, or the next sync would bring the employee back.
  */
@@ -19,12 +23,15 @@ export interface PurgeCounts {
   proofAuditEntries: number;
   consents: number;
   removedEmployees: number;
+  events: number;
 }
 
 export interface RetentionServiceDeps {
   store: RetentionStore;
   auditDays: number;
   removedDays: number;
+  /** Days an ended event is kept (`HRX_EVENT_RETENTION_DAYS`). */
+  eventDays: number;
   log: Logger;
   /** Rows per delete statement (default 5,000). */
   batch?: number;
@@ -55,8 +62,9 @@ export function createRetentionService(deps: RetentionServiceDeps) {
       const auditEntries = await drain(deps.store.purgeAuditEntries, deps.auditDays);
       const proofAuditEntries = await drain(deps.store.purgeProofAuditEntries, deps.auditDays);
       const consents = await drain(deps.store.purgeConsents, deps.auditDays);
-      const counts = { auditEntries, proofAuditEntries, consents, removedEmployees };
-      deps.log.info({ ...counts, auditDays: deps.auditDays, removedDays: deps.removedDays }, 'retention purge done');
+      const events = await drain(deps.store.purgeEvents, deps.eventDays);
+      const counts = { auditEntries, proofAuditEntries, consents, removedEmployees, events };
+      deps.log.info({ ...counts, auditDays: deps.auditDays, removedDays: deps.removedDays, eventDays: deps.eventDays }, 'retention purge done');
       return counts;
     },
   };

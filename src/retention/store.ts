@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { queryableOf, type Tx } from '../db/tx';
+import { PURGE_ENDED_EVENTS_SQL, scrubEmployeeEventsCtes } from '../events/outbox-retention';
 
 export interface RetentionStore {
   /** Deletes up to `batch` audit entries (`audit_log`) older than `days`; returns how many. */
@@ -18,8 +19,18 @@ export interface RetentionStore {
    * records are kept while the employee's data is (decisions §7).
    */
   purgeConsents(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
-  /** Deletes up to `batch` employees a full sync marked removed more than `days` ago. */
+  /**
+   * Deletes up to `batch` employees a full sync marked removed more than `days` ago and, in the
+   * same statement, every outbox event naming them (deleted, or rewritten without them; an
+   * `employee.removed` still being delivered is left to `purgeEvents`). Returns the employees.
+   */
   purgeRemovedEmployees(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
+  /**
+   * Deletes up to `batch` outbox events whose deliveries all ended (delivered, failed, cancelled)
+   * that are older than `days`, or are `employee.removed` (any age); their deliveries and
+   * attempts go with them.
+   */
+  purgeEvents(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
 }
 
 const cutoff = `now() - make_interval(days => $1::int)`;
@@ -38,16 +49,24 @@ const CONSENTS = batchedDelete(
    where (k.consent_expiry < ${cutoff} or k.revoked_at < ${cutoff})
      and not exists (select 1 from employees e where e.org_id = k.client_org_id and e.employee_id = k.employee_id)`,
 );
-const REMOVED = batchedDelete('employees', 'id', `select id from employees where removed_at < ${cutoff}`);
+// One statement: the rows and the events naming them go together (a data-modifying CTE).
+const REMOVED = `${scrubEmployeeEventsCtes(
+  `delete from employees x where x.id in (select id from employees where removed_at < ${cutoff} limit $2::int) returning x.org_id, x.employee_id`,
+  true,
+)}
+  select count(*)::int as n from gone`;
 
 /** Builds the store over `pool` (a background pool: no request-path statement limit in a worker). */
 export function createRetentionStore(pool: pg.Pool): RetentionStore {
   const run = async (sql: string, days: number, batch: number, tx?: Tx): Promise<number> =>
     (await (await queryableOf(pool, tx)).query(sql, [days, batch])).rowCount ?? 0;
+  const counted = async (sql: string, days: number, batch: number, tx?: Tx): Promise<number> =>
+    ((await (await queryableOf(pool, tx)).query(sql, [days, batch])).rows[0] as { n: number }).n;
   return {
     purgeAuditEntries: (days, batch, tx) => run(AUDIT, days, batch, tx),
     purgeProofAuditEntries: (days, batch, tx) => run(PROOF_AUDIT, days, batch, tx),
     purgeConsents: (days, batch, tx) => run(CONSENTS, days, batch, tx),
-    purgeRemovedEmployees: (days, batch, tx) => run(REMOVED, days, batch, tx),
+    purgeRemovedEmployees: (days, batch, tx) => counted(REMOVED, days, batch, tx),
+    purgeEvents: (days, batch, tx) => run(PURGE_ENDED_EVENTS_SQL, days, batch, tx),
   };
 }

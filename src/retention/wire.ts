@@ -22,6 +22,7 @@ export function wireRetention(infra: Infra) {
     store: createRetentionStore(infra.syncPool),
     auditDays: config.HRX_AUDIT_RETENTION_DAYS,
     removedDays: config.HRX_REMOVED_RETENTION_DAYS,
+    eventDays: config.HRX_EVENT_RETENTION_DAYS,
     log,
   });
   return { queue, service };

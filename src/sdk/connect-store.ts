@@ -46,6 +46,9 @@ export interface ProofAttempt {
   sourceAddress: string | null;
 }
 
+/** How a reserved attempt ends (see {@link ConnectStore.finishAttempt}). */
+export type SettledOutcome = 'proven' | 'configured' | 'failed' | 'error';
+
 /** Lock policy: `maxFailures` failed proofs lock the pair for `lockMs`. */
 export interface LockPolicy {
   maxFailures: number;
@@ -75,10 +78,11 @@ export interface ConnectStore {
   /**
    * Settles a reserved attempt and audits it, in one transaction: `proven` marks the session
    * proven (by `method`; method `email` marks its e-mail verified instead, which proves no
-   * control of an established org) and clears the pair's count; `failed` keeps it counted and locks the pair
-   * once `maxFailures` are counted; `error` gives the attempt back.
+   * control of an established org) and clears the pair's count; `configured` (a new org's first
+   * configuration stored by the HRMS step) clears the count and marks nothing; `failed` keeps it
+   * counted and locks the pair once `maxFailures` are counted; `error` gives the attempt back.
    */
-  finishAttempt(a: ProofAttempt & { outcome: 'proven' | 'failed' | 'error' }, policy: LockPolicy, tx?: Tx): Promise<void>;
+  finishAttempt(a: ProofAttempt & { outcome: SettledOutcome }, policy: LockPolicy, tx?: Tx): Promise<void>;
   /** Audits an attempt that reserved nothing (`locked`, `configured`, `approved`, `refused`). */
   audit(a: ProofAttempt, tx?: Tx): Promise<void>;
 }
@@ -179,9 +183,12 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
     async finishAttempt(a, policy, tx) {
       await transactionOf(orm, tx, async (em) => {
         const pair = [a.session.vendorOrgId, a.session.clientOrgId];
-        if (a.outcome === 'proven') {
-          if (a.method === 'email') await em.execute(`update connect_sessions set email_verified_at = now() where id = ?`, [a.session.id]);
-          else await em.execute(`update connect_sessions set proven_at = now(), proof_method = ? where id = ?`, [a.method, a.session.id]);
+        // A stored configuration (`configured`) marks nothing: the session entered it, it proved nothing.
+        if (a.outcome === 'proven' && a.method === 'email')
+          await em.execute(`update connect_sessions set email_verified_at = now() where id = ?`, [a.session.id]);
+        else if (a.outcome === 'proven')
+          await em.execute(`update connect_sessions set proven_at = now(), proof_method = ? where id = ?`, [a.method, a.session.id]);
+        if (a.outcome === 'proven' || a.outcome === 'configured') {
           await em.execute(`update connect_proof_locks set failures = 0 where vendor_org_id = ? and client_org_id = ? and locked_until is null`, pair);
         } else if (a.outcome === 'failed') {
           await em.execute(

@@ -54,10 +54,20 @@ export interface ConnectSession extends DataPointLists {
   proof: { required: boolean; proven: boolean };
   /**
    * E-mail verification (decisions §8 "Establishing an org"): `required` while the org is not
-   * established; `available` when this service can send codes; `verified` by this session;
-   * `sent_to` the token's e-mail; `code_expires_at` the waiting code's expiry (ISO), or null.
+   * established; `available` when a code can set this org up (this service sends codes and
+   * `establishes`); `establishes`: `sent_to` is on the org's own e-mail domain, so a code proves
+   * something (false: only the operator or proof (b) can set the org up, docs/connect.md "What an
+   * e-mail code can set up"); `verified` by this session; `sent_to` the token's e-mail;
+   * `code_expires_at` the waiting code's expiry (ISO), or null.
    */
-  email_verification: { required: boolean; available: boolean; verified: boolean; sent_to: string; code_expires_at: string | null };
+  email_verification: {
+    required: boolean;
+    available: boolean;
+    establishes: boolean;
+    verified: boolean;
+    sent_to: string;
+    code_expires_at: string | null;
+  };
   /** Until when failed proofs lock approval for this vendor and org (ISO), or null. */
   lock: { locked_until: string | null };
   /** The notice of decisions §8: the vendor's purpose and privacy link (null: none given), the operator, how often syncs run. */
@@ -106,6 +116,8 @@ export interface ViewInput {
   configured: string | null;
   /** The org has an HRMS configuration or employees. */
   established: boolean;
+  /** The token's address is on the org's own e-mail domain (./establish-rule.ts). */
+  codeEstablishes: boolean;
   /** This session entered the org's configuration. */
   entered: boolean;
   session: { provenAt: Date | null; emailVerifiedAt: Date | null } | null;
@@ -137,7 +149,8 @@ export function sessionView(v: ViewInput): ConnectSession {
     proof: { required: v.established && !v.entered, proven: v.session?.provenAt != null },
     email_verification: {
       required: !v.established,
-      available: v.mailer,
+      available: v.mailer && v.codeEstablishes,
+      establishes: v.codeEstablishes,
       verified: v.session?.emailVerifiedAt != null,
       sent_to: v.user.email,
       code_expires_at: v.codeExpiresAt?.toISOString() ?? null,

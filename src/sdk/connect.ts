@@ -21,6 +21,7 @@ import { requestSplit, type ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import { HrmsError } from '../hrms/connector';
 import type { OrgService } from '../orgs/service';
 import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
 import type { Mailer } from '../mail/mailer';
@@ -28,6 +29,7 @@ import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './conn
 import { listsOf, sessionView, type ConnectHrmsProduct, type ConnectSession, type DataPointLists } from './connect-view';
 import type { EmailCodeStore } from './email-code-store';
 import { createEmailVerification, emailNeeded, EMAIL_CODE_POLICY } from './email-verify';
+import { codeCannotEstablish, codeEstablishes } from './establish-rule';
 import type { SdkStore, SdkTokenView } from './store';
 
 export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
@@ -78,6 +80,14 @@ export interface ConnectFlowDeps {
   operator: { name: string; contact: string | null };
 }
 
+/**
+ * Whether `err` is the setup service's refusal because the HRMS refused the credentials (its
+ * `auth` kind, a product's own second key included), as opposed to a host it could not reach.
+ */
+function refusedByHrms(err: unknown): err is AppError {
+  return err instanceof AppError && err.cause instanceof HrmsError && err.cause.kind === 'auth';
+}
+
 /** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
 function presentedJti(token: string): string {
   try {
@@ -114,30 +124,43 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   }
 
   /**
-   * Runs one proof `check` under the lock policy: refused unchecked while locked; a false check
-   * counts a failure. Throws PROOF_FAILED, or what `check` throws (then nothing is counted).
+   * Runs one `check` under the lock policy (reserved before it runs, so parallel attempts cannot
+   * pass the limit): refused unchecked while the pair is locked (PROOF_FAILED); a `failed`
+   * outcome counts a failure, `proven`/`configured` clear the count. What `check` throws is
+   * rethrown, and the attempt given back (audited `error`, not counted).
    */
+  async function attempt(
+    p: ConnectPrincipal,
+    method: 'hrms' | 'app_credentials' | 'email',
+    meta: RequestMeta,
+    check: () => Promise<'proven' | 'configured' | 'failed'>,
+  ): Promise<'proven' | 'configured' | 'failed'> {
+    const g = p.connect;
+    const base = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
+    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
+      await sessions.audit({ ...base, outcome: 'locked' });
+      throw new AppError('PROOF_FAILED');
+    }
+    let outcome: 'proven' | 'configured' | 'failed';
+    try {
+      outcome = await check();
+    } catch (err) {
+      await sessions.finishAttempt({ ...base, outcome: 'error' }, PROOF_LOCK);
+      throw err;
+    }
+    await sessions.finishAttempt({ ...base, outcome }, PROOF_LOCK);
+    return outcome;
+  }
+
+  /** A proof `check` under the lock policy ({@link attempt}). Throws PROOF_FAILED (false or locked), or what `check` throws. */
   async function prove(
     p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
     check: () => Promise<boolean>,
   ): Promise<{ proven: true }> {
-    const g = p.connect;
-    const attempt = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
-    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
-      await sessions.audit({ ...attempt, outcome: 'locked' });
-      throw new AppError('PROOF_FAILED');
-    }
-    let ok: boolean;
-    try {
-      ok = await check();
-    } catch (err) {
-      await sessions.finishAttempt({ ...attempt, outcome: 'error' }, PROOF_LOCK);
-      throw err;
-    }
-    await sessions.finishAttempt({ ...attempt, outcome: ok ? 'proven' : 'failed' }, PROOF_LOCK);
-    deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, method, proven: ok }, 'connect: proof of control');
+    const ok = (await attempt(p, method, meta, async () => ((await check()) ? 'proven' : 'failed'))) === 'proven';
+    deps.log.info({ clientOrgId: p.orgId, connectionId: p.connect.connectionId, method, proven: ok }, 'connect: proof of control');
     if (!ok) throw new AppError('PROOF_FAILED');
     return { proven: true };
   }
@@ -148,19 +171,37 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
    * or a configuration from setup-config (squat-then-replace, decisions §8).
    */
-  async function mayApprove(p: ConnectPrincipal, g: ConnectGrant): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-proof'> {
+  async function mayApprove(
+    p: ConnectPrincipal,
+    g: ConnectGrant,
+  ): Promise<{ yes: { configSession: string | null } } | 'needs-hrms' | 'needs-owner' | 'needs-proof'> {
     const state = await deps.setup.establishment(p.orgId);
-    if (!state.hasConfig && !state.hasEmployees) return 'needs-hrms';
     const [session, enteredBy] = await Promise.all([sessions.findSessionById(g.sessionId), deps.setup.configSessionId(p.orgId)]);
+    if (!state.established) {
+      // docs/connect.md "What an e-mail code can set up": proof (b) approves a new org, which stays without a configuration.
+      if (session?.proofMethod === 'app_credentials') return { yes: { configSession: null } };
+      return (await codeMayEstablish(p, g)) ? 'needs-hrms' : 'needs-owner';
+    }
     if (!session?.provenAt && enteredBy !== g.sessionId) return 'needs-proof';
     return { yes: { configSession: session?.proofMethod === 'app_credentials' ? null : enteredBy } };
   }
 
   const established = async (orgId: number) => {
     const state = await deps.setup.establishment(orgId);
-    return state.hasConfig || state.hasEmployees;
+    return state.established;
   };
   const emailVerified = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.emailVerifiedAt != null;
+  const provenByApp = async (sessionId: string) => (await sessions.findSessionById(sessionId))?.proofMethod === 'app_credentials';
+  /** Whether the token's address is on the org's own e-mail domain (./establish-rule.ts). */
+  async function codeMayEstablish(p: ConnectPrincipal, g: ConnectGrant): Promise<boolean> {
+    const [org, user] = await Promise.all([deps.orgs.byId(p.orgId), deps.store.findUser(g.userId)]);
+    return org !== null && user !== null && codeEstablishes(org, user.email);
+  }
+  /** The e-mail step of a new org that no code can set up: 400 before any code is sent or checked. */
+  async function codeAllowed(p: ConnectPrincipal): Promise<void> {
+    await pendingConnection(p.connect);
+    if (!(await established(p.orgId)) && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish();
+  }
   const email = createEmailVerification(
     {
       pendingConnection,
@@ -242,7 +283,8 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         supported: deps.supportedHrms,
         products: [...deps.products],
         configured,
-        established: state.hasConfig || state.hasEmployees,
+        established: state.established,
+        codeEstablishes: codeEstablishes(org, user.email),
         entered: enteredBy === g.sessionId,
         session,
         lockedUntil,
@@ -253,12 +295,19 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     },
 
     ...email,
+    /** See `sendEmailCode` of ./email-verify.ts; also VALIDATION `email` when no code can set this org up (./establish-rule.ts). */
+    sendEmailCode: async (p: ConnectPrincipal, meta: RequestMeta) => (await codeAllowed(p), email.sendEmailCode(p, meta)),
+    /** See `verifyEmail` of ./email-verify.ts; also VALIDATION `email` when no code can set this org up (./establish-rule.ts). */
+    verifyEmail: async (p: ConnectPrincipal, code: string, meta: RequestMeta) => (await codeAllowed(p), email.verifyEmail(p, code, meta)),
 
     /**
      * The HRMS step: a new org's credentials are checked and stored (the setup service, atomic
      * with the "not established" check) once this session verified its e-mail; for an established
-     * org it is proof (a), compared and never stored. Throws 409 (decided), PROOF_FAILED (wrong or
-     * locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's 400s.
+     * org it is proof (a), compared and never stored. Either way it is one attempt under the
+     * pair's lock (docs/connect.md "Lockout"): credentials the HRMS refuses count a failure, and
+     * once the pair is locked the HRMS is not called at all. Throws 409 (decided), PROOF_FAILED
+     * (wrong or locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's
+     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted).
      */
     async hrms(p: ConnectPrincipal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
       const g = p.connect;
@@ -267,15 +316,37 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         await audit(p, 'hrms', 'locked', meta);
         throw new AppError('PROOF_FAILED');
       }
-      // decisions §8 "Establishing an org": a new org's first configuration needs the e-mail verified.
-      if (!(await established(p.orgId)) && !(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
-      const out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
-      if ('stored' in out) {
-        await audit(p, 'hrms', 'configured', meta);
-        deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');
-        return out.stored;
+      // A new org's first configuration needs the e-mail verified, on the org's own domain, or proof (b)
+      // (docs/connect.md "What an e-mail code can set up").
+      if (!(await established(p.orgId)) && !(await provenByApp(g.sessionId))) {
+        if (!(await codeMayEstablish(p, g))) throw codeCannotEstablish();
+        if (!(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
       }
-      return prove(p, 'hrms', meta, () => deps.setup.proveHrms(p.orgId, input));
+      // What the check saw besides its outcome: the stored configuration, or the HRMS's refusal (its 400).
+      const seen: { stored?: SetupConfigResult; refused?: AppError } = {};
+      const outcome = await attempt(p, 'hrms', meta, async () => {
+        let out: Awaited<ReturnType<SetupService['connectHrms']>>;
+        try {
+          out = await deps.setup.connectHrms(p.orgId, input, g.sessionId);
+        } catch (err) {
+          if (!refusedByHrms(err)) throw err;
+          seen.refused = err;
+          return 'failed';
+        }
+        if ('stored' in out) {
+          seen.stored = out.stored;
+          return 'configured';
+        }
+        return (await deps.setup.proveHrms(p.orgId, input)) ? 'proven' : 'failed';
+      });
+      if (seen.stored) {
+        deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');
+        return seen.stored;
+      }
+      deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, method: 'hrms', proven: outcome === 'proven' }, 'connect: proof of control');
+      if (seen.refused) throw seen.refused;
+      if (outcome !== 'proven') throw new AppError('PROOF_FAILED');
+      return { proven: true };
     },
 
     /**
@@ -314,6 +385,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const may = await mayApprove(p, g);
       if (may === 'needs-hrms') throw AppError.validation([{ field: 'hrms', message: 'enter the HRMS credentials before approving' }]);
+      if (may === 'needs-owner') throw codeCannotEstablish();
       if (may === 'needs-proof') {
         await audit(p, 'approve', 'refused', meta);
         throw new AppError('PROOF_FAILED');

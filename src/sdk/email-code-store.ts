@@ -1,9 +1,12 @@
 /**
- * Persistence of the Connect flow's e-mail codes (decisions §8 "Establishing an org";
- * `connect_email_codes` of Migration20261123150000). A code is stored only as a keyed hash
- * (HMAC-SHA256 bound to its session), so a code is good for its own session alone and a database
- * dump does not hold it. Limits are checked under a lock in the same transaction as the insert,
- * so parallel requests cannot exceed them. Every method takes an optional `Tx` (db/tx.ts), last.
+ * Persistence of the Connect flow's e-mail codes (docs/connect.md "E-mail verification before an
+ * organisation is set up"; `connect_email_codes` of Migration20261123150000 and
+ * Migration20261127020000). A code is stored only as a keyed hash (HMAC-SHA256 bound to its
+ * session), so a code is good for its own session alone and a database dump does not hold it;
+ * its recipient only as a keyed hash of the address, for the per-address limit. Limits are
+ * checked under locks (recipient, vendor, org: always in that order) in the same transaction as
+ * the insert, so parallel requests cannot exceed them. Every method takes an optional `Tx`
+ * (db/tx.ts), last.
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -21,6 +24,20 @@ export interface EmailCodePolicy {
   maxPerSession: number;
   /** Codes sent for one client org (all sessions) in the last hour: no one is flooded with mail. */
   maxPerOrgHour: number;
+  /** Codes sent to one address (any session, token, org or vendor) in the last hour. */
+  maxPerRecipientHour: number;
+  /** Codes one vendor's tokens asked for (any address, org or session) in the last hour. */
+  maxPerVendorHour: number;
+}
+
+/** A code to store: its session, the orgs of the session's token, its keyed hash and the recipient's. */
+export interface NewCodeInput {
+  sessionId: string;
+  clientOrgId: number;
+  vendorOrgId: number;
+  codeHash: Buffer;
+  /** HMAC-SHA256 of the lower-cased address (email-verify.ts), never the address. */
+  recipientHash: Buffer;
 }
 
 /** A code just stored, or why none was: wait `retryAfterSec` (a limit), or the session sent all it may (`exhausted`). */
@@ -28,7 +45,7 @@ export type NewCode = { id: string; expiresAt: Date } | { retryAfterSec: number 
 
 export interface EmailCodeStore {
   /** Stores a code for `sessionId` (replacing any earlier one: only the latest counts), within `policy`'s limits. */
-  create(c: { sessionId: string; clientOrgId: number; codeHash: Buffer }, policy: EmailCodePolicy, tx?: Tx): Promise<NewCode>;
+  create(c: NewCodeInput, policy: EmailCodePolicy, tx?: Tx): Promise<NewCode>;
   /** The session's current code: its latest while it can still be tried (unused, unexpired, tries left), or null. */
   current(sessionId: string, policy: EmailCodePolicy, tx?: Tx): Promise<{ id: string; expiresAt: Date } | null>;
   /**
@@ -44,13 +61,22 @@ export interface EmailCodeStore {
 const CURRENT = `used_at is null and expires_at > now() and attempts < ?
   and id = (select id from connect_email_codes l where l.session_id = c.session_id order by created_at desc, id desc limit 1)`;
 
+/** The hour-window limits, each a column of `connect_email_codes` and its policy field, checked in this order. */
+const HOUR_LIMITS = [
+  { column: 'client_org_id', max: 'maxPerOrgHour', of: (c: NewCodeInput) => c.clientOrgId },
+  { column: 'recipient_hash', max: 'maxPerRecipientHour', of: (c: NewCodeInput) => c.recipientHash },
+  { column: 'vendor_org_id', max: 'maxPerVendorHour', of: (c: NewCodeInput) => c.vendorOrgId },
+] as const;
+
 /** Builds the store over `orm`. */
 export function createEmailCodeStore(orm: MikroORM): EmailCodeStore {
   const sql = (q: string, params: unknown[], tx?: Tx) => execute(orm, q, params, tx);
   return {
     async create(c, policy, tx) {
       return transactionOf(orm, tx, async (em) => {
-        await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:email-code:' || ?))`, [String(c.clientOrgId)]);
+        for (const key of [`recipient:${c.recipientHash.toString('hex')}`, `vendor:${c.vendorOrgId}`, `org:${c.clientOrgId}`]) {
+          await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:email-code:' || ?))`, [key]);
+        }
         const [s] = await em.execute<{ n: number; wait: number | null }[]>(
           `select count(*)::int as n,
                   ceil(extract(epoch from (max(created_at) + ? * interval '1 millisecond' - now())))::int as wait
@@ -59,17 +85,20 @@ export function createEmailCodeStore(orm: MikroORM): EmailCodeStore {
         );
         if (s!.wait !== null && s!.wait > 0) return { retryAfterSec: s!.wait };
         if (s!.n >= policy.maxPerSession) return { exhausted: true };
-        const [o] = await em.execute<{ n: number; wait: number | null }[]>(
-          `select count(*)::int as n, ceil(extract(epoch from (min(created_at) + interval '1 hour' - now())))::int as wait
-             from connect_email_codes where client_org_id = ? and created_at > now() - interval '1 hour'`,
-          [c.clientOrgId],
-        );
-        if (o!.n >= policy.maxPerOrgHour) return { retryAfterSec: Math.max(1, o!.wait ?? 3600) };
+        for (const limit of HOUR_LIMITS) {
+          // The max-th newest code of the hour: while there is one, the limit is reached, until it is an hour old.
+          const [full] = await em.execute<{ wait: number }[]>(
+            `select ceil(extract(epoch from (created_at + interval '1 hour' - now())))::int as wait from connect_email_codes
+              where ${limit.column} = ? and created_at > now() - interval '1 hour' order by created_at desc offset ? limit 1`,
+            [limit.of(c), policy[limit.max] - 1],
+          );
+          if (full) return { retryAfterSec: Math.max(1, full.wait) };
+        }
         const id = randomUUID();
         const [row] = await em.execute<{ expires_at: string }[]>(
-          `insert into connect_email_codes (id, session_id, client_org_id, code_hash, expires_at)
-           values (?, ?, ?, ?, now() + ? * interval '1 millisecond') returning expires_at`,
-          [id, c.sessionId, c.clientOrgId, c.codeHash, policy.ttlMs],
+          `insert into connect_email_codes (id, session_id, client_org_id, vendor_org_id, recipient_hash, code_hash, expires_at)
+           values (?, ?, ?, ?, ?, ?, now() + ? * interval '1 millisecond') returning expires_at`,
+          [id, c.sessionId, c.clientOrgId, c.vendorOrgId, c.recipientHash, c.codeHash, policy.ttlMs],
         );
         return { id, expiresAt: new Date(row!.expires_at) };
       });

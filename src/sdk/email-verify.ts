@@ -21,8 +21,20 @@ import type { Mailer } from '../mail/mailer';
 import type { ProofMethod, ProofOutcome } from './connect-store';
 import type { EmailCodePolicy, EmailCodeStore } from './email-code-store';
 
-/** decisions §8: valid 10 minutes, 5 tries; a new code at most every 30 s, 5 a session, 20 an org an hour. */
-export const EMAIL_CODE_POLICY: EmailCodePolicy = { ttlMs: 10 * 60_000, maxAttempts: 5, resendMs: 30_000, maxPerSession: 5, maxPerOrgHour: 20 };
+/**
+ * docs/connect.md "E-mail verification before an organisation is set up": valid 10 minutes, 5
+ * tries; a new code at most every 30 s and 5 a session; in any hour at most 20 for one org, 5 to
+ * one address and 50 asked for by one vendor (across its sessions, tokens and orgs).
+ */
+export const EMAIL_CODE_POLICY: EmailCodePolicy = {
+  ttlMs: 10 * 60_000,
+  maxAttempts: 5,
+  resendMs: 30_000,
+  maxPerSession: 5,
+  maxPerOrgHour: 20,
+  maxPerRecipientHour: 5,
+  maxPerVendorHour: 50,
+};
 
 /** Where a request came from, for the audit trail. */
 interface Meta {
@@ -75,10 +87,36 @@ export function emailNeeded(mailerConfigured: boolean): AppError {
   ]);
 }
 
+/**
+ * The code's message. The subject is fixed text and the code: nothing a vendor chose (the org
+ * name comes from the vendor's token request) is in it, and the first lines are hrx's own. The
+ * org name appears once, further down, quoted as a JSON string (so it cannot break the line or
+ * pose as hrx's text) and said to be the vendor's. The vendor's name and the operator's are set
+ * by the operator. docs/connect.md "What the e-mail says".
+ */
+export function codeMail(m: { code: string; minutes: number; vendorName: string; orgName: string; operatorName: string }): { subject: string; text: string } {
+  return {
+    subject: `Your hrx verification code: ${m.code}`,
+    text: [
+      `Your verification code is ${m.code}. It is good for ${m.minutes} minutes, on the page where you asked for it.`,
+      '',
+      'Someone opened a link to connect an HRMS to this hrx service, and asked for this code to confirm that they read this mailbox.',
+      'If that was not you, ignore this e-mail: without the code, nothing is set up. Never read this code out to anyone who asks for it.',
+      '',
+      `The link came from ${m.vendorName}. The organisation name given by ${m.vendorName} (not checked by ${m.operatorName}): ${JSON.stringify(m.orgName)}`,
+      '',
+      `Sent by ${m.operatorName}, which runs this hrx service.`,
+    ].join('\n'),
+  };
+}
+
 /** Builds the e-mail step over the Connect flow's `kit`. */
 export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDeps) {
   const policy = deps.policy ?? EMAIL_CODE_POLICY;
   const hash = (sessionId: string, code: string) => createHmac('sha256', deps.codeKey).update(`${sessionId}:${code}`).digest();
+  // The per-address limit's key, apart from the codes' (a key derived from theirs, for another use).
+  const recipientKey = createHmac('sha256', deps.codeKey).update('connect-email-recipient').digest();
+  const recipientHash = (email: string) => createHmac('sha256', recipientKey).update(email.trim().toLowerCase()).digest();
 
   /** The grant of a pending connection whose org still needs the e-mail step; throws its 400s and 409s. */
   async function needing(p: ConnectPrincipal) {
@@ -92,32 +130,27 @@ export function createEmailVerification(kit: EmailVerifyKit, deps: EmailVerifyDe
     /**
      * Sends a new code to the token's e-mail (an earlier code of the session stops counting).
      * Throws 409 (decided), VALIDATION (no mailer, org established, session out of codes),
-     * THROTTLED (too soon after the last code, or too many for the org this hour), UNAVAILABLE
+     * THROTTLED (too soon after the last code, or too many this hour for the org, the address or
+     * the vendor: {@link EMAIL_CODE_POLICY}), UNAVAILABLE
      * (the SMTP server refused or could not be reached; the code is void).
      */
     async sendEmailCode(p: ConnectPrincipal, meta: Meta): Promise<EmailCodeSent> {
       const g = await needing(p);
       if (!deps.mailer) throw emailNeeded(false);
+      const { vendorName, orgName, email } = await kit.parties(p, g);
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      const stored = await deps.codes.create({ sessionId: g.sessionId, clientOrgId: p.orgId, codeHash: hash(g.sessionId, code) }, policy);
+      const stored = await deps.codes.create(
+        { sessionId: g.sessionId, clientOrgId: p.orgId, vendorOrgId: g.vendorOrgId, codeHash: hash(g.sessionId, code), recipientHash: recipientHash(email) },
+        policy,
+      );
       if ('exhausted' in stored) throw AppError.validation([{ field: 'email', message: 'no more codes can be sent for this link: ask for a new link' }]);
       if ('retryAfterSec' in stored) {
         throw new AppError('THROTTLED', { params: { seconds: stored.retryAfterSec }, headers: { 'retry-after': String(stored.retryAfterSec) } });
       }
-      const { vendorName, orgName, email } = await kit.parties(p, g);
-      const minutes = Math.round(policy.ttlMs / 60_000);
       try {
         await deps.mailer.send({
           to: email,
-          subject: `Your code to connect ${orgName}'s HRMS: ${code}`,
-          text: [
-            `Your code is ${code}. It is good for ${minutes} minutes, on the page where you asked for it.`,
-            '',
-            `Someone opened a link from ${vendorName} to connect ${orgName}'s HRMS, and asked for this code to confirm that they read this mailbox.`,
-            `If that was not you, ignore this e-mail: without the code, nothing is set up for ${orgName}.`,
-            '',
-            `Sent by ${deps.operatorName}, which runs this hrx service.`,
-          ].join('\n'),
+          ...codeMail({ code, minutes: Math.round(policy.ttlMs / 60_000), vendorName, orgName, operatorName: deps.operatorName }),
         });
       } catch (err) {
         await deps.codes.use(stored.id);

@@ -91,6 +91,7 @@ const sessionSchema = z.strictObject({
   email_verification: z.strictObject({
     required: z.boolean(),
     available: z.boolean(),
+    establishes: z.boolean(),
     verified: z.boolean(),
     sent_to: z.string(),
     code_expires_at: z.string().nullable(),
@@ -252,7 +253,10 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
         operationId: 'sendConnectEmailCode',
         tag: 'sdk',
         summary: "Sends a one-time code to the Connect session's e-mail (needed before a brand-new org's HRMS step); valid 10 minutes.",
-        description: 'Connect session cookie. Codes are rate-limited per session and per org; `sent_to` is the address, partly hidden.',
+        description: [
+          'Connect session cookie. At most one code every 30 s and 5 per session; in any hour at most 20 per org, 5 to one address and 50 per vendor',
+          '(across its sessions, tokens and orgs): past a limit `429` with `Retry-After`. The subject is fixed text and the code.',
+        ].join(' '),
       },
       handler: async (ctx) => ({ data: await sdk.sendEmailCode(ctx.principal, meta(ctx)) }),
     }),

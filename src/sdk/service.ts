@@ -134,14 +134,11 @@ export function createSdkService(deps: SdkServiceDeps) {
       const domain = email.slice(email.lastIndexOf('@') + 1);
       let match: ClientMatch;
       let field: string;
-      if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id }, 'remote_org_id'];
+      // docs/connect.md "Which org a token names": a remote id is the vendor's own; the name rule finds only orgs it made.
+      if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId }, 'remote_org_id'];
       else if (!common.has(domain)) [match, field] = [{ emailDomain: domain }, 'email'];
       else [match, field] = [{ orgNameKey: req.org_name.toLowerCase() }, 'org_name'];
-      const { org, created } = await deps.orgs.resolveClient(match, {
-        name: req.org_name,
-        ...('emailDomain' in match ? { emailDomain: domain } : {}),
-        ...(req.remote_org_id !== undefined ? { remoteOrgId: req.remote_org_id } : {}),
-      });
+      const { org, created } = await deps.orgs.resolveClient(match, { name: req.org_name });
       if (!org.isClient || org.id === vendor.orgId) {
         throw AppError.validation([{ field, message: 'does not resolve to a client organisation' }]);
       }

@@ -4,6 +4,7 @@
  * and queues a full sync at once.
  */
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { AppError } from '../errors';
 import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
 import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
@@ -108,6 +109,27 @@ export type SetupService = ReturnType<typeof createSetupService>;
 /** The reason of a refused host: never its resolved addresses, nor which rule refused it. */
 const HOST_NOT_ALLOWED_REASON = 'host not allowed';
 
+/**
+ * The reason of a failed credential check, in the words of docs/behaviour.md "Setup config":
+ * what the HRMS answered when an answer came (its status and the standard phrase of that status,
+ * RFC 9110 §15; never the HRMS's own text, which hrx does not echo), "could not be reached" only
+ * when none came (refused, reset or timed-out connections). `auth` keeps its one wording, which
+ * the Connect page and the products' docs rely on.
+ */
+export function rejectionReason(err: unknown): string {
+  if (!(err instanceof HrmsError)) return 'the HRMS could not be reached';
+  if (err.kind === 'auth') return 'the HRMS refused the credentials';
+  if (err.kind === 'host_not_allowed') return HOST_NOT_ALLOWED_REASON;
+  if (err.status !== undefined) {
+    const answered = `the HRMS answered ${err.status}${STATUS_CODES[err.status] ? ` ${STATUS_CODES[err.status]}` : ''}`;
+    // A success status with a body hrx cannot read (not JSON, no token in it).
+    return err.status >= 200 && err.status < 300 ? `${answered} with a body hrx could not read` : answered;
+  }
+  // An answer came but was unusable before a status could be kept (past the size cap, a link to another host).
+  if (err.kind === 'bad_response') return 'the HRMS answered with a body hrx could not read';
+  return 'the HRMS could not be reached';
+}
+
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
   /** The input's connector after the checks of decisions §5 (throws the 400s). */
@@ -130,14 +152,7 @@ export function createSetupService(deps: SetupServiceDeps) {
       // A key of its own refused (Darwinbox's payroll key): name its field, as the Connect page marks it.
       if (err instanceof HrmsFieldError)
         throw new AppError('VALIDATION', { fieldErrors: [{ field: err.field, message: err.message }], message: `${err.field}: ${err.message}`, cause: err });
-      const reason = !(err instanceof HrmsError)
-        ? 'the HRMS could not be reached'
-        : err.kind === 'auth'
-          ? 'the HRMS refused the credentials'
-          : err.kind === 'host_not_allowed'
-            ? HOST_NOT_ALLOWED_REASON
-            : `the HRMS could not be reached (${err.kind})`;
-      throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason }, cause: err });
+      throw new AppError('HRMS_CREDENTIALS_REJECTED', { params: { reason: rejectionReason(err) }, cause: err });
     }
   }
 
@@ -162,7 +177,10 @@ export function createSetupService(deps: SetupServiceDeps) {
 
   return {
     /**
-import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
+     * `POST setup-config`: checks the client org's app credentials (through the failed-authentication
+     * guard), the input and the HRMS credentials with the HRMS (a refusal: 400
+     * `HRMS credentials rejected: <reason>`, {@link rejectionReason}), stores them encrypted and
+     * queues a full sync.
      */
     async configure(input: SetupConfigInput, opts: { source?: string } = {}): Promise<SetupConfigResult> {
       // decisions §2: the credentials are a client org's; a vendor-only org has no HRMS to set up.
@@ -200,7 +218,7 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
       const org = await clientOrg(orgId);
       const definition = checkInput(input);
       const state = await deps.hrmsConfigs.establishment(org.id);
-      if (state.hasConfig || state.hasEmployees) return { established: true };
+      if (state.established) return { established: true };
       await verifyWithHrms(definition, accessOf(input));
       const stored = await deps.hrmsConfigs.saveIfUnestablished(
         { orgId: org.id, hrmsId: input.hrms_id, credentials: input.access_credentials, apiConfigs: input.api_configs ?? [] },

@@ -4,10 +4,10 @@
  * (db/tx.ts), last, to run in a caller's transaction.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pgTextArray } from '../db/sql';
+import { markEstablished, pgTextArray } from '../db/sql';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { HrmsConfig } from '../db/entities';
-import { emOf, execute, transactionOf, type Tx } from '../db/tx';
+import { emOf, execute, pgClientOf, transactionOf, type Tx } from '../db/tx';
 import type { HrmsCredentials } from '../hrms/connector';
 
 /** Decrypted configuration of one client org. */
@@ -22,10 +22,14 @@ export interface HrmsConfiguration {
   connectSessionId: string | null;
 }
 
-/** Whether a client org is established (decisions §8): it has an HRMS configuration, or any employee row. */
+/**
+ * Whether a client org is established (docs/connect.md "Who may approve"): it has, or once had,
+ * an HRMS configuration or an employee row (`orgs.established_at`, set with the first of them and
+ * never cleared, so erasing every employee does not make an org new again).
+ */
 export interface Establishment {
+  established: boolean;
   hasConfig: boolean;
-  hasEmployees: boolean;
 }
 
 export interface HrmsConfigStore {
@@ -47,7 +51,7 @@ export interface HrmsConfigStore {
    * storing nothing, when the org is established.
    */
   saveIfUnestablished(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string, tx?: Tx): Promise<boolean>;
-  /** Whether `orgId` is established (removed employees count). */
+  /** Whether `orgId` is established (for good: erased and removed employees count). */
   establishment(orgId: number, tx?: Tx): Promise<Establishment>;
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
   load(orgId: number, tx?: Tx): Promise<HrmsConfiguration | null>;
@@ -56,8 +60,11 @@ export interface HrmsConfigStore {
 
 const aad = (orgId: number) => `hrms-config:${orgId}`;
 
-const ESTABLISHED_SQL = `select exists (select 1 from hrms_configs where org_id = ?) as has_config,
-  exists (select 1 from employees where org_id = ?) as has_employees`;
+// `established_at` is the rule; a configuration or employee row present counts too, whatever wrote it.
+const ESTABLISHED_SQL = `select o.established_at is not null
+    or exists (select 1 from hrms_configs where org_id = o.id) or exists (select 1 from employees where org_id = o.id) as established,
+  exists (select 1 from hrms_configs where org_id = o.id) as has_config
+  from orgs o where o.id = ?`;
 
 /** Builds the store over `orm`, encrypting with `cipher`. */
 export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsConfigStore {
@@ -76,6 +83,7 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
              configured_apis = excluded.configured_apis, valid = true, invalid_reason = null, connect_session_id = null, updated_at = now()`,
           [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id))],
         );
+        await markEstablished(await pgClientOf(em), hrmsConfig.orgId);
         if (!prior) return { revoked: [] };
         await em.execute(
           `update connect_sessions set proven_at = null, proof_method = null
@@ -99,20 +107,21 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
       return transactionOf(orm, tx, async (em) => {
         const locked = await em.execute(`select id from orgs where id = ? for update`, [hrmsConfig.orgId]);
         if (locked.length === 0) return false;
-        const [state] = await em.execute<{ has_config: boolean; has_employees: boolean }[]>(ESTABLISHED_SQL, [hrmsConfig.orgId, hrmsConfig.orgId]);
-        if (state!.has_config || state!.has_employees) return false;
+        const [state] = await em.execute<{ established: boolean }[]>(ESTABLISHED_SQL, [hrmsConfig.orgId]);
+        if (state!.established) return false;
         await em.execute(
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
            values (?, ?, ?, ?::text[], true, null, ?, now(), now())`,
           // An array literal: the driver would spread a JS array into a list.
           [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id)), sessionId],
         );
+        await markEstablished(await pgClientOf(em), hrmsConfig.orgId);
         return true;
       });
     },
     async establishment(orgId, tx) {
-      const [state] = await execute<{ has_config: boolean; has_employees: boolean }>(orm, ESTABLISHED_SQL, [orgId, orgId], tx);
-      return { hasConfig: state!.has_config, hasEmployees: state!.has_employees };
+      const [state] = await execute<{ established: boolean; has_config: boolean }>(orm, ESTABLISHED_SQL, [orgId], tx);
+      return { established: state?.established ?? false, hasConfig: state?.has_config ?? false };
     },
     async load(orgId, tx) {
       const row = await emOf(orm, tx).findOne(HrmsConfig, { orgId });

@@ -5,6 +5,7 @@ import type { ConnectionAccessCache } from '../connections/access-cache';
 import { connectorsWith } from '../hrms/registry';
 import type { Infra } from '../infra';
 import type { OrgStore } from '../orgs/store';
+import { createHrmsBudgets } from '../ratelimit/hrms-budget';
 import type { SyncQueue } from '../sync/queue';
 import { unavailable } from '../unavailable';
 import { createHrmsSource } from './live-source';
@@ -16,7 +17,8 @@ import { createHrmsConfigStore } from './store';
  * read use, built before all three. Returns the configuration store over the request ORM
  * (`store`) and over the syncs' ORM (`syncStore`, the same object unless this process is a
  * worker), `connectorFor` (every connector of this process goes through one host policy, the
- * SSRF guard, unless the operator allows private hosts) and the live HRMS source (`source`).
+ * SSRF guard, unless the operator allows private hosts), the HRMS tenants' shared request
+ * budgets (`budgets`) and the live HRMS source over them (`source`).
  * Takes only `infra`.
  */
 export function wireHrmsConfigs(infra: Infra) {
@@ -28,7 +30,11 @@ export function wireHrmsConfigs(infra: Infra) {
     maxResponseBytes: config.HRX_HRMS_MAX_RESPONSE_BYTES,
     maxStreamedBytes: config.HRX_HRMS_MAX_STREAMED_BYTES,
   });
-  return { store, syncStore, connectorFor, source: createHrmsSource(store, connectorFor) };
+  // One budget per HRMS tenant, shared through Redis by every worker's syncs and every API
+  // process's live reads (docs/behaviour.md "Live reads and the HRMS budget").
+  const budgets = createHrmsBudgets({ redis: infra.requestRedis, prefix: infra.prefix });
+  const source = createHrmsSource(store, connectorFor, { budgetFor: budgets.budgetFor, maxWaitMs: config.HRX_HRMS_LIVE_WAIT_MS });
+  return { store, syncStore, connectorFor, budgets, source };
 }
 
 /** What {@link wireHrmsConfigs} builds. */

@@ -3,6 +3,7 @@
  * org's job scheduler (BullMQ job schedulers) in line with its connections. The worker that
  * consumes the queue lives in `jobs/`.
  */
+import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
@@ -13,16 +14,19 @@ export const SYNC_QUEUE = 'sync';
 /**
  * What queued a sync (stored in `sync_runs.trigger`): `setup` is the first sync after
  * setup-config, `approval` the sync the org's first approved connection queues (decisions §5),
- * `schedule` the org's job scheduler, `operator` `hrx sync run`, `test` and `bench` the test
- * suite and the benchmarks.
+ * `schedule` the org's job scheduler, `operator` `hrx sync run`, `vendor` a vendor's sync on
+ * demand (docs/api.md "Sync on demand"), `test` and `bench` the test suite and the benchmarks.
  */
-export const SYNC_TRIGGERS = ['setup', 'approval', 'schedule', 'operator', 'test', 'bench'] as const;
+export const SYNC_TRIGGERS = ['setup', 'approval', 'schedule', 'operator', 'vendor', 'test', 'bench'] as const;
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
 
 /** The sync queue's jobs: job name → payload. */
 export type SyncJobs = {
-  /** A full sync of client org `orgId`. */
-  sync: { orgId: number; trigger: SyncTrigger };
+  /**
+   * A sync of client org `orgId`. A vendor's sync on demand also names the run id it promised
+   * (`runId`) and whether it asked for a full run (`full`).
+   */
+  sync: { orgId: number; trigger: SyncTrigger; runId?: string; full?: boolean };
 };
 export type SyncJobData = SyncJobs['sync'];
 
@@ -30,6 +34,9 @@ export type SyncJobData = SyncJobs['sync'];
 export function isSyncJobData(data: unknown): data is SyncJobData {
   if (typeof data !== 'object' || data === null || !('orgId' in data) || !('trigger' in data)) return false;
   const { orgId, trigger } = data;
+  const runId = 'runId' in data ? data.runId : undefined;
+  const full = 'full' in data ? data.full : undefined;
+  if ((runId !== undefined && typeof runId !== 'string') || (full !== undefined && typeof full !== 'boolean')) return false;
   return Number.isInteger(orgId) && SYNC_TRIGGERS.some((t) => t === trigger);
 }
 
@@ -55,8 +62,25 @@ export interface SyncQueue {
   setSchedule(orgId: number, everyMs: number | null): Promise<void>;
   /** When each client org's job scheduler runs next: org id → time (orgs without a scheduler absent). */
   nextRuns(): Promise<Map<number, Date>>;
+  /** When client org `orgId`'s job scheduler runs next, or null (no scheduler). */
+  nextRunOf(orgId: number): Promise<Date | null>;
+  /**
+   * Queues a vendor's sync on demand of `orgId` (trigger `vendor`) that will run as `runId`;
+   * `full` forces a full run. Resolves with the BullMQ job id.
+   */
+  syncOnDemand(orgId: number, runId: string, full: boolean): Promise<string>;
+  /**
+   * A sync of `orgId` in the queue: taken by a worker (when its payload names its run), waiting,
+   * prioritized or delayed for a retry (not the job scheduler's next run); the first
+   * {@link PENDING_SCAN} jobs of each state are looked at, with the run id it will run as:
+   * the one its payload names, else one given to it now. Null when none waits.
+   */
+  queuedFor(orgId: number): Promise<{ runId: string; queuedAt: Date; trigger: SyncTrigger; full: boolean } | null>;
   close(): Promise<void>;
 }
+
+/** Jobs of each waiting state `queuedFor` looks at (the queue is short: one job per org and trigger). */
+export const PENDING_SCAN = 200;
 
 /** Job options shared by immediate and scheduled syncs. */
 export const SYNC_JOB_OPTIONS = {
@@ -103,6 +127,34 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
         if (orgId !== null && typeof s.next === 'number') out.set(orgId, new Date(s.next));
       }
       return out;
+    },
+    async nextRunOf(orgId) {
+      const s = await queue.getJobScheduler(schedulerId(orgId));
+      return s && typeof s.next === 'number' ? new Date(s.next) : null;
+    },
+    async syncOnDemand(orgId, runId, full) {
+      const job = await queue.add('sync', { orgId, trigger: 'vendor', runId, full }, SYNC_JOB_OPTIONS);
+      return String(job.id);
+    },
+    async queuedFor(orgId) {
+      const [active, ready, delayed] = await Promise.all([
+        queue.getJobs(['active'], 0, PENDING_SCAN - 1),
+        queue.getJobs(['waiting', 'prioritized'], 0, PENDING_SCAN - 1),
+        queue.getJobs(['delayed'], 0, PENDING_SCAN - 1),
+      ]);
+      // A delayed job never tried is the job scheduler's next run (hours away): not a sync waiting
+      // now. An active job (a worker took it; its run may not have started yet) counts when its
+      // payload names its run: another's run id is only known once it started.
+      const jobs = [...active.filter((j) => isSyncJobData(j.data) && j.data.runId), ...ready, ...delayed.filter((j) => j.attemptsMade > 0)];
+      const job = jobs.find((j) => isSyncJobData(j.data) && j.data.orgId === orgId);
+      if (!job) return null;
+      const queuedAt = new Date(job.timestamp);
+      const { trigger, full = false } = job.data;
+      if (job.data.runId) return { runId: job.data.runId, queuedAt, trigger, full };
+      // A job of another trigger: it runs as the id given here (the worker reads its payload when it starts it).
+      const runId = randomUUID();
+      await job.updateData({ ...job.data, runId });
+      return { runId, queuedAt, trigger, full };
     },
     close: () => queue.close(),
   };

@@ -4,6 +4,7 @@
  * and employees so far), and each client org's latest runs and next scheduled run. Never HTTP.
  */
 import type { SyncRun } from '../db/entities';
+import { isSyncCoverage, type SyncCoverage } from '../domain/coverage';
 import { AppError } from '../errors';
 import type { SyncQueue } from './queue';
 import type { SyncOutcome } from './service';
@@ -20,6 +21,8 @@ export interface SyncRunView {
   employees: number;
   employees_removed: number;
   error: string | null;
+  /** `{employees, points: {<data point>: count with a value}}` (docs/behaviour.md "Coverage"); null for runs before it was recorded. */
+  coverage: SyncCoverage | null;
 }
 
 /** A client org's sync state: its configuration, latest run and next scheduled run. */
@@ -85,6 +88,7 @@ export function runView(r: SyncRun): SyncRunView {
     employees: r.employeesSeen,
     employees_removed: r.employeesRemoved,
     error: r.error,
+    coverage: isSyncCoverage(r.coverage) ? r.coverage : null,
   };
 }
 

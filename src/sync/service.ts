@@ -10,13 +10,16 @@
  *
  * A run commits its end (removals, `succeeded`, events) only while it still holds the lock: a
  * lock lost on the way (renewal failed, or another holder) fails the run and the job retries. An
- * HRMS that gives no page for `hrmsStallMs` is given up on: its calls are aborted, the run fails
- * (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination refused.
+ * HRMS that gives no answer at all for `hrmsStallMs` is given up on: its calls are aborted, the
+ * run fails (`hrms_stalled`) and the lock is released, so a dead HRMS never keeps termination
+ * refused. Waiting out throttling or the tenant's budget is not silence: the run keeps its lock
+ * (renewed all along) and goes on (docs/behaviour.md "Waiting is not stalling").
  */
-import type { Transactor } from '../db/tx';
+import type { Transactor, Tx } from '../db/tx';
 import type { Logger } from '../logger';
-import { normalizeRecord } from '../domain/record';
-import { employeesRemovedEvents, syncCompletedEvent, syncFailedEvent } from '../events/catalog';
+import { canonicalEmployeeId } from '../domain/ids';
+import { normalizeRecord, type PartialEmployeeRecord } from '../domain/record';
+import { employeesRemovedEvents, syncCompletedEvent, syncDegradedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
 import type { ErasureStore } from '../employees/erasure-store';
@@ -24,10 +27,16 @@ import { newEmployeeRowId, type EmployeeStore } from '../employees/store';
 import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
 import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
+import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
+import type { HealthRecorder } from './health';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
+import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
+
+export { SyncInterruptedError };
+import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
 /** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
 export const FREQUENCY_MS: Record<string, number> = {
@@ -40,9 +49,9 @@ export const FREQUENCY_MS: Record<string, number> = {
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
-  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number }
+  | { status: 'succeeded'; runId: string; kind: SyncKind; employees: number; removed: number; pages: number; coverage: SyncCoverage }
   | { status: 'skipped'; reason: 'no_config' | 'config_invalid' | 'no_active_connection' | 'already_running' }
-  | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled'; message: string };
+  | { status: 'failed'; runId: string; reason: StopKind | 'hrms_stalled' | 'bound_exceeded'; message: string };
 
 /** HRMS failures a retry cannot fix: the run fails at once and the configuration is marked invalid. */
 type StopKind = 'auth' | 'host_not_allowed';
@@ -61,61 +70,18 @@ export interface SyncProgress {
 /** Thrown when another holder has the org's lock; the job should be retried later. */
 export class SyncLockedError extends Error {}
 
-/**
- * Why a run stopped before its end: `lock_lost` (its sync lock was lost: retried by the job) or
- * `hrms_stalled` (the HRMS gave no page for the stall limit: the run fails, not retried by the job).
- */
-export class SyncInterruptedError extends Error {
-  constructor(
-    readonly kind: 'lock_lost' | 'hrms_stalled',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SyncInterruptedError';
-  }
-}
-
 /** Seconds from `start` to `end`, at the millisecond precision the run's row keeps. */
 const secondsSince = (start: Date, end: Date): number => (end.getTime() - start.getTime()) / 1000;
 
 const lockLost = (): SyncInterruptedError => new SyncInterruptedError('lock_lost', 'the sync lock was lost');
 
-/**
- * Waits for `answer` (the HRMS's next page) at most `stallMs`, and no longer than `aborter` stays
- * unaborted. On the stall limit it aborts `aborter` (so the HRMS calls stop) and throws
- * `SyncInterruptedError('hrms_stalled')`; on an abort it throws the abort's reason.
- */
-async function untilAnswer<T>(answer: Promise<T>, stallMs: number, aborter: AbortController, waitingForBudget: () => boolean): Promise<T> {
-  answer.catch(() => undefined); // once given up on, its (abort) rejection has no reader
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const givenUp = new Promise<never>((_, reject) => {
-    // Every abort of a sync's controller passes an Error (SyncInterruptedError, lockLost()).
-    onAbort = () => reject(aborter.signal.reason as Error);
-    if (aborter.signal.aborted) return onAbort();
-    aborter.signal.addEventListener('abort', onAbort, { once: true });
-    // Time spent waiting for the tenant's request budget is the sync's own pacing, not a stall
-    // of the HRMS (decisions §14: a sync waits for its budget): the limit is counted again after it.
-    const arm = (): void => {
-      timer = setTimeout(() => {
-        if (waitingForBudget()) return arm();
-        aborter.abort(new SyncInterruptedError('hrms_stalled', `the HRMS gave no answer for ${stallMs / 1000} s`));
-      }, stallMs);
-    };
-    arm();
-  });
-  try {
-    return await Promise.race([answer, givenUp]);
-  } finally {
-    clearTimeout(timer);
-    aborter.signal.removeEventListener('abort', onAbort!);
-  }
-}
-
 export interface SyncServiceDeps {
   transactor: Transactor;
   lock: SyncLock;
-  /** How long (ms) the sync waits for the HRMS's next page before giving up (default 60 000). */
+  /**
+   * How long (ms) the HRMS may give no answer at all before the sync gives up (default 60 000);
+   * time waiting out throttling or the tenant's budget is not counted ({@link StallWatch}).
+   */
   hrmsStallMs?: number;
   runs: SyncRunStore;
   employees: EmployeeStore;
@@ -139,8 +105,12 @@ export interface SyncServiceDeps {
   onRunEnd?: (r: { outcome: 'succeeded' | 'failed'; seconds: number; employees: number; removed: number }) => void;
   /** The shared request budget of an HRMS tenant (src/ratelimit/hrms-budget.ts); absent: unlimited. */
   budgetFor?: (hrmsId: string, tenant: string, limit: { requests: number; windowMs: number }) => RequestBudget;
+  /** The bound of one run (src/sync/bound.ts); absent: none. */
+  bounds?: SyncBounds;
   /** Clock (tests move it to reach the daily full sync); default `Date.now`. */
   now?: () => number;
+  /** The org's health (sync/health.ts), written in the transactions of each run's start and end; absent: not kept. */
+  health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
 
 /** A full sync runs at least this often, ms (decisions §14: "a full sync ... runs at least daily"). */
@@ -151,8 +121,8 @@ export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
 /**
  * What the next run lists (decisions §14): incremental (changes since the previous succeeded
  * run's start, less the overlap) only when the product can list changes, the org's job scheduler
- * queued it, and a full run succeeded within the last day; otherwise full. `setup` (and every
- * trigger but `schedule`) is always full.
+ * or a vendor's sync on demand queued it, and a full run succeeded within the last day; otherwise
+ * full. `setup` (and every other trigger) is always full.
  */
 export function planRun(
   definition: Pick<HrmsConnectorDefinition, 'incremental'>,
@@ -160,33 +130,45 @@ export function planRun(
   last: { any: Date | null; full: Date | null },
   now: number,
 ): { kind: SyncKind; since?: Date } {
-  if (!definition.incremental || trigger !== 'schedule' || !last.full || !last.any) return { kind: 'full' };
+  if (!definition.incremental || (trigger !== 'schedule' && trigger !== 'vendor') || !last.full || !last.any) return { kind: 'full' };
   if (now - last.full.getTime() >= FULL_SYNC_EVERY_MS) return { kind: 'full' };
   return { kind: 'incremental', since: new Date(last.any.getTime() - INCREMENTAL_OVERLAP_MS) };
 }
 
 /**
- * The tenant's budget, counting its waiters so the stall limit can tell pacing from a dead HRMS.
+ * The tenant's budget, telling `watch` while the sync waits for it (pacing, not a stalled HRMS).
  * Absent without `budgetFor`.
  */
-function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess): { budget?: RequestBudget; waiting: () => boolean } {
+function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition, access: HrmsAccess, watch: StallWatch): RequestBudget | undefined {
   const inner = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
-  if (!inner) return { waiting: () => false };
-  let waiters = 0;
+  if (!inner) return undefined;
   return {
-    waiting: () => waiters > 0,
-    budget: {
-      async take(signal) {
-        waiters += 1;
-        try {
-          await inner.take(signal);
-        } finally {
-          waiters -= 1;
-        }
-      },
-      holdOff: (ms) => inner.holdOff(ms),
+    async take(signal) {
+      watch.wait();
+      try {
+        await inner.take(signal);
+      } finally {
+        watch.resume();
+      }
     },
+    holdOff: (ms) => inner.holdOff(ms),
   };
+}
+
+/**
+ * The data points whose share fell by more than half since the org's previous succeeded full
+ * sync (docs/behaviour.md "Coverage"); none without one or without its coverage.
+ */
+async function degradedSincePreviousFull(deps: SyncServiceDeps, orgId: number, current: SyncCoverage, tx: Tx): Promise<Degradation | null> {
+  const previous = await deps.runs.lastSucceededFull(orgId, tx);
+  const points = previous && isSyncCoverage(previous.coverage) ? degradedPoints(previous.coverage, current) : [];
+  return previous && points.length ? { previousRunId: previous.id, points } : null;
+}
+
+/** Data points that fell since the previous full run `previousRunId`. */
+interface Degradation {
+  previousRunId: string;
+  points: DegradedPoint[];
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
@@ -202,16 +184,19 @@ export function createSyncService(deps: SyncServiceDeps) {
      * so the job retries; `auth` and `host_not_allowed` (a host the host policy refuses) mark the
      * configuration invalid and end as `failed` without retry. A lost lock throws
      * `SyncInterruptedError('lock_lost')` (retried; nothing removed, not `succeeded`); an HRMS that
-     * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried. `finalAttempt`
+     * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried, and so does a
+     * listing past `bounds` (`bound_exceeded`: nothing past the bound is written, nobody removed). `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      * `onProgress` is told after each stored page (the job dashboard, decisions §16); it must not
-     * throw, and the run does not wait for it.
+     * throw, and the run does not wait for it. `runId`: the id the run gets (a sync on demand
+     * promised it to the vendor) unless a run of that id exists already (a retry); `full` forces a
+     * full run.
      */
     async run(
       orgId: number,
       trigger: SyncTrigger,
       owner: string,
-      opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void } = {},
+      opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void; runId?: string; full?: boolean } = {},
     ): Promise<SyncOutcome> {
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
@@ -233,21 +218,34 @@ export function createSyncService(deps: SyncServiceDeps) {
         const onLost = (): void => aborter.abort(lockLost());
         held.signal.addEventListener('abort', onLost, { once: true });
         const access: HrmsAccess = { credentials: hrmsConfig.credentials, apiConfigs: hrmsConfig.apiConfigs };
-        const paced = pacedBudget(deps, definition, access);
+        const stallMs = deps.hrmsStallMs ?? 60_000;
+        const watch = createStallWatch(stallMs);
+        const budget = pacedBudget(deps, definition, access, watch);
         const connector = definition.create(access, {
           ...deps.connectorOptions,
-          ...(paced.budget ? { budget: paced.budget } : {}),
+          ...(budget ? { budget } : {}),
           signal: aborter.signal,
+          onActivity: (a) => (a === 'answered' ? watch.heard() : a === 'waiting' ? watch.wait() : watch.resume()),
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
           // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
-        const stallMs = deps.hrmsStallMs ?? 60_000;
-        const plan = planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
-        const run = await deps.runs.start(orgId, trigger, plan.kind);
+        const plan: { kind: SyncKind; since?: Date } = opts.full
+          ? { kind: 'full' }
+          : planRun(definition, trigger, await deps.runs.lastSucceeded(orgId), (deps.now ?? Date.now)());
+        const runId = opts.runId && !(await deps.runs.get(opts.runId)) ? opts.runId : undefined;
+        // The run's row and the org's health (`syncing`) commit together (docs/sync.md "Connection health").
+        const run = await deps.transactor.transaction(async (tx) => {
+          const started = await deps.runs.start(orgId, trigger, plan.kind, tx, runId);
+          await deps.health?.started(orgId, started.id, started.startedAt, tx);
+          return started;
+        });
         let pages = 0;
         let seen = 0;
+        // Counted page by page (docs/behaviour.md "Coverage"): one counter per data point.
+        const coverage = createCoverageCounter();
         const reportedGone = new Set<string>();
+        const bound = createRunBound(deps.bounds);
         try {
           // Noted before each page is asked for (the generator fetches on the loop's next step):
           // rows the update webhook writes while a page is in flight keep the webhook's values.
@@ -256,28 +254,31 @@ export function createSyncService(deps: SyncServiceDeps) {
           const listedFrom = mark;
           const pageStream = connector.listEmployees(plan.since ? { since: plan.since } : {})[Symbol.asyncIterator]();
           for (;;) {
-            const next = await untilAnswer(pageStream.next(), stallMs, aborter, paced.waiting);
+            const next = await untilAnswer(pageStream.next(), stallMs, aborter, watch);
             if (next.done) break;
             const page = next.value;
             if (held.lost) throw lockLost();
-            for (const e of page.employees) reportedGone.delete(e.employeeId);
-            for (const id of page.removedIds ?? []) reportedGone.add(id);
-            const ids = await deps.employees.idsFor(
-              orgId,
-              page.employees.map((e) => e.employeeId),
-            );
-            const records = page.employees.map((e) => normalizeRecord(e, ids.get(e.employeeId) ?? newEmployeeRowId()));
+            bound.admit(page); // past the run's bound: nothing of this page is written
+            // Ids in their canonical form (`EMP1 ` is `EMP1`), one record each (the last listed).
+            const listed = canonicalPage(page.employees);
+            for (const id of listed.keys()) reportedGone.delete(id);
+            for (const id of page.removedIds ?? []) reportedGone.add(canonicalEmployeeId(id));
+            const ids = await deps.employees.idsFor(orgId, [...listed.keys()]);
+            const records = [...listed].map(([id, e]) => normalizeRecord(e, ids.get(id) ?? newEmployeeRowId()));
             // Under the erasure lock (shared): an erasure either finished before (its tombstone
             // is seen here) or waits until this page is written (and then deletes the row).
-            seen += await deps.transactor.transaction(async (tx) => {
+            const stored = await deps.transactor.transaction(async (tx) => {
               await deps.erasures.lockForSync(orgId, tx);
               const erased = await deps.erasures.erasedAmong(
                 orgId,
                 records.map((r) => r.employeeId),
                 tx,
               );
-              return deps.employees.upsertBatch(orgId, run.id, erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records, mark, tx);
+              const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
+              return { kept, written: await deps.employees.upsertBatch(orgId, run.id, kept, mark, tx) };
             });
+            seen += stored.written;
+            coverage.add(stored.kept);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
             opts.onProgress?.({ pages, employees: seen });
@@ -285,28 +286,28 @@ export function createSyncService(deps: SyncServiceDeps) {
           }
           if (held.lost) throw lockLost();
           let written: Written | undefined;
+          // Set inside the end's transaction (a closure: typed here, not narrowed to null).
+          let degraded = null as Degradation | null;
           const finishedAt = new Date();
+          const covered = coverage.result();
           // The removals, the run's end and their events commit together (decisions §10), and
           // only while the lock is still ours (asked last, just before the commit).
           const removed = (
             await deps.transactor.transaction(async (tx) => {
+              degraded = plan.kind === 'full' ? await degradedSincePreviousFull(deps, orgId, covered, tx) : null;
               // Full: whoever the run did not see is gone. Incremental: only whom the HRMS reported
               // gone (and not listed again in the same run); the others were simply unchanged.
               const gone =
                 plan.kind === 'full'
                   ? await deps.employees.removeUnseen(orgId, run.id, tx)
                   : await deps.employees.removeReported(orgId, [...reportedGone], listedFrom, tx);
-              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length }, tx);
+              await deps.runs.finish(run.id, { status: 'succeeded', finishedAt, employeesRemoved: gone.length, coverage: covered }, tx);
+              const facts = { clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt };
               written = await deps.events.writeIn(tx, [
-                syncCompletedEvent({
-                  clientOrgId: orgId,
-                  runId: run.id,
-                  startedAt: run.startedAt,
-                  finishedAt,
-                  employeesSeen: seen,
-                  employeesRemoved: gone.length,
-                }),
+                syncCompletedEvent({ ...facts, employeesSeen: seen, employeesRemoved: gone.length, coverage: covered }),
+                ...(degraded ? [syncDegradedEvent({ ...facts, ...degraded, employeesSeen: covered.employees })] : []),
                 ...employeesRemovedEvents(orgId, run.id, gone),
+                ...((await deps.health?.ended(orgId, run.id, { status: 'succeeded' }, finishedAt, tx)) ?? []),
               ]);
               if (!(await held.confirm())) throw lockLost();
               return gone;
@@ -315,21 +316,23 @@ export function createSyncService(deps: SyncServiceDeps) {
           deps.onRunEnd?.({ outcome: 'succeeded', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed });
           await deps.events.dispatch(written);
           deps.log.info({ orgId, runId: run.id, kind: plan.kind, pages, employees: seen, removed }, 'sync succeeded');
-          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages };
+          // Names and shares only, never an employee's value.
+          if (degraded) deps.log.warn({ orgId, runId: run.id, previousRunId: degraded.previousRunId, dataPoints: degraded.points }, 'sync coverage degraded');
+          return { status: 'succeeded', runId: run.id, kind: plan.kind, employees: seen, removed, pages, coverage: covered };
         } catch (err) {
-          const known = err instanceof HrmsError || err instanceof SyncInterruptedError;
+          const known = err instanceof HrmsError || err instanceof SyncInterruptedError || err instanceof SyncBoundError;
           const message = known ? `${err.kind}: ${err.message}` : 'internal error';
           const reason = known ? err.kind : 'internal';
           const stalled = err instanceof SyncInterruptedError && err.kind === 'hrms_stalled';
-          const willRetry = !isStop(err) && !stalled && opts.finalAttempt === false;
+          const willRetry = !isStop(err) && !stalled && !(err instanceof SyncBoundError) && opts.finalAttempt === false;
           let written: Written | undefined;
           const finishedAt = new Date();
           await deps.transactor.transaction(async (tx) => {
-            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message }, tx);
-            written = await deps.events.writeIn(
-              tx,
+            await deps.runs.finish(run.id, { status: 'failed', finishedAt, error: message, coverage: coverage.result() }, tx);
+            written = await deps.events.writeIn(tx, [
               syncFailedEvent({ clientOrgId: orgId, runId: run.id, startedAt: run.startedAt, finishedAt, reason, willRetry }),
-            );
+              ...((await deps.health?.ended(orgId, run.id, { status: 'failed', reason }, finishedAt, tx)) ?? []),
+            ]);
           });
           deps.onRunEnd?.({ outcome: 'failed', seconds: secondsSince(run.startedAt, finishedAt), employees: seen, removed: 0 });
           await deps.events.dispatch(written);
@@ -337,6 +340,8 @@ export function createSyncService(deps: SyncServiceDeps) {
           // The HRMS is not answering: this job ends here (its lock released below); the
           // org's schedule tries again later.
           if (stalled) return { status: 'failed', runId: run.id, reason: 'hrms_stalled', message };
+          // Past the bound: a retry would list the same; the run ends here, nobody marked removed.
+          if (err instanceof SyncBoundError) return { status: 'failed', runId: run.id, reason: err.kind, message };
           if (isStop(err)) {
             await deps.hrmsConfigs.markInvalid(orgId, STOP_REASONS[err.kind]);
             return { status: 'failed', runId: run.id, reason: err.kind, message };
@@ -359,4 +364,18 @@ export function createSyncService(deps: SyncServiceDeps) {
       await deps.setSchedule(orgId, every);
     },
   };
+}
+
+/**
+ * A page's employees by canonical id (docs/erasure-and-retention.md "One form of an employee
+ * id"): an HRMS listing `EMP1` and `EMP1 ` lists one employee (the later entry wins, as a later
+ * page would); an id that is empty once canonical names nobody and is left out.
+ */
+function canonicalPage(employees: readonly PartialEmployeeRecord[]): Map<string, PartialEmployeeRecord> {
+  const out = new Map<string, PartialEmployeeRecord>();
+  for (const e of employees) {
+    const id = canonicalEmployeeId(e.employeeId);
+    if (id) out.set(id, e);
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { SyncRun, type SyncKind } from '../db/entities';
+import { SyncRun, type SyncCoverage, type SyncKind } from '../db/entities';
 import { emOf, execute, type Tx } from '../db/tx';
 import type { SyncTrigger } from './queue';
 
@@ -17,6 +17,8 @@ export interface RunEnd {
   finishedAt: Date;
   employeesRemoved?: number;
   error?: string;
+  /** Per data point, how many of the run's employees have a value (src/domain/coverage.ts). */
+  coverage?: SyncCoverage;
 }
 
 /** A client org as `hrx sync status` lists it. */
@@ -30,7 +32,8 @@ export interface OrgSyncSummary {
 }
 
 export interface SyncRunStore {
-  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx): Promise<SyncRun>;
+  /** Starts a run (id `id`, default a new UUID). */
+  start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx, id?: string): Promise<SyncRun>;
   /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
    * succeeded full run (`full`); null when there is none (decisions §14's incremental rule).
@@ -44,7 +47,10 @@ export interface SyncRunStore {
   get(id: string, tx?: Tx): Promise<SyncRun | null>;
   /** The org's last `limit` runs, newest first. */
   recent(orgId: number, limit: number, tx?: Tx): Promise<SyncRun[]>;
-  /** The org's latest full run that succeeded (its employee count estimates the next run's), or null. */
+  /**
+   * The org's latest full run that succeeded (its employee count estimates the next run's; its
+   * coverage is what a full run's coverage is compared with), or null.
+   */
   lastSucceededFull(orgId: number, tx?: Tx): Promise<SyncRun | null>;
   /**
    * Every client org with an HRMS configuration or a sync run (at most `limit`, by name), with
@@ -58,9 +64,9 @@ export interface SyncRunStore {
 /** Builds the sync-run store over `orm`. */
 export function createSyncRunStore(orm: MikroORM): SyncRunStore {
   return {
-    async start(orgId, trigger, kind = 'full', tx) {
+    async start(orgId, trigger, kind = 'full', tx, id) {
       const em = emOf(orm, tx);
-      const run = em.create(SyncRun, { ...new SyncRun(), id: randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
+      const run = em.create(SyncRun, { ...new SyncRun(), id: id ?? randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
       await em.persistAndFlush(run);
       return run;
     },
@@ -76,6 +82,7 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
           finishedAt: end.finishedAt,
           employeesRemoved: end.employeesRemoved ?? 0,
           error: end.error ?? null,
+          coverage: end.coverage ?? null,
         },
       );
     },

@@ -7,7 +7,8 @@ import type { Infra } from '../infra';
 import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';
 import type { HrmsConfigs } from '../setup/wire';
-import { createHrmsBudgets } from '../ratelimit/hrms-budget';
+import { syncBounds } from '../config';
+import { createHealthRecorder } from './health';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
 import { createSyncRunsService } from './runs-service';
@@ -21,7 +22,8 @@ import { createSyncRunStore } from './store';
  * configurations (from setup's `wireHrmsConfigs`), the connection store (approved frequencies
  * make the schedule), the erasure store (pages skip erased employees), the event service
  * (`sync.*`, `employee.removed`), the work counters and the org store (the operator's view of
- * runs, `runs`, names orgs by uuid); registers the queue's close.
+ * runs, `runs`, names orgs by uuid); registers the queue's close. `health` reads the orgs' health
+ * (sync/health.ts) on the request ORM.
  */
 export function wireSync(
   infra: Infra,
@@ -43,6 +45,7 @@ export function wireSync(
   const service = createSyncService({
     transactor: infra.syncTransactor,
     hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
+    bounds: syncBounds(config),
     lock,
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
@@ -55,8 +58,10 @@ export function wireSync(
     setSchedule: (orgId, every) => queue.setSchedule(orgId, every),
     events: deps.events,
     onRunEnd: (r) => deps.counters.syncRun(r),
-    // One budget per HRMS tenant, shared by every worker through Redis (decisions §14).
-    budgetFor: createHrmsBudgets({ redis: infra.requestRedis, prefix: infra.prefix }).budgetFor,
+    // One budget per HRMS tenant, shared by every worker through Redis, and by live reads (setup/wire.ts).
+    budgetFor: deps.hrmsConfigs.budgets.budgetFor,
+    // On the syncs' ORM: written in the run's own transactions.
+    health: createHealthRecorder(infra.syncDb.orm),
   });
   const runs = createSyncRunsService({
     runs: store,
@@ -64,5 +69,5 @@ export function wireSync(
     findOrg: (uuid) => deps.orgs.findByUuid(uuid),
     hrmsConfig: (orgId) => deps.hrmsConfigs.store.load(orgId),
   });
-  return { service, store, lock, queue, runs };
+  return { service, store, lock, queue, runs, health: createHealthRecorder(infra.db.orm) };
 }

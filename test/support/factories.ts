@@ -17,9 +17,12 @@ export async function vendor(ctx: Context, name = `Vendor ${++n}`) {
   return { org, appSecret, apiKey };
 }
 
-/** A client org (employer). */
-export async function client(ctx: Context, name = `Client ${++n}`) {
-  const { org, appSecret } = await ctx.services.orgs.create({ name, vendor: false, client: true });
+/**
+ * A client org (employer), made by the operator; with `domain` as `hrx org create --domain` makes
+ * it (an SDK token naming an address on that domain finds it; no token finds it by its name).
+ */
+export async function client(ctx: Context, name = `Client ${++n}`, domain?: string) {
+  const { org, appSecret } = await ctx.services.orgs.create({ name, vendor: false, client: true, ...(domain ? { domain } : {}) });
   return { org, appSecret };
 }
 

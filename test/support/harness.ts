@@ -142,7 +142,7 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 /** Starts the simulator with test defaults (on 127.0.0.1 unless `host` says otherwise). */
-export function startSim(opts: Partial<SimOptions> & { host?: string } = {}) {
+export function startSim(opts: Partial<SimOptions> & { host?: string; port?: number } = {}) {
   return startHrmsSimulator({
     employees: 25,
     seed: 'test-seed',

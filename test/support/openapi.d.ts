@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * One employee of a client org, masked and filtered to what the connection shares.
-         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
+         * @description `{id}` is the employee's `employeeId` (or hrx's `id`). The key must be the vendor org's and `vendor_org` that org's UUID (else `401 Invalid token.`); `org` must have an approved connection with it (else `404 Invalid Organisation ID`). Where the connection requires consent, the employee needs a consent in force (else `403 Consent not found or expired`). `source=hrms` reads the employee live from the HRMS, where the connection allows it (else `403 Source Permission denied`), within the HRMS's request budget shared with the employer's syncs (no room within `HRX_HRMS_LIVE_WAIT_MS`: `503 Service temporarily unavailable` with `Retry-After`). PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.
          */
         get: operations["getEmployeeDetails"];
         put?: never;
@@ -134,6 +134,46 @@ export interface paths {
          * @description Refused while a sync of that client org runs (`423`); a second termination is `409`.
          */
         post: operations["terminateConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/connections/{client_org}/status/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How fresh the calling vendor's data of a client org is: the connection's HRMS health, its syncs, employees served, coverage.
+         * @description `health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A pending connection is answered (no coverage); a client org the vendor has no pending or approved connection with is `404 Not found.`.
+         */
+        get: operations["getConnectionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/connections/{client_org}/sync/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queues a sync of the client org for the calling vendor (approved connection), within the HRMS budget.
+         * @description Answers `202` with the run id the sync runs as (`sync_id`; the status endpoint's `last_sync_id` follows it), its `kind` and `queued_at`. Incremental where the HRMS lists changes, else full; `{"full": true}` asks for a full one; the body may be left out. A sync already queued or running is answered instead of a second one. At most one an hour per connection: `429` with `Retry-After` (seconds). A client org without an approved connection of the vendor (none, pending, rejected, terminated) is `404 Not found.`.
+         */
+        post: operations["syncConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -389,7 +429,7 @@ export interface paths {
         put?: never;
         /**
          * Sends a one-time code to the Connect session's e-mail (needed before a brand-new org's HRMS step); valid 10 minutes.
-         * @description Connect session cookie. Codes are rate-limited per session and per org; `sent_to` is the address, partly hidden.
+         * @description Connect session cookie. At most one code every 30 s and 5 per session; in any hour at most 20 per org, 5 to one address and 50 per vendor (across its sessions, tokens and orgs): past a limit `429` with `Retry-After`. The subject is fixed text and the code.
          */
         post: operations["sendConnectEmailCode"];
         delete?: never;
@@ -686,6 +726,9 @@ export interface components {
                 } | null;
             } | null;
         };
+        SyncRequest: {
+            full?: boolean;
+        };
         /** @description HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs. */
         AccessCredentials: {
             client_id?: string;
@@ -930,6 +973,11 @@ export interface components {
             is_international: boolean;
             salary_details_flag: boolean;
             application_connection_status: string;
+            /**
+             * Format: uuid
+             * @description The connection's id: what a V2 request's `connection_id` names.
+             */
+            connection_id: string;
         };
         /** @description The error envelope with the HTTP status repeated in `status`. */
         StatusError: {
@@ -941,6 +989,27 @@ export interface components {
             status: number;
             message: string;
             data: null;
+        };
+        ConnectionStatus: {
+            /** @enum {string} */
+            health: "not_configured" | "syncing" | "healthy" | "needs_reauth" | "failing";
+            last_successful_sync: string | null;
+            last_sync_attempt: string | null;
+            last_sync_id: string | null;
+            last_sync_status: string | null;
+            next_sync_at: string | null;
+            employees: number;
+            coverage: {
+                [key: string]: number;
+            } | null;
+        };
+        QueuedSync: {
+            /** Format: uuid */
+            sync_id: string;
+            /** @enum {string} */
+            kind: "full" | "incremental";
+            /** Format: date-time */
+            queued_at: string;
         };
         ConnectOutcome: {
             /** Format: uuid */
@@ -1780,6 +1849,238 @@ export interface operations {
             };
             /** @description `Connection cannot be terminated while sync is in progress` */
             423: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConnectionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["ConnectionStatus"];
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SyncRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["QueuedSync"];
+                    };
+                };
+            };
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3069,6 +3370,7 @@ export interface operations {
                             email_verification: {
                                 required: boolean;
                                 available: boolean;
+                                establishes: boolean;
                                 verified: boolean;
                                 sent_to: string;
                                 code_expires_at: string | null;

@@ -174,41 +174,58 @@ describe('Personio mapping', () => {
     ]);
   });
 
-  it('v1: wrappers unwrapped, German marital status, diverse gender, part time by hours, monthly salary; no id, no record', () => {
-    const r = mapPersonioV1({
-      type: 'Employee',
-      attributes: {
-        id: w('ID', 42),
-        first_name: w('First name', 'Asha'),
-        last_name: w('Last name', 'Rao'),
-        gender: w('Gender', 'diverse'),
-        status: w('Status', 'onboarding'),
-        employment_type: w('Employment type', 'internal'),
-        weekly_working_hours: w('Weekly hours', '20'),
-        full_time_weekly_working_hours: w('Full-time', '40'),
-        fix_salary: w('Fix salary', 50000),
-        fix_salary_interval: w('Interval', 'monthly'),
-        dynamic_1: w('Familienstand', 'verheiratet'),
-        dynamic_2: w('Mobilnummer', '+91 98765 43210'),
-        dynamic_3: w('Geburtsdatum', '1990-12-31T00:00:00+01:00'),
+  it('v1: wrappers unwrapped, German marital status, diverse gender, no type from hours, monthly INR salary, dob by universal_id; no id, no record', () => {
+    const warned: string[] = [];
+    const r = mapPersonioV1(
+      {
+        type: 'Employee',
+        attributes: {
+          id: w('ID', 42),
+          first_name: w('First name', 'Asha'),
+          last_name: w('Last name', 'Rao'),
+          gender: w('Gender', 'diverse'),
+          status: w('Status', 'onboarding'),
+          employment_type: w('Employment type', 'internal'),
+          weekly_working_hours: w('Weekly hours', '20'),
+          full_time_weekly_working_hours: w('Full-time', '40'),
+          fix_salary: { ...w('Fix salary', 50000), currency: 'INR' },
+          fix_salary_interval: w('Interval', 'monthly'),
+          dynamic_1: w('Familienstand', 'verheiratet'),
+          dynamic_2: w('Mobilnummer', '+91 98765 43210'),
+          dynamic_3: { ...w('Anniversary', '1990-12-31T00:00:00+01:00'), universal_id: 'date_of_birth' },
+        },
       },
-    });
+      (field, reason) => warned.push(`${field}: ${reason}`),
+    );
     expect(r).toMatchObject({
       employeeId: '42',
       name: 'Asha Rao',
       gender: 'Other',
       status: 'Active',
-      employmentType: 'Part Time',
+      employmentType: undefined,
       maritalStatus: 'Married',
       mobileNumber: '9876543210',
       dob: '1990-12-31',
       salaryDetails: { monthly: { fixedPay: 50000 } },
     });
+    // Personio documents no full-time hours: `internal` says neither full nor part time.
+    expect(warned).toEqual(['employment_type: internal does not say full or part time: left empty']);
     expect(mapPersonioV1({ type: 'Employee', attributes: { first_name: w('First name', 'X') } })).toBeUndefined();
     expect(mapPersonioV1({ attributes: { id: w('ID', 1), status: w('Status', 'archived'), employment_type: w('T', 'external') } })).toMatchObject({
       status: 'archived',
       employmentType: 'Contract',
     });
+  });
+
+  it('v1: a salary in EUR is not rupees: empty, warned naming the field and the currency, never the amount', () => {
+    const warned: string[] = [];
+    const r = mapPersonioV1(
+      { attributes: { id: w('ID', 7), fix_salary: { ...w('Fix salary', 4000), currency: 'EUR' }, fix_salary_interval: w('Interval', 'monthly') } },
+      (field, reason) => warned.push(`${field}: ${reason}`),
+    );
+    expect(r?.salaryDetails).toBeUndefined();
+    expect(warned).toEqual(['fix_salary: salary left empty: fix_salary is in EUR, not INR']);
+    expect(warned.join()).not.toContain('4000');
   });
 
   it('v2: the active employment that started last; UNKNOWN gender is no value', () => {

@@ -6,7 +6,15 @@
 import type { LookupAddress, LookupAllOptions } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
-import { createHostPolicy, HOST_NOT_ALLOWED, HostNotAllowedError, isBlockedAddress, isHostNotAllowed, type Resolver } from '../../src/outbound/host-policy';
+import {
+  createHostPolicy,
+  HOST_NOT_ALLOWED,
+  HostNotAllowedError,
+  isBlockedAddress,
+  isHostNotAllowed,
+  subnetsOutside,
+  type Resolver,
+} from '../../src/outbound/host-policy';
 
 const REFUSED: [string, string][] = [
   ['127.0.0.1', 'loopback'],
@@ -44,11 +52,31 @@ const REFUSED: [string, string][] = [
   ['::ffff:169.254.169.254', 'IPv4-mapped metadata'],
   ['::ffff:0.0.0.0', 'IPv4-mapped unspecified'],
   ['::ffff:100.64.0.1', 'IPv4-mapped CGNAT'],
+  ['::ffff:0:7f00:1', 'IPv4-translated loopback (RFC 2765)'],
+  ['::ffff:0:127.0.0.1', 'IPv4-translated loopback, dotted'],
+  ['0:0:0:0:ffff:0:7f00:0001', 'IPv4-translated loopback, long form'],
+  ['::ffff:0:a00:1', 'IPv4-translated private 10/8'],
+  ['::ffff:0:a9fe:a9fe', 'IPv4-translated metadata'],
+  ['::ffff:0:c0a8:101', 'IPv4-translated 192.168.1.1'],
+  ['::ffff:0:0:0', 'IPv4-translated unspecified'],
+  ['::ffff:0:808:808', 'IPv4-translated public: reserved 0::/3, never a real host'],
+  ['::a00:1', 'IPv4-compatible private, hex'],
+  ['::808:808', 'IPv4-compatible public (deprecated, reserved)'],
+  ['::fffe:ffff:ffff', 'just below the IPv4-mapped block'],
+  ['::1:0:0:0', 'just above the IPv4-mapped block'],
+  ['::1:0:0:1', 'reserved 0::/8'],
+  ['64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff', 'just below NAT64 64:ff9b::/96'],
+  ['64:ff9b::1:0:0', 'just above NAT64 64:ff9b::/96'],
+  ['200::1', 'reserved 200::/7'],
+  ['1fff:ffff::1', 'reserved, just below 2000::/3'],
   ['64:ff9b::127.0.0.1', 'NAT64 of loopback'],
+  ['64:ff9b::a00:1', 'NAT64 of private 10/8'],
   ['64:ff9b::a9fe:a9fe', 'NAT64 of metadata'],
   ['64:ff9b:1::1', 'local-use NAT64'],
   ['2002:7f00:1::1', '6to4 of loopback'],
   ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
+  ['2002:a00:1::1', '6to4 of private 10/8'],
+  ['2002:a9fe:a9fe::1', '6to4 of metadata'],
   ['fc00::1', 'ULA'],
   ['fd12:3456:789a::1', 'ULA'],
   ['fe80::1', 'link-local'],
@@ -90,6 +118,9 @@ const ALLOWED: [string, string][] = [
   ['2a00:1450:4001::1', 'public IPv6'],
   ['::ffff:8.8.8.8', 'IPv4-mapped public'],
   ['64:ff9b::808:808', 'NAT64 of a public address'],
+  ['64:ff9b::8.8.8.8', 'NAT64 of a public address, dotted'],
+  ['::ffff:808:808', 'IPv4-mapped public, hex'],
+  ['2000::1', 'first block of global unicast'],
   ['2002:808:808::1', '6to4 of a public address'],
 ];
 
@@ -100,6 +131,23 @@ describe('isBlockedAddress', () => {
 
   it.each(ALLOWED)('allows %s (%s)', (address) => {
     expect(isBlockedAddress(address)).toBe(false);
+  });
+});
+
+describe('subnetsOutside (the reserved 0::/3 minus its two IPv4-embedding holes)', () => {
+  it('splits a block around a hole into halves that never touch it', () => {
+    // ::/126 minus ::2/127 is ::/127 (:: and ::1); minus ::1/128 as well leaves ::/128.
+    expect(subnetsOutside('::', 126, ['::2/127'])).toEqual([{ net: '0:0:0:0:0:0:0:0', prefix: 127 }]);
+    expect(subnetsOutside('::', 126, ['::2/127', '::1/128'])).toEqual([{ net: '0:0:0:0:0:0:0:0', prefix: 128 }]);
+    expect(subnetsOutside('::', 3, [])).toEqual([{ net: '0:0:0:0:0:0:0:0', prefix: 3 }]);
+  });
+
+  it('covers 0::/3 except ::ffff:0:0/96 and 64:ff9b::/96, exactly its size', () => {
+    const subnets = subnetsOutside('::', 3, ['::ffff:0:0/96', '64:ff9b::/96']);
+    const size = subnets.reduce((n, s) => n + 2n ** BigInt(128 - s.prefix), 0n);
+    expect(size).toBe(2n ** 125n - 2n * 2n ** 32n);
+    // The hole's sibling at /96 (IPv4-compatible ::/96 sits further up): refused whole.
+    expect(subnets).toContainEqual({ net: '0:0:0:0:0:fffe:0:0', prefix: 96 });
   });
 });
 
@@ -130,6 +178,11 @@ describe('checkUrl (before any connection)', () => {
     'http://127.0.0.1./',
     'http://%31%32%37.0.0.1/',
     'http://[fe80::1]/',
+    'http://[::ffff:0:7f00:1]:6379/',
+    'http://[::ffff:0:a9fe:a9fe]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/',
+    'http://[::7f00:1]/',
     'http://[fd00::1]:9000/',
   ];
   it.each(refused)('refuses %s', (raw) => {

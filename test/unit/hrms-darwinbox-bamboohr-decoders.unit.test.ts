@@ -53,7 +53,7 @@ describe('bamboohr decoders', () => {
     expect(['0000-00-00', '', null, undefined, '2021-02-30', '05/03/2021'].map(bamboohrDate)).toEqual(Array(6).fill(undefined));
   });
 
-  it('supervisors "Last, First" are turned round; enumerations map, unknown ones pass through', () => {
+  it('supervisors "Last, First" are turned round; enumerations map; Terminated is a status; an unknown employment status is no type', () => {
     expect([supervisorName('Sharma, Ravi Kumar'), supervisorName('Ravi Sharma'), supervisorName(null)]).toEqual([
       'Ravi Kumar Sharma',
       'Ravi Sharma',
@@ -63,24 +63,29 @@ describe('bamboohr decoders', () => {
       mapBambooHrEmployee({
         id: 4,
         status: 'Inactive',
-        employmentHistoryStatus: 'Part-Time',
+        employmentStatus: 'Part-Time',
         gender: 'Non-binary',
-        maritalStatus: 'Widowed',
+        marital: 'Widowed',
         terminationDate: '0000-00-00',
       }),
     ).toEqual({ employeeId: '4', status: 'Inactive', employmentType: 'Part Time', gender: 'Other', maritalStatus: 'Widowed' });
-    expect(mapBambooHrEmployee({ employeeId: '5', employmentHistoryStatus: 'Seasonal', workEmail: 'A@B.IN' })).toEqual({
+    // BambooHR's `Terminated` employment status is a status, never an employment type.
+    expect(mapBambooHrEmployee({ id: '6', status: 'Inactive', employmentStatus: 'Terminated' })).toEqual({ employeeId: '6', status: 'Terminated' });
+    const warned: string[] = [];
+    expect(mapBambooHrEmployee({ id: '5', employmentStatus: 'Seasonal', workEmail: 'A@B.IN' }, (f) => warned.push(f))).toEqual({
       employeeId: '5',
-      employmentType: 'Seasonal',
       email: 'a@b.in',
     });
+    expect(warned).toEqual(['employmentStatus']);
     expect(() => mapBambooHrEmployee({ firstName: 'x' })).toThrow(/without id/);
   });
 
-  it('pay: INR by Year or Month (code before or after, thousands commas); other currency, no code or period warn and stay empty', () => {
+  it('pay: INR by Year or Month (code before or after, thousands commas); other currency (named), no code or period warn and stay empty', () => {
     const warned: string[] = [];
-    const warn = (f: string) => {
+    const reasons: (string | undefined)[] = [];
+    const warn = (f: string, why?: string) => {
       warned.push(f);
+      reasons.push(why);
     };
     expect(bamboohrPay('1200000.00 INR', 'Year', warn)).toEqual({ ctc: { fixedPay: 1200000 } });
     expect(bamboohrPay('INR 1,00,000.50', 'month', warn)).toEqual({ monthly: { fixedPay: 100000.5 } });
@@ -92,6 +97,7 @@ describe('bamboohr decoders', () => {
       bamboohrPay('INR 5 USD', 'Year', warn),
       bamboohrPay('650.00 INR', 'Hour', warn),
     ]).toEqual(Array(4).fill(undefined));
-    expect(warned).toEqual(['payRate', 'payRate', 'payRate', 'payPer']);
+    expect(warned).toEqual(['payRate', 'payRate', 'payRate', 'payPeriod']);
+    expect(reasons[0]).toBe('salary left empty: payRate is in USD, not INR');
   });
 });

@@ -3,7 +3,16 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { HrmsError } from '../../src/hrms/connector';
 import { warnOnce } from '../../src/hrms/decode';
-import { kekaDate, kekaEnum, kekaLabels, mapKekaEmployee, type KekaMappingContext } from '../../src/hrms/keka/mapping';
+import {
+  KEKA_DEFINED_CODES,
+  kekaDate,
+  kekaEnum,
+  kekaEnumLabelProblems,
+  kekaLabels,
+  mapKekaEmployee,
+  type KekaMappingContext,
+} from '../../src/hrms/keka/mapping';
+import { simLabels } from '../../src/hrms/keka/sim/render';
 
 function ctx(enumLabels?: Record<string, Record<string, string>>): KekaMappingContext & { warnings: string[] } {
   const warnings: string[] = [];
@@ -69,8 +78,8 @@ describe('kekaEnum', () => {
     expect(c.warnings).toEqual([]);
   });
 
-  it("has no default labels but group type 1, and overrides replace a field's table", () => {
-    expect(kekaLabels(undefined)).toEqual({ groupType: { 1: 'department' } });
+  it("has no default labels (Keka's description names none of its numbers), and overrides replace a field's table", () => {
+    expect(kekaLabels(undefined)).toEqual({});
     expect(kekaLabels({ groupType: { 7: 'costCenter' }, gender: { 0: 'Male' } })).toEqual({ groupType: { 7: 'costCenter' }, gender: { 0: 'Male' } });
   });
 });
@@ -127,16 +136,26 @@ describe('mapKekaEmployee', () => {
       status: 'Active',
       designation: 'Senior Accountant',
       grade: 'L4',
-      department: 'Finance',
       manager: 'Ravi Kumar Rao',
       managerEmail: 'boss@acme.in',
       managerEmail2: 'big@acme.in',
-      nationality: 'Indian',
       jobLocation: { city: 'Pune' },
       currentAddress: { addressLine: 'Flat 301, Baner', addressCity: 'Pune', addressState: 'Maharashtra', addressPincode: '411045', addressCountry: 'IN' },
     });
     expect(r.employeeMetadata).toEqual({ marriageDate: undefined });
-    for (const k of ['gender', 'maritalStatus', 'bloodGroup', 'employmentType', 'groupName', 'costCenter', 'fatherName', 'personalEmail'] as const)
+    // No group is a department by default, and nationality is no field of Keka's EmployeeProfile.
+    for (const k of [
+      'gender',
+      'maritalStatus',
+      'bloodGroup',
+      'employmentType',
+      'department',
+      'groupName',
+      'costCenter',
+      'fatherName',
+      'personalEmail',
+      'nationality',
+    ] as const)
       expect(r[k], k).toBeUndefined();
     expect(r.dependentDetails).toEqual([
       { name: 'Mohan Iyer', relation: undefined, dob: '1960-01-01', email: undefined, gender: undefined, mobileNumber: '9876543210', profession: 'Retired' },
@@ -180,5 +199,17 @@ describe('mapKekaEmployee', () => {
     } catch (e) {
       expect((e as Error).message).not.toContain('secret');
     }
+  });
+});
+
+describe("Keka's defined codes", () => {
+  it('the label tables and the simulator take only the numbers the description defines for each enumeration', () => {
+    expect(KEKA_DEFINED_CODES).toEqual({ gender: 3, maritalStatus: 2, bloodGroup: 17, workerType: 2, timeType: 2, relationType: 7, groupType: 9 });
+    expect(kekaEnumLabelProblems({ gender: { 3: 'Other', 4: 'Male' }, groupType: { 9: 'department', 10: 'groupName' } })).toEqual([
+      { field: 'access_credentials.enum_labels.gender.4', message: 'not a code keka defines (0 to 3)' },
+      { field: 'access_credentials.enum_labels.groupType.10', message: 'not a code keka defines (0 to 9)' },
+    ]);
+    expect(() => simLabels(JSON.stringify({ gender: { M: 7 } }))).toThrow('variant labels: gender.M is not a code Keka defines');
+    expect(simLabels(JSON.stringify({ maritalStatus: { DIVORCED: 2 } })).maritalStatus.DIVORCED).toBe(2);
   });
 });

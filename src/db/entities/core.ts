@@ -6,7 +6,11 @@
  */
 import { EntitySchema } from '@mikro-orm/core';
 
+/** How an org was made: by the operator, or by an SDK token's rule (e-mail domain, org name, `remote_org_id`). */
+export type OrgCreatedVia = 'operator' | 'email_domain' | 'name' | 'remote_org_id';
+
 /** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
+
 export class Org {
   id!: number;
   uuid!: string;
@@ -29,6 +33,10 @@ export class Org {
   isVendor = false;
   brandName: string | null = null;
   remoteOrgId: string | null = null;
+  /** The vendor whose SDK token first used `remoteOrgId`: that id names this org for that vendor only (docs/connect.md). */
+  remoteOrgVendorId: number | null = null;
+  /** How the org was made (docs/connect.md "Which org a token names"): the name rule finds only its own. */
+  createdVia: OrgCreatedVia = 'operator';
   hrms: string | null = null;
   /** A vendor's purpose, shown to the HR admin on the Connect page (decisions §8); set by `hrx org update`. */
   purpose: string | null = null;
@@ -38,6 +46,8 @@ export class Org {
   createdBy = 0;
   createdOn: Date = new Date();
   modifiedOn: Date = new Date();
+  /** When the org became established (first HRMS configuration or employee; never cleared). */
+  establishedAt: Date | null = null;
 }
 
 export const OrgSchema = new EntitySchema<Org>({
@@ -62,6 +72,8 @@ export const OrgSchema = new EntitySchema<Org>({
     isVendor: { type: 'boolean' },
     brandName: { type: 'text', nullable: true },
     remoteOrgId: { type: 'text', nullable: true },
+    remoteOrgVendorId: { type: 'integer', nullable: true },
+    createdVia: { type: 'text' },
     hrms: { type: 'text', nullable: true },
     purpose: { type: 'text', nullable: true },
     privacyUrl: { type: 'text', nullable: true },
@@ -69,6 +81,7 @@ export const OrgSchema = new EntitySchema<Org>({
     createdBy: { type: 'integer' },
     createdOn: { type: 'Date', columnType: 'timestamptz(3)' },
     modifiedOn: { type: 'Date', columnType: 'timestamptz(3)' },
+    establishedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
   },
 });
 
@@ -241,6 +254,14 @@ export class SyncRun {
   employeesSeen = 0;
   employeesRemoved = 0;
   error: string | null = null;
+  /** Per data point, how many of the run's employees have a value (src/domain/coverage.ts); null before it was recorded. */
+  coverage: SyncCoverage | null = null;
+}
+
+/** `sync_runs.coverage`: employees the run saw, and per data point how many of them have a value (the shape of src/domain/coverage.ts). */
+export interface SyncCoverage {
+  employees: number;
+  points: Record<string, number>;
 }
 
 export const SyncRunSchema = new EntitySchema<SyncRun>({
@@ -258,6 +279,7 @@ export const SyncRunSchema = new EntitySchema<SyncRun>({
     employeesSeen: { type: 'integer' },
     employeesRemoved: { type: 'integer' },
     error: { type: 'text', nullable: true },
+    coverage: { type: 'json', nullable: true },
   },
 });
 

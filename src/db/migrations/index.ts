@@ -20,6 +20,11 @@ import { migration20261123190000 } from './Migration20261123190000';
 import type { MigrationKeys } from './keys';
 import { Migration20261124100000 } from './Migration20261124100000';
 import { Migration20261124110000 } from './Migration20261124110000';
+import { Migration20261127010000 } from './Migration20261127010000';
+import { Migration20261127020000 } from './Migration20261127020000';
+import { Migration20261127030000 } from './Migration20261127030000';
+import { Migration20261127050000 } from './Migration20261127050000';
+import { Migration20261127060000 } from './Migration20261127060000';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -38,4 +43,9 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261123190000', class: migration20261123190000(keys) },
   { name: 'Migration20261124100000', class: Migration20261124100000 },
   { name: 'Migration20261124110000', class: Migration20261124110000 },
+  { name: 'Migration20261127010000', class: Migration20261127010000 },
+  { name: 'Migration20261127020000', class: Migration20261127020000 },
+  { name: 'Migration20261127030000', class: Migration20261127030000 },
+  { name: 'Migration20261127050000', class: Migration20261127050000 },
+  { name: 'Migration20261127060000', class: Migration20261127060000 },
 ];

@@ -1,21 +1,28 @@
 /**
- * Connector for `hrms_id` `bamboohr` (decisions §14; research hrms-dialects.md §5).
+ * Connector for `hrms_id` `bamboohr` (src/hrms/bamboohr/README.md "The published description"):
+ * every request is one BambooHR's own OpenAPI description (`openapi/public.yaml`, "Y:<line>")
+ * allows with the API key, i.e. an operation whose security lists `basic`.
  *
- * Auth: HTTP Basic with the API key as user name and `x` as password
- * (https://documentation.bamboohr.com/docs/getting-started); 401/403 are `HrmsError('auth')`.
- * Base: `{hrms_host}/api/v1/…` (https://documentation.bamboohr.com/docs/api-details); a host
- * that answers 404 there is asked through the legacy gateway `/api/gateway.php/{companyDomain}/v1/…`
- * (companyDomain: the host's first label), and an `hrms_host` that already names the gateway is
- * used as given.
+ * Auth: HTTP Basic with the API key as user name and `x` as password (`basic`, Y:16162-16164);
+ * 401/403 are `HrmsError('auth')`. Base: `{hrms_host}/api/v1/…`; a host that answers 404 there is
+ * asked through the legacy gateway `/api/gateway.php/{companyDomain}/v1/…` (companyDomain: the
+ * host's first label), and an `hrms_host` that already names the gateway is used as given.
  *
- * Listing: `GET /v1/employees?fields=…&filter[status]=active|inactive&page[limit]=…&page[after]=…`
- * with `meta.page.nextCursor` (https://documentation.bamboohr.com/reference/list-employees). Whether
- * the list has inactive employees without a status filter is not known (research `?`), so the
- * active and the inactive ones are listed each with its filter. Cursor: `<status>:<nextCursor>`.
- *
- * Incremental: `GET /v1/employees/changed?since=<ISO 8601>`
- * (https://documentation.bamboohr.com/reference/get-changed-employee-ids): `Deleted` ids are
- * `removedIds`; inserted and updated ones are read with `filter[ids]`.
+ * - Credential check: `GET /v1/employees/changed?since=<now>` (get-changed-employee-ids,
+ *   Y:8398-8447, `basic` allowed at Y:8444): one cheap call that needs a valid key.
+ * - Full listing: `POST /v1/reports/custom?format=json` with `{fields}` (request-custom-report,
+ *   Y:8512-8590, `basic` allowed at Y:8585; "includes all employees regardless of status"), the whole
+ *   company in one answer, read as a stream (`dataset-stream.ts`) and yielded `pageSize`
+ *   employees at a time. Cursor: `report:<employees already yielded>` (a resumed listing asks again
+ *   and skips them). The description marks the report deprecated for the Datasets API
+ *   (`POST /v1/datasets/{datasetName}`, Y:2662-2722, `basic` allowed too, its own field names):
+ *   moving to it is left for later. `GET /v1/employees` (list-employees) is not used: it accepts OAuth only
+ *   (Y:4934-4949) and its `fields` names 27 fields (`EmployeeOptionalField`, Y:14368).
+ * - Incremental: `GET /v1/employees/changed?since=<ISO 8601>`: `Deleted` ids are `removedIds`;
+ *   inserted and updated ones are read `pageSize` at a time through the custom report with
+ *   `filters.employeeIds` (Y:12084-12088).
+ * - Live read: `GET /v1/employees/{id}?fields=…` (get-employee, Y:7772-7830, `basic` allowed at Y:7822),
+ *   the same fields as the report, so a synced record holds what a live read holds.
  *
  * Throttling (https://documentation.bamboohr.com/docs/planned-changes-to-the-api): 429 with
  * `Retry-After`, and before 2026-09-16 503: a 503 carrying `Retry-After` is taken as throttling
@@ -31,16 +38,18 @@ import {
   type ListOptions,
 } from '../connector';
 import { matchCursor } from '../cursor';
-import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
+import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
+import { DatasetStream, type DatasetShape } from '../dataset-stream';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { warnOnce, type FieldWarner } from '../decode';
 import { BAMBOOHR_FIELDS, mapBambooHrEmployee } from './mapping';
 
-/** BambooHR's largest `page[limit]` (list-employees reference). */
+/** The most employees one page (and one `filters.employeeIds` report) holds. */
 export const BAMBOOHR_MAX_PAGE = 2500;
-const STATUSES = ['active', 'inactive'] as const;
-type Status = (typeof STATUSES)[number];
 const FIELDS = BAMBOOHR_FIELDS.join(',');
+/** The custom report's answer: `{title, fields, employees: [...]}` (Y:8570-8575). */
+const REPORT: DatasetShape = { arrayKey: 'employees', product: 'BambooHR' };
+const REPORT_PATH = 'reports/custom?format=json';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -56,11 +65,10 @@ function bambooError(res: HrmsResponse, what: string): HrmsError {
 /** Whose cursors these are, in the error for one it did not make. */
 const OF = 'the BambooHR connector';
 
-/** The status and BambooHR cursor a connector cursor names. */
-function parseCursor(cursor: string | undefined): { status: Status; after?: string } {
-  if (cursor === undefined) return { status: 'active' };
-  const m = matchCursor(cursor, /^(active|inactive):(.{0,512})$/s, OF);
-  return { status: m[1] as Status, ...(m[2] ? { after: m[2] } : {}) };
+/** The employees a full listing's cursor says were already yielded. */
+function reportOffset(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  return Number(matchCursor(cursor, /^report:(\d{1,9})$/, OF)[1]);
 }
 
 class BambooHrConnector implements HrmsConnector {
@@ -94,20 +102,57 @@ class BambooHrConnector implements HrmsConnector {
     return [`${host}/api/v1/`, `${host}/api/gateway.php/${encodeURIComponent(domain)}/v1/`];
   }
 
-  /** One authenticated GET of `path` (relative to the API root); a 404 on an unsettled root tries the gateway. */
-  private async get(path: string, what: string): Promise<HrmsResponse> {
+  private authorization(): string {
     const key = this.access.credentials.api_key;
     if (!key) throw new HrmsError('auth', 'bamboohr needs an api_key');
+    return basicAuth(key, 'x');
+  }
+
+  /**
+   * `ask` at the settled API root, or at each candidate root until one answers other than 404
+   * (which settles it). `statusOf` reads the answer's status; `drop` releases an answer passed over.
+   */
+  private async atRoot<T>(ask: (root: string) => Promise<T>, statusOf: (r: T) => number, drop: (r: T) => void = () => {}): Promise<T> {
     const candidates = this.root ? [this.root] : this.roots();
-    let res: HrmsResponse | undefined;
-    for (const root of candidates) {
-      res = await this.client.request(this.client.url(root, path), what, { headers: { authorization: basicAuth(key, 'x') } });
-      if (res.statusCode !== 404) {
-        this.root ??= root;
-        break;
+    for (const [i, root] of candidates.entries()) {
+      const res = await ask(root);
+      if (statusOf(res) !== 404 || i === candidates.length - 1) {
+        if (statusOf(res) !== 404) this.root ??= root;
+        return res;
       }
+      drop(res);
     }
-    return res!;
+    throw new HrmsError('bad_response', 'no BambooHR API root');
+  }
+
+  /** One authenticated GET of `path` (relative to the API root). */
+  private get(path: string, what: string): Promise<HrmsResponse> {
+    const authorization = this.authorization();
+    return this.atRoot(
+      (root) => this.client.request(this.client.url(root, path), what, { headers: { authorization } }),
+      (r) => r.statusCode,
+    );
+  }
+
+  /**
+   * The custom report of {@link BAMBOOHR_FIELDS} (`ids`: only those employees) as a stream of its
+   * employees, `skip` of them dropped. Sent as `application/json` exactly, as the report asks (its description, Y:8518).
+   */
+  private report(what: string, ids?: string[], skip = 0): Promise<DatasetStream> {
+    const authorization = this.authorization();
+    const body = { title: 'hrx', fields: [...BAMBOOHR_FIELDS], ...(ids ? { filters: { employeeIds: ids.map(Number) } } : {}) };
+    return this.client.withRetry(async () => {
+      const res = await this.atRoot<HrmsStreamResponse>(
+        (root) => this.client.requestStream(this.client.url(root, REPORT_PATH), what, { method: 'POST', headers: { authorization }, json: body }),
+        (r) => r.statusCode,
+        (r) => r.close(),
+      );
+      if (res.statusCode !== 200) {
+        res.close();
+        throw bambooError({ statusCode: res.statusCode, headers: res.headers, body: '' }, what);
+      }
+      return new DatasetStream(res, what, skip, REPORT);
+    });
   }
 
   /** A GET retried on throttling and 5xx, answering the parsed JSON body of a 200 (null on 404 when `allow404`). */
@@ -119,21 +164,14 @@ class BambooHrConnector implements HrmsConnector {
     return Math.min(BAMBOOHR_MAX_PAGE, this.client.opts.pageSize);
   }
 
-  /** One page of the list: its employees and the next BambooHR cursor. */
-  private async page(query: Record<string, string>, what: string): Promise<{ employees: PartialEmployeeRecord[]; after?: string }> {
-    const qs = new URLSearchParams({ fields: FIELDS, 'page[limit]': String(this.pageSize()), ...query });
-    const body = await this.getJson(`employees?${qs.toString()}`, what);
-    const data = isObj(body) ? body.data : undefined;
-    if (!Array.isArray(data)) throw new HrmsError('bad_response', `HRMS sent an unexpected shape for ${what}`);
-    const page = isObj(body) && isObj(body.meta) && isObj(body.meta.page) ? body.meta.page : {};
-    const next = typeof page.nextCursor === 'string' && page.nextCursor !== '' ? page.nextCursor : undefined;
-    return { employees: data.map((e) => this.map(e)), ...(next ? { after: next } : {}) };
+  /** The changed-employees list since `since` (second precision, as BambooHR writes it). */
+  private changedSince(since: Date, what: string): Promise<unknown> {
+    return this.getJson(`employees/changed?since=${encodeURIComponent(since.toISOString().replace(/\.\d{3}Z$/, 'Z'))}`, what);
   }
 
-  /** One call: a one-employee page. */
+  /** One call: the changes since now (none), which needs a valid key. */
   async verifyCredentials(): Promise<void> {
-    const res = await this.get(`employees?fields=status&page%5Blimit%5D=1`, 'credential check');
-    if (res.statusCode !== 200) throw bambooError(res, 'credential check');
+    await this.changedSince(new Date(), 'credential check');
   }
 
   async *listEmployees(options: ListOptions = {}): AsyncGenerator<EmployeePage> {
@@ -141,47 +179,54 @@ class BambooHrConnector implements HrmsConnector {
       yield* this.changes(options.since, options.cursor);
       return;
     }
-    const start = parseCursor(options.cursor);
-    for (const status of STATUSES.slice(STATUSES.indexOf(start.status))) {
-      let after = status === start.status ? start.after : undefined;
+    let at = reportOffset(options.cursor);
+    const stream = await this.report('employee report', undefined, at);
+    try {
       for (;;) {
-        const got = await this.page({ 'filter[status]': status, ...(after ? { 'page[after]': after } : {}) }, `${status} employee page`);
-        after = got.after;
-        const following = after ? `${status}:${after}` : status === 'active' ? 'inactive:' : undefined;
-        yield { employees: got.employees, ...(following ? { next: following } : {}) };
-        if (!after) break;
+        const batch = await stream.take(this.pageSize());
+        at += batch.items.length;
+        yield { employees: batch.items.map((e) => this.map(e)), ...(batch.done ? {} : { next: `report:${at}` }) };
+        if (batch.done) return;
       }
+    } finally {
+      stream.close();
+    }
+  }
+
+  /** Every employee of a custom report of `ids` (a few thousand at most). */
+  private async reportOf(ids: string[]): Promise<PartialEmployeeRecord[]> {
+    const stream = await this.report('changed employee report', ids);
+    try {
+      const { items } = await stream.take(ids.length + 1);
+      return items.map((e) => this.map(e));
+    } finally {
+      stream.close();
     }
   }
 
   /**
    * Changes since `since`: deleted ids as `removedIds` on the first page, then the inserted and
-   * updated employees read `pageSize` ids at a time (`filter[ids]`; ids missing from that answer
-   * are asked again with `filter[status]=inactive`, in case the list leaves inactive ones out).
-   * The cursor is the count of changed ids already yielded.
+   * updated employees read `pageSize` ids at a time (`filters.employeeIds`). The cursor is the
+   * count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
     const skip = cursor === undefined ? 0 : Number(matchCursor(cursor, /^changes:(\d{1,9})$/, OF)[1]);
-    const body = await this.getJson(`employees/changed?since=${encodeURIComponent(since.toISOString().replace(/\.\d{3}Z$/, 'Z'))}`, 'changed employees');
+    const body = await this.changedSince(since, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');
     const idOf = (c: Record<string, unknown>): string => (typeof c.id === 'string' || typeof c.id === 'number' ? String(c.id) : '');
-    const removedIds = listed
-      .filter((c) => c.action === 'Deleted')
-      .map(idOf)
-      .filter(Boolean);
-    const changed = listed
-      .filter((c) => c.action !== 'Deleted')
-      .map(idOf)
-      .filter(Boolean);
+    const ids = (deleted: boolean) =>
+      listed
+        .filter((c) => (c.action === 'Deleted') === deleted)
+        .map(idOf)
+        .filter((id) => /^\d{1,18}$/.test(id));
+    const removedIds = ids(true);
+    const changed = ids(false);
     const size = this.pageSize();
     let first = skip === 0;
     for (let at = skip; at < changed.length || first; at += size) {
-      const ids = changed.slice(at, at + size);
-      const employees = ids.length ? (await this.page({ 'filter[ids]': ids.join(',') }, 'changed employee page')).employees : [];
-      const missing = ids.filter((id) => !employees.some((e) => e.employeeId === id));
-      if (missing.length)
-        employees.push(...(await this.page({ 'filter[ids]': missing.join(','), 'filter[status]': 'inactive' }, 'changed employee page')).employees);
+      const chunk = changed.slice(at, at + size);
+      const employees = chunk.length ? await this.reportOf(chunk) : [];
       const next = at + size < changed.length ? `changes:${at + size}` : undefined;
       yield { employees, ...(first && removedIds.length ? { removedIds } : {}), ...(next ? { next } : {}) };
       first = false;
@@ -194,7 +239,7 @@ class BambooHrConnector implements HrmsConnector {
     if (!/^\d{1,18}$/.test(id)) return null;
     const body = await this.getJson(`employees/${id}?fields=${FIELDS}`, 'employee lookup', true);
     if (body === null) return null;
-    return this.map(isObj(body) && body.id === undefined && body.employeeId === undefined ? { ...body, id } : body);
+    return this.map(isObj(body) && body.id === undefined ? { ...body, id } : body);
   }
 }
 

@@ -42,7 +42,7 @@ import { matchCursor } from '../cursor';
 import { warnOnce, type FieldWarner } from '../decode';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsStreamResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { DatasetStream } from './dataset-stream';
+import { DatasetStream } from '../dataset-stream';
 import { mapDarwinboxEmployee } from './mapping';
 import { PAYROLL_BATCH, PAYROLL_SINCE, readPayrollAnswer } from './payroll';
 

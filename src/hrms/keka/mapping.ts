@@ -1,43 +1,43 @@
 /**
- * Keka employee (`GET /api/v1/hris/employees`, `EmployeeProfile`) → hrx `PartialEmployeeRecord`.
+ * Keka employee (`GET /api/v1/hris/employees`, `EmployeeProfile`) → hrx `PartialEmployeeRecord`
+ * (src/hrms/keka/README.md "The published description").
  *
- * Sources: Keka's OpenAPI as generated into the Konfig SDK (field names and types, enums as
- * int32, dates as date-time: https://github.com/konfig-sdks/keka-hr-python-sdk,
- * `keka_hr_python_sdk/model/employee_profile.py`), Airbyte's `source-keka` schema sampled from
- * real responses, Keka's API reference (https://developers.keka.com/reference). The research
- * notes are in decisions §14's research file, section 1.
+ * Source: Keka's OpenAPI description as generated into github `konfig-sdks/keka-hr-java-sdk`
+ * (`api/openapi.yaml`; the rules hrx checks are hand-encoded in `openapi/rules.yaml`, "K:<line>"
+ * below is that file's line). Every field read here is one `EmployeeProfile` defines (K:8884-9045).
  *
  * | Keka field | record data point | note | source |
  * |---|---|---|---|
- * | `employeeNumber` | `employeeId` | `id` (UUID) is Keka's own key | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `displayName`, else `firstName middleName lastName` | `name` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `email` / `personalEmail` | `email` / `personalEmail` | lower-cased | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `mobilePhone` | `mobileNumber` | Indian prefixes dropped | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `countryCode` | `countryCode` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `dateOfBirth` / `joiningDate` / `exitDate` / `marriageDate` | `dob` / `doj` / `terminationDate` / `employeeMetadata.marriageDate` | date-time → `YYYY-MM-DD` ({@link kekaDate}) | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | listing filter `employmentStatus=Working` / `Relieved` | `status` `Active` / `Inactive` | the number `employmentStatus` has no published meaning; the documented filter does | Konfig SDK `paths/hris_employees/get.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), from Keka's OpenAPI (S) |
- * | `nationality` | `nationality` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `jobTitle.title` | `designation` | | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk), Airbyte `source-keka` schema (S) |
- * | `payGradeInfo.title` | `grade` | Keka's pay grade (I) | Konfig SDK `employee_profile.py` (https://github.com/konfig-sdks/keka-hr-python-sdk); meaning inferred (I) |
- * | `groups[].title` by `groupType` | `department` (type 1), others per `enumLabels.groupType` | type 1 = department: seen in client code (S) | Airbyte `source-keka` schema (S); type 1 = department: client code (S) |
- * | `reportsTo.firstName lastName` / `.email` | `manager` / `managerEmail` | | Airbyte `source-keka` schema (S) |
- * | `l2Manager.email` | `managerEmail2` | Keka's second-level manager; levels 3-5 are not given | Airbyte `source-keka` schema (S) |
- * | `city` | `jobLocation.city` | | Airbyte `source-keka` schema (S) |
- * | `currentAddress` / `permanentAddress` `{addressLine1, addressLine2, city, state, zip, countryCode}` | `currentAddress` / `permanentAddress` | lines joined by `, `; `countryCode` as given | Airbyte `source-keka` schema (S) |
- * | `relations[]` `{displayName, relationType, gender, dateOfBirth, email, mobile, profession}` | `dependentDetails[]` | | Airbyte `source-keka` schema (S) |
- * | `relations[relation = Father]` | `fatherName` | needs `enumLabels.relationType` | Airbyte `source-keka` schema (S); `relationType` a number (research §1 `?`) |
- * | `gender`, `maritalStatus`, `bloodGroup` (numbers) | `gender`, `maritalStatus`, `bloodGroup` | only through `enumLabels` (no published meaning, research `?`) | Konfig SDK enums (https://github.com/konfig-sdks/keka-hr-python-sdk): meanings not published (research §1 `?`) |
- * | `workerType`, `timeType` (numbers) | `employmentType` | only through `enumLabels`; a part-time time type makes `Part Time` | Airbyte `source-keka` schema (S): numbers without published meaning |
+ * | `employeeNumber` | `employeeId` | `id` (UUID) is Keka's own key | K:8889 |
+ * | `displayName`, else `firstName middleName lastName` | `name` | | K:8901, K:8892-8898 |
+ * | `email` / `personalEmail` | `email` / `personalEmail` | lower-cased | K:8904 / K:8975 |
+ * | `mobilePhone` | `mobileNumber` | Indian prefixes dropped | K:8984 |
+ * | `countryCode` | `countryCode` | | K:8910 |
+ * | `dateOfBirth` / `joiningDate` / `exitDate` / `marriageDate` | `dob` / `doj` / `terminationDate` / `employeeMetadata.marriageDate` | date-time → `YYYY-MM-DD` ({@link kekaDate}) | K:8950 / K:8944 / K:8958 / K:8938 |
+ * | listing filter `employmentStatus=Working` / `Relieved` | `status` `Active` / `Inactive` | the number `employmentStatus` (K:9767: 0, 1) has no names; the filter's values are documented | K:136-143 |
+ * | `jobTitle.title` | `designation` | | K:8915, `LookupInfo` K:11291 |
+ * | `payGradeInfo.title` | `grade` | Keka's pay grade | K:9029 |
+ * | `groups[].title` by `groupType` | `department`, `groupName`, `costCenter`, `companyName` per `enumLabels.groupType` only | `groupType` is a `SystemGroupType` number (K:10345, K:11866: 0-9) without names: no group is a department by default | K:9020, K:10333 |
+ * | `reportsTo.firstName lastName` / `.email` | `manager` / `managerEmail` | | K:8920, `EmployeeLookup` K:8492 |
+ * | `l2Manager.email` | `managerEmail2` | Keka's second-level manager; levels 3-5 are not given | K:8922 |
+ * | `city` | `jobLocation.city` | | K:8907 |
+ * | `currentAddress` / `permanentAddress` `{addressLine1, addressLine2, city, state, zip, countryCode}` | `currentAddress` / `permanentAddress` | lines joined by `, `; `countryCode` as given | K:8996 / K:8998, `Address` K:7183 |
+ * | `relations[]` `{displayName, relationType, gender, dateOfBirth, email, mobile, profession}` | `dependentDetails[]` | | K:9000, `Relation` K:11758 |
+ * | `relations[relation = Father]` | `fatherName` | needs `enumLabels.relationType` | K:11774 |
+ * | `gender`, `maritalStatus`, `bloodGroup` | `gender`, `maritalStatus`, `bloodGroup` | numbers only through `enumLabels` | `Gender` K:10269 (0-3), `MaritalStatus` K:11303 (0-2), `BloodGroup` K:7875 (0-17) |
+ * | `workerType`, `timeType` | `employmentType` | numbers only through `enumLabels`; a part-time time type makes `Part Time` | `WorkerType` K:12046 (0-2), `TimeType` K:11939 (0-2) |
  *
- * Not mapped: PAN, Aadhaar, UAN and bank details (not in Keka's employee schema; tenants may
- * keep them in `customFields`, whose titles are tenant-defined), salary (payroll endpoints,
- * research `?`), `dottedLineManager` (not a reporting-chain level), `groupName`/`costCenter`/
- * `companyName` unless `enumLabels.groupType` names their group types.
+ * Not mapped: nationality (not a field of `EmployeeProfile`), PAN, Aadhaar, UAN and bank details
+ * (not in Keka's employee schema; tenants may keep them in `customFields`, whose titles are
+ * tenant-defined), salary (payroll endpoints), `dottedLineManager` (not a reporting-chain level).
  *
- * Enumerations: Keka sends them as numbers whose labels it does not publish. A number is
- * translated only through the label tables (setup-config's `access_credentials.enum_labels`, then
- * `ConnectorOptions.enumLabels`, field by field over {@link KEKA_ENUM_LABELS}); a number with no label leaves the field empty and is reported once
- * per field through `onWarning` (decisions §14). A text value (should Keka send labels) goes
+ * Enumerations: Keka's description defines each as a list of numbers and names none of them
+ * (K:<lines> above). So the connector translates no number by itself: a number is translated only
+ * through the label tables an operator gives (setup-config's `access_credentials.enum_labels`,
+ * then `ConnectorOptions.enumLabels`, field by field over {@link KEKA_ENUM_LABELS}, which is
+ * empty), whose codes must be numbers the description defines for that field
+ * ({@link KEKA_DEFINED_CODES}); a number with no label leaves the field `NOT AVAILABLE` and is
+ * reported once per field through `onWarning`. A text value (should Keka send labels) goes
  * through the usual word tables.
  */
 import { HrmsError, type ConnectorOptions, type CredentialProblem, type HrmsCredentials } from '../connector';
@@ -57,11 +57,26 @@ export const GROUP_TARGETS = ['department', 'groupName', 'costCenter', 'companyN
 type GroupTarget = (typeof GROUP_TARGETS)[number];
 
 /**
- * The default label tables: only what public evidence supports. Group type 1 is the department
- * (client code that reads Keka's `groups`, S). Every other table is empty: the meaning of
- * Keka's numbers was not found (research `?`), and a wrong table would store wrong values.
+ * The numbers Keka's description defines for each enumeration (keka/openapi/rules.yaml: `Gender`
+ * K:10269, `MaritalStatus` K:11303, `BloodGroup` K:7875, `WorkerType` K:12046, `TimeType` K:11939,
+ * `RelationType` K:11801, `SystemGroupType` K:11866): a label table may name only these.
  */
-export const KEKA_ENUM_LABELS: Readonly<KekaEnumLabels> = { groupType: { 1: 'department' } };
+export const KEKA_DEFINED_CODES: Readonly<Record<KekaEnumField, number>> = {
+  gender: 3,
+  maritalStatus: 2,
+  bloodGroup: 17,
+  workerType: 2,
+  timeType: 2,
+  relationType: 7,
+  groupType: 9,
+};
+
+/**
+ * The default label tables: empty. Keka's description names none of its numbers, and a guessed
+ * table would store wrong values (a group type guessed to be the department would file every
+ * employee under another group's name).
+ */
+export const KEKA_ENUM_LABELS: Readonly<KekaEnumLabels> = {};
 
 /** The label tables in force: `overrides` (ConnectorOptions.enumLabels) replace defaults field by field. */
 export function kekaLabels(overrides: ConnectorOptions['enumLabels']): KekaEnumLabels {
@@ -75,8 +90,9 @@ export function kekaLabels(overrides: ConnectorOptions['enumLabels']): KekaEnumL
 
 /**
  * The problems of setup-config's `access_credentials.enum_labels` for Keka: fields of
- * {@link KEKA_ENUM_FIELDS} only, codes integers, `groupType` values of {@link GROUP_TARGETS}.
- * Problems name the field and code, never a label.
+ * {@link KEKA_ENUM_FIELDS} only, codes integers Keka defines for that field
+ * ({@link KEKA_DEFINED_CODES}), `groupType` values of {@link GROUP_TARGETS}. Problems name the
+ * field and code, never a label.
  */
 export function kekaEnumLabelProblems(labels: NonNullable<HrmsCredentials['enum_labels']>): CredentialProblem[] {
   const problems: CredentialProblem[] = [];
@@ -87,7 +103,9 @@ export function kekaEnumLabelProblems(labels: NonNullable<HrmsCredentials['enum_
       continue;
     }
     for (const [code, label] of Object.entries(table)) {
+      const max = KEKA_DEFINED_CODES[field as KekaEnumField];
       if (!/^-?\d{1,9}$/.test(code)) problems.push({ field: at(field, code), message: 'codes are integers' });
+      else if (Number(code) < 0 || Number(code) > max) problems.push({ field: at(field, code), message: `not a code keka defines (0 to ${max})` });
       else if (field === 'groupType' && !(GROUP_TARGETS as readonly string[]).includes(label)) {
         problems.push({ field: at(field, code), message: `must be one of ${GROUP_TARGETS.join(', ')}` });
       }
@@ -223,7 +241,6 @@ export function mapKekaEmployee(native: unknown, ctx: KekaMappingContext, status
     gender: kekaEnum(ctx, 'gender', e.gender, (t) => enumValue(GENDER_MAP, t)),
     maritalStatus: kekaEnum(ctx, 'maritalStatus', e.maritalStatus, (t) => enumValue(MARITAL_STATUS_MAP, t)),
     bloodGroup: kekaEnum(ctx, 'bloodGroup', e.bloodGroup, bloodGroup),
-    nationality: text(e.nationality),
     designation: firstText(obj(e.jobTitle).title),
     grade: firstText(obj(e.payGradeInfo).title),
     ...groupFields(ctx, e.groups),

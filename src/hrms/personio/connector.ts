@@ -87,16 +87,18 @@ class PersonioConnector implements HrmsConnector {
     this.calls = {
       getJson: (path, what, notFound) => this.getJson(path, what, notFound),
       pageSize: (max) => Math.min(this.client.opts.pageSize, max),
-      warn: (field) => this.warn(field),
+      warn: (field, reason) => this.warn(field, reason),
     };
     this.v2 = new PersonioV2(this.calls);
   }
 
-  private warn(field: string): void {
-    if (this.warned.has(field)) return;
-    this.warned.add(field);
+  /** Warns `field` once per reason (default: a record without an id left out). */
+  private warn(field: string, reason = 'record without an id left out'): void {
+    const key = `${field}\n${reason}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
     try {
-      this.options.onWarning?.({ field, reason: 'record without an id left out' });
+      this.options.onWarning?.({ field, reason });
     } catch {
       /* a logger must not stop the listing */
     }

@@ -1,23 +1,23 @@
 /**
- * Personio → hrx mapping table (decisions §14; src/hrms/personio/README.md). v1 employees carry every
- * attribute wrapped in `{label, value, type, universal_id}`
- * (https://developer.personio.de/v1.0/reference/get_company-employees; attribute names from the
- * personio-py model, research §6); v2 splits a person (`GET /v2/persons`) from its employments
+ * Personio → hrx mapping table (src/hrms/personio/README.md). v1 employees carry every attribute
+ * wrapped in `{label, value, type, universal_id}`; "P:<line>" is a line of Personio's
+ * `personio-personnel-data-api-oa3.yaml`, whose rules hrx checks are in `openapi/rules.yaml`; v2 splits a person (`GET /v2/persons`) from its employments
  * (`GET /v2/persons/{id}/employments`, https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments).
  *
  * | hrx | v1 attribute | v2 | source |
  * |---|---|---|---|
- * | employeeId | `id` | person `id` | v1: personio-py model (S, research §6), https://developer.personio.de/v1.0/reference/get_company-employees; v2: `GET /v2/persons` (S, research §6) |
- * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` | v1: personio-py model (S, research §6); v2: `GET /v2/persons` (S, research §6) |
- * | gender | `gender` (male, female, diverse) | person `gender` (MALE, FEMALE, DIVERSE) | v1: personio-py model (S, research §6); v2 spellings: `?` (not in the research sources) |
- * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` | v1 values: research §6 (D, https://developer.personio.de/v1.0/reference/get_company-employees); v2: research §6 (D, changelog) |
- * | employmentType | `employment_type` external → Contract; internal → Part Time when `weekly_working_hours` < `full_time_weekly_working_hours`, else Full Time | employment `type`, same hours | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
- * | doj, terminationDate | `hire_date`, `termination_date` | current employment `employment_start_date`, `termination.termination_date` | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
- * | designation, department | `position`, `department` | employment `position.title`, `org_units[DEPARTMENT]` → `GET /v2/org-units/{id}` `name` | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
- * | manager, managerEmail | `supervisor` (a nested employee) | employment `supervisor.id` → that person | v1: personio-py model (S, research §6); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
- * | companyName, jobLocation.city, costCenter | `subcompany`, `office`, `cost_centers` (largest share) | not mapped (no list of them in v2) | personio-py model (S, research §6) |
- * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | `fix_salary` by `fix_salary_interval` (yearly / monthly) | not mapped | personio-py model (S, research §6) |
- * | dob, mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes, found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label | research §6: tenant-defined `dynamic_<id>` (I), v2 `custom_attributes` |
+ * | employeeId | `id` | person `id` | v1: openapi/rules.yaml `id` (P:3560); v2: `GET /v2/persons` (S, research §6) |
+ * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` | v1: P:3571, P:3582, P:3604; v2: `GET /v2/persons` (S, research §6) |
+ * | gender | `gender` (male, female, diverse) | person `gender` (MALE, FEMALE, DIVERSE) | v1: P:3615 (example `male`); v2 spellings: `?` (not in the research sources) |
+ * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` | v1: P:3626 (example `active`), values: research §6 (D, https://developer.personio.de/v1.0/reference/get_company-employees); v2: research §6 (D, changelog) |
+ * | employmentType | `employment_type` `external` → Contract; `internal` says neither full nor part time → empty (warned `employment_type`); hours are not read: Personio documents no full-time hours to compare with | employment `type` EXTERNAL / INTERNAL, the same | v1: openapi/rules.yaml `employment_type` (P:3650, values P:275, P:3656); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | doj, terminationDate | `hire_date`, `termination_date` | current employment `employment_start_date`, `termination.termination_date` | v1: P:3672, P:3694; v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | designation, department | `position`, `department` (`value.attributes.name`) | employment `position.title`, `org_units[DEPARTMENT]` → `GET /v2/org-units/{id}` `name` | v1: P:3637, P:3764 (Department P:3377-3403); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | manager, managerEmail | `supervisor` (a nested employee) | employment `supervisor.id` → that person | v1: P:3648 (Supervisor P:3548, ShortEmployee P:4714); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
+ * | companyName, jobLocation.city, costCenter | `subcompany`, `office`, `cost_centers` (largest share) | not mapped (no list of them in v2) | v1: P:3760, P:3762, P:3766 (CostCenters P:3404) |
+ * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | `fix_salary` by `fix_salary_interval` (yearly / monthly), only when its `currency` is INR (else empty, warned `fix_salary` naming the currency) | not mapped | openapi/rules.yaml `fix_salary` with `currency` (P:3776-3789), `fix_salary_interval` (P:3790) |
+ * | dob | the `dynamic_<id>` attribute whose `universal_id` is `date_of_birth`, else one labelled as a birth date | `custom_attributes` by label | v1: openapi/rules.yaml (P:1013-1016: `universal_id: date_of_birth`); v2 `custom_attributes` |
+ * | mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes (P:3837-3848), found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label | research §6: tenant-defined `dynamic_<id>` (I), v2 `custom_attributes` |
  *
  * Personio has no standard field for birth date, phone, address, bank or tax ids (research §6: they
  * are tenant-defined); a tenant without such an attribute leaves the field empty. Not mapped:
@@ -25,7 +25,7 @@
  * business unit), salary components.
  */
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { dayOf } from '../decode';
+import { dayOf, type FieldWarner } from '../decode';
 import { bloodGroup, enumValue, mobileNumber, money, text } from '../reference/mapping';
 
 type Obj = Record<string, unknown>;
@@ -85,13 +85,15 @@ const refName = (v: unknown): string | undefined => {
   const a = valueOf(v);
   return isObj(a) && isObj(a.attributes) ? text(valueOf(a.attributes.name)) : undefined;
 };
-const hours = (v: unknown): number | undefined => money(valueOf(v));
 
-/** Tenant-defined values by what they hold, from `[label, value]` pairs (the first non-empty one wins). */
-function tenantValues(pairs: [string, unknown][]): Record<string, unknown> {
+/** `universal_id`s Personio documents for tenant attributes (P:1013-1016) → what they hold. */
+const UNIVERSAL_IDS: Readonly<Record<string, string>> = { date_of_birth: 'dob' };
+
+/** Tenant-defined values by what they hold, from `[label, value, universal_id]` (the documented `universal_id` first, else the label; the first non-empty one wins). */
+function tenantValues(pairs: [string, unknown, unknown?][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [label, value] of pairs) {
-    const field = TENANT_LABELS[labelKey(label)];
+  for (const [label, value, universal] of pairs) {
+    const field = (typeof universal === 'string' ? UNIVERSAL_IDS[universal] : undefined) ?? TENANT_LABELS[labelKey(label)];
     if (field && out[field] === undefined && value !== null && value !== '') out[field] = value;
   }
   return out;
@@ -123,12 +125,38 @@ function fromTenant(t: Record<string, unknown>): Partial<PartialEmployeeRecord> 
   };
 }
 
-/** hrx's employment type from Personio's internal/external and the weekly hours. */
-function employmentType(kind: unknown, weekly: number | undefined, fullTime: number | undefined): string | undefined {
+/**
+ * hrx's employment type from Personio's `employment_type` (`internal`, `external`: P:3650-3660,
+ * P:275): `external` is Contract; `internal` says neither full nor part time, and Personio
+ * documents no full-time hours to compare `weekly_working_hours` with, so it is left empty (and
+ * warned once), as is any other value.
+ */
+function employmentType(kind: unknown, warn: FieldWarner): string | undefined {
   const k = text(kind)?.toLowerCase();
+  if (k === undefined) return undefined;
   if (k === 'external') return 'Contract';
-  if (k !== 'internal') return text(kind);
-  return weekly !== undefined && fullTime !== undefined && weekly < fullTime ? 'Part Time' : 'Full Time';
+  warn('employment_type', k === 'internal' ? 'internal does not say full or part time: left empty' : 'value the connector cannot translate');
+  return undefined;
+}
+
+/**
+ * `fix_salary` by `fix_salary_interval` → salary, only when the attribute's `currency`
+ * (P:3787-3789) is INR: another currency (or none) leaves it empty and warns `fix_salary`
+ * naming the currency, never the amount.
+ */
+function salaryOf(attr: unknown, intervalAttr: unknown, warn: FieldWarner): PartialEmployeeRecord['salaryDetails'] {
+  const salary = money(valueOf(attr));
+  if (salary === undefined) return undefined;
+  const currency = isObj(attr) ? text(attr.currency)?.toUpperCase() : undefined;
+  if (currency !== 'INR') {
+    warn(
+      'fix_salary',
+      currency && /^[A-Z]{3}$/.test(currency) ? `salary left empty: fix_salary is in ${currency}, not INR` : 'salary left empty: fix_salary names no currency',
+    );
+    return undefined;
+  }
+  const interval = text(valueOf(intervalAttr))?.toLowerCase();
+  return interval === 'monthly' ? { monthly: { fixedPay: salary } } : interval === 'yearly' ? { ctc: { fixedPay: salary } } : undefined;
 }
 
 const gender = (v: unknown): string | undefined => {
@@ -141,8 +169,8 @@ const status = (v: unknown): string | undefined => {
 };
 const fullName = (first: unknown, last: unknown): string | undefined => [text(first), text(last)].filter((x) => x !== undefined).join(' ') || undefined;
 
-/** One v1 employee (`{type: "Employee", attributes}`) → record; `undefined` without an `id`. */
-export function mapPersonioV1(employee: unknown): PartialEmployeeRecord | undefined {
+/** One v1 employee (`{type: "Employee", attributes}`) → record; `undefined` without an `id`. `warn` hears of values left empty (salary, employment type). */
+export function mapPersonioV1(employee: unknown, warn: FieldWarner = () => {}): PartialEmployeeRecord | undefined {
   const a = isObj(employee) && isObj(employee.attributes) ? employee.attributes : {};
   const id = text(valueOf(a.id));
   if (id === undefined) return undefined;
@@ -152,12 +180,10 @@ export function mapPersonioV1(employee: unknown): PartialEmployeeRecord | undefi
   const center = (Array.isArray(centers) ? centers.filter(isObj).map((c) => (isObj(c.attributes) ? c.attributes : c)) : []).sort(
     (x, y) => (money(valueOf(y.percentage)) ?? 0) - (money(valueOf(x.percentage)) ?? 0),
   )[0];
-  const salary = money(valueOf(a.fix_salary)),
-    interval = text(valueOf(a.fix_salary_interval))?.toLowerCase();
   const tenant = tenantValues(
     Object.entries(a)
       .filter(([k]) => k.startsWith('dynamic_'))
-      .map(([, v]) => [isObj(v) ? labelText(v.label) : '', valueOf(v)]),
+      .map(([, v]) => [isObj(v) ? labelText(v.label) : '', valueOf(v), isObj(v) ? v.universal_id : undefined]),
   );
   return {
     employeeId: id,
@@ -165,7 +191,7 @@ export function mapPersonioV1(employee: unknown): PartialEmployeeRecord | undefi
     email: text(valueOf(a.email))?.toLowerCase(),
     gender: gender(valueOf(a.gender)),
     status: status(valueOf(a.status)),
-    employmentType: employmentType(valueOf(a.employment_type), hours(a.weekly_working_hours), hours(a.full_time_weekly_working_hours)),
+    employmentType: employmentType(valueOf(a.employment_type), warn),
     doj: dayOf(valueOf(a.hire_date)),
     terminationDate: dayOf(valueOf(a.termination_date)),
     designation: text(valueOf(a.position)),
@@ -175,14 +201,7 @@ export function mapPersonioV1(employee: unknown): PartialEmployeeRecord | undefi
     costCenter: center && text(valueOf(center.name)),
     manager: s && fullName(valueOf(s.first_name), valueOf(s.last_name)),
     managerEmail: s && text(valueOf(s.email))?.toLowerCase(),
-    salaryDetails:
-      salary === undefined
-        ? undefined
-        : interval === 'monthly'
-          ? { monthly: { fixedPay: salary } }
-          : interval === 'yearly'
-            ? { ctc: { fixedPay: salary } }
-            : undefined,
+    salaryDetails: salaryOf(a.fix_salary, a.fix_salary_interval, warn),
     ...fromTenant(tenant),
   };
 }
@@ -202,7 +221,7 @@ export interface V2Lookups {
 }
 
 /** A v2 person and its current employment → record; `undefined` without an `id`. */
-export function mapPersonioV2(person: Obj, employment: Obj | undefined, lookups: V2Lookups): PartialEmployeeRecord | undefined {
+export function mapPersonioV2(person: Obj, employment: Obj | undefined, lookups: V2Lookups, warn: FieldWarner = () => {}): PartialEmployeeRecord | undefined {
   const id = text(person.id);
   if (id === undefined) return undefined;
   const e = employment ?? {};
@@ -214,7 +233,7 @@ export function mapPersonioV2(person: Obj, employment: Obj | undefined, lookups:
     email: text(person.email)?.toLowerCase(),
     gender: gender(person.gender),
     status: status(person.status),
-    employmentType: employmentType(e.type, money(e.weekly_working_hours), money(e.full_time_weekly_working_hours)),
+    employmentType: employmentType(e.type, warn),
     doj: dayOf(e.employment_start_date),
     terminationDate: dayOf(termination.termination_date),
     designation: isObj(e.position) ? text(e.position.title) : undefined,

@@ -20,8 +20,8 @@ export interface PersonioCalls {
   /** JSON of a GET under the Personio host (retried); `null` for a 404 when `notFound` is `null`. */
   getJson(path: string, what: string, notFound?: 'null'): Promise<unknown>;
   pageSize(max: number): number;
-  /** Reports a record left out (no id): its field name, never a value. */
-  warn(field: string): void;
+  /** Reports a record left out (no id) or a value left empty: its field name (and why), never a value. */
+  warn(field: string, reason?: string): void;
 }
 
 /** Largest v1 page (enforced since 2025-01-31, https://developer.personio.de/docs/pagination-adoption-guide-for-v1-get-employees-endpoint). */
@@ -43,7 +43,7 @@ export interface V1Position {
 /** v1 records → records, each without an id reported and left out. */
 export function v1Records(data: unknown[], calls: PersonioCalls): PartialEmployeeRecord[] {
   return data.flatMap((e) => {
-    const r = mapPersonioV1(e);
+    const r = mapPersonioV1(e, (field, reason) => calls.warn(field, reason));
     if (!r) calls.warn('employee.id');
     return r ? [r] : [];
   });

@@ -74,10 +74,15 @@ export class PersonioV2 {
     const dept = units.find((u) => text(u.type)?.toUpperCase() === 'DEPARTMENT');
     const deptId = dept && text(dept.id);
     const supId = isObj(e?.supervisor) ? text(e.supervisor.id) : undefined;
-    return mapPersonioV2(person, e, {
-      ...(deptId ? { department: await this.unit(deptId) } : {}),
-      ...(supId ? { supervisor: await this.supervisor(supId) } : {}),
-    });
+    return mapPersonioV2(
+      person,
+      e,
+      {
+        ...(deptId ? { department: await this.unit(deptId) } : {}),
+        ...(supId ? { supervisor: await this.supervisor(supId) } : {}),
+      },
+      (field, reason) => this.calls.warn(field, reason),
+    );
   }
 
   /** Pages of persons from `start` (a `next` link, or the first page); with `since`, those updated after it. */

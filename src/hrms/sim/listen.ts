@@ -1,6 +1,7 @@
 /** Serving a simulator's request handler on a real port, and counting its requests (every simulator: reference and dialects). */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../../config';
 
 /** A listening simulator server. */
 export interface SimListener {
@@ -20,7 +21,13 @@ export async function listenSim(
   const server = createServer(handle);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ConfigError(`port ${opts.port} on ${host} is in use (another simulator, or another program): stop it, or choose --port`)
+          : err,
+      ),
+    );
     server.listen(opts.port ?? 0, host, () => {
       server.off('error', reject);
       resolve();

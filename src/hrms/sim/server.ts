@@ -13,6 +13,8 @@
  *   API calls need `Authorization: Bearer <token>` (RFC 6750) or `X-Api-Key: <clientSecret>`;
  *   otherwise 401 `{"error":"invalid_token"}`.
  * - `GET|POST /__sim/control` (unauthenticated, test-only) -> see `ControlRequest`.
+ *
+ * `omitFields` leaves fields out of every employee answered (an HRMS that stopped sending them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -40,6 +42,11 @@ export interface SimOptions {
   tokenTtlSec?: number;
   /** Value of the `Retry-After` header on 429s, seconds (default 1). */
   retryAfterSec?: number;
+  /**
+   * Top-level fields of the simulator's own employee JSON left out of every answer (default none),
+   * e.g. `['date_of_birth']`: an HRMS that stopped sending a field (hrx's `dob` then has no value).
+   */
+  omitFields?: string[];
 }
 
 /** The switches that can change while the simulator runs. */
@@ -49,6 +56,8 @@ export interface SimSettings {
   rate5xx: number;
   retryAfterSec: number;
   tokenTtlSec: number;
+  /** See {@link SimOptions.omitFields}. */
+  omitFields: string[];
 }
 
 /** Counters of what the simulator has served since start (or `resetStats`). */
@@ -92,6 +101,7 @@ const ControlRequest = z.strictObject({
   rate5xx: z.number().min(0).max(1).optional(),
   retryAfterSec: z.number().int().min(0).optional(),
   tokenTtlSec: z.number().int().min(1).optional(),
+  omitFields: z.array(z.string().min(1).max(64)).max(100).optional(),
   employees: z.number().int().min(0).optional(),
   drop: z.union([z.string(), z.array(z.string())]).optional(),
   restore: z.union([z.string(), z.array(z.string())]).optional(),
@@ -147,7 +157,9 @@ function checkSettings(s: SimSettings): void {
     !ok(s.rate5xx, 0, 1) ||
     s.rate429 + s.rate5xx > 1 ||
     !ok(s.retryAfterSec, 0, 86_400) ||
-    !ok(s.tokenTtlSec, 1, 31_536_000)
+    !ok(s.tokenTtlSec, 1, 31_536_000) ||
+    !Array.isArray(s.omitFields) ||
+    !s.omitFields.every((f) => typeof f === 'string')
   ) {
     throw new RangeError('simulator settings out of range (rates 0..1 summing to at most 1, latencyMs >= 0)');
   }
@@ -168,6 +180,7 @@ export function createSimHandler(opts: SimOptions): {
     rate5xx: opts.rate5xx ?? 0,
     retryAfterSec: opts.retryAfterSec ?? 1,
     tokenTtlSec: opts.tokenTtlSec ?? 3600,
+    omitFields: [...(opts.omitFields ?? [])],
   };
   checkSettings(settings);
   if (!Number.isSafeInteger(opts.employees) || opts.employees < 0) throw new RangeError('employees must be a non-negative integer');
@@ -180,6 +193,12 @@ export function createSimHandler(opts: SimOptions): {
 
   const codes = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   const isServed = (i: number): boolean => i <= count && !dropped.has(i);
+  /** Employee `i` as answered: without the fields `omitFields` names. */
+  const served = (i: number): Record<string, unknown> => {
+    const e: Record<string, unknown> = { ...generateEmployee(opts.seed, i) };
+    for (const f of settings.omitFields) delete e[f];
+    return e;
+  };
   const control: SimControl = {
     set(partial) {
       const next = { ...settings, ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) };
@@ -230,7 +249,14 @@ export function createSimHandler(opts: SimOptions): {
     if (!parsed.success) throw new HttpError(400, { error: 'invalid_request', error_description: parsed.error.issues[0]?.message ?? 'invalid' });
     const c = parsed.data;
     try {
-      control.set({ latencyMs: c.latencyMs, rate429: c.rate429, rate5xx: c.rate5xx, retryAfterSec: c.retryAfterSec, tokenTtlSec: c.tokenTtlSec });
+      control.set({
+        latencyMs: c.latencyMs,
+        rate429: c.rate429,
+        rate5xx: c.rate5xx,
+        retryAfterSec: c.retryAfterSec,
+        tokenTtlSec: c.tokenTtlSec,
+        omitFields: c.omitFields,
+      });
     } catch (err) {
       throw new HttpError(400, { error: 'invalid_request', error_description: (err as Error).message });
     }
@@ -308,7 +334,7 @@ export function createSimHandler(opts: SimOptions): {
       else break;
     }
     const employees = [];
-    for (; i <= count && employees.length < perPage; i++) if (!dropped.has(i)) employees.push(generateEmployee(opts.seed, i));
+    for (; i <= count && employees.length < perPage; i++) if (!dropped.has(i)) employees.push(served(i));
     send(res, 200, { employees, meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
   }
 
@@ -345,7 +371,7 @@ export function createSimHandler(opts: SimOptions): {
     }
     const i = employeeIndex(code);
     if (i === undefined || !isServed(i) || employeeCode(i) !== code) throw new HttpError(404, { error: 'not_found' });
-    send(res, 200, generateEmployee(opts.seed, i));
+    send(res, 200, served(i));
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {

@@ -163,14 +163,27 @@ function sync() {
   const ev = view.email_verification;
   // Shown for a new org, and kept (done) once this session's e-mail is verified.
   $('step-email').hidden = established() && !ev.verified;
+  // No code can set this org up (the address is not on its own domain): the operator approves, or the app key and secret prove control.
+  const ownerOnly = !ev.establishes && !established();
   $('email-intro').textContent = ev.available
     ? org() + ' is not yet connected to hrx. To set it up, confirm that you read ' + ev.sent_to + ': we send a 6-digit code there.'
-    : org() +
-      ' is not yet connected to hrx, and this service cannot send e-mail, so ' +
-      org() +
-      ' cannot be set up from this page. Ask ' +
-      view.notice.operator_name +
-      ' to approve this connection for you.';
+    : ownerOnly
+      ? org() +
+        ' is not yet connected to hrx, and a code sent to ' +
+        ev.sent_to +
+        ' cannot set it up: that address is not on ' +
+        org() +
+        "'s own e-mail domain. Ask " +
+        view.notice.operator_name +
+        ' to approve this connection for you, or, if hrx gave ' +
+        org() +
+        ' an application key and secret, enter them below.'
+      : org() +
+        ' is not yet connected to hrx, and this service cannot send e-mail, so ' +
+        org() +
+        ' cannot be set up from this page. Ask ' +
+        view.notice.operator_name +
+        ' to approve this connection for you.';
   $('email-form').hidden = ev.verified || !ev.available;
   $('email-intro').hidden = ev.verified;
   $('email-done').hidden = !ev.verified;
@@ -190,12 +203,14 @@ function sync() {
       ' was set up with: they are compared with the stored ones, not saved again.'
     : ev.available
       ? 'Choose the HR software ' + org() + ' uses and enter the details hrx needs to read employee data. hrx checks them with the HRMS before saving them.'
-      : 'Without an e-mail code the HRMS cannot be connected here; ask ' + view.notice.operator_name + ' to set it up with you.';
+      : ownerOnly
+        ? 'Without ' + org() + "'s application key and secret the HRMS cannot be connected here; ask " + view.notice.operator_name + ' to set it up with you.'
+        : 'Without an e-mail code the HRMS cannot be connected here; ask ' + view.notice.operator_name + ' to set it up with you.';
   $('step-hrms').querySelector('legend').textContent = proofMode ? org() + "'s HRMS details" : 'Your HRMS';
   $('hrms-submit').textContent = busy.has('hrms-submit') ? $('hrms-submit').textContent : proofMode ? 'Check details' : 'Connect HRMS';
   const done = ready();
   $('hrms-form').hidden = done || (!proofMode && !ev.available);
-  $('proof-alt').hidden = done || !proofMode;
+  $('proof-alt').hidden = done || !(proofMode || ownerOnly);
   $('hrms-done').hidden = !done;
   $('step-hrms').classList.toggle('done', done);
   $('hrms-done-name').textContent = view.hrms.entered ? 'Connected to ' + productName(view.hrms.configured) : 'You proved that you manage ' + org() + '.';
@@ -213,19 +228,27 @@ function sync() {
   $('approve').disabled = !done || !!locked || busy.has('approve');
   $('decide-note').textContent = locked
     ? 'Too many wrong tries: approving is locked until ' + clock(locked) + '. Try again then.'
-    : !done && !proofMode && !ev.available
-      ? 'Only ' + view.notice.operator_name + ' can approve this connection (step ' + stepNo('step-email') + ').'
-      : done
-        ? 'Approving shares the required data and what you ticked in step ' + stepNo('step-choose') + ' with ' + vendor() + '.'
-        : 'To approve, first ' +
-          (proofMode
-            ? 'prove that you manage ' + org()
-            : ev.verified || !ev.available
-              ? 'connect your HRMS'
-              : 'confirm your e-mail address and connect your HRMS') +
-          ' (step ' +
-          stepNo(ev.verified || proofMode || !ev.available ? 'step-hrms' : 'step-email') +
-          ').';
+    : !done && ownerOnly
+      ? 'Only ' +
+        view.notice.operator_name +
+        ', or someone with ' +
+        org() +
+        "'s application key and secret, can approve this connection (step " +
+        stepNo('step-hrms') +
+        ').'
+      : !done && !proofMode && !ev.available
+        ? 'Only ' + view.notice.operator_name + ' can approve this connection (step ' + stepNo('step-email') + ').'
+        : done
+          ? 'Approving shares the required data and what you ticked in step ' + stepNo('step-choose') + ' with ' + vendor() + '.'
+          : 'To approve, first ' +
+            (proofMode
+              ? 'prove that you manage ' + org()
+              : ev.verified || !ev.available
+                ? 'connect your HRMS'
+                : 'confirm your e-mail address and connect your HRMS') +
+            ' (step ' +
+            stepNo(ev.verified || proofMode || !ev.available ? 'step-hrms' : 'step-email') +
+            ').';
   numberSteps();
 }
 

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHrx, type HrxRun } from '../../support/cli';
 import { DATABASE_URL, dropSchema, testEnv } from '../../support/harness';
@@ -16,6 +17,8 @@ import { freePort } from '../../support/private-services';
 
 /** What a statement or a driver message looks like: none of it may reach the terminal. */
 const SQL = /\b(select|insert|update|delete)\b[\s\S]*\b(from|into|set|where)\b|DriverException|syntax error|\$\d|"t_[0-9a-f]+"|invalid input syntax/i;
+
+const { Client } = pg;
 
 const env = testEnv({ LOG_LEVEL: 'silent' });
 const fresh = testEnv({ LOG_LEVEL: 'silent' });
@@ -89,6 +92,43 @@ describe('hrx errors in plain words', () => {
     expect(JSON.parse(again.stdout)).toEqual({ database: where, applied: [] });
     for (const out of [text, again]) expect(out.stdout + out.stderr).not.toContain('s3cret-pw');
   }, 120_000);
+});
+
+describe('hrx with a database that does not exist', () => {
+  it('migrate on a mistyped database name fails naming it (exit 1), and creates no database', async () => {
+    const name = `hrx_missing_${randomUUID().slice(0, 8)}`;
+    const url = withPassword(DATABASE_URL).replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+    expect(url).toContain(`/${name}`);
+    const r = await runHrx(['migrate', '--json'], { ...env, DATABASE_URL: url });
+    expect(r.code).toBe(1);
+    expect(oneLine(r)).toBe(`hrx: the database "${name}" does not exist: hrx never creates one; create it (createdb ${name}) and run hrx migrate`);
+    expect(r.stdout + r.stderr).not.toContain('s3cret-pw');
+    const pg = new Client({ connectionString: DATABASE_URL });
+    await pg.connect();
+    try {
+      expect((await pg.query('select 1 from pg_database where datname = $1', [name])).rowCount).toBe(0);
+    } finally {
+      await pg.end();
+    }
+  }, 60_000);
+});
+
+describe('hrx on a port that is taken', () => {
+  it('serve and hrms-sim name the port in use (exit 1)', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const serve = await runHrx(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+      expect(serve.code).toBe(1);
+      expect(oneLine(serve)).toBe(`hrx: port ${port} on 127.0.0.1 is in use (another hrx, or another program): stop it, or set PORT`);
+      const sim = await runHrx(['hrms-sim', '--port', String(port), '--employees', '1', '--client-id', 'a', '--client-secret', 'b'], env);
+      expect(sim.code).toBe(1);
+      expect(oneLine(sim)).toBe(`hrx: port ${port} on 127.0.0.1 is in use (another simulator, or another program): stop it, or choose --port`);
+    } finally {
+      await new Promise<void>((r) => taken.close(() => r()));
+    }
+  }, 60_000);
 });
 
 describe('hrx with PostgreSQL or Redis unreachable', () => {

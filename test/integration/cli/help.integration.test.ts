@@ -5,6 +5,7 @@
  * its allowed values. The commands are walked from the program itself, so a new command or option
  * is checked too; a table of known defaults guards against a program that lost them all.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../../src/cli/main';
@@ -40,7 +41,7 @@ const KNOWN: Record<string, string[]> = {
     '(default: 100)',
     '(default: "127.0.0.1")',
     '--client-id <id> the client_id hrx must present (required with --dialect reference)',
-    '--dialect <hrms_id> which HRMS to simulate (choices: "reference", "keka", "zoho_people", "darwinbox", "bamboohr", "greythr", "personio", default: "reference")',
+    '--dialect <hrms_id> which HRMS to simulate (choices: "reference", "keka", "zoho_people", "greythr", "darwinbox", "bamboohr", "personio", default: "reference")',
   ],
   'org update': ['<uuid>', '--purpose <text>', '--privacy-url <url>', '--json'],
   'service-keys rotate': ['(default: 24)'],
@@ -116,6 +117,24 @@ describe('hrx <command> --help', () => {
     await Promise.all([worker(), worker(), worker()]);
     expect(failures).toEqual([]);
   }, 300_000);
+
+  it('--version prints package.json version, and CHANGELOG.md has a section for it', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const flag of ['--version', '-V']) {
+      const r = await runHrx([flag], {});
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toBe(pkg.version);
+    }
+    expect(readFileSync(new URL('../../../CHANGELOG.md', import.meta.url), 'utf8')).toContain(`## ${pkg.version} `);
+  }, 60_000);
+
+  it('the root help points to docs/settings.md for the settings; the worker help names no port', async () => {
+    expect(flat((await runHrx(['--help'], {})).stdout)).toContain('docs/settings.md lists every setting');
+    const worker = flat((await runHrx(['worker', '--help'], {})).stdout);
+    expect(worker).toContain('listens on no port');
+    expect(worker).not.toContain('HOST:PORT');
+  }, 60_000);
 
   it('the root help lists the commands and the environment; no argument prints it too', async () => {
     for (const args of [['--help'], []]) {

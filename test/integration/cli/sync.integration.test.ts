@@ -154,6 +154,7 @@ describe('hrx sync status', () => {
       employees: EMPLOYEES,
       employees_removed: 0,
       error: null,
+      coverage: { employees: EMPLOYEES, points: expect.any(Object) },
     });
   }, 60_000);
 

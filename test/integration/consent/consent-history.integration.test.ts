@@ -77,9 +77,10 @@ describe('consent history', () => {
       body: JSON.stringify({ org: c.org.uuid, employee_id: 'H1' }),
     });
     const after = await history(v.apiKey, { org: c.org.uuid, employee_id: 'H1' });
+    // Only the record in force is revoked; the superseded one stays superseded (and out of force).
     expect(statuses(after)).toEqual([
       ['k3', 'revoked', false],
-      ['k2', 'revoked', false],
+      ['k2', 'superseded', true],
       ['k1', 'expired', true],
     ]);
     expect(after.body.data[0].revoked_at).toBe(revoked.body.data.revoked_at);
@@ -88,7 +89,7 @@ describe('consent history', () => {
     expect(statuses(await history(v.apiKey, { org: c.org.uuid, employee_id: 'H1' }))).toEqual([
       ['k4', 'active', true],
       ['k3', 'revoked', false],
-      ['k2', 'revoked', false],
+      ['k2', 'superseded', true],
       ['k1', 'expired', true],
     ]);
   });

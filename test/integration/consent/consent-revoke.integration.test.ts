@@ -97,7 +97,7 @@ describe('consent withdrawal by the vendor', () => {
     expect((await read(app.url, v, 'E1')).status).toBe(200);
   });
 
-  it('revokes every consent of the vendor still in force for the employee, not only the latest', async () => {
+  it('revokes only the consent in force: an older, longer-lasting record stays superseded and never serves reads again', async () => {
     expect((await consent(v, 'E2', 7 * 86_400_000)).status).toBe(200);
     expect((await consent(v, 'E2', 86_400_000)).status).toBe(200);
     expect((await read(second.url, v, 'E2')).status).toBe(200);
@@ -105,8 +105,14 @@ describe('consent withdrawal by the vendor', () => {
     expect(res.status).toBe(200);
     expectError(await read(second.url, v, 'E2'), 403, CONSENT_MISSING);
     expectError(await read(app.url, v, 'E2'), 403, CONSENT_MISSING);
-    const open = await dbQuery(app, `select count(*)::int as n from consents where employee_id = 'E2' and revoked_at is null`);
-    expect(open.rows[0].n).toBe(0);
+    // The newer record (in force) is revoked; the older one keeps its status, unrevoked.
+    const rows = await dbQuery(app, `select revoked_at from consents where employee_id = 'E2' order by created_at desc, id desc`);
+    expect(rows.rows.map((r) => r.revoked_at?.toISOString() ?? null)).toEqual([res.body.data.revoked_at, null]);
+    const history = await call(`${app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=E2`, { headers: { authorization: v.apiKey } });
+    expect(history.body.data.map((k: { status: string }) => k.status)).toEqual(['revoked', 'superseded']);
+    // Nothing came back into force: a second withdrawal finds nothing, reads stay refused.
+    expectError(await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E2' }), 404, CONSENT_MISSING);
+    expectError(await read(app.url, v, 'E2'), 403, CONSENT_MISSING);
   });
 
   it('is audited as a withdrawal, not as a read', async () => {

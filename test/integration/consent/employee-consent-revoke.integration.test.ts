@@ -33,7 +33,7 @@ beforeAll(async () => {
     for (const employer of [c, d]) await connection(app.ctx, who.org.uuid, employer.org.uuid, { consentRequired: true });
   }
   // Both employers have an employee `E1`: two different people.
-  await employees(app.ctx, c.org.id, [{ employeeId: 'E1' }, { employeeId: 'E2' }, { employeeId: 'E3' }]);
+  await employees(app.ctx, c.org.id, [{ employeeId: 'E1' }, { employeeId: 'E2' }, { employeeId: 'E3' }, { employeeId: 'E4' }]);
   await employees(app.ctx, d.org.id, [{ employeeId: 'E1' }]);
 }, 90_000);
 afterAll(async () => {
@@ -111,6 +111,24 @@ describe('consent withdrawal by the employer', () => {
       expect((await revoke(appBasic(c), { employee_id: 'E2', vendor_org: vendorOrg })).body.data).toEqual({ employee_id: 'E2', revoked: [] });
     }
     expect((await read(second.url, v, c, 'E2')).status).toBe(200);
+  });
+
+  it("revokes each vendor's consent in force only: older records stay superseded and out of force", async () => {
+    for (const who of [v, w]) {
+      await consent(who, c, 'E4');
+      await consent(who, c, 'E4');
+    }
+    const res = await revoke(appBasic(c), { employee_id: 'E4' });
+    expect(res.body.data.revoked).toHaveLength(2);
+    for (const who of [v, w]) {
+      const history = await call(`${app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=E4`, { headers: { authorization: who.apiKey } });
+      expect(history.body.data.map((k: { status: string; revoked_at: string | null }) => [k.status, k.revoked_at === null])).toEqual([
+        ['revoked', false],
+        ['superseded', true],
+      ]);
+      expectError(await read(app.url, who, c, 'E4'), 403, CONSENT_MISSING);
+    }
+    expect((await revoke(appBasic(c), { employee_id: 'E4' })).body.data).toEqual({ employee_id: 'E4', revoked: [] });
   });
 });
 

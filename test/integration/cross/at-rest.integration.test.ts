@@ -24,7 +24,7 @@ import { startReceiver, type Receiver } from '../../support/receiver';
 import { storedUsers } from '../../support/stored';
 
 const simCreds = { clientId: 'at-rest-client', clientSecret: 'at-rest-hrms-secret-R4' };
-const ADMIN = { email: 'kavya.hr-admin.r4@gmail.com', fullname: 'Kavya Ramanathan-Iyer' };
+const ADMIN = { email: 'kavya.hr-admin.r4@at-rest-employer.example', fullname: 'Kavya Ramanathan-Iyer' };
 const POSTED = { personalEmail: 'posted.personal.r4@example.in', addressLine: '14 Posted Lane, Indiranagar' };
 
 let app: TestApp;
@@ -71,14 +71,14 @@ beforeAll(async () => {
   rx = await startReceiver();
   sim = await startSim({ employees: 25, seed: 'at-rest', ...simCreds });
   v = await f.vendor(app.ctx);
-  c = await f.client(app.ctx);
+  c = await f.client(app.ctx, undefined, 'at-rest-employer.example');
   await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/v') });
   await f.connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
   expect((await json('/api/webhook/v1/setup-config/', f.setupBody(c, sim, simCreds), {})).status).toBe(200);
   expect(await app.ctx.services.sync.run(c.org.id, 'test', `at-rest-${randomUUID()}`)).toMatchObject({ status: 'succeeded', employees: 25 });
 
-  // The employer's HR admin, named by an SDK token request (a common e-mail domain: the org is
-  // found by its name), opens the Connect session.
+  // The employer's HR admin, named by an SDK token request (an address on the org's own domain:
+  // the org is found by it), opens the Connect session.
   const token = await json('/api/sdk/token/', { email: ADMIN.email, org_name: c.org.orgName, fullname: ADMIN.fullname }, { authorization: v.apiKey });
   expect(token.body.data?.org_id).toBe(c.org.uuid);
   const session = await openSession(app.url, token.body.data.access_token as string);

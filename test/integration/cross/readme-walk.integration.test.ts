@@ -1,14 +1,15 @@
 /**
  * The README's "Running it for real" walk, run as a newcomer would paste it: every ```sh block
  * of that section, parsed from README.md itself, in order, in one bash, on a fresh database
- * schema and Redis prefix, with the real `hrx` executable (npx), the reference HRMS simulator,
+ * schema and Redis prefix, with the real `hrx` executable (the `./hrx` launcher), the reference HRMS simulator,
  * curl and jq. Only the values of a few `export NAME=...` lines are replaced (the test's
  * database, Redis and two free ports); the ids travel between commands in the README's own shell
  * variables. The walk must reach the first employee read and the first V2 read, and every answer
  * the README shows under a block (a ```json block) must have the shape the real answer has (the
  * same keys, nested, with values of the same types) and the same values, but for those that differ
  * from run to run (ids, keys, secrets, times; VARYING below). A shown array is the whole array, or
- * its first items followed by "…". So the README cannot rot.
+ * its first items followed by "…". So the README cannot rot. The last block is the README's Stop
+ * block, as written: after it no process the walk started may still run, and hrx's port is free.
  *
  * Prints the walk's wall time and number of commands (the "fresh database to first read" figure);
  * with `HRX_README_WALK_PRINT=1` also every block's output, to paste as the README's answers.
@@ -17,7 +18,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether any process of process group `pgid` still runs. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `port` on 127.0.0.1 can be listened on. */
+async function portFree(port: number): Promise<boolean> {
+  const srv = createServer();
+  const ok = await new Promise<boolean>((r) => {
+    srv.once('error', () => r(false));
+    srv.listen(port, '127.0.0.1', () => r(true));
+  });
+  if (ok) await new Promise<void>((r) => srv.close(() => r()));
+  return ok;
+}
+
 const id = randomBytes(5).toString('hex');
 const schema = `t_walk_${id}`;
 // Inside the checkout (npx finds hrx from any folder of it), git-ignored, removed afterwards.
@@ -161,6 +183,8 @@ describe.skipIf(skip)('README "Running it for real"', () => {
     ].join('\n');
 
     mkdirSync(workDir, { recursive: true });
+    // The walk runs in a folder of its own inside the checkout: the launcher is there as at the root.
+    symlinkSync(path.join(ROOT, 'hrx'), path.join(workDir, 'hrx'));
     const started = performance.now();
     const child = spawn('bash', ['-c', script], {
       cwd: workDir,
@@ -185,6 +209,12 @@ describe.skipIf(skip)('README "Running it for real"', () => {
       });
     });
     const seconds = (performance.now() - started) / 1000;
+    // The README's Stop block ran last: nothing the walk started may still run (every process of
+    // the walk is in the bash's process group), and hrx's port must be free again.
+    // (A helper process, such as esbuild's service under tsx, exits a moment after its parent.)
+    for (let waited = 0; groupAlive(child.pid!) && waited < 5000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    const leftRunning = groupAlive(child.pid!);
+    if (leftRunning) console.log(spawnSync('ps', ['-o', 'pid,pgid,stat,args', '-g', String(child.pid)], { encoding: 'utf8' }).stdout);
     // Whatever the walk left running (it stops hrx and the simulator itself when it gets that far).
     try {
       process.kill(-child.pid!, 'SIGTERM');
@@ -200,6 +230,9 @@ describe.skipIf(skip)('README "Running it for real"', () => {
     };
     expect(code, `the walk failed:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}\nhrx.log:\n${log()}`).toBe(0);
     expect(stdout).toMatch(/@@step end /);
+    expect(steps.at(-1)!.sh, 'the last block is the Stop block').toMatch(/^kill \$HRX_PID \$SIM_PID/m);
+    expect(leftRunning, 'processes of the walk still running after its Stop block').toBe(false);
+    expect(await portFree(Number(overrides.PORT))).toBe(true);
 
     // [text, step, time, text, step, time, ...]: each step's output and when it started.
     const pieces = stdout.split(/\n@@step (\d+|end) ([\d.]+)@@\n/);

@@ -96,7 +96,7 @@ describe('stores in a caller transaction', () => {
       tx,
     );
     expect((await s.hrmsConfigs.load(client.id, tx))?.hrmsId).toBe('reference');
-    expect(await s.hrmsConfigs.establishment(client.id, tx)).toEqual({ hasConfig: true, hasEmployees: false });
+    expect(await s.hrmsConfigs.establishment(client.id, tx)).toEqual({ established: true, hasConfig: true });
     expect(await s.connect.isLocked(vendor.id, client.id, tx)).toBe(false);
     expect(await s.connect.beginAttempt(vendor.id, client.id, { maxFailures: 5, lockMs: 60_000 }, tx)).toEqual({ locked: false });
     const conn = await s.connections.create({ vendorOrgId: vendor.id, clientOrgId: client.id, status: 'pending' }, tx);
@@ -114,8 +114,12 @@ describe('stores in a caller transaction', () => {
     const expiresAt = new Date(Date.now() + 60_000);
     await s.sdk.issue({ jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id, issuedAt: new Date(), expiresAt }, tx);
     const session = await s.connect.createSession({ secret: randomBytes(16).toString('hex'), jti, connectionId: conn.id, expiresAt }, tx);
-    const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50 };
-    const code = await s.codes.create({ sessionId: session!, clientOrgId: client.id, codeHash: randomBytes(32) }, policy, tx);
+    const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50, maxPerRecipientHour: 50, maxPerVendorHour: 50 };
+    const code = await s.codes.create(
+      { sessionId: session!, clientOrgId: client.id, vendorOrgId: vendor.id, codeHash: randomBytes(32), recipientHash: randomBytes(32) },
+      policy,
+      tx,
+    );
     expect((await s.codes.current(session!, policy, tx))?.id).toBe('id' in code ? code.id : 'none');
     return { vendor, client, made: made.org, keyHash, user, username, conn, run };
   }

@@ -71,8 +71,11 @@ describe('events to vendors: syncs', () => {
         employees_removed: 0,
         started_at: iso(run.started_at),
         finished_at: iso(run.finished_at),
+        // The share of employees with a value, per data point the connection shares (all here).
+        coverage: expect.objectContaining({ name: 1 }),
       },
     });
+    expect(Object.keys(done!.json.data.coverage).length).toBeGreaterThan(100);
     expect(verifySignature(secret, done!)).toBe(true);
     expect(rx.at('/sync').filter((r) => r.json.type === 'employee.removed')).toEqual([]);
   });

@@ -124,7 +124,7 @@ describe('Keka connector: full listing', () => {
   });
 
   it('translates numeric enumerations through label tables that match the tenant', async () => {
-    const labels = JSON.stringify({ gender: { M: 7, F: 8, O: 9 }, groupType: { department: 4, legalEntity: 1 } });
+    const labels = JSON.stringify({ gender: { M: 3, F: 0, O: 1 }, groupType: { department: 4, legalEntity: 1 } });
     const sim = await start({ variants: { labels, hrxKnowsLabels: true } });
     const warnings: string[] = [];
     const { employees } = await listAll(connect(sim, { enumLabels: sim.hrxLabels(), onWarning: (w) => warnings.push(w.field) }));
@@ -134,14 +134,17 @@ describe('Keka connector: full listing', () => {
     expect(warnings).toEqual([]);
   });
 
-  it("puts a tenant's other group type 1 where hrx's default table says (department), never guessing others", async () => {
-    const sim = await start({ employees: 60, variants: { labels: JSON.stringify({ groupType: { department: 6, legalEntity: 1 } }) } });
-    const { employees } = await listAll(connect(sim));
+  it('guesses no group type: without a groupType table no department, and nothing Keka does not define (nationality)', async () => {
+    const sim = await start({ employees: 60 });
+    const warnings: string[] = [];
+    const { employees } = await listAll(connect(sim, { onWarning: (w) => warnings.push(w.field) }));
     expectSameEmployees(employees, sim.expected());
-    expect(employees[0]!.department).toMatch(/Private Limited$/);
+    expect(employees.filter((e) => e.department !== undefined || e.nationality !== undefined)).toEqual([]);
+    expect(employees.filter((e) => e.gender !== undefined || e.maritalStatus !== undefined)).toEqual([]);
+    expect(warnings.sort()).toEqual(['bloodGroup', 'gender', 'maritalStatus', 'relationType', 'timeType', 'workerType']);
   });
 
-  for (const dateFormat of ['isoZ', 'istInstant', 'date'] as const) {
+  for (const dateFormat of ['iso', 'istInstant', 'date'] as const) {
     it(`reads dates written as ${dateFormat}`, async () => {
       const sim = await start({ employees: 120, variants: { dateFormat, zeroDates: dateFormat !== 'date' } });
       expectSameEmployees((await listAll(connect(sim))).employees, sim.expected());

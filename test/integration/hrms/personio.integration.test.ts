@@ -189,6 +189,17 @@ describe('Personio attributes', () => {
     expect(differing(s, (await listAll(connector(s))).records)).toEqual([]);
   });
 
+  it('a salary in EUR is not stored as rupees (empty, one warning naming fix_salary and EUR); part-timers are never Full Time', async () => {
+    const s = await sim({ salaryCurrency: 'EUR' }, 60);
+    const warnings: string[] = [];
+    const { records } = await listAll(connector(s, { onWarning: (w) => warnings.push(`${w.field}: ${w.reason}`) }));
+    expect(differing(s, records)).toEqual([]);
+    expect(records.filter((r) => r.salaryDetails !== undefined)).toEqual([]);
+    expect(warnings).toContain('fix_salary: salary left empty: fix_salary is in EUR, not INR');
+    expect(warnings.filter((w) => w.startsWith('fix_salary'))).toHaveLength(1);
+    expect(new Set(records.map((r) => r.employmentType))).toEqual(new Set(['Contract', undefined]));
+  });
+
   it('dates written as midnight in Berlin (+01:00/+02:00) keep their calendar day; wrappers, supervisor and cost centre unwrapped', async () => {
     const s = await sim({}, 60);
     const raw = await fetch(`${s.url}/v1/company/employees/${s.employeeIds()[9]}`, { headers: { authorization: `Bearer ${await tokenOf(s)}` } });

@@ -119,7 +119,7 @@ describe('keka label tables in setup-config (access_credentials.enum_labels)', (
     return { client_id: c.org.appKey, client_secret: c.appSecret, ...setup, access_credentials: { ...setup.access_credentials, enum_labels: enumLabels } };
   };
 
-  it('refuses tables keka does not have, codes that are not integers and group types that fill no field, naming the field', async () => {
+  it('refuses tables keka does not have, codes that are not integers or not defined by keka, and group types that fill no field, naming the field', async () => {
     const c = await f.client(app.ctx);
     expectError(
       await post(body(c, { colour: { 1: 'Red' } })),
@@ -130,6 +130,8 @@ describe('keka label tables in setup-config (access_credentials.enum_labels)', (
       ),
     );
     expectError(await post(body(c, { gender: { M: 'Male' } })), 400, invalid('access_credentials.enum_labels.gender.M', 'codes are integers'));
+    // Keka's description defines Gender as 0 to 3: a table for code 7 names a value Keka never sends.
+    expectError(await post(body(c, { gender: { 7: 'Male' } })), 400, invalid('access_credentials.enum_labels.gender.7', 'not a code keka defines (0 to 3)'));
     expectError(
       await post(body(c, { groupType: { 2: 'salary' } })),
       400,

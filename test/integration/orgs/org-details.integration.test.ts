@@ -27,3 +27,20 @@ describe('GET /api/org_details/:org/', () => {
     expectError(await call(`${app.url}/api/org_details/${v.org.uuid}/`), 401, plain('Authentication credentials were not provided.'));
   });
 });
+
+describe("GET /api/org_details/:org/: another vendor's remote_org_id", () => {
+  it('shows the remote_org_id to the vendor that set it only; a connected vendor gets null', async () => {
+    const setter = await f.vendor(app.ctx, 'Setter');
+    const other = await f.vendor(app.ctx, 'Other Lender');
+    const tok = await f.sdkToken(app.ctx, setter.org, { email: 'hr@gmail.com', org_name: 'Remote Employer', remote_org_id: 'crm-secret-77' });
+    await f.connection(app.ctx, other.org.uuid, tok.org_id, { status: 'pending' });
+    const details = (v: { apiKey: string }) => call(`${app.url}/api/org_details/${tok.org_id}/`, { headers: { authorization: v.apiKey } });
+    const mine = await details(setter);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ uuid: tok.org_id, remote_org_id: 'crm-secret-77' });
+    const theirs = await details(other);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body).toMatchObject({ uuid: tok.org_id, remote_org_id: null });
+    expect(JSON.stringify(theirs.body)).not.toContain('crm-secret-77');
+  });
+});

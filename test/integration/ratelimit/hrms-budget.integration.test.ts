@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BudgetWaitExceeded, liveReadLimit } from '../../../src/hrms/live-source';
 import { createHrmsBudgets } from '../../../src/ratelimit/hrms-budget';
 import { REDIS_URL } from '../../support/harness';
 
@@ -84,5 +85,61 @@ describe('one tenant, two workers', () => {
     const keys = await opened[0]!.keys(`${prefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join(' ')).not.toContain('keka.com');
+  });
+});
+
+describe('live reads on a tenant budget (docs/behaviour.md "Live reads and the HRMS budget")', () => {
+  const limit = { requests: 10, windowMs: 1000 };
+  const worker = () => createHrmsBudgets({ redis: connect(), prefix, marginMs: 50, pollMs: 100 });
+
+  it('live reads stop at four fifths of the window, refused at once past their wait; a sync still takes the last fifth', async () => {
+    const [api, sync] = [worker(), worker()];
+    const tenant = 'https://live.keka.com';
+    expect(liveReadLimit(limit)).toEqual({ requests: 8, windowMs: 1000 });
+    const live = api.budgetFor('keka', tenant, liveReadLimit(limit), { maxWaitMs: 200 });
+    for (let i = 0; i < 8; i++) await live.take();
+    const t0 = Date.now();
+    const refused = await live.take().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(BudgetWaitExceeded);
+    // The wait named is until the oldest request leaves the window (1000 + 50 ms margin).
+    expect((refused as BudgetWaitExceeded).retryAfterMs).toBeGreaterThan(200);
+    expect((refused as BudgetWaitExceeded).retryAfterMs).toBeLessThanOrEqual(1051);
+    expect(Date.now() - t0).toBeLessThan(150);
+    // The sync's budget of the same tenant: its two requests are there at once.
+    const s0 = Date.now();
+    const full = sync.budgetFor('keka', tenant, limit);
+    await full.take();
+    await full.take();
+    expect(Date.now() - s0).toBeLessThan(150);
+    // Now the window is full: live reads name the wait until enough requests leave for their cap.
+    const again = await live.take().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(again).toBeInstanceOf(BudgetWaitExceeded);
+  });
+
+  it('a live read waits for room when it comes within its wait', async () => {
+    const budget = worker().budgetFor('keka', 'https://soon.keka.com', { requests: 1, windowMs: 300 }, { maxWaitMs: 1000 });
+    await budget.take();
+    const t0 = Date.now();
+    await budget.take();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+  });
+
+  it('with Redis away, a live read is refused at once (never let through uncounted, never left polling)', async () => {
+    const away = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    opened.push(away);
+    const budget = createHrmsBudgets({ redis: away, prefix, pollMs: 1000 }).budgetFor('keka', 'https://away.keka.com', limit, { maxWaitMs: 3000 });
+    const t0 = Date.now();
+    const err = await budget.take().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(BudgetWaitExceeded);
+    expect(Date.now() - t0).toBeLessThan(500);
   });
 });

@@ -7,6 +7,9 @@
  *   the same run, or never stored), and every employee removed in the past; it keeps what lies
  *   ahead, consents in force, consents of employees still held, live employees and tombstones.
  * - At 30 days (the service over the test's database), the boundary: 31 days old goes, 29 stays.
+ * - The event outbox at 30 days: events whose deliveries all ended (or that have none) go after
+ *   30 days with their deliveries and attempts, an ended `employee.removed` at once; an event
+ *   with a delivery pending stays, whatever its age.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,8 +155,15 @@ describe('retention purge at 30 days: the boundary', () => {
     await consent('k-gone-revoked-31', 'GONE', at(`+ interval '1 day'`), at(`- interval '31 days'`));
     await consent('k-removed-31-expired-31', 'REMOVED-31', at(`- interval '31 days'`));
     // A batch of 2 rows a statement: the purge goes on until a batch comes back short.
-    const service = createRetentionService({ store: createRetentionStore(testPool(app)), auditDays: 30, removedDays: 30, log: app.ctx.log, batch: 2 });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1 });
+    const service = createRetentionService({
+      store: createRetentionStore(testPool(app)),
+      auditDays: 30,
+      removedDays: 30,
+      eventDays: 30,
+      log: app.ctx.log,
+      batch: 2,
+    });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1, events: 0 });
     expect(await left()).toStrictEqual({
       audit: ['audit-29'],
       proof: ['proof-29'],
@@ -161,6 +171,52 @@ describe('retention purge at 30 days: the boundary', () => {
       employees: ['LIVE', 'REMOVED-29'],
       tombstones: 0,
     });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0 });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0, events: 0 });
+  });
+});
+
+describe('retention purge of the event outbox', () => {
+  /** An event of `type` written `age` ago with one delivery in `status` (none when null), tagged by its id. */
+  async function event(tag: string, type: string, age: string, status: string | null): Promise<void> {
+    await dbQuery(
+      app,
+      `insert into events (id, type, vendor_org_id, client_org_id, payload, created_at) values ($1, $2, $3, $4, '{}'::json, now() - $5::interval)`,
+      [tag, type, v.org.id, c.org.id, age],
+    );
+    if (!status) return;
+    const delivery = randomUUID();
+    await dbQuery(app, `insert into event_deliveries (id, event_id, endpoint_id, status) values ($1, $2, $3, $4)`, [delivery, tag, endpoint, status]);
+    await dbQuery(app, `insert into event_attempts (delivery_id, attempt, at, duration_ms) values ($1, 1, now(), 5)`, [delivery]);
+  }
+  let endpoint: string;
+
+  it('deletes events whose deliveries ended past 30 days, and ended employee.removed at once; keeps pending and recent ones', async () => {
+    endpoint = randomUUID();
+    await dbQuery(app, `insert into event_endpoints (id, org_id, url, event_types, secret_enc) values ($1, $2, 'https://example.com/hook', '{}', 'x')`, [
+      endpoint,
+      v.org.id,
+    ]);
+    await event('old-delivered', 'employee.updated', '31 days', 'delivered');
+    await event('old-failed', 'sync.completed', '31 days', 'failed');
+    await event('old-cancelled', 'consent.revoked', '31 days', 'cancelled');
+    await event('old-undelivered', 'sync.failed', '31 days', null);
+    await event('old-pending', 'employee.updated', '31 days', 'pending');
+    await event('recent-delivered', 'employee.updated', '29 days', 'delivered');
+    await event('removed-delivered', 'employee.removed', '1 minute', 'delivered');
+    await event('removed-pending', 'employee.removed', '1 minute', 'pending');
+    const service = createRetentionService({
+      store: createRetentionStore(testPool(app)),
+      auditDays: 30,
+      removedDays: 30,
+      eventDays: 30,
+      log: app.ctx.log,
+      batch: 2,
+    });
+    expect((await service.purge()).events).toBe(5);
+    expect(await col(`select id from events`)).toStrictEqual(['old-pending', 'recent-delivered', 'removed-pending']);
+    // Their deliveries and attempts went with them.
+    expect(await col(`select event_id from event_deliveries`)).toStrictEqual(['old-pending', 'recent-delivered', 'removed-pending']);
+    expect((await dbQuery(app, `select count(*)::int as n from event_attempts`)).rows[0].n).toBe(3);
+    expect((await service.purge()).events).toBe(0);
   });
 });

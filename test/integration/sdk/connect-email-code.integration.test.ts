@@ -50,9 +50,10 @@ describe('POST /api/sdk/connect/email-code/', () => {
     expect(mail!.from).toBe('no-reply@hrx.test');
     const code = codeOf(mail!)!;
     expect(code).toMatch(/^[0-9]{6}$/);
-    expect(mail!.text).toContain(`Your code is ${code}. It is good for 10 minutes, on the page where you asked for it.`);
-    expect(mail!.text).toContain("Someone opened a link from Mail Lender to connect Mailed One's HRMS");
-    expect(mail!.text).toContain('If that was not you, ignore this e-mail: without the code, nothing is set up for Mailed One.');
+    expect(mail!.raw).toMatch(new RegExp(`^Subject: Your hrx verification code: ${code}\r?$`, 'm'));
+    expect(mail!.text).toContain(`Your verification code is ${code}. It is good for 10 minutes, on the page where you asked for it.`);
+    expect(mail!.text).toContain('If that was not you, ignore this e-mail: without the code, nothing is set up.');
+    expect(mail!.text).toContain('The link came from Mail Lender. The organisation name given by Mail Lender (not checked by Mail Ops): "Mailed One"');
     expect(mail!.text).toContain('Sent by Mail Ops, which runs this hrx service.');
     const rows = (await dbQuery(app, `select code_hash, attempts, used_at from connect_email_codes`)).rows;
     expect(rows).toHaveLength(1);
@@ -102,9 +103,9 @@ describe('POST /api/sdk/connect/email-code/', () => {
   });
 
   it('is refused for an established org (proof of control is asked there), and without the session cookie', async () => {
-    const employer = await f.client(app.ctx, 'Mailed Established');
+    const employer = await app.ctx.services.orgs.create({ name: 'Mailed Established', vendor: false, client: true, domain: 'mailed-established.example' });
     const v = await f.vendor(app.ctx);
-    const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org, { email: 'hr@gmail.com', org_name: 'mailed established' })).access_token);
+    const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org, { email: 'hr@mailed-established.example' })).access_token);
     await f.employees(app.ctx, employer.org.id, [{ employeeId: 'M1' }]);
     expectError(await connectCall(app.url, s, 'email-code/', undefined), 400, invalid('email', 'not needed: this organisation is already set up'));
     expect((await connectCall(app.url, s, '')).body.data.email_verification).toMatchObject({ required: false, verified: false });

@@ -141,7 +141,7 @@ describe('Connect flow: approve, up to the HRMS credentials', () => {
         optional_data_points: ['dob', 'gender', 'ctc_basic'],
         hrms: { supported: [...SUPPORTED_HRMS], configured: null, entered: false, products },
         proof: { required: false, proven: false },
-        email_verification: { required: true, available: true, verified: false, sent_to: 'priya@globex.example', code_expires_at: null },
+        email_verification: { required: true, available: true, establishes: true, verified: false, sent_to: 'priya@globex.example', code_expires_at: null },
         lock: { locked_until: null },
         notice: {
           vendor_purpose: null,

@@ -26,9 +26,9 @@ describe('Connect proof lock across API processes', () => {
 
   it('five failures on one process lock the approval on the other', async () => {
     const v = await f.vendor(app.ctx);
-    const employer = await f.client(app.ctx);
+    const employer = await f.client(app.ctx, undefined, 'lockout-processes.example');
     await f.employees(app.ctx, employer.org.id, [{ employeeId: 'E1', name: 'One' }]);
-    const tok = await f.sdkToken(app.ctx, v.org, { email: 'ops@gmail.com', org_name: employer.org.orgName });
+    const tok = await f.sdkToken(app.ctx, v.org, { email: 'ops@lockout-processes.example', org_name: employer.org.orgName });
     expect(tok.org_id).toBe(employer.org.uuid);
     const s = await openSession(app.url, tok.access_token);
     for (let i = 0; i < 5; i++) {

@@ -6,7 +6,8 @@
  * org's admin proves control with the app key and secret (a wrong one first) and rejects after
  * confirming, with the keyboard only; a rejected connection reads as such; five wrong proofs lock
  * approving, and a connection the vendor ends reads as ended; without SMTP a new org's page says
- * the operator must approve; an invalid link is a page of its own. axe-core finds nothing on any
+ * the operator must approve, and so does the page of a new org that no code can set up (a gmail
+ * address naming it), which also offers the app key and secret; an invalid link is a page of its own. axe-core finds nothing on any
  * of these states, at 1280×900 and 390×844.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,14 +117,14 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
   for (const viewport of ['desktop', 'phone'] as const) {
     it(`an established org: proof with the app key and secret, then reject after confirming (${viewport})`, async () => {
       const v = await vendor(app.ctx, `Quiet Insurer ${viewport}`);
-      const employer = await client(app.ctx, `Established ${viewport} Co`);
+      const employer = await client(app.ctx, `Established ${viewport} Co`, `established-${viewport}.example`);
       await storesOf(app).hrmsConfigs.save({
         orgId: employer.org.id,
         hrmsId: 'reference',
         apiConfigs: [],
         credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
       });
-      const { page, problems } = await open(viewport, await tokenFor(v, `hr.${viewport}@gmail.com`, `established ${viewport} co`));
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr@established-${viewport}.example`, `established ${viewport} co`));
       expect(await page.textContent('#hrms-title')).toBe(`Prove that you manage Established ${viewport} Co`);
       expect(await page.isHidden('#step-email')).toBe(true);
       expect(await page.textContent('#n-purpose')).toBe(`Quiet Insurer ${viewport} has not said what it uses this data for. Ask them before you approve.`);
@@ -176,14 +177,14 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
 
     it(`five wrong proofs lock approving; the vendor ends the connection: the ended view (${viewport})`, async () => {
       const v = await vendor(app.ctx, `Locked Lender ${viewport}`);
-      const employer = await client(app.ctx, `Locked ${viewport} Co`);
+      const employer = await client(app.ctx, `Locked ${viewport} Co`, `locked-${viewport}.example`);
       await storesOf(app).hrmsConfigs.save({
         orgId: employer.org.id,
         hrmsId: 'reference',
         apiConfigs: [],
         credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, hrms_host: sim.url },
       });
-      const { page, problems } = await open(viewport, await tokenFor(v, `hr.locked.${viewport}@gmail.com`, `locked ${viewport} co`));
+      const { page, problems } = await open(viewport, await tokenFor(v, `hr@locked-${viewport}.example`, `locked ${viewport} co`));
       // Without HRX_OPERATOR_CONTACT, the footer links the sender address of HRX_SMTP_FROM.
       expect(await page.getAttribute('#operator-contact', 'href')).toBe('mailto:no-reply@hrx.test');
       for (let i = 0; i < 5 && !/locked until/.test((await page.textContent('#decide-note')) ?? ''); i++) {
@@ -264,4 +265,30 @@ describe.skipIf(!haveChromium)('the Connect page: when no e-mail code can be sen
       });
     }
   });
+});
+
+describe.skipIf(!haveChromium)('the Connect page: an org no e-mail code can set up', () => {
+  for (const viewport of ['desktop', 'phone'] as const) {
+    it(`a gmail address naming a new org: who can approve instead, no code form, approve off (${viewport})`, async () => {
+      const v = await vendor(app.ctx, `Gmail Lender ${viewport}`);
+      const email = `hr.owner.${viewport}@gmail.com`;
+      const { page, problems } = await open(viewport, await tokenFor(v, email, `Owner Only ${viewport}`));
+      const org = `Owner Only ${viewport}`;
+      expect(await page.textContent('#email-intro')).toBe(
+        `${org} is not yet connected to hrx, and a code sent to ${email} cannot set it up: that address is not on ${org}'s own e-mail domain. ` +
+          `Ask the operator of this service to approve this connection for you, or, if hrx gave ${org} an application key and secret, enter them below.`,
+      );
+      expect(await page.isHidden('#email-form')).toBe(true);
+      expect(await page.isHidden('#hrms-form')).toBe(true);
+      expect(await page.isVisible('#proof-form')).toBe(true);
+      expect(await page.isDisabled('#approve')).toBe(true);
+      expect(await page.textContent('#decide-note')).toBe(
+        `Only the operator of this service, or someone with ${org}'s application key and secret, can approve this connection (step 3).`,
+      );
+      expect(app.mailbox!.to(email)).toHaveLength(0);
+      await clean(page, 'no-code-can-set-up', viewport);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+  }
 });

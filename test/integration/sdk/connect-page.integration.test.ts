@@ -101,7 +101,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
 
   it('an established org: approve stays off until control is proven with the app key and secret', async () => {
     const v = await vendor(app.ctx, 'Lender Two');
-    const employer = await client(app.ctx, 'Established Page Co');
+    const employer = await client(app.ctx, 'Established Page Co', 'established-page.example');
     await storesOf(app).hrmsConfigs.save({
       orgId: employer.org.id,
       hrmsId: 'reference',
@@ -110,7 +110,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     });
     const principal = { orgId: v.org.id, orgUuid: v.org.uuid, isVendor: true, isClient: false, credentialId: 'test' };
     const token = await app.ctx.services.sdk.issueToken(principal, {
-      email: 'hr@gmail.com',
+      email: 'hr@established-page.example',
       org_name: 'established page co',
       fullname: 'Ravi K',
       data_model_flags: { detail_info_fields: { name: -1 } },

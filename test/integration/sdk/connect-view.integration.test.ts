@@ -24,10 +24,10 @@ describe('GET /api/sdk/connect/', () => {
 
   it('labels the requested points, shows the lock after five failed proofs and, once decided, when', async () => {
     const v = await f.vendor(app.ctx, 'View Vendor Two');
-    const employer = await f.client(app.ctx, 'View Established');
+    const employer = await f.client(app.ctx, 'View Established', 'view-established.example');
     await f.employees(app.ctx, employer.org.id, [{ employeeId: 'V1' }]);
     const tok = await f.sdkToken(app.ctx, v.org, {
-      email: 'hr@gmail.com',
+      email: 'hr@view-established.example',
       org_name: 'view established',
       data_model_flags: { detail_info_fields: { aadhar: -1 }, ctc_details_fields: { ctc_deductions_esi: 1 } },
     });

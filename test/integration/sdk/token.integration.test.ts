@@ -112,10 +112,23 @@ describe('SDK token: org resolution', () => {
     expect(first.body.data.org_id).not.toBe(acme.body.data.org_id);
     const again = await token({ email: 'b@acme-corp.example', org_name: 'Entirely Different', fullname: 'B', remote_org_id: 'crm-42' });
     expect(again.body.data.org_id).toBe(first.body.data.org_id);
-    expect(await orgOf(first.body.data.org_id)).toMatchObject({ remote_org_id: 'crm-42', org_name: 'Acme Corp', email_domain: null, is_client: true });
+    expect(await orgOf(first.body.data.org_id)).toMatchObject({
+      remote_org_id: 'crm-42',
+      remote_org_vendor_id: a.org.id,
+      created_via: 'remote_org_id',
+      org_name: 'Acme Corp',
+      email_domain: null,
+      is_client: true,
+    });
+    // Another vendor's same remote id names another org (docs/connect.md "Which org a token names").
+    const c = await f.vendor(app.ctx, 'Lender C');
+    const theirs = await token({ email: 'a@gmail.com', org_name: 'Acme Corp', fullname: 'A', remote_org_id: 'crm-42' }, c.apiKey);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data.org_id).not.toBe(first.body.data.org_id);
+    expect(await orgOf(theirs.body.data.org_id)).toMatchObject({ remote_org_id: 'crm-42', remote_org_vendor_id: c.org.id });
     // A remote id held by a vendor org does not make that vendor a client.
     const b = await f.vendor(app.ctx, 'Lender B');
-    await sql(`update orgs set remote_org_id = 'vendor-b' where id = $1`, [b.org.id]);
+    await sql(`update orgs set remote_org_id = 'vendor-b', remote_org_vendor_id = $2 where id = $1`, [b.org.id, a.org.id]);
     expectError(
       await token({ email: 'a@gmail.com', org_name: 'X', fullname: 'A', remote_org_id: 'vendor-b' }),
       400,
@@ -159,12 +172,13 @@ describe('SDK token: the pending connection and the key', () => {
   });
 
   it('leaves an approved connection as it is and asks a rejected one again', async () => {
-    const client = await f.client(app.ctx, 'Approved Co');
+    // Orgs the operator made are found by their domain, never by their name (docs/connect.md "Which org a token names").
+    const client = await app.ctx.services.orgs.create({ name: 'Approved Co', vendor: false, client: true, domain: 'approved-co.example' });
     const approved = await f.connection(app.ctx, a.org.uuid, client.org.uuid, { shared: ['name', 'pan'] });
     await app.ctx.services.sdk.issueToken(
       { orgId: a.org.id, orgUuid: a.org.uuid, isVendor: true, isClient: false, credentialId: 't' },
       {
-        email: 'x@gmail.com',
+        email: 'x@approved-co.example',
         org_name: 'approved co',
         fullname: 'X',
         data_model_flags: { detail_info_fields: { dob: -1 } },
@@ -177,9 +191,9 @@ describe('SDK token: the pending connection and the key', () => {
       data_model_flags: null,
     });
 
-    const rejectedClient = await f.client(app.ctx, 'Rejected Co');
+    const rejectedClient = await app.ctx.services.orgs.create({ name: 'Rejected Co', vendor: false, client: true, domain: 'rejected-co.example' });
     const rejected = await f.connection(app.ctx, a.org.uuid, rejectedClient.org.uuid, { status: 'rejected' });
-    await token({ email: 'y@gmail.com', org_name: 'Rejected Co', fullname: 'Y', data_model_flags: { detail_info_fields: { dob: 1 } } });
+    await token({ email: 'y@rejected-co.example', org_name: 'Rejected Co', fullname: 'Y', data_model_flags: { detail_info_fields: { dob: 1 } } });
     expect(await activeConnection(rejectedClient.org.uuid)).toMatchObject({
       id: rejected.id,
       status: 'pending',

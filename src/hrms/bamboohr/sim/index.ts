@@ -1,18 +1,23 @@
 /**
- * The BambooHR simulator (`hrx hrms-sim --dialect bamboohr`; research hrms-dialects.md §5 and §9
- * "BambooHR simulator"):
+ * The BambooHR simulator (`hrx hrms-sim --dialect bamboohr`): it answers what BambooHR's own
+ * OpenAPI description says (`bamboohr/openapi/public.yaml`, "Y:<line>"; where the research notes
+ * differ, the description wins):
  * - Basic auth with the API key as user name (any password); 401 for an unknown key.
- * - `GET {prefix}/employees` with `fields`, `filter[status]`, `filter[ids]`, `page[limit]` (1–2500,
- *   default 250; else 400) and `page[after]`; `{data, meta: {page: {nextCursor, prevCursor}}}`.
- *   Without `filter[status]`: everyone, or only active employees (switch `defaultStatus`: `all`
- *   default, `active`; research `?`).
- * - `GET {prefix}/employees/changed?since=` (`{latest, employees: {id: {id, action, lastChanged}}}`,
- *   actions Inserted, Updated, Deleted) and `GET {prefix}/employees/{id}?fields=`.
+ * - `POST {prefix}/reports/custom?format=json` (Y:8512-8590): a JSON body (`Content-Type:
+ *   application/json` exactly, else 400 as the description warns) `{fields, filters?:
+ *   {employeeIds}}` → `{title, fields, employees}`, every employee whatever its status, each row
+ *   `id` plus the fields asked that have a value, as strings.
+ * - `GET {prefix}/employees/changed?since=` (Y:8398-8447: `{latest, employees: {id: {id, action,
+ *   lastChanged}}}`, actions Inserted, Updated, Deleted) and `GET {prefix}/employees/{id}?fields=`
+ *   (Y:7772-7830: `id` and the fields asked, `null` when empty).
+ * - `GET {prefix}/employees` (list-employees) accepts OAuth only (Y:4934-4949): an API key there is
+ *   401, as BambooHR answers it.
  * - `{prefix}`: `/api/v1` (default) or the legacy `/api/gateway.php/{companyDomain}/v1` (switch
  *   `prefix: gateway`).
- * - `terminationDate` and blank dates `0000-00-00`; switches of `rows.ts` (`supervisorFormat`,
- *   `newFieldNames`, `restrictedFields` as a comma list, `payPer` year|month, `payCurrency` (three
- *   letters, default INR), `payRateFormat` amount-code|code-amount).
+ * - `terminationDate` and blank dates `0000-00-00`; an exited employee's `employmentStatus` is
+ *   `Terminated`; switches of `rows.ts` (`supervisorFormat`, `restrictedFields` as a comma list,
+ *   `payPer` year|month, `payCurrency` (three letters, default INR), `payRateFormat`
+ *   amount-code|code-amount).
  * - Throttling (no published numbers): past `limitPerMinute` (default 60, hrx's budget) requests in
  *   60 s, or by the `rateThrottle` fault: `throttleStatus` 429 (default; BambooHR from 2026-09-16)
  *   or 503 (before), with `Retry-After: retryAfterSec` (default 1).
@@ -21,8 +26,8 @@
 import type { IncomingMessage } from 'node:http';
 import { employeeCode } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { basicCredentials, json, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
-import { bambooEmployee, bambooExpected, bambooFields, bambooInactive, type BambooRowVariants } from './rows';
+import { basicCredentials, json, readBody, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
+import { bambooEmployee, bambooExpected, bambooFields, bambooReportRow, type BambooRowVariants } from './rows';
 
 const API_KEY = 'bhr-4f0c2a9e7d1b5c3a8e6f';
 /** Every employee's last change before the simulator starts (fixed: data never depends on the clock). */
@@ -39,14 +44,12 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
   const v = options.variants ?? {};
   const rowVariants: BambooRowVariants = {
     supervisorFormat: v.supervisorFormat === 'last-first' ? 'last-first' : 'first-last',
-    newFieldNames: v.newFieldNames === true,
     restrictedFields: typeof v.restrictedFields === 'string' ? v.restrictedFields.split(',').filter(Boolean) : [],
     payPer: v.payPer === 'month' ? 'Month' : 'Year',
     payCurrency: typeof v.payCurrency === 'string' && /^[A-Z]{3}$/.test(v.payCurrency) ? v.payCurrency : 'INR',
     payRateCodeFirst: v.payRateFormat === 'code-amount',
   };
   const gateway = v.prefix === 'gateway';
-  const activeOnlyByDefault = v.defaultStatus === 'active';
   const throttling = unpublishedThrottle(v, 60);
   const core = new SimCore(options, throttling.limit, [], true);
   const staff = new Staff(options.seed, options.employees, { revision: REVISION_NUMBERED, unchangedAt: () => BASE_CHANGED });
@@ -54,37 +57,27 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
 
   const exists = (i: number): boolean => staff.isServed(i);
 
-  function list(url: URL): Reply {
-    const q = url.searchParams;
-    const limitParam = q.get('page[limit]');
-    const size = limitParam === null ? 250 : Number(limitParam);
-    if (!Number.isInteger(size) || size < 1 || size > 2500) return json(400, { error: 'page[limit] must be 1 to 2500' });
-    const status = q.get('filter[status]') ?? (activeOnlyByDefault ? 'active' : null);
-    const ids = q.get('filter[ids]')?.split(',').map(Number) ?? null;
-    const fields = q.get('fields')?.split(',').filter(Boolean) ?? null;
-    const after = q.get('page[after]');
-    let from = 1;
-    if (after !== null) {
-      const n = Number(Buffer.from(after, 'base64url').toString('utf8'));
-      if (!Number.isInteger(n) || n < 1) return json(400, { error: 'invalid page[after]' });
-      from = n + 1;
+  /** The custom report (Y:8512-8590). */
+  async function report(req: IncomingMessage, url: URL): Promise<Reply> {
+    const format = url.searchParams.get('format');
+    if (format !== null && format.toLowerCase() !== 'json') return json(404, { error: 'Report format not found' });
+    if (format === null && req.headers.accept !== 'application/json') return json(404, { error: 'Report format not found' });
+    if (req.headers['content-type'] !== 'application/json') return json(400, { error: 'Malformed XML' });
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req, 1024 * 1024)) ?? '');
+    } catch {
+      return json(400, { error: 'Malformed JSON' });
     }
-    const data: Record<string, unknown>[] = [];
-    let last = 0;
-    let more = false;
-    for (let i = from; i <= options.employees; i++) {
-      if (!exists(i) || (ids && !ids.includes(i))) continue;
-      const e = staff.employee(i);
-      if (status !== null && (status === 'inactive') !== bambooInactive(e)) continue;
-      if (data.length === size) {
-        more = true;
-        break;
-      }
-      data.push(bambooEmployee(bambooFields(e, i, rowVariants), fields, rowVariants));
-      last = i;
-    }
-    const nextCursor = more ? Buffer.from(String(last)).toString('base64url') : null;
-    return json(200, { data, meta: { page: { nextCursor, prevCursor: after } } });
+    const asked = typeof body === 'object' && body !== null ? (body as { fields?: unknown; filters?: { employeeIds?: unknown } }) : {};
+    if (!Array.isArray(asked.fields) || asked.fields.length > 400) return json(400, { error: 'fields: 1 to 400 field ids' });
+    const fields = asked.fields.filter((f): f is string => typeof f === 'string');
+    const only = Array.isArray(asked.filters?.employeeIds) ? new Set(asked.filters.employeeIds.map(Number)) : undefined;
+    const employees = staff
+      .served()
+      .filter((i) => !only || only.has(i))
+      .map((i) => bambooReportRow(bambooFields(staff.employee(i), i, rowVariants), fields, rowVariants));
+    return json(200, { title: 'hrx', fields: fields.map((id) => ({ id, type: 'text', name: id })), employees });
   }
 
   function changed(url: URL): Reply {
@@ -107,7 +100,8 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
     const inWindow = core.window.hit();
     paths.push(`${url.pathname}${url.search}`);
     const m = (gateway ? /^\/api\/gateway\.php\/[^/]+\/v1\/(.*)$/ : /^\/api\/v1\/(.*)$/).exec(url.pathname);
-    if (!m || req.method !== 'GET') return json(404, { error: 'Not found' });
+    const isReport = m?.[1] === 'reports/custom';
+    if (!m || req.method !== (isReport ? 'POST' : 'GET')) return json(404, { error: 'Not found' });
     const stop = await core.gate(inWindow, throttled, () => json(500, { error: 'Internal server error' }));
     if (stop) return stop;
     const auth = basicCredentials(req.headers.authorization);
@@ -116,12 +110,15 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
       return new Reply(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="BambooHR"', 'content-type': 'text/plain' });
     }
     const path = m[1]!;
-    if (path === 'employees') return list(url);
+    // list-employees accepts OAuth only (Y:4934-4949): the API key is refused there.
+    if (path === 'employees') return new Reply(401, '', { 'www-authenticate': 'Bearer realm="BambooHR"' });
+    if (isReport) return report(req, url);
     if (path === 'employees/changed') return changed(url);
     const one = /^employees\/(\d+)$/.exec(path);
     if (one && exists(Number(one[1]))) {
       const i = Number(one[1]);
       const fields = url.searchParams.get('fields')?.split(',').filter(Boolean) ?? ['firstName', 'lastName'];
+      if (fields.length > 400) return json(400, { error: 'more than 400 fields' });
       return json(200, bambooEmployee(bambooFields(staff.employee(i), i, rowVariants), fields, rowVariants));
     }
     return json(404, { error: 'Not found' });

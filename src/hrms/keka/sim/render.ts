@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import type { NativeAddress, NativeEmployee } from '../../sim/data';
 import { bloodOf, dmy, fullNameOf, hasNoBirthDate, isoOf, isWorking, orNone, tenDigits } from '../../sim/kit';
+import { KEKA_DEFINED_CODES } from '../mapping';
 
 /**
  * The simulated tenant's enumeration codes (Keka publishes none, research `?`): which number the
@@ -26,10 +27,14 @@ export interface KekaSimLabels {
   employmentStatus: Record<'working' | 'relieved', number>;
 }
 
-/** Default codes of the simulated tenant (department = group type 1, as client code reads Keka). */
+/**
+ * Default codes of the simulated tenant, each within the numbers Keka's description defines for
+ * that enumeration (keka/openapi/rules.yaml): marital status has three (0, 1, 2), so this tenant
+ * writes widowed and divorced both as 2; invitation status is 0 or 1.
+ */
 export const DEFAULT_KEKA_SIM_LABELS: KekaSimLabels = {
   gender: { M: 1, F: 2, O: 3 },
-  maritalStatus: { SINGLE: 0, MARRIED: 1, WIDOWED: 2, DIVORCED: 3 },
+  maritalStatus: { SINGLE: 0, MARRIED: 1, WIDOWED: 2, DIVORCED: 2 },
   bloodGroup: { 'A+': 1, 'A-': 2, 'B+': 3, 'B-': 4, 'AB+': 5, 'AB-': 6, 'O+': 7, 'O-': 8 },
   workerType: { permanent: 0, contingent: 1, intern: 2 },
   timeType: { full: 0, part: 1 },
@@ -38,7 +43,14 @@ export const DEFAULT_KEKA_SIM_LABELS: KekaSimLabels = {
   employmentStatus: { working: 0, relieved: 1 },
 };
 
-/** `DEFAULT_KEKA_SIM_LABELS` with `json`'s tables merged in; a malformed value is a `RangeError`. */
+/** The largest code Keka's description defines per table (keka/openapi/rules.yaml; `EmploymentStatus` K:9767: 0, 1). */
+const MAX_CODE: Readonly<Record<keyof KekaSimLabels, number>> = { ...KEKA_DEFINED_CODES, employmentStatus: 1 };
+
+/**
+ * `DEFAULT_KEKA_SIM_LABELS` with `json`'s tables merged in; a malformed value, or a code Keka's
+ * description does not define for that table (the simulator answers only what it describes), is
+ * a `RangeError`.
+ */
 export function simLabels(json: string | undefined): KekaSimLabels {
   if (json === undefined) return DEFAULT_KEKA_SIM_LABELS;
   let parsed: unknown;
@@ -55,6 +67,7 @@ export function simLabels(json: string | undefined): KekaSimLabels {
     for (const [k, v] of Object.entries(codes)) {
       if (!Object.hasOwn(target, k) || typeof v !== 'number' || !Number.isInteger(v))
         throw new RangeError(`variant labels: ${table}.${k} must be a known key with an integer`);
+      if (v < 0 || v > MAX_CODE[table as keyof KekaSimLabels]) throw new RangeError(`variant labels: ${table}.${k} is not a code Keka defines`);
       target[k] = v;
     }
   }
@@ -130,7 +143,15 @@ const address = (a: NativeAddress | null | undefined) =>
 
 const workerOf = (e: NativeEmployee) => (e.employment_type === 'CONTRACT' ? 'contingent' : e.employment_type === 'INTERN' ? 'intern' : 'permanent');
 
-/** Employee `i` as Keka's `EmployeeProfile`. */
+/** `v` when it is neither null nor undefined, else nothing: a property Keka's description does not let be null is left out. */
+const present = <K extends string>(key: K, v: unknown): Partial<Record<K, unknown>> =>
+  v === null || v === undefined ? {} : ({ [key]: v } as Record<K, unknown>);
+
+/**
+ * Employee `i` as Keka's `EmployeeProfile`, as its description defines it (keka/openapi/rules.yaml):
+ * enumerations within their defined numbers, date-times with an offset, and the object and
+ * enumeration properties the description does not let be null left out rather than null.
+ */
 export function renderKekaEmployee(i: number, e: NativeEmployee, o: KekaRenderOptions): Record<string, unknown> {
   const l = o.labels;
   const blood = bloodOf(e.blood_group) as keyof KekaSimLabels['bloodGroup'] | undefined;
@@ -150,7 +171,6 @@ export function renderKekaEmployee(i: number, e: NativeEmployee, o: KekaRenderOp
     workPhone: null,
     homePhone: null,
     countryCode: e.country,
-    nationality: e.nationality,
     dateOfBirth: hasNoBirthDate(i) ? date(null, o) : date(e.date_of_birth, o),
     joiningDate: date(e.date_of_joining, o),
     marriageDate: date(e.marriage_date, { ...o, zeroDates: o.zeroDates && e.marital_status !== 'SINGLE' }),
@@ -160,13 +180,13 @@ export function renderKekaEmployee(i: number, e: NativeEmployee, o: KekaRenderOp
     probationEndDate: null,
     gender: l.gender[e.gender as 'M'],
     maritalStatus: l.maritalStatus[e.marital_status as 'SINGLE'],
-    bloodGroup: blood ? l.bloodGroup[blood] : null,
+    ...present('bloodGroup', blood ? l.bloodGroup[blood] : null),
     employmentStatus: isWorking(e) ? l.employmentStatus.working : l.employmentStatus.relieved,
     accountStatus: 1,
-    invitationStatus: 2,
+    invitationStatus: 1,
     workerType: l.workerType[workerOf(e)],
     timeType: e.employment_type === 'PART_TIME' ? l.timeType.part : l.timeType.full,
-    jobTitle: e.designation ? { identifier: uuidOf(o.seed, `t|${e.designation}`), title: e.designation } : null,
+    ...present('jobTitle', e.designation ? { identifier: uuidOf(o.seed, `t|${e.designation}`), title: e.designation } : null),
     payGradeInfo: { identifier: uuidOf(o.seed, `pg|${e.grade}`), title: e.grade },
     groups: [
       ...group('department', e.department),
@@ -176,13 +196,13 @@ export function renderKekaEmployee(i: number, e: NativeEmployee, o: KekaRenderOp
       ...group('location', e.work_location.city),
     ],
     city: e.work_location.city,
-    reportsTo: mgr ? { id: uuidOf(o.seed, mgr.email), email: mgr.email, ...split(mgr.name) } : null,
-    l2Manager: e.skip_level_managers[0]
-      ? { id: uuidOf(o.seed, e.skip_level_managers[0]), email: e.skip_level_managers[0], firstName: null, lastName: null }
-      : null,
-    dottedLineManager: null,
-    currentAddress: address(e.current_address),
-    permanentAddress: address(e.permanent_address),
+    ...present('reportsTo', mgr ? { id: uuidOf(o.seed, mgr.email), email: mgr.email, ...split(mgr.name) } : null),
+    ...present(
+      'l2Manager',
+      e.skip_level_managers[0] ? { id: uuidOf(o.seed, e.skip_level_managers[0]), email: e.skip_level_managers[0], firstName: null, lastName: null } : null,
+    ),
+    ...present('currentAddress', address(e.current_address)),
+    ...present('permanentAddress', address(e.permanent_address)),
     relations: e.dependents.map((d) => ({
       id: uuidOf(o.seed, `r|${e.employee_code}|${d.full_name}`),
       relationType: l.relationType[d.relationship as 'SPOUSE'],
@@ -249,7 +269,6 @@ export function kekaTruth(i: number, e: NativeEmployee, o: KekaRenderOptions, kn
     personalEmail: orNone(e.personal_email),
     mobileNumber: tenDigits(e.mobile),
     countryCode: e.country,
-    nationality: e.nationality,
     dob: hasNoBirthDate(i) ? undefined : isoOf(e.date_of_birth),
     doj: isoOf(e.date_of_joining),
     terminationDate: isoOf(e.exit_date),

@@ -12,9 +12,10 @@
  * - Throttling: more than `limit` (50) data requests in a fixed `windowMs` (60 s) window → 429
  *   with `rateLimitExceeded`, `Retry-After` only with the `retryAfter` variant.
  *
- * Variants (research `?` made switches): `windowMs`, `limit`, `retryAfter` (false), `tokenTtlSec`
- * (86400), `dateFormat` (`iso` | `isoZ` | `istInstant` | `date`), `zeroDates` (true: empty dates
- * as `0001-01-01T00:00:00`), `listsRelievedByDefault` (true: the unfiltered listing includes
+ * Answers follow Keka's published description (keka/openapi/rules.yaml); the research's other
+ * shapes stay switches. Variants: `windowMs`, `limit`, `retryAfter` (false), `tokenTtlSec`
+ * (86400), `dateFormat` (`isoZ` default, the description's date-time; `iso` | `istInstant` |
+ * `date`), `zeroDates` (false; true: empty dates as `0001-01-01T00:00:00`), `listsRelievedByDefault` (true: the unfiltered listing includes
  * relieved employees), `pageSizeOver200` (`clamp` | `error`), `nextPage` (`absolute` |
  * `relative` | `absent`), `labels` (JSON: the tenant's enumeration codes), `hrxKnowsLabels`
  * (false: `expected()` as hrx stores it without `enumLabels`; true: with the matching tables),
@@ -28,8 +29,8 @@ import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
 import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../../sim/kit';
 import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
 
-/** What hrx knows of Keka's codes without `enumLabels` (its documented default: group type 1 = department). */
-const HRX_DEFAULT_KNOWN = { groupType: { 1: 'department' } };
+/** What hrx knows of Keka's codes without `enumLabels`: nothing (Keka's description names none of its numbers). */
+const HRX_DEFAULT_KNOWN = {};
 const LIST_PATH = '/api/v1/hris/employees';
 
 /** A running Keka simulator. */
@@ -52,8 +53,9 @@ export class KekaSim extends DialectSimBase {
     this.render = {
       seed: opts.seed,
       labels: this.labelTable,
-      dateFormat: this.variants.oneOf('dateFormat', KEKA_DATE_FORMATS, 'iso'),
-      zeroDates: this.variants.bool('zeroDates', true),
+      // Keka's description: `format: date-time` (RFC 3339, with an offset) and nullable dates.
+      dateFormat: this.variants.oneOf('dateFormat', KEKA_DATE_FORMATS, 'isoZ'),
+      zeroDates: this.variants.bool('zeroDates', false),
     };
     // Read every other switch now, so a bad one fails at start.
     for (const [name, dflt] of [
@@ -108,7 +110,7 @@ export class KekaSim extends DialectSimBase {
       this.core.counters.authFailures++;
       throw new Reply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
-    return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url);
+    return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url, req.headers.host);
   }
 
   private token(form: URLSearchParams): Reply {
@@ -154,7 +156,8 @@ export class KekaSim extends DialectSimBase {
     return json(200, { succeeded: true, message: '', errors: [], data: renderKekaEmployee(i, this.book.employee(i), this.render) });
   }
 
-  private list(url: URL): Reply {
+  /** One page of the list; its page links are absolute on the host the client asked (`Host`), as Keka's are on its own. */
+  private list(url: URL, host: string | undefined): Reply {
     const q = url.searchParams;
     const int = (name: string, dflt: number): number => {
       const raw = q.get(name);
@@ -199,7 +202,7 @@ export class KekaSim extends DialectSimBase {
     const totalPages = Math.ceil(matching.length / pageSize);
     const data = matching.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((i) => renderKekaEmployee(i, this.book.employee(i), this.render));
     const link = (n: number): string => {
-      const u = new URL(`${this.url}${LIST_PATH}?${q.toString()}`);
+      const u = new URL(`${host && /^[\w.:-]+$/.test(host) ? `http://${host}` : this.url}${LIST_PATH}?${q.toString()}`);
       u.searchParams.set('pageNumber', String(n));
       u.searchParams.set('pageSize', String(pageSize));
       return this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'relative' ? u.pathname + u.search : u.href;

@@ -28,6 +28,8 @@ export interface PersonioShape {
   dynamicAttributes: boolean;
   /** `fix_salary` per year or per month. */
   salaryInterval: 'yearly' | 'monthly';
+  /** The `currency` of `fix_salary` (P:3787; default INR; another one: hrx leaves salary empty). */
+  salaryCurrency: string;
   /** Whether v2 custom attributes carry their label (else only an id). */
   v2Labels: boolean;
 }
@@ -130,7 +132,6 @@ export function v1Employee(i: number, e: NativeEmployee, manager: NativeEmployee
     position: wrap('Position', e.designation, 'standard', 'position'),
     employment_type: wrap('Employment type', e.employment_type === 'CONTRACT' ? 'external' : 'internal', 'standard', 'employment_type'),
     weekly_working_hours: wrap('Weekly hours', String(weeklyHours(e)), 'standard', 'weekly_working_hours'),
-    full_time_weekly_working_hours: wrap('Full-time weekly hours', '40', 'standard', 'full_time_weekly_working_hours'),
     hire_date: wrap('Hire date', v1Date(e.date_of_joining, shape), 'date', 'hire_date'),
     termination_date: wrap('Termination date', v1Date(e.exit_date, shape), 'date', 'termination_date'),
     department: wrap('Department', ref('Department', nameId(e.department), e.department), 'standard', 'department'),
@@ -159,20 +160,24 @@ export function v1Employee(i: number, e: NativeEmployee, manager: NativeEmployee
       'standard',
       'supervisor',
     ),
-    fix_salary: wrap(
-      'Fix salary',
-      salary === undefined ? null : shape.salaryInterval === 'yearly' ? salary : Math.round((salary / 12) * 100) / 100,
-      'decimal',
-      'fix_salary',
-    ),
+    fix_salary: {
+      ...wrap(
+        'Fix salary',
+        salary === undefined ? null : shape.salaryInterval === 'yearly' ? salary : Math.round((salary / 12) * 100) / 100,
+        'decimal',
+        'fix_salary',
+      ),
+      currency: shape.salaryCurrency,
+    },
     fix_salary_interval: wrap('Salary interval', salary === undefined ? null : shape.salaryInterval, 'standard', 'fix_salary_interval'),
-    hourly_salary: wrap('Hourly salary', null, 'decimal', 'hourly_salary'),
+    hourly_salary: { ...wrap('Hourly salary', null, 'decimal', 'hourly_salary'), currency: shape.salaryCurrency },
     last_modified_at: wrap('Last modified', new Date(modifiedAt).toISOString(), 'date', 'last_modified_at'),
   };
   if (shape.dynamicAttributes) {
     for (const [k, v] of Object.entries(dynamicValues(e, shape, i)) as [DynamicKey, unknown][]) {
       const [id, en, de, type] = DYNAMIC[k];
-      attributes[`dynamic_${id}`] = wrap(shape.labels === 'de' ? de : en, v, type);
+      // The birth date carries the `universal_id` Personio documents for it (P:1013-1016).
+      attributes[`dynamic_${id}`] = wrap(shape.labels === 'de' ? de : en, v, type, k === 'dob' ? 'date_of_birth' : null);
     }
   }
   return { type: 'Employee', attributes };
@@ -219,7 +224,6 @@ export function v2Employments(i: number, e: NativeEmployee, modifiedAt: number) 
       { type: 'TEAM', id: String(nameId(e.business_unit)) },
     ],
     weekly_working_hours: weeklyHours(e),
-    full_time_weekly_working_hours: 40,
     updated_at: new Date(modifiedAt).toISOString(),
   };
   if (!(i % 97 === 0 && e.employment_status === 'ACTIVE')) return [current];
@@ -267,7 +271,8 @@ export function expectedRecord(
     doj: isoDay(e.date_of_joining),
     terminationDate: isoDay(e.exit_date),
     status: hasLeft(e) ? 'Inactive' : 'Active',
-    employmentType: e.employment_type === 'CONTRACT' ? 'Contract' : e.employment_type === 'PART_TIME' ? 'Part Time' : 'Full Time',
+    // `internal` says neither full nor part time (src/hrms/personio/README.md): only `external` is a type.
+    employmentType: e.employment_type === 'CONTRACT' ? 'Contract' : undefined,
     designation: orAbsent(e.designation),
     department: e.department,
     manager: manager && fullNameOf(manager),
@@ -275,7 +280,7 @@ export function expectedRecord(
   };
   if (api === 'v1') {
     Object.assign(r, { companyName: e.legal_entity, costCenter: orAbsent(e.cost_center), jobLocation: { city: e.work_location.city } });
-    if (salary !== undefined)
+    if (salary !== undefined && shape.salaryCurrency === 'INR')
       r.salaryDetails = shape.salaryInterval === 'yearly' ? { ctc: { fixedPay: salary } } : { monthly: { fixedPay: Math.round((salary / 12) * 100) / 100 } };
   }
   if (dyn) {

@@ -1,6 +1,8 @@
 /**
  * The Personio simulator (`hrx hrms-sim --dialect personio`; research §6 and §9 "Personio
- * simulator"), on one host like https://api.personio.de:
+ * simulator"), on one host like https://api.personio.de. Its v1 answers follow Personio's
+ * published description (`personio/openapi/rules.yaml`: only attributes Personio names, a
+ * birth date with `universal_id` `date_of_birth`, `fix_salary` with its `currency`):
  * - v1: `POST /v1/auth` (JSON, form or query `client_id` + `client_secret`) → `{success, data:
  *   {token: "papi-..."}}`, the token stable for 24 h and echoed in the `Authorization` response
  *   header; at most 60 auth requests a minute, then 429 for a 60-second cool-down.
@@ -17,6 +19,7 @@
  * answer to wrong credentials), `rotateTokens` (v1's old behaviour: every answer carries a new
  * token and the used one dies), `offsetMeans` rows|pages, `updatedSincePaging` ignored|honoured,
  * `dateStyle` datetime|date, `labels` en|de, `dynamicAttributes`, `salaryInterval` yearly|monthly,
+ * `salaryCurrency` (three letters, default INR: the `currency` of `fix_salary`),
  * `v2Labels`, `retryAfterSec`, `authCooldownMs`, `limitPerMinute`, `tokenTtlSec`.
  * `remove` deletes the employee (Personio's listings do not report deletions).
  */
@@ -57,6 +60,7 @@ class PersonioSim extends CoreBacked implements DialectSim {
       labels: sw.oneOf('labels', ['en', 'de'], 'en'),
       dynamicAttributes: sw.bool('dynamicAttributes', true),
       salaryInterval: sw.oneOf('salaryInterval', ['yearly', 'monthly'], 'yearly'),
+      salaryCurrency: /^[A-Z]{3}$/.test(sw.text('salaryCurrency') ?? '') ? sw.text('salaryCurrency')! : 'INR',
       v2Labels: sw.bool('v2Labels', true),
     };
     this.api = sw.oneOf('api', ['both', 'v1', 'v2'], 'both');
