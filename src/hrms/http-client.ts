@@ -313,6 +313,34 @@ export class HrmsHttpClient {
   }
 
   /**
+   * The token request of the OAuth-style products (Keka, Zoho People, greytHR, reference): a POST
+   * of `form` to `url` (with `headers`, e.g. Basic client authentication), `what` "token request",
+   * its answer capped at {@link TOKEN_MAX_RESPONSE_BYTES}. Status handling is the product's.
+   */
+  tokenRequest(url: URL, form: Record<string, string>, headers?: Record<string, string>): Promise<HrmsResponse> {
+    return this.request(url, 'token request', { method: 'POST', ...(headers ? { headers } : {}), form, maxBytes: TOKEN_MAX_RESPONSE_BYTES });
+  }
+
+  /**
+   * The connectors' one "call, retried, JSON of a 200" step: `send` (one call, e.g. through a
+   * token session) run by {@link withRetry}; a 200 is its parsed JSON, a status in `nullOn` is
+   * `null` (a resource the HRMS lacks or withholds), any other is thrown as `fail(res)` (default
+   * {@link statusError}, honouring `Retry-After`).
+   */
+  retriedJson(
+    send: () => Promise<HrmsResponse>,
+    what: string,
+    options: { nullOn?: readonly number[]; fail?: (res: HrmsResponse) => HrmsError } = {},
+  ): Promise<unknown> {
+    return this.withRetry(async () => {
+      const res = await send();
+      if (options.nullOn?.includes(res.statusCode)) return null;
+      if (res.statusCode !== 200) throw options.fail ? options.fail(res) : statusError(res.statusCode, what, res.headers['retry-after']);
+      return parseJson(res, what);
+    });
+  }
+
+  /**
    * Runs `attempt` with p-retry. Only `rate_limited` and `unavailable` are retried; everything
    * else is wrapped in `AbortError` so p-retry stops at once. The wait happens in
    * `onFailedAttempt`: `Retry-After` when sent (capped at maxRetryDelayMs; a rate limit with a

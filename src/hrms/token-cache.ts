@@ -58,4 +58,9 @@ export class TokenCache {
   drop(key: string, value: string): void {
     if (this.entries.get(key)?.value === value) this.entries.delete(key);
   }
+
+  /** Forgets every cached token (a connector's own cache, before a credential check that must ask the HRMS). */
+  clear(): void {
+    this.entries.clear();
+  }
 }

@@ -37,7 +37,8 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { basicAuth, HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
+import { matchCursor } from '../cursor';
+import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
 import { DatasetStream, type DatasetShape } from '../dataset-stream';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { warnOnce, type FieldWarner } from '../decode';
@@ -61,12 +62,13 @@ function bambooError(res: HrmsResponse, what: string): HrmsError {
   return statusError(res.statusCode, what, retryAfter);
 }
 
+/** Whose cursors these are, in the error for one it did not make. */
+const OF = 'the BambooHR connector';
+
 /** The employees a full listing's cursor says were already yielded. */
 function reportOffset(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
-  const m = /^report:(\d{1,9})$/.exec(cursor);
-  if (!m) throw new HrmsError('bad_response', 'not a cursor of the BambooHR connector');
-  return Number(m[1]);
+  return Number(matchCursor(cursor, /^report:(\d{1,9})$/, OF)[1]);
 }
 
 class BambooHrConnector implements HrmsConnector {
@@ -155,12 +157,7 @@ class BambooHrConnector implements HrmsConnector {
 
   /** A GET retried on throttling and 5xx, answering the parsed JSON body of a 200 (null on 404 when `allow404`). */
   private getJson(path: string, what: string, allow404 = false): Promise<unknown> {
-    return this.client.withRetry(async () => {
-      const res = await this.get(path, what);
-      if (allow404 && res.statusCode === 404) return null;
-      if (res.statusCode !== 200) throw bambooError(res, what);
-      return parseJson(res, what);
-    });
+    return this.client.retriedJson(() => this.get(path, what), what, { nullOn: allow404 ? [404] : [], fail: (res) => bambooError(res, what) });
   }
 
   private pageSize(): number {
@@ -213,8 +210,7 @@ class BambooHrConnector implements HrmsConnector {
    * count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
-    const skip = cursor === undefined ? 0 : /^changes:\d{1,9}$/.test(cursor) ? Number(cursor.slice(8)) : NaN;
-    if (Number.isNaN(skip)) throw new HrmsError('bad_response', 'not a cursor of the BambooHR connector');
+    const skip = cursor === undefined ? 0 : Number(matchCursor(cursor, /^changes:(\d{1,9})$/, OF)[1]);
     const body = await this.changedSince(since, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');

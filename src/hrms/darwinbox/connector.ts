@@ -38,6 +38,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
+import { matchCursor } from '../cursor';
 import { warnOnce, type FieldWarner } from '../decode';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsStreamResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
@@ -65,8 +66,7 @@ export function lastModified(d: Date): string {
 /** The dataset and offset a cursor names. */
 function parseCursor(cursor: string | undefined): { dataset: DatasetId; offset: number } {
   if (cursor === undefined) return { dataset: 'employees_active', offset: 0 };
-  const m = /^(employees_active|employees_inactive):(\d{1,9})$/.exec(cursor);
-  if (!m) throw new HrmsError('bad_response', 'not a cursor of the Darwinbox connector');
+  const m = matchCursor(cursor, /^(employees_active|employees_inactive):(\d{1,9})$/, 'the Darwinbox connector');
   return { dataset: m[1] as DatasetId, offset: Number(m[2]) };
 }
 

@@ -18,11 +18,13 @@
  */
 import { z } from 'zod';
 import { apiConfigHost, HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnector } from '../connector';
-import { basicAuth, HrmsHttpClient, parseJson, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsRequestInit, type HrmsResponse } from '../http-client';
+import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsRequestInit, type HrmsResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { LOV_REQUEST, mapGreythrEmployee, parseCategories, parseLovs, type GreythrLookups, type GreythrParts, type Warn } from './mapping';
 import { idOf, JoinedSection, Pager, type PagerState } from './sections';
+import { jsonCursor } from '../cursor';
 import { TokenCache } from '../token-cache';
+import { cachedTokens, TokenSession } from '../token-session';
 
 /** Default host of greytHR's data API (decisions §14: `api_configs` entry `api`). */
 export const GREYTHR_API_HOST = 'https://api.greythr.com';
@@ -82,20 +84,14 @@ const CursorShape = z.object({
     }),
   ),
 });
-function readCursor(cursor: string): Cursor {
-  try {
-    return CursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw new HrmsError('bad_response', 'not a cursor of the greytHR connector');
-  }
-}
+const CURSORS = jsonCursor<Cursor>(CursorShape, 'the greytHR connector');
 
 class GreythrConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
   private readonly tenantHost: string;
   private readonly apiHost: string;
-  /** The token this connector uses (from `TOKENS`); dropped when greytHR refuses it. */
-  private token: string | undefined;
+  /** The token this connector holds (from `TOKENS`); dropped when greytHR refuses it. */
+  private readonly session = new TokenSession(cachedTokens(TOKENS, { key: () => this.tokenKey(), issue: () => this.requestToken() }), true);
   private lookups: GreythrLookups | undefined;
   private readonly warned = new Set<string>();
 
@@ -136,12 +132,11 @@ class GreythrConnector implements HrmsConnector {
     const { client_id: user, client_secret: password } = this.access.credentials;
     if (!user || !password) throw new HrmsError('auth', 'greytHR needs the API user and its password');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.tenantHost, 'uas/v1/oauth2/client-token'), what, {
-      method: 'POST',
-      headers: { authorization: basicAuth(user, password) },
-      form: { grant_type: 'client_credentials' },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const res = await this.client.tokenRequest(
+      this.client.url(this.tenantHost, 'uas/v1/oauth2/client-token'),
+      { grant_type: 'client_credentials' },
+      { authorization: basicAuth(user, password) },
+    );
     if ([400, 401, 403].includes(res.statusCode) || (res.statusCode === 200 && isLoginPage(res))) {
       throw new HrmsError('auth', `HRMS rejected the API user (HTTP ${res.statusCode})`, res.statusCode);
     }
@@ -151,35 +146,21 @@ class GreythrConnector implements HrmsConnector {
     return { value: parsed.data.access_token, ttlMs: parsed.data.expires_in !== undefined ? parsed.data.expires_in * 1000 : DEFAULT_TOKEN_TTL_MS };
   }
 
-  private async accessToken(): Promise<string> {
-    return (this.token ??= await TOKENS.get(this.tokenKey(), () => this.requestToken()));
-  }
-
   /** One data call with the token; a login page (or 401) gets one new token and one more try. */
   private async call(path: string, what: string, init: HrmsRequestInit = {}): Promise<HrmsResponse> {
     const url = this.client.url(this.apiHost, path);
     const domain = this.domain();
-    const send = async (token: string) => this.client.request(url, what, { ...init, headers: { 'access-token': token, 'x-greythr-domain': domain } });
-    const first = await this.accessToken();
-    let res = await send(first);
-    if (!(res.statusCode === 401 || (res.statusCode === 200 && isLoginPage(res)))) return res;
-    TOKENS.drop(this.tokenKey(), first);
-    if (this.token === first) this.token = undefined;
-    res = await send(await this.accessToken());
-    if (res.statusCode === 401 || (res.statusCode === 200 && isLoginPage(res))) {
-      throw new HrmsError('auth', `HRMS answered ${what} with its login page: the token is refused`, res.statusCode);
-    }
-    return res;
+    const sent = await this.session.send(
+      (token) => this.client.request(url, what, { ...init, headers: { 'access-token': token, 'x-greythr-domain': domain } }),
+      (res) => res.statusCode === 401 || (res.statusCode === 200 && isLoginPage(res)),
+    );
+    if (sent.refused) throw new HrmsError('auth', `HRMS answered ${what} with its login page: the token is refused`, sent.answer.statusCode);
+    return sent.answer;
   }
 
   /** JSON of a data call, retried; `null` for an optional resource greytHR lacks (404) or withholds (403). */
   private getJson(path: string, what: string, optional: boolean, init: HrmsRequestInit = {}): Promise<unknown> {
-    return this.client.withRetry(async () => {
-      const res = await this.call(path, what, init);
-      if (optional && (res.statusCode === 404 || res.statusCode === 403)) return null;
-      if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
-      return parseJson(res, what);
-    });
+    return this.client.retriedJson(() => this.call(path, what, init), what, { nullOn: optional ? [404, 403] : [] });
   }
 
   private pageSize(): number {
@@ -249,7 +230,7 @@ class GreythrConnector implements HrmsConnector {
    * ignored: greytHR cannot list changes (the definition says so).
    */
   async *listEmployees(options: { cursor?: string } = {}): AsyncGenerator<EmployeePage> {
-    const from = options.cursor ? readCursor(options.cursor) : undefined;
+    const from = options.cursor ? CURSORS.decode(options.cursor) : undefined;
     const core = this.pager('employees', '', from?.core);
     const sections = SECTIONS.map(([name, path]) => new JoinedSection(name, (s) => this.pager(name, path, s), this.pager(name, path, from?.sections[name])));
     for (const s of sections) if (from?.sections[s.name as SectionName]?.bulk) await s.loadWhole();
@@ -272,7 +253,7 @@ class GreythrConnector implements HrmsConnector {
       const employees = await this.assemble(records, (name, id) => joined.get(name)?.get(id));
       last = max;
       const cursor: Cursor = { core: { ...core.state }, last, sections: Object.fromEntries(sections.map((s) => [s.name, s.resumeState()])) };
-      yield { employees, ...(done ? {} : { next: Buffer.from(JSON.stringify(cursor)).toString('base64url') }) };
+      yield { employees, ...(done ? {} : { next: CURSORS.encode(cursor) }) };
       if (done) return;
     }
   }

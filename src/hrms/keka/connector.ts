@@ -34,10 +34,12 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
+import { jsonCursor } from '../cursor';
 import { warnOnce } from '../decode';
 import { ThrottleWaits } from '../throttle';
 import { TokenCache } from '../token-cache';
+import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { kekaLabels, mapKekaEmployee, type KekaMappingContext } from './mapping';
 
@@ -81,21 +83,10 @@ interface KekaCursor {
   link?: string;
 }
 
-function encodeCursor(c: KekaCursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): KekaCursor {
-  if (cursor === undefined) return { listing: 0 };
-  try {
-    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<KekaCursor>;
-    if ((c.listing === 0 || c.listing === 1) && (c.link === undefined || (typeof c.link === 'string' && c.link.startsWith('/'))))
-      return { listing: c.listing, link: c.link };
-  } catch {
-    /* below */
-  }
-  throw new HrmsError('bad_response', 'not a cursor of the keka connector');
-}
+const CURSORS = jsonCursor<KekaCursor>(
+  z.object({ listing: z.union([z.literal(0), z.literal(1)]), link: z.string().startsWith('/').optional() }),
+  'the keka connector',
+);
 
 /** ISO 8601 with an offset and whole seconds, rounded down (Keka's `lastModified` format). */
 function isoSeconds(d: Date): string {
@@ -106,6 +97,7 @@ class KekaConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
   private readonly ctx: KekaMappingContext;
   private readonly throttled: ThrottleWaits;
+  private readonly session = new TokenSession(cachedTokens(tokens, { key: () => this.tokenKey(), issue: () => this.requestToken() }));
 
   constructor(
     private readonly access: HrmsAccess,
@@ -135,10 +127,12 @@ class KekaConnector implements HrmsConnector {
     const { client_id: id, client_secret: secret, api_key: key } = this.creds;
     if (!id || !secret || !key) throw new HrmsError('auth', 'keka needs client_id, client_secret and api_key');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.tokenHost(), 'connect/token'), what, {
-      method: 'POST',
-      form: { grant_type: 'kekaapi', scope: 'kekaapi', client_id: id, client_secret: secret, api_key: key },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
+    const res = await this.client.tokenRequest(this.client.url(this.tokenHost(), 'connect/token'), {
+      grant_type: 'kekaapi',
+      scope: 'kekaapi',
+      client_id: id,
+      client_secret: secret,
+      api_key: key,
     });
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       let code = '';
@@ -170,15 +164,11 @@ class KekaConnector implements HrmsConnector {
 
   /** GET with the cached token; a 401 drops it and the call is made once more with a new one. */
   private async get(url: URL, what: string): Promise<HrmsResponse> {
-    const key = this.tokenKey();
-    const call = async (): Promise<[HrmsResponse, string]> => {
-      const token = await tokens.get(key, () => this.requestToken());
-      return [await this.client.request(url, what, { headers: { authorization: `Bearer ${token}` } }), token];
-    };
-    const [res, token] = await call();
-    if (res.statusCode !== 401) return res;
-    tokens.drop(key, token);
-    return (await call())[0];
+    const sent = await this.session.send(
+      (token) => this.client.request(url, what, { headers: { authorization: `Bearer ${token}` } }),
+      (res) => res.statusCode === 401,
+    );
+    return sent.answer;
   }
 
   private async page(url: URL, what: string): Promise<Page> {
@@ -240,7 +230,7 @@ class KekaConnector implements HrmsConnector {
    * pages when this call saw the first.
    */
   async *listEmployees(options: ListOptions = {}): AsyncGenerator<EmployeePage> {
-    const start = decodeCursor(options.cursor);
+    const start: KekaCursor = options.cursor === undefined ? { listing: 0 } : CURSORS.decode(options.cursor);
     const pageSize = Math.min(this.client.opts.pageSize, KEKA_MAX_PAGE_SIZE);
     let firstTotal: number | undefined;
     for (let listing = start.listing; listing < LISTINGS.length; listing++) {
@@ -258,9 +248,9 @@ class KekaConnector implements HrmsConnector {
         if (listing === 0) firstTotal = page.totalRecords;
         const total = listing === 1 && firstTotal !== undefined && page.totalRecords !== undefined ? firstTotal + page.totalRecords : undefined;
         const cursor = next
-          ? encodeCursor({ listing, link: next.pathname + next.search })
+          ? CURSORS.encode({ listing, link: next.pathname + next.search })
           : listing + 1 < LISTINGS.length
-            ? encodeCursor({ listing: listing + 1 })
+            ? CURSORS.encode({ listing: listing + 1 })
             : undefined;
         yield { employees, ...(total !== undefined ? { total } : {}), ...(cursor ? { next: cursor } : {}) };
         if (!next) break;

@@ -28,7 +28,9 @@ import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, TOKEN_MAX_RESP
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { listV1, v1Records, type PersonioCalls, type V1Position } from './v1';
 import { PersonioV2 } from './v2';
+import { notACursor } from '../cursor';
 import { TokenCache } from '../token-cache';
+import { TokenSession } from '../token-session';
 
 /** Personio's API host (decisions §14: `hrms_host`). */
 export const PERSONIO_HOST = 'https://api.personio.de';
@@ -56,8 +58,23 @@ type Api = 'v1' | 'v2';
 class PersonioConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
   private api: Api | undefined;
-  /** The token this connector uses (from `TOKENS`, or the newer one a rotating v1 answer carried). */
-  private token: string | undefined;
+  /**
+   * The token this connector holds (from `TOKENS`, or the newer one a rotating v1 answer carried);
+   * the first one also chooses the API (v1, else v2).
+   */
+  private readonly session = new TokenSession(
+    {
+      obtain: async () => {
+        const got = await this.tokenAndApi(this.api ? [this.api] : ['v1', 'v2'], false);
+        this.api = got.api;
+        return got.token;
+      },
+      forget: (token) => {
+        if (this.api) TOKENS.drop(this.tokenKey(this.api), token);
+      },
+    },
+    true,
+  );
   private readonly warned = new Set<string>();
   private readonly calls: PersonioCalls;
   private readonly v2: PersonioV2;
@@ -149,38 +166,21 @@ class PersonioConnector implements HrmsConnector {
     throw refused ? new HrmsError('auth', 'HRMS rejected the client credentials') : new HrmsError('not_found', 'HRMS has neither API v1 nor v2 at this host');
   }
 
-  /** The token in use; the first time, the API is chosen (v1, else v2). */
-  private async accessToken(): Promise<string> {
-    if (this.token) return this.token;
-    const got = await this.tokenAndApi(this.api ? [this.api] : ['v1', 'v2'], false);
-    this.api = got.api;
-    return (this.token = got.token);
-  }
-
   /** One authenticated GET; a 401 gets one new token and one more try. */
   private async call(path: string, what: string): Promise<HrmsResponse> {
-    const send = async (token: string) => this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${token}` } });
-    const first = await this.accessToken();
-    let res = await send(first);
-    if (res.statusCode === 401) {
-      if (this.api) TOKENS.drop(this.tokenKey(this.api), first);
-      if (this.token === first) this.token = undefined;
-      res = await send(await this.accessToken());
-      if (res.statusCode === 401) throw new HrmsError('auth', `HRMS rejected the token on ${what} (HTTP 401)`, 401);
-    }
+    const sent = await this.session.send(
+      (token) => this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${token}` } }),
+      (res) => res.statusCode === 401,
+    );
+    if (sent.refused) throw new HrmsError('auth', `HRMS rejected the token on ${what} (HTTP 401)`, 401);
     // v1 used to rotate tokens: an answer carrying another one replaces the one held.
-    const next = /^Bearer\s+(papi-\S+)$/i.exec(String(res.headers.authorization ?? ''))?.[1];
-    if (next && this.token && next !== this.token) this.token = next;
-    return res;
+    const next = /^Bearer\s+(papi-\S+)$/i.exec(String(sent.answer.headers.authorization ?? ''))?.[1];
+    if (next) this.session.rotate(next);
+    return sent.answer;
   }
 
   private getJson(path: string, what: string, notFound?: 'null'): Promise<unknown> {
-    return this.client.withRetry(async () => {
-      const res = await this.call(path, what);
-      if (res.statusCode === 404 && notFound === 'null') return null;
-      if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
-      return parseJson(res, what);
-    });
+    return this.client.retriedJson(() => this.call(path, what), what, { nullOn: notFound === 'null' ? [404] : [] });
   }
 
   /** A fresh token request (decisions §5: "token or one call"; never a cached token), which also picks the API. */
@@ -197,9 +197,9 @@ class PersonioConnector implements HrmsConnector {
     const at = options.cursor ? readCursor(options.cursor) : undefined;
     if (at && at.api !== this.api) {
       this.api = at.api;
-      this.token = undefined;
+      this.session.release();
     }
-    if (!this.api) await this.client.withRetry(() => this.accessToken());
+    if (!this.api) await this.client.withRetry(() => this.session.token());
     if (this.api === 'v2') {
       yield* this.v2.list(at?.api === 'v2' ? at.href : undefined, options.since, (href) => `v2:${href}`);
       return;
@@ -211,7 +211,7 @@ class PersonioConnector implements HrmsConnector {
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
     if (!/^\d{1,18}$/.test(id)) return null;
-    if (!this.api) await this.client.withRetry(() => this.accessToken());
+    if (!this.api) await this.client.withRetry(() => this.session.token());
     if (this.api === 'v2') return this.v2.one(id);
     const body = await this.getJson(`v1/company/employees/${id}`, 'employee lookup', 'null');
     const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
@@ -224,7 +224,7 @@ function readCursor(cursor: string): { api: 'v1'; position: V1Position } | { api
   const v1 = /^v1:(rows|pages|):(\d{1,9})$/.exec(cursor);
   if (v1) return { api: 'v1', position: { ...(v1[1] ? { mode: v1[1] as 'rows' | 'pages' } : {}), page: Number(v1[2]) } };
   if (cursor.startsWith('v2:') && cursor.length > 3) return { api: 'v2', href: cursor.slice(3) };
-  throw new HrmsError('bad_response', 'not a cursor of the Personio connector');
+  throw notACursor('the Personio connector');
 }
 
 /**

@@ -18,7 +18,10 @@ import {
   type HrmsCredentials,
   type ListOptions,
 } from '../connector';
-import { basicAuth, CONNECTOR_DEFAULTS, HrmsHttpClient, parseJson, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { basicAuth, CONNECTOR_DEFAULTS, HrmsHttpClient, parseJson, statusError, type HrmsResponse } from '../http-client';
+import { matchCursor } from '../cursor';
+import { TokenCache, type IssuedToken } from '../token-cache';
+import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { mapEmployee } from './mapping';
 
@@ -58,15 +61,15 @@ function oauthError(res: HrmsResponse): string {
 /** The page a reference cursor names: the decimal page number it holds (contract v2 keeps it opaque to callers). */
 function pageOf(cursor: string | undefined): number {
   if (cursor === undefined) return 1;
-  if (!/^[1-9]\d{0,8}$/.test(cursor)) throw new HrmsError('bad_response', 'not a cursor of the reference HRMS');
-  return Number(cursor);
+  return Number(matchCursor(cursor, /^[1-9]\d{0,8}$/, 'the reference HRMS')[0]);
 }
 
 class ReferenceConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
   private readonly creds: HrmsCredentials;
-  private token: { value: string; expiresAt: number } | undefined;
-  private tokenInFlight: Promise<string> | undefined;
+  /** This connector's own token (the reference HRMS is a trial: no token is shared across connectors). */
+  private readonly tokens = new TokenCache(1);
+  private readonly session = new TokenSession(cachedTokens(this.tokens, { key: () => 'reference', issue: () => this.requestToken() }));
 
   constructor(access: HrmsAccess, options: ConnectorOptions) {
     this.creds = access.credentials;
@@ -90,50 +93,38 @@ class ReferenceConnector implements HrmsConnector {
     throw new HrmsError('auth', 'unsupported grant_type for the reference HRMS');
   }
 
-  /** Token request of RFC 6749 §4.4.2; caches the token until 10% (at most 60 s) before expiry. */
-  private async requestToken(): Promise<string> {
+  /** Token request of RFC 6749 §4.4.2; the session caches the token until 10% (at most 60 s) before expiry. */
+  private async requestToken(): Promise<IssuedToken> {
     const what = 'token request';
-    const res = await this.client.request(this.url('oauth/token'), what, {
-      method: 'POST',
-      headers: { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '', true) },
-      form: { grant_type: 'client_credentials' },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const res = await this.client.tokenRequest(
+      this.url('oauth/token'),
+      { grant_type: 'client_credentials' },
+      { authorization: basicAuth(this.creds.client_id ?? '', this.creds.client_secret ?? '', true) },
+    );
     if (res.statusCode === 400 || res.statusCode === 401 || res.statusCode === 403) {
       throw new HrmsError('auth', `HRMS rejected the client credentials (HTTP ${res.statusCode}${oauthError(res)})`, res.statusCode);
     }
     if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
     const parsed = TokenResponse.safeParse(parseJson(res, what));
     if (!parsed.success) throw new HrmsError('bad_response', 'HRMS token response lacks a bearer access_token', res.statusCode);
-    const ttlMs = (parsed.data.expires_in ?? 3600) * 1000;
-    this.token = { value: parsed.data.access_token, expiresAt: Date.now() + ttlMs - Math.min(60_000, ttlMs * 0.1) };
-    return parsed.data.access_token;
-  }
-
-  private async accessToken(): Promise<string> {
-    if (this.token && Date.now() < this.token.expiresAt) return this.token.value;
-    this.tokenInFlight ??= this.requestToken().finally(() => {
-      this.tokenInFlight = undefined;
-    });
-    return this.tokenInFlight;
+    return { value: parsed.data.access_token, ttlMs: (parsed.data.expires_in ?? 3600) * 1000 };
   }
 
   /** Authenticated GET; with client credentials a 401 drops the token and is retried once with a new one. */
   private async apiGet(path: string, what: string): Promise<HrmsResponse> {
     if (this.checkGrant() === 'api_key') return this.client.request(this.url(path), what, { headers: { 'x-api-key': this.creds.api_key! } });
-    const token = await this.accessToken();
-    const res = await this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${token}` } });
-    if (res.statusCode !== 401) return res;
-    if (this.token?.value === token) this.token = undefined;
-    const fresh = await this.accessToken();
-    return this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${fresh}` } });
+    const sent = await this.session.send(
+      (token) => this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${token}` } }),
+      (res) => res.statusCode === 401,
+    );
+    return sent.answer;
   }
 
   /** One attempt, no retries (decisions §5: "token or one call"): a token request, or one 1-item page with an API key. */
   async verifyCredentials(): Promise<void> {
     if (this.checkGrant() === 'client_credentials') {
-      this.token = undefined;
-      await this.accessToken();
+      this.tokens.clear();
+      await this.session.token();
       return;
     }
     const res = await this.apiGet('api/v1/employees?page=1&per_page=1', 'credential check');
@@ -180,12 +171,7 @@ class ReferenceConnector implements HrmsConnector {
     const id = employeeId.trim();
     if (id === '' || /^\.+$/.test(id) || id.includes('\u0000')) return null;
     const what = 'employee lookup';
-    const native = await this.client.withRetry(async () => {
-      const res = await this.apiGet(`api/v1/employees/${encodeURIComponent(id)}`, what);
-      if (res.statusCode === 404) return null;
-      if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
-      return parseJson(res, what);
-    });
+    const native = await this.client.retriedJson(() => this.apiGet(`api/v1/employees/${encodeURIComponent(id)}`, what), what, { nullOn: [404] });
     return native === null ? null : mapEmployee(native);
   }
 }

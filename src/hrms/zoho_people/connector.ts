@@ -37,9 +37,11 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, TOKEN_MAX_RESPONSE_BYTES, type HrmsResponse } from '../http-client';
+import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
 import { ThrottleWaits } from '../throttle';
+import { matchCursor } from '../cursor';
 import { TokenCache } from '../token-cache';
+import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { mapZohoEmployee, zohoRecords } from './mapping';
 
@@ -86,13 +88,13 @@ function dayBefore(d: Date): string {
 /** Cursor: the next `sIndex`, with `d` when the listing switched `modifiedtime` to a date. */
 function decodeCursor(cursor: string | undefined): { sIndex: number; dateMode: boolean } {
   if (cursor === undefined) return { sIndex: 1, dateMode: false };
-  const m = /^([1-9]\d{0,8})(d?)$/.exec(cursor);
-  if (!m) throw new HrmsError('bad_response', 'not a cursor of the zoho_people connector');
+  const m = matchCursor(cursor, /^([1-9]\d{0,8})(d?)$/, 'the zoho_people connector');
   return { sIndex: Number(m[1]), dateMode: m[2] === 'd' };
 }
 
 class ZohoPeopleConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
+  private readonly session = new TokenSession(cachedTokens(tokens, { key: () => this.tokenKey(), issue: () => this.requestToken() }));
   private readonly locked: ThrottleWaits;
   private readonly tokenDenied: ThrottleWaits;
 
@@ -127,11 +129,8 @@ class ZohoPeopleConnector implements HrmsConnector {
     const { client_id: id, client_secret: secret, api_key: refresh } = this.creds;
     if (!id || !secret || !refresh) throw new HrmsError('auth', 'zoho_people needs client_id, client_secret and the refresh token (api_key)');
     const what = 'token request';
-    const res = await this.client.request(this.client.url(this.accountsHost(), 'oauth/v2/token'), what, {
-      method: 'POST',
-      form: { grant_type: 'refresh_token', client_id: id, client_secret: secret, refresh_token: refresh },
-      maxBytes: TOKEN_MAX_RESPONSE_BYTES,
-    });
+    const form = { grant_type: 'refresh_token', client_id: id, client_secret: secret, refresh_token: refresh };
+    const res = await this.client.tokenRequest(this.client.url(this.accountsHost(), 'oauth/v2/token'), form);
     if (res.statusCode >= 500 || res.statusCode === 429) throw statusError(res.statusCode, what, res.headers['retry-after']);
     let answer: z.infer<typeof TokenAnswer> | undefined;
     try {
@@ -199,14 +198,14 @@ class ZohoPeopleConnector implements HrmsConnector {
   private async records(params: Record<string, string>, what: string): Promise<RecordsAnswer> {
     const url = this.client.url(this.creds.hrms_host, RECORDS_PATH);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const key = this.tokenKey();
-    for (let attempt = 0; ; attempt++) {
-      const token = await tokens.get(key, () => this.requestToken());
-      const answer = this.read(await this.client.request(url, what, { headers: { authorization: `Zoho-oauthtoken ${token}` } }), what);
-      if (!('tokenInvalid' in answer) || !answer.tokenInvalid) return answer;
-      tokens.drop(key, token);
-      if (attempt >= 1) throw new HrmsError('auth', `Zoho People refused the access token on ${what}`);
-    }
+    const sent = await this.session.send(
+      async (token) => this.read(await this.client.request(url, what, { headers: { authorization: `Zoho-oauthtoken ${token}` } }), what),
+      (answer) => 'tokenInvalid' in answer && answer.tokenInvalid,
+    );
+    if (!sent.refused) return sent.answer;
+    // A fresh token refused too is not kept for the next connector.
+    this.session.forget(sent.token);
+    throw new HrmsError('auth', `Zoho People refused the access token on ${what}`);
   }
 
   /** `records` with retries, throwing for any error left (quoting its code only). */

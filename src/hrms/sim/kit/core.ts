@@ -1,5 +1,5 @@
 /**
- * What runs every product simulator (`sim/<hrms_id>/`): its servers (`SimHttp`), the request
+ * What runs every product simulator (`src/hrms/<hrms_id>/sim/`): its servers (`SimHttp`), the request
  * counters with the largest count in any window of the product's limit, the fault switches and
  * their deterministic roll, and the tokens whose call budget the `tokenExpiresAfterCalls` fault
  * sets. A product keeps one `SimCore` and delegates `setFaults`, `stats`, `resetStats`,

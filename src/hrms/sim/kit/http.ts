@@ -1,5 +1,5 @@
 /**
- * The HTTP side every product simulator (`sim/<hrms_id>/`) shares: the one reply type, the JSON
+ * The HTTP side every product simulator (`src/hrms/<hrms_id>/sim/`) shares: the one reply type, the JSON
  * reply, the body reader, HTTP Basic credentials, constant-time comparison, and the server
  * lifecycle (listen on one or more ports, close with the requests still in flight cut off).
  */

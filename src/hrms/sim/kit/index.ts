@@ -1,4 +1,4 @@
-/** The one kit of the product simulators (`sim/<hrms_id>/`): see each module. */
+/** The one kit of the product simulators (`src/hrms/<hrms_id>/sim/`): see each module. */
 export * from './http';
 export * from './staff';
 export * from './core';

@@ -1,0 +1,49 @@
+/**
+ * Page cursors, written once for every connector: a listing's `EmployeePage.next` is opaque to its
+ * caller and handed back as `ListOptions.cursor`, so a connector checks every cursor it is given
+ * and refuses one it did not make with one error, naming the connector, never quoting the cursor
+ * (src/hrms/README.md, "Shared mechanics"). A connector whose position is several values (Keka,
+ * greytHR) keeps it as base64url JSON ({@link jsonCursor}); one whose position is a word and a
+ * number (Darwinbox, BambooHR, Personio, Zoho People, the reference HRMS) keeps it as text
+ * checked by a pattern ({@link matchCursor}).
+ */
+import type { z } from 'zod';
+import { HrmsError } from './connector';
+
+/** The error for a cursor `of` (e.g. "the keka connector") did not make: `bad_response`. */
+export function notACursor(of: string): HrmsError {
+  return new HrmsError('bad_response', `not a cursor of ${of}`);
+}
+
+/** Encodes and checks the cursors of one connector. */
+export interface CursorCodec<T> {
+  /** The cursor of `state`: base64url of its JSON. */
+  encode(state: T): string;
+  /** The state `cursor` holds; throws {@link notACursor} for anything `shape` refuses. */
+  decode(cursor: string): T;
+}
+
+/** A codec of JSON state checked by `shape` (unknown keys are dropped), for the connector `of`. */
+export function jsonCursor<T>(shape: z.ZodType<T>, of: string): CursorCodec<T> {
+  return {
+    encode: (state) => Buffer.from(JSON.stringify(state)).toString('base64url'),
+    decode: (cursor) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      } catch {
+        throw notACursor(of);
+      }
+      const parsed = shape.safeParse(json);
+      if (!parsed.success) throw notACursor(of);
+      return parsed.data;
+    },
+  };
+}
+
+/** `pattern`'s match of the whole `cursor` (the pattern carries its own `^…$`); throws {@link notACursor} when it does not match. */
+export function matchCursor(cursor: string, pattern: RegExp, of: string): RegExpExecArray {
+  const m = pattern.exec(cursor);
+  if (!m) throw notACursor(of);
+  return m;
+}

@@ -1,0 +1,91 @@
+/**
+ * The mechanics every connector shares (src/hrms/README.md, "Shared mechanics"): the bearer-token
+ * session (one new token after a refusal, never a loop; a held token kept until refused) and the
+ * cursor codec (a cursor the connector did not make is `bad_response`, never quoted back).
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { HrmsError } from '../../src/hrms/connector';
+import { jsonCursor, matchCursor } from '../../src/hrms/cursor';
+import { TokenCache } from '../../src/hrms/token-cache';
+import { cachedTokens, TokenSession } from '../../src/hrms/token-session';
+
+/** A session over a real cache whose token request hands out `t1`, `t2`, … and counts itself. */
+function counted(hold = false) {
+  let issued = 0;
+  const issue = () => Promise.resolve({ value: `t${++issued}`, ttlMs: 3_600_000 });
+  const session = new TokenSession(cachedTokens(new TokenCache(), { key: () => 'k', issue }), hold);
+  return { session, issued: () => issued };
+}
+
+describe('TokenSession', () => {
+  it('reuses the cached token while the HRMS takes it', async () => {
+    const { session, issued } = counted();
+    const sent: string[] = [];
+    for (let i = 0; i < 3; i++)
+      await session.send(
+        (t) => Promise.resolve(sent.push(t)),
+        () => false,
+      );
+    expect(sent).toEqual(['t1', 't1', 't1']);
+    expect(issued()).toBe(1);
+  });
+
+  it('after a refusal asks for one new token and sends once more; a second refusal is reported, not retried', async () => {
+    const { session, issued } = counted();
+    const sent: string[] = [];
+    const first = await session.send(
+      (t) => Promise.resolve((sent.push(t), t === 't1' ? 401 : 200)),
+      (status) => status === 401,
+    );
+    expect(first).toEqual({ answer: 200, token: 't2', refused: false });
+    const twice = await session.send(
+      (t) => Promise.resolve((sent.push(t), 401)),
+      (status) => status === 401,
+    );
+    expect(twice).toEqual({ answer: 401, token: 't3', refused: true });
+    expect(sent).toEqual(['t1', 't2', 't2', 't3']);
+    expect(issued()).toBe(3);
+  });
+
+  it('holds its token when asked to, forgets it when refused, and takes a rotated one', async () => {
+    const { session } = counted(true);
+    expect(await session.token()).toBe('t1');
+    session.rotate('papi-next');
+    expect(await session.token()).toBe('papi-next');
+    session.forget('papi-next');
+    expect(await session.token()).toBe('t1');
+    session.release();
+    expect(await session.token()).toBe('t1');
+  });
+});
+
+describe('cursor codec', () => {
+  const codec = jsonCursor(z.object({ page: z.number().int().min(0) }), 'the test connector');
+
+  it('hands back the state it encoded', () => {
+    expect(codec.decode(codec.encode({ page: 7 }))).toEqual({ page: 7 });
+  });
+
+  it.each([
+    ['not base64url JSON', 'secret-looking!value'],
+    ['JSON of another shape', Buffer.from('{"page":-1}').toString('base64url')],
+    ['a plain word', 'abc'],
+  ])('refuses %s as bad_response, naming the connector, never the cursor', (_what, cursor) => {
+    const err = (() => {
+      try {
+        codec.decode(cursor);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(HrmsError);
+    expect(err).toMatchObject({ kind: 'bad_response', message: 'not a cursor of the test connector' });
+    expect((err as Error).message).not.toContain(cursor);
+  });
+
+  it('matches a text cursor against its whole pattern, or refuses it', () => {
+    expect(matchCursor('active:42', /^(active|inactive):(\d{1,9})$/, 'x')[2]).toBe('42');
+    expect(() => matchCursor('active:42;drop', /^(active|inactive):(\d{1,9})$/, 'the x connector')).toThrow('not a cursor of the x connector');
+  });
+});
