@@ -56,6 +56,13 @@ export interface HrmsConfigStore {
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
   load(orgId: number, tx?: Tx): Promise<HrmsConfiguration | null>;
   markInvalid(orgId: number, reason: string, tx?: Tx): Promise<void>;
+  /**
+   * Whether the org's HRMS refused its stored credentials and waits for new ones (docs/sync.md
+   * "Connection health": `needs_reauth`): the configuration is marked invalid and the org's
+   * health is `needs_reauth` (or not kept yet). Returns its `hrmsId` and when the refusing sync
+   * ended (`refusedAt`: the health's change, else the configuration's marking), or null.
+   */
+  reauthNeeded(orgId: number, tx?: Tx): Promise<{ hrmsId: string; refusedAt: Date } | null>;
 }
 
 const aad = (orgId: number) => `hrms-config:${orgId}`;
@@ -128,6 +135,17 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
       if (!row) return null;
       const dec = JSON.parse(cipher.decrypt(row.credentialsEnc, aad(orgId))) as Pick<HrmsConfiguration, 'credentials' | 'apiConfigs'>;
       return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId };
+    },
+    async reauthNeeded(orgId, tx) {
+      const [r] = await execute<{ hrms_id: string; refused_at: Date | string }>(
+        orm,
+        `select hc.hrms_id, coalesce(oh.changed_at, hc.updated_at) as refused_at
+           from hrms_configs hc left join org_health oh on oh.org_id = hc.org_id
+          where hc.org_id = ? and not hc.valid and (oh.state is null or oh.state = 'needs_reauth')`,
+        [orgId],
+        tx,
+      );
+      return r ? { hrmsId: r.hrms_id, refusedAt: new Date(r.refused_at) } : null;
     },
     async markInvalid(orgId, reason, tx) {
       await emOf(orm, tx).nativeUpdate(HrmsConfig, { orgId }, { valid: false, invalidReason: reason, updatedAt: new Date() });
