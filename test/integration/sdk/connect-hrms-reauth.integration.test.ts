@@ -1,0 +1,191 @@
+/**
+ * `POST /api/sdk/connect/hrms/` in "update credentials" mode (docs/connect.md "Updating refused
+ * credentials"), over HTTP: the employer's HRMS password changes (the reference simulator
+ * restarts on its port with another secret), a real sync makes the org `needs_reauth`, and a
+ * vendor's new SDK token opens a Connect session for the (approved) connection. Without proof of
+ * control nothing is stored; with proof (b) a different HRMS host is refused, wrong new
+ * credentials are a 400 that counts toward the pair's lock, right ones replace the stored ones,
+ * a sync runs at once, the org turns `healthy` and the vendor hears `connection.healthy`. An
+ * e-mail code to an address on the org's own domain serves as proof too. A healthy org's HRMS
+ * step still only compares.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectCall, openSession, verifyEmail, type TestSession } from '../../support/connect';
+import { ormQuery, storesOf } from '../../support/db';
+import { expectError, invalid, plain } from '../../support/expect-error';
+import { client, connection, sdkToken, setupBody, vendor } from '../../support/factories';
+import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { startReceiver, type Receiver } from '../../support/receiver';
+
+type Sim = Awaited<ReturnType<typeof startSim>>;
+type Vendor = Awaited<ReturnType<typeof vendor>>;
+type Client = Awaited<ReturnType<typeof client>>;
+
+const PROOF_NEEDED =
+  "prove that you manage this organisation first: its application key and secret, or an e-mail code sent to an address on the organisation's own e-mail domain";
+const OLD = { clientId: 'reauth-client', clientSecret: 'reauth-secret-1' };
+const NEW = { clientId: 'reauth-client', clientSecret: 'reauth-secret-2' };
+
+/** The HRMS body of the Connect page for the reference HRMS at `url`. */
+const hrmsBody = (url: string, creds: { clientId: string; clientSecret: string }) => {
+  const { client_id: _i, client_secret: _s, ...body } = setupBody({ org: { appKey: '' }, appSecret: '' }, { url }, creds);
+  return body;
+};
+
+/**
+ * Client org `c` (approved connection with `v`) set up with OLD at a fresh simulator and synced;
+ * then the simulator restarts with NEW, the vendor asks for a sync, and the org is `needs_reauth`.
+ * Returns the simulator (now accepting NEW only) and the refused run's end.
+ */
+async function needsReauth(app: TestApp, rx: Receiver, path: string, v: Vendor, c: Client, seed: string): Promise<{ sim: Sim; refusedAt: string }> {
+  let sim = await startSim({ employees: 3, seed, ...OLD });
+  const port = sim.port;
+  const setup = await call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(setupBody(c, sim, OLD)),
+  });
+  expect(setup.status).toBe(200);
+  await waitFor(async () => (await ormQuery(app, `select 1 from org_health where org_id = ? and state = 'healthy'`, [c.org.id])).length > 0, 60_000);
+  await sim.close();
+  sim = await startSim({ employees: 3, seed, ...NEW, port });
+  const asked = await call(`${app.url}/api/vendor/connections/${c.org.uuid}/sync/`, { method: 'POST', headers: { authorization: v.apiKey } });
+  expect(asked.status).toBe(202);
+  await rx.waitForCount(path, 1, 'connection.needs_reauth', 60_000);
+  const [run] = await ormQuery(app, `select finished_at from sync_runs where id = ?`, [asked.body.data.sync_id]);
+  return { sim, refusedAt: new Date(run.finished_at).toISOString() };
+}
+
+const storedSecret = async (app: TestApp, orgId: number) => (await storesOf(app).hrmsConfigs.load(orgId))?.credentials.client_secret;
+const audits = (app: TestApp, connectionId: string) =>
+  ormQuery(app, `select method, outcome from connect_proof_audit where connection_id = ? order by id`, [connectionId]).then((r) =>
+    r.map((x) => `${x.method}:${x.outcome}`),
+  );
+const health = async (app: TestApp, orgId: number) => (await ormQuery(app, `select state from org_health where org_id = ?`, [orgId]))[0]?.state;
+
+describe('POST /api/sdk/connect/hrms/ while the HRMS refuses the stored credentials', () => {
+  let app: TestApp;
+  let rx: Receiver;
+  let sim: Sim;
+  let attacker: Sim;
+  let v: Vendor;
+  let c: Client;
+  let s: TestSession;
+  let refusedAt: string;
+  let connectionId: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '100,200', HRX_HRMS_RETRIES: '1' } });
+    await app.startEventsWorker();
+    rx = await startReceiver();
+    v = await vendor(app.ctx);
+    c = await client(app.ctx, 'Reauth Employer', 'reauth-employer.example');
+    await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/v') });
+    connectionId = (await connection(app.ctx, v.org.uuid, c.org.uuid)).id;
+    ({ sim, refusedAt } = await needsReauth(app, rx, '/v', v, c, 'reauth'));
+    // The attacker's own HRMS, which would accept the attacker's credentials.
+    attacker = await startSim({ employees: 1, seed: 'attacker', clientId: 'attacker', clientSecret: 'attacker-secret' });
+    const token = await sdkToken(app.ctx, v.org, { email: 'hr@reauth-employer.example', org_name: 'Reauth Employer' });
+    s = await openSession(app.url, token.access_token);
+  }, 120_000);
+  afterAll(async () => {
+    await attacker?.close();
+    await sim?.close();
+    await rx?.close();
+    await app?.stop();
+  });
+
+  it('the view of a new token for the approved connection is in update-credentials mode: which HRMS refused, and when', async () => {
+    const res = await connectCall(app.url, s, '');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ connection_id: connectionId, status: 'approved', proof: { required: true, proven: false } });
+    expect(res.body.data.reauth).toEqual({ hrms_id: 'reference', product_name: 'Reference HRMS (test)', refused_at: refusedAt });
+  });
+
+  it('without proof of control: refused before the HRMS is asked, nothing stored, the attempt audited', async () => {
+    const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
+    expectError(res, 400, invalid('proof', PROOF_NEEDED));
+    expect(await storedSecret(app, c.org.id)).toBe(OLD.clientSecret);
+    expect(await audits(app, connectionId)).toEqual(['hrms:refused']);
+  });
+
+  it('after proof (b): another HRMS host is refused (the sync cannot be redirected), nothing stored', async () => {
+    expect((await connectCall(app.url, s, 'proof/', { app_key: c.org.appKey, app_secret: c.appSecret })).body.data).toEqual({ proven: true });
+    const res = await connectCall(app.url, s, 'hrms/', hrmsBody(attacker.url, { clientId: 'attacker', clientSecret: 'attacker-secret' }));
+    expectError(res, 400, invalid('access_credentials.hrms_host', 'must be the HRMS address already set up for this organisation'));
+    expect((await storesOf(app).hrmsConfigs.load(c.org.id))?.credentials).toMatchObject({ hrms_host: sim.url, client_secret: OLD.clientSecret });
+  });
+
+  it('wrong new credentials: 400 with what the HRMS answered, counted toward the lock, nothing stored', async () => {
+    const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, { clientId: NEW.clientId, clientSecret: 'still-wrong' }));
+    expectError(res, 400, { code: 400, ...plain('HRMS credentials rejected: the HRMS refused the credentials') });
+    const [lock] = await ormQuery(app, `select failures from connect_proof_locks where vendor_org_id = ? and client_org_id = ?`, [v.org.id, c.org.id]);
+    expect(lock.failures).toBe(1);
+    expect(await storedSecret(app, c.org.id)).toBe(OLD.clientSecret);
+  });
+
+  it('right new credentials replace the stored ones; the sync queued at once makes the org healthy and the vendor hears connection.healthy', async () => {
+    const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ org_id: c.org.uuid, hrms_id: 'reference', configured_apis: ['employees'] });
+    expect(await storedSecret(app, c.org.id)).toBe(NEW.clientSecret);
+    const [healthy] = await rx.waitForCount('/v', 1, 'connection.healthy', 60_000);
+    expect(healthy!.json.data).toMatchObject({ client_org_id: c.org.uuid, health: 'healthy', previous_health: 'needs_reauth' });
+    expect(await health(app, c.org.id)).toBe('healthy');
+    expect(await audits(app, connectionId)).toEqual(['hrms:refused', 'app_credentials:proven', 'hrms:error', 'hrms:failed', 'hrms:configured']);
+    // The mode ends with the refusal; the connection stays approved.
+    expect((await connectCall(app.url, s, '')).body.data).toMatchObject({ status: 'approved', reauth: null });
+  });
+
+  it('a healthy org: the HRMS step of a pending connection only compares, even after proof (b), and never replaces', async () => {
+    const other = await vendor(app.ctx);
+    const token = await sdkToken(app.ctx, other.org, { email: 'hr@reauth-employer.example', org_name: 'Reauth Employer' });
+    const s2 = await openSession(app.url, token.access_token);
+    expect((await connectCall(app.url, s2, '')).body.data).toMatchObject({ status: 'pending', reauth: null });
+    expect((await connectCall(app.url, s2, 'proof/', { app_key: c.org.appKey, app_secret: c.appSecret })).status).toBe(200);
+    expectError(
+      await connectCall(app.url, s2, 'hrms/', hrmsBody(sim.url, { clientId: NEW.clientId, clientSecret: 'another' })),
+      403,
+      plain('Proof of control failed'),
+    );
+    expect(await storedSecret(app, c.org.id)).toBe(NEW.clientSecret);
+    // The approved connection's new session outside the mode: decided, nothing to change.
+    const again = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'hr@reauth-employer.example', org_name: 'x' })).access_token);
+    expect((await connectCall(app.url, again, 'hrms/', hrmsBody(sim.url, NEW))).status).toBe(409);
+  });
+});
+
+describe('POST /api/sdk/connect/hrms/ while the HRMS refuses: an e-mail code on the org own domain as proof', () => {
+  let app: TestApp;
+  let rx: Receiver;
+  let sim: Sim;
+  let v: Vendor;
+  let c: Client;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '100,200', HRX_HRMS_RETRIES: '1' } });
+    await app.startEventsWorker();
+    rx = await startReceiver();
+    v = await vendor(app.ctx);
+    c = await client(app.ctx, 'Mail Employer', 'mail-employer.example');
+    await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/m') });
+    await connection(app.ctx, v.org.uuid, c.org.uuid);
+    ({ sim } = await needsReauth(app, rx, '/m', v, c, 'reauth-mail'));
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+    await rx?.close();
+    await app?.stop();
+  });
+
+  it('the code verified in the session lets the new credentials replace the refused ones', async () => {
+    const s = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'it@mail-employer.example', org_name: 'Mail Employer' })).access_token);
+    expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW)), 400, invalid('proof', PROOF_NEEDED));
+    await verifyEmail(app, s);
+    const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
+    expect(res.status).toBe(200);
+    expect(await storedSecret(app, c.org.id)).toBe(NEW.clientSecret);
+    await rx.waitForCount('/m', 1, 'connection.healthy', 60_000);
+    expect(await health(app, c.org.id)).toBe('healthy');
+  });
+});
