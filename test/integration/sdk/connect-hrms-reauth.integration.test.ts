@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCall, openSession, verifyEmail, type TestSession } from '../../support/connect';
 import { ormQuery, storesOf } from '../../support/db';
 import { expectError, invalid, plain } from '../../support/expect-error';
-import { client, connection, sdkToken, setupBody, vendor } from '../../support/factories';
-import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { client, connection, sdkToken, vendor } from '../../support/factories';
+import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import { startReceiver, type Receiver } from '../../support/receiver';
+import { hrmsBody, needsReauth, NEW, OLD, storedSecret } from '../../support/reauth';
 
 type Sim = Awaited<ReturnType<typeof startSim>>;
 type Vendor = Awaited<ReturnType<typeof vendor>>;
@@ -23,40 +24,7 @@ type Client = Awaited<ReturnType<typeof client>>;
 
 const PROOF_NEEDED =
   "prove that you manage this organisation first: its application key and secret, or an e-mail code sent to an address on the organisation's own e-mail domain";
-const OLD = { clientId: 'reauth-client', clientSecret: 'reauth-secret-1' };
-const NEW = { clientId: 'reauth-client', clientSecret: 'reauth-secret-2' };
 
-/** The HRMS body of the Connect page for the reference HRMS at `url`. */
-const hrmsBody = (url: string, creds: { clientId: string; clientSecret: string }) => {
-  const { client_id: _i, client_secret: _s, ...body } = setupBody({ org: { appKey: '' }, appSecret: '' }, { url }, creds);
-  return body;
-};
-
-/**
- * Client org `c` (approved connection with `v`) set up with OLD at a fresh simulator and synced;
- * then the simulator restarts with NEW, the vendor asks for a sync, and the org is `needs_reauth`.
- * Returns the simulator (now accepting NEW only) and the refused run's end.
- */
-async function needsReauth(app: TestApp, rx: Receiver, path: string, v: Vendor, c: Client, seed: string): Promise<{ sim: Sim; refusedAt: string }> {
-  let sim = await startSim({ employees: 3, seed, ...OLD });
-  const port = sim.port;
-  const setup = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(setupBody(c, sim, OLD)),
-  });
-  expect(setup.status).toBe(200);
-  await waitFor(async () => (await ormQuery(app, `select 1 from org_health where org_id = ? and state = 'healthy'`, [c.org.id])).length > 0, 60_000);
-  await sim.close();
-  sim = await startSim({ employees: 3, seed, ...NEW, port });
-  const asked = await call(`${app.url}/api/vendor/connections/${c.org.uuid}/sync/`, { method: 'POST', headers: { authorization: v.apiKey } });
-  expect(asked.status).toBe(202);
-  await rx.waitForCount(path, 1, 'connection.needs_reauth', 60_000);
-  const [run] = await ormQuery(app, `select finished_at from sync_runs where id = ?`, [asked.body.data.sync_id]);
-  return { sim, refusedAt: new Date(run.finished_at).toISOString() };
-}
-
-const storedSecret = async (app: TestApp, orgId: number) => (await storesOf(app).hrmsConfigs.load(orgId))?.credentials.client_secret;
 const audits = (app: TestApp, connectionId: string) =>
   ormQuery(app, `select method, outcome from connect_proof_audit where connection_id = ? order by id`, [connectionId]).then((r) =>
     r.map((x) => `${x.method}:${x.outcome}`),
