@@ -154,6 +154,17 @@ function syncDecided() {
   for (const n of document.querySelectorAll('.num')) n.textContent = '';
 }
 
+/** The e-mail step's form, its confirmation and the waiting code, from `ev` (the view's `email_verification`). */
+function syncEmailStep(ev) {
+  $('email-form').hidden = ev.verified || !ev.available;
+  $('email-intro').hidden = ev.verified;
+  $('email-done').hidden = !ev.verified;
+  $('email-done').textContent = 'E-mail address confirmed: ' + ev.sent_to + '.';
+  $('step-email').classList.toggle('done', ev.verified);
+  if (ev.code_expires_at && !$('send-status').textContent)
+    say('send-status', 'A code was sent to ' + ev.sent_to + '. It works until ' + clock(ev.code_expires_at) + '.', 'ok');
+}
+
 /** The "update credentials" mode (docs/connect.md "Updating refused credentials"): proof first, then the new details. */
 function syncReauth() {
   const r = view.reauth;
@@ -177,12 +188,15 @@ function syncReauth() {
     ', stored encrypted and used only to sync.';
   for (const id of ['step-review', 'step-choose', 'step-decide', 'outcome', 'hrms-done']) $(id).hidden = true;
   $('step-email').hidden = !ev.available;
-  $('email-intro').textContent = 'Or confirm that you read ' + ev.sent_to + ', an address on ' + org() + "'s own e-mail domain: we send a 6-digit code there.";
-  $('email-form').hidden = ev.verified || !ev.available;
-  $('email-intro').hidden = ev.verified;
-  $('email-done').hidden = !ev.verified;
-  $('email-done').textContent = 'E-mail address confirmed: ' + ev.sent_to + '.';
-  $('step-email').classList.toggle('done', ev.verified);
+  $('email-intro').textContent =
+    'Instead of the application key and secret (step ' +
+    stepNo('step-hrms') +
+    '), you can confirm that you read ' +
+    ev.sent_to +
+    ', an address on ' +
+    org() +
+    "'s own e-mail domain: we send a 6-digit code there.";
+  syncEmailStep(ev);
   $('hrms-title').textContent = proven ? 'Enter the new ' + name + ' details' : 'Prove that you manage ' + org();
   $('hrms-intro').textContent = proven
     ? 'hrx replaces the refused details once ' +
@@ -261,13 +275,7 @@ function sync() {
         ' cannot be set up from this page. Ask ' +
         view.notice.operator_name +
         ' to approve this connection for you.';
-  $('email-form').hidden = ev.verified || !ev.available;
-  $('email-intro').hidden = ev.verified;
-  $('email-done').hidden = !ev.verified;
-  $('email-done').textContent = 'E-mail address confirmed: ' + ev.sent_to + '.';
-  $('step-email').classList.toggle('done', ev.verified);
-  if (ev.code_expires_at && !$('send-status').textContent)
-    say('send-status', 'A code was sent to ' + ev.sent_to + '. It works until ' + clock(ev.code_expires_at) + '.', 'ok');
+  syncEmailStep(ev);
   // The HRMS step: set up a new org, or prove control of an established one (decisions §8).
   const proofMode = view.proof.required;
   $('hrms-title').textContent = proofMode ? 'Prove that you manage ' + org() : 'Connect your HRMS';
