@@ -170,13 +170,19 @@ export function createSetupService(deps: SetupServiceDeps) {
   }
 
   /** Checks `input` with the HRMS, stores it in place of the org's configuration and queues a sync (setup-config's path). */
-  async function checkAndReplace(org: { id: number; uuid: string }, definition: HrmsConnectorDefinition, input: HrmsSetupInput): Promise<SetupConfigResult> {
+  async function checkAndReplace(
+    org: { id: number; uuid: string },
+    definition: HrmsConnectorDefinition,
+    input: HrmsSetupInput,
+    sameTenant = false,
+  ): Promise<SetupConfigResult> {
     await verifyWithHrms(definition, accessOf(input));
     const { revoked } = await deps.hrmsConfigs.save({
       orgId: org.id,
       hrmsId: input.hrms_id,
       credentials: input.access_credentials,
       apiConfigs: input.api_configs ?? [],
+      sameTenant,
     });
     // Approvals that rested on a Connect-entered configuration this one replaced are gone.
     if (revoked.length > 0) await deps.onAccessChange?.();
@@ -217,7 +223,8 @@ export function createSetupService(deps: SetupServiceDeps) {
      * are checked with the HRMS and replace the stored ones exactly as setup-config does (a sync
      * queued at once). The caller has checked proof of control. Throws VALIDATION
      * (`hrms_id`/`access_credentials.hrms_host`: another HRMS or tenant; `hrms`: the org no
-     * longer needs new credentials), NOT_FOUND, and the 400s of {@link configure}.
+     * longer needs new credentials), NOT_FOUND, and the 400s of {@link configure}. Unlike setup-config,
+     * approvals given on a Connect-entered configuration stay: the tenant they rested on is unchanged.
      */
     async reauthorise(orgId: number, input: HrmsSetupInput): Promise<SetupConfigResult> {
       const org = await clientOrg(orgId);
@@ -230,7 +237,8 @@ export function createSetupService(deps: SetupServiceDeps) {
       // Another tenant would redirect the employer's sync (and its employees' data) to someone else's HRMS.
       if (!hosts.every((host) => sameHrms(stored, { hrmsId: input.hrms_id, host })))
         throw AppError.validation([{ field: 'access_credentials.hrms_host', message: 'must be the HRMS address already set up for this organisation' }]);
-      return checkAndReplace(org, definition, input);
+      // The tenant stays, so whoever entered it (a Connect session) stays its record and its approvals stay (the store's `sameTenant`).
+      return checkAndReplace(org, definition, input, true);
     },
 
     /** Whether org `orgId` waits for new HRMS credentials, and since when (see the store's `reauthNeeded`). */

@@ -26,9 +26,19 @@ export const hrmsBody = (url: string, creds: { clientId: string; clientSecret: s
 /** The client secret stored for `orgId` (decrypted), or undefined. */
 export const storedSecret = async (app: TestApp, orgId: number) => (await storesOf(app).hrmsConfigs.load(orgId))?.credentials.client_secret;
 
+/** setup-config of client org `c` with OLD at `sim`; throws unless it answers 200. */
+async function setupConfig(app: TestApp, c: Awaited<ReturnType<typeof client>>, sim: { url: string }): Promise<void> {
+  const setup = await call(`${app.url}/api/webhook/v1/setup-config/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(setupBody(c, sim, OLD)),
+  });
+  if (setup.status !== 200) throw new Error(`setup-config: ${setup.status} ${JSON.stringify(setup.body)}`);
+}
+
 /**
  * Client org `c` (an approved connection with `v`, whose events reach `rx` at `path`) set up with
- * OLD at a fresh simulator and synced; then the simulator accepts NEW only, the vendor asks for a
+ * OLD at a fresh simulator (by setup-config unless `setUp` does it otherwise) and synced; then the simulator accepts NEW only, the vendor asks for a
  * sync, and the org is `needs_reauth`. Returns the simulator and when the refused run ended (ISO).
  */
 export async function needsReauth(
@@ -38,15 +48,11 @@ export async function needsReauth(
   v: Awaited<ReturnType<typeof vendor>>,
   c: Awaited<ReturnType<typeof client>>,
   seed: string,
+  setUp: (sim: Sim) => Promise<void> = (sim) => setupConfig(app, c, sim),
 ): Promise<{ sim: Sim; refusedAt: string }> {
   let sim = await startSim({ employees: 3, seed, ...OLD });
   const port = sim.port;
-  const setup = await call(`${app.url}/api/webhook/v1/setup-config/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(setupBody(c, sim, OLD)),
-  });
-  if (setup.status !== 200) throw new Error(`setup-config: ${setup.status} ${JSON.stringify(setup.body)}`);
+  await setUp(sim);
   await waitFor(async () => (await ormQuery(app, `select 1 from org_health where org_id = ? and state = 'healthy'`, [c.org.id])).length > 0, 60_000);
   await sim.close();
   sim = await startSim({ employees: 3, seed, ...NEW, port });

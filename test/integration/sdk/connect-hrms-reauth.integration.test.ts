@@ -157,3 +157,48 @@ describe('POST /api/sdk/connect/hrms/ while the HRMS refuses: an e-mail code on 
     expect(await health(app, c.org.id)).toBe('healthy');
   });
 });
+
+describe('POST /api/sdk/connect/hrms/ while the HRMS refuses: an org first set up on the Connect page', () => {
+  let app: TestApp;
+  let rx: Receiver;
+  let sim: Sim;
+  let v: Vendor;
+  let c: Client;
+  let connectionId: string;
+  let enteredBy: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '100,200', HRX_HRMS_RETRIES: '1' } });
+    await app.startEventsWorker();
+    rx = await startReceiver();
+    v = await vendor(app.ctx);
+    c = await client(app.ctx, 'Connect Employer', 'connect-employer.example');
+    await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url: rx.url('/c') });
+    // The employer's HR admin sets the new org up on the page: e-mail code, HRMS, approve.
+    ({ sim } = await needsReauth(app, rx, '/c', v, c, 'reauth-connect', async (first) => {
+      const s = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'hr@connect-employer.example', org_name: 'x' })).access_token);
+      await verifyEmail(app, s);
+      expect((await connectCall(app.url, s, 'hrms/', hrmsBody(first.url, OLD))).status).toBe(200);
+      const approved = await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
+      expect(approved.body.data.status).toBe('approved');
+      connectionId = approved.body.data.connection_id;
+    }));
+    enteredBy = (await storesOf(app).hrmsConfigs.load(c.org.id))!.connectSessionId!;
+  }, 120_000);
+  afterAll(async () => {
+    await sim?.close();
+    await rx?.close();
+    await app?.stop();
+  });
+
+  it('new credentials for the same tenant keep the approval that rested on the tenant entered on the page', async () => {
+    expect(enteredBy).toMatch(/^[0-9a-f-]{36}$/);
+    const s = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'hr@connect-employer.example', org_name: 'x' })).access_token);
+    expect((await connectCall(app.url, s, 'proof/', { app_key: c.org.appKey, app_secret: c.appSecret })).status).toBe(200);
+    expect((await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW))).status).toBe(200);
+    await rx.waitForCount('/c', 1, 'connection.healthy', 60_000);
+    const [row] = await ormQuery(app, `select status, approved_on_config_session from connections where id = ?`, [connectionId]);
+    expect(row).toEqual({ status: 'approved', approved_on_config_session: enteredBy });
+    expect((await storesOf(app).hrmsConfigs.load(c.org.id))?.connectSessionId).toBe(enteredBy);
+  });
+});
