@@ -9,7 +9,9 @@
  * org's `app_key`/`app_secret`. The flow never creates, replaces or extends an established org's
  * configuration; a new org's first configuration, entered in a session, lets that session
  * approve while it is still the org's configuration, and may be entered only by a session whose
- * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). {@link PROOF_LOCK}
+ * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). The one
+ * replacement it makes: new credentials for the same tenant while the HRMS refuses the stored
+ * ones (./connect-reauth.ts). {@link PROOF_LOCK}
  * failed proofs (and wrong e-mail codes) lock the vendor/client pair's approval; every proof,
  * code and approval attempt is audited.
  */
@@ -329,7 +331,10 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * pair's lock (docs/connect.md "Lockout"): credentials the HRMS refuses count a failure, and
      * once the pair is locked the HRMS is not called at all. Throws 409 (decided), PROOF_FAILED
      * (wrong or locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's
-     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted).
+     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted). While the
+     * org's HRMS refuses its stored credentials, new ones replace them instead, after this
+     * session's proof (b) or own-domain e-mail code, for a pending or approved connection
+     * (./connect-reauth.ts; docs/connect.md "Updating refused credentials").
      */
     async hrms(p: ConnectPrincipal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
       const g = p.connect;
