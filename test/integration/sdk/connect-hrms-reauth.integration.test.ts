@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCall, openSession, verifyEmail, type TestSession } from '../../support/connect';
-import { ormQuery, storesOf } from '../../support/db';
+import { dbQuery, ormQuery, storesOf } from '../../support/db';
 import { expectError, invalid, plain } from '../../support/expect-error';
 import { client, connection, sdkToken, vendor } from '../../support/factories';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
@@ -22,6 +22,9 @@ type Sim = Awaited<ReturnType<typeof startSim>>;
 type Vendor = Awaited<ReturnType<typeof vendor>>;
 type Client = Awaited<ReturnType<typeof client>>;
 
+const CODE_CANNOT =
+  "an e-mail code cannot set up this organisation, because the token's address is not on the organisation's own e-mail domain: " +
+  "the operator must approve this connection (hrx connection approve), or prove control with the organisation's application key and secret";
 const PROOF_NEEDED =
   "prove that you manage this organisation first: its application key and secret, or an e-mail code sent to an address on the organisation's own e-mail domain";
 
@@ -146,10 +149,29 @@ describe('POST /api/sdk/connect/hrms/ while the HRMS refuses: an e-mail code on 
     await app?.stop();
   });
 
+  it("an address that is not on the org's own domain: no code is sent, and new credentials stay refused", async () => {
+    const s = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'it@mail-employer.example', org_name: 'Mail Employer' })).access_token);
+    // The org's domain changed after the token named it: the token's address is no longer the org's own.
+    await dbQuery(app, `update orgs set email_domain = 'elsewhere.example' where id = $1`, [c.org.id]);
+    try {
+      expectError(await connectCall(app.url, s, 'email-code/', undefined), 400, invalid('email', CODE_CANNOT));
+      expect(app.mailbox!.to('it@mail-employer.example')).toEqual([]);
+      expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW)), 400, invalid('proof', PROOF_NEEDED));
+      expect(await storedSecret(app, c.org.id)).toBe(OLD.clientSecret);
+    } finally {
+      await dbQuery(app, `update orgs set email_domain = 'mail-employer.example' where id = $1`, [c.org.id]);
+    }
+  });
+
   it('the code verified in the session lets the new credentials replace the refused ones', async () => {
     const s = await openSession(app.url, (await sdkToken(app.ctx, v.org, { email: 'it@mail-employer.example', org_name: 'Mail Employer' })).access_token);
     expectError(await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW)), 400, invalid('proof', PROOF_NEEDED));
     await verifyEmail(app, s);
+    // A code proves the address only while it is on the org's own domain.
+    await dbQuery(app, `update orgs set email_domain = 'elsewhere.example' where id = $1`, [c.org.id]);
+    const refused = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
+    await dbQuery(app, `update orgs set email_domain = 'mail-employer.example' where id = $1`, [c.org.id]);
+    expectError(refused, 400, invalid('proof', PROOF_NEEDED));
     const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
     expect(res.status).toBe(200);
     expect(await storedSecret(app, c.org.id)).toBe(NEW.clientSecret);
