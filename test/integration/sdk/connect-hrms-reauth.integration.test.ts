@@ -95,6 +95,19 @@ describe('POST /api/sdk/connect/hrms/ while the HRMS refuses the stored credenti
     expect(await storedSecret(app, c.org.id)).toBe(OLD.clientSecret);
   });
 
+  it('five refused tries lock the pair: the sixth, even with the right credentials, is 403 and the HRMS is not called', async () => {
+    const third = await vendor(app.ctx);
+    const s3 = await openSession(app.url, (await sdkToken(app.ctx, third.org, { email: 'hr@reauth-employer.example', org_name: 'x' })).access_token);
+    expect((await connectCall(app.url, s3, '')).body.data).toMatchObject({ status: 'pending', reauth: { hrms_id: 'reference' } });
+    expect((await connectCall(app.url, s3, 'proof/', { app_key: c.org.appKey, app_secret: c.appSecret })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await connectCall(app.url, s3, 'hrms/', hrmsBody(sim.url, { clientId: NEW.clientId, clientSecret: `no-${i}` }))).status).toBe(400);
+    const before = sim.control.stats().tokenRequests;
+    expectError(await connectCall(app.url, s3, 'hrms/', hrmsBody(sim.url, NEW)), 403, plain('Proof of control failed'));
+    expect(sim.control.stats().tokenRequests).toBe(before);
+    expect(await storedSecret(app, c.org.id)).toBe(OLD.clientSecret);
+  });
+
   it('right new credentials replace the stored ones; the sync queued at once makes the org healthy and the vendor hears connection.healthy', async () => {
     const res = await connectCall(app.url, s, 'hrms/', hrmsBody(sim.url, NEW));
     expect(res.status).toBe(200);
