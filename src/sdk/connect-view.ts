@@ -80,6 +80,12 @@ export interface ConnectSession extends DataPointLists {
   always_shared: { name: string; label: string }[];
   /** When the connection was approved, rejected or terminated (ISO); null while pending. */
   decided_at: string | null;
+  /**
+   * "Update credentials" mode (docs/connect.md "Updating refused credentials"): the org's HRMS
+   * refused the stored credentials; `hrms_id` and `product_name` name that HRMS, `refused_at`
+   * (ISO) is when the refused sync ended. Null otherwise (also for a rejected or ended connection).
+   */
+  reauth: { hrms_id: string; product_name: string; refused_at: string } | null;
 }
 
 /** The connection's lists in wire form. */
@@ -125,6 +131,8 @@ export interface ViewInput {
   codeExpiresAt: Date | null;
   mailer: boolean;
   operator: { name: string; contact: string | null };
+  /** The org waits for new HRMS credentials: which HRMS refused, and when; else null. */
+  refused: { hrmsId: string; refusedAt: Date } | null;
 }
 
 /** Builds the view (see {@link ConnectSession}). */
@@ -167,6 +175,13 @@ export function sessionView(v: ViewInput): ConnectSession {
     data_point_categories: DATA_POINT_CATEGORIES.map((x) => ({ id: x.id, title: x.title })),
     always_shared: ALWAYS_SHARED_LABELS.map((x) => ({ ...x })),
     decided_at: c.status === 'pending' ? null : c.statusChangedAt.toISOString(),
+    reauth: v.refused
+      ? {
+          hrms_id: v.refused.hrmsId,
+          product_name: v.products.find((p) => p.hrms_id === v.refused?.hrmsId)?.display_name ?? v.refused.hrmsId,
+          refused_at: v.refused.refusedAt.toISOString(),
+        }
+      : null,
     ...listsOf(c),
   };
 }

@@ -9,7 +9,9 @@
  * org's `app_key`/`app_secret`. The flow never creates, replaces or extends an established org's
  * configuration; a new org's first configuration, entered in a session, lets that session
  * approve while it is still the org's configuration, and may be entered only by a session whose
- * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). {@link PROOF_LOCK}
+ * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). The one
+ * replacement it makes: new credentials for the same tenant while the HRMS refuses the stored
+ * ones (./connect-reauth.ts). {@link PROOF_LOCK}
  * failed proofs (and wrong e-mail codes) lock the vendor/client pair's approval; every proof,
  * code and approval attempt is audited.
  */
@@ -30,6 +32,7 @@ import { listsOf, sessionView, type ConnectHrmsProduct, type ConnectSession, typ
 import type { EmailCodeStore } from './email-code-store';
 import { createEmailVerification, emailNeeded, EMAIL_CODE_POLICY } from './email-verify';
 import { codeCannotEstablish, codeEstablishes } from './establish-rule';
+import { createReauthStep } from './connect-reauth';
 import type { SdkStore, SdkTokenView } from './store';
 
 export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
@@ -197,15 +200,34 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     const [org, user] = await Promise.all([deps.orgs.byId(p.orgId), deps.store.findUser(g.userId)]);
     return org !== null && user !== null && codeEstablishes(org, user.email);
   }
-  /** The e-mail step of a new org that no code can set up: 400 before any code is sent or checked. */
+  const reauth = createReauthStep({
+    connections: deps.connections,
+    sessions,
+    setup: deps.setup,
+    log: deps.log,
+    audit,
+    attempt,
+    refusedByHrms,
+    provenByApp,
+    emailVerified,
+    codeMayEstablish,
+  });
+  /** The grant's connection: pending, or approved while the org waits for new credentials (./connect-reauth.ts). */
+  const openConnection = async (g: ConnectGrant): Promise<Connection> => (await reauth.reauthConnection(g)) ?? pendingConnection(g);
+  /**
+   * The e-mail step of an org that no code can set up (a new org, or one waiting for new
+   * credentials, whose token's address is not on its own domain): 400 before any code is sent or checked.
+   */
   async function codeAllowed(p: ConnectPrincipal): Promise<void> {
-    await pendingConnection(p.connect);
-    if (!(await established(p.orgId)) && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish();
+    await openConnection(p.connect);
+    const open = !(await established(p.orgId)) || (await reauth.reauthOf(p.orgId)) !== null;
+    if (open && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish();
   }
   const email = createEmailVerification(
     {
-      pendingConnection,
-      established,
+      pendingConnection: openConnection,
+      // An org waiting for new credentials takes a code as proof (docs/connect.md "Updating refused credentials").
+      established: async (orgId) => (await established(orgId)) && (await reauth.reauthOf(orgId)) === null,
       verified: emailVerified,
       prove,
       audit,
@@ -262,7 +284,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
     async session(p: ConnectPrincipal): Promise<ConnectSession> {
       const g = p.connect;
-      const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code] = await Promise.all([
+      const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code, refused] = await Promise.all([
         deps.connections.get(g.connectionId),
         deps.orgs.byId(g.vendorOrgId),
         deps.orgs.byId(p.orgId),
@@ -273,6 +295,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         deps.setup.configSessionId(p.orgId),
         sessions.lockedUntil(g.vendorOrgId, p.orgId),
         deps.codes.current(g.sessionId, EMAIL_CODE_POLICY),
+        reauth.reauthOf(p.orgId),
       ]);
       if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
       return sessionView({
@@ -291,6 +314,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         codeExpiresAt: code?.expiresAt ?? null,
         mailer: deps.mailer !== null,
         operator: deps.operator,
+        refused: c.status === 'pending' || c.status === 'approved' ? refused : null,
       });
     },
 
@@ -307,10 +331,15 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * pair's lock (docs/connect.md "Lockout"): credentials the HRMS refuses count a failure, and
      * once the pair is locked the HRMS is not called at all. Throws 409 (decided), PROOF_FAILED
      * (wrong or locked), VALIDATION `email` (a new org, e-mail not verified), the setup service's
-     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted).
+     * 400s (HRMS_CREDENTIALS_REJECTED for a new org's refused credentials, counted). While the
+     * org's HRMS refuses its stored credentials, new ones replace them instead, after this
+     * session's proof (b) or own-domain e-mail code, for a pending or approved connection
+     * (./connect-reauth.ts; docs/connect.md "Updating refused credentials").
      */
     async hrms(p: ConnectPrincipal, input: HrmsSetupInput, meta: RequestMeta): Promise<SetupConfigResult | { proven: true }> {
       const g = p.connect;
+      // An org whose HRMS refuses the stored credentials: new ones replace them, after proof (./connect-reauth.ts).
+      if (await reauth.reauthConnection(g)) return reauth.replace(p, input, meta);
       await pendingConnection(g);
       if (await sessions.isLocked(g.vendorOrgId, p.orgId)) {
         await audit(p, 'hrms', 'locked', meta);
@@ -356,7 +385,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      * (decided), PROOF_FAILED, THROTTLED (over the failure limit: not counted against the pair).
      */
     async proof(p: ConnectPrincipal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
-      await pendingConnection(p.connect);
+      await openConnection(p.connect);
       const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
       return prove(
         p,

@@ -133,7 +133,7 @@ export function renderConnectPage(v: { apiBase: string; operator: PageOperator }
 </section>
 <section id="step-hrms" class="step" aria-labelledby="hrms-h">
 <h2 id="hrms-h"><span class="num"></span><span id="hrms-title">Connect your HRMS</span></h2>
-<p id="hrms-intro"></p>
+<p id="hrms-intro" tabindex="-1"></p>
 <div id="hrms-done" hidden><p class="status ok" id="hrms-done-text" tabindex="-1"><span id="hrms-done-name"></span> <button type="button" id="hrms-change" class="link" aria-expanded="false" aria-controls="hrms-change-info">(change)</button></p>
 <p id="hrms-change-info" hidden></p></div>
 <form id="hrms-form" novalidate><fieldset><legend>Your HRMS</legend>

@@ -116,6 +116,7 @@ const sessionSchema = z.strictObject({
   data_point_categories: z.array(z.strictObject({ id: z.string(), title: z.string() })),
   always_shared: z.array(z.strictObject({ name: z.string(), label: z.string() })),
   decided_at: z.string().nullable(),
+  reauth: z.strictObject({ hrms_id: z.string(), product_name: z.string(), refused_at: z.string() }).nullable(),
   ...listsSchema,
 });
 
@@ -222,7 +223,8 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
       doc: {
         operationId: 'connectHrms',
         tag: 'sdk',
-        summary: "The HRMS step: a new org's HRMS credentials are checked and stored; an established org's are only compared (proof of control).",
+        summary:
+          "The HRMS step: a new org's HRMS credentials are checked and stored; an established org's are only compared (proof of control); while the org's HRMS refuses its stored credentials (`reauth` in the view), new ones for the same HRMS and host replace them after proof of control.",
         errors: ['HRMS_CREDENTIALS_REJECTED', 'PROOF_FAILED', 'CONNECTION_DECIDED', 'CONNECTION_ALREADY_TERMINATED'],
       },
       handler: async (ctx) => ({ data: await sdk.hrms(ctx.principal, ctx.body, meta(ctx)) }),

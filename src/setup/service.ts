@@ -169,6 +169,26 @@ export function createSetupService(deps: SetupServiceDeps) {
     };
   }
 
+  /** Checks `input` with the HRMS, stores it in place of the org's configuration and queues a sync (setup-config's path). */
+  async function checkAndReplace(
+    org: { id: number; uuid: string },
+    definition: HrmsConnectorDefinition,
+    input: HrmsSetupInput,
+    sameTenant = false,
+  ): Promise<SetupConfigResult> {
+    await verifyWithHrms(definition, accessOf(input));
+    const { revoked } = await deps.hrmsConfigs.save({
+      orgId: org.id,
+      hrmsId: input.hrms_id,
+      credentials: input.access_credentials,
+      apiConfigs: input.api_configs ?? [],
+      sameTenant,
+    });
+    // Approvals that rested on a Connect-entered configuration this one replaced are gone.
+    if (revoked.length > 0) await deps.onAccessChange?.();
+    return afterStore(org, input);
+  }
+
   async function clientOrg(orgId: number) {
     const org = await deps.orgs.findById(orgId);
     if (!org?.isClient) throw new AppError('NOT_FOUND');
@@ -193,18 +213,36 @@ export function createSetupService(deps: SetupServiceDeps) {
         throw new AppError('CLIENT_CREDENTIALS_INVALID');
       }
       const { client_id: _id, client_secret: _secret, ...setup } = input;
-      const definition = checkInput(setup);
-      await verifyWithHrms(definition, accessOf(setup));
-      const { revoked } = await deps.hrmsConfigs.save({
-        orgId: org.id,
-        hrmsId: setup.hrms_id,
-        credentials: setup.access_credentials,
-        apiConfigs: setup.api_configs ?? [],
-      });
-      // Approvals that rested on a Connect-entered configuration this one replaced are gone.
-      if (revoked.length > 0) await deps.onAccessChange?.();
-      return afterStore(org, setup);
+      return checkAndReplace(org, checkInput(setup), setup);
     },
+
+    /**
+     * The Connect flow's "update credentials" step (docs/connect.md "Updating refused
+     * credentials"): while the org's HRMS refuses its stored credentials ({@link reauthNeeded}),
+     * new ones for the SAME `hrms_id` and HRMS tenant (`hrms_host`, every `api_configs` host too)
+     * are checked with the HRMS and replace the stored ones exactly as setup-config does (a sync
+     * queued at once). The caller has checked proof of control. Throws VALIDATION
+     * (`hrms_id`/`access_credentials.hrms_host`: another HRMS or tenant; `hrms`: the org no
+     * longer needs new credentials), NOT_FOUND, and the 400s of {@link configure}. Unlike setup-config,
+     * approvals given on a Connect-entered configuration stay: the tenant they rested on is unchanged.
+     */
+    async reauthorise(orgId: number, input: HrmsSetupInput): Promise<SetupConfigResult> {
+      const org = await clientOrg(orgId);
+      const definition = checkInput(input);
+      const [current, needed] = await Promise.all([deps.hrmsConfigs.load(org.id), deps.hrmsConfigs.reauthNeeded(org.id)]);
+      if (!current || !needed) throw AppError.validation([{ field: 'hrms', message: 'this organisation does not need new HRMS credentials' }]);
+      if (input.hrms_id !== current.hrmsId) throw AppError.validation([{ field: 'hrms_id', message: `must be the HRMS already set up (${current.hrmsId})` }]);
+      const stored = { hrmsId: current.hrmsId, host: current.credentials.hrms_host };
+      const hosts = [input.access_credentials, ...(input.api_configs ?? []).map((a) => a.access_credentials)].map((c) => c.hrms_host);
+      // Another tenant would redirect the employer's sync (and its employees' data) to someone else's HRMS.
+      if (!hosts.every((host) => sameHrms(stored, { hrmsId: input.hrms_id, host })))
+        throw AppError.validation([{ field: 'access_credentials.hrms_host', message: 'must be the HRMS address already set up for this organisation' }]);
+      // The tenant stays, so whoever entered it (a Connect session) stays its record and its approvals stay (the store's `sameTenant`).
+      return checkAndReplace(org, definition, input, true);
+    },
+
+    /** Whether org `orgId` waits for new HRMS credentials, and since when (see the store's `reauthNeeded`). */
+    reauthNeeded: (orgId: number) => deps.hrmsConfigs.reauthNeeded(orgId),
 
     /**
      * The Connect flow's HRMS step (decisions §8) for client org `orgId` in Connect session

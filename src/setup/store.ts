@@ -41,8 +41,12 @@ export interface HrmsConfigStore {
    * decisions §4); and every Connect session of the org's connections that proved control with
    * the HRMS step (against the replaced configuration) is no longer proven. Returns the ids of
    * the connections sent back to pending.
+   *
+   * `sameTenant` (new credentials for the stored HRMS tenant while it refuses the old ones,
+   * docs/connect.md "Updating refused credentials"): the Connect session that entered the tenant
+   * stays recorded and the approvals resting on it stay, so a later setup-config still ends them.
    */
-  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, tx?: Tx): Promise<{ revoked: string[] }>;
+  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'> & { sameTenant?: boolean }, tx?: Tx): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
    * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
@@ -56,6 +60,13 @@ export interface HrmsConfigStore {
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
   load(orgId: number, tx?: Tx): Promise<HrmsConfiguration | null>;
   markInvalid(orgId: number, reason: string, tx?: Tx): Promise<void>;
+  /**
+   * Whether the org's HRMS refused its stored credentials and waits for new ones (docs/sync.md
+   * "Connection health": `needs_reauth`): the configuration is marked invalid and the org's
+   * health is `needs_reauth` (or not kept yet). Returns its `hrmsId` and when the refusing sync
+   * ended (`refusedAt`: the health's change, else the configuration's marking), or null.
+   */
+  reauthNeeded(orgId: number, tx?: Tx): Promise<{ hrmsId: string; refusedAt: Date } | null>;
 }
 
 const aad = (orgId: number) => `hrms-config:${orgId}`;
@@ -80,8 +91,9 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
           `insert into hrms_configs (org_id, hrms_id, credentials_enc, configured_apis, valid, invalid_reason, connect_session_id, created_at, updated_at)
            values (?, ?, ?, ?::text[], true, null, null, now(), now())
            on conflict (org_id) do update set hrms_id = excluded.hrms_id, credentials_enc = excluded.credentials_enc,
-             configured_apis = excluded.configured_apis, valid = true, invalid_reason = null, connect_session_id = null, updated_at = now()`,
-          [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id))],
+             configured_apis = excluded.configured_apis, valid = true, invalid_reason = null,
+             connect_session_id = case when ? then hrms_configs.connect_session_id end, updated_at = now()`,
+          [hrmsConfig.orgId, hrmsConfig.hrmsId, credentialsEnc, pgTextArray(hrmsConfig.apiConfigs.map((a) => a.api_id)), hrmsConfig.sameTenant === true],
         );
         await markEstablished(await pgClientOf(em), hrmsConfig.orgId);
         if (!prior) return { revoked: [] };
@@ -90,7 +102,7 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
             where proof_method = 'hrms' and connection_id in (select id from connections where client_org_id = ?)`,
           [hrmsConfig.orgId],
         );
-        if (!prior.connect_session_id) return { revoked: [] };
+        if (!prior.connect_session_id || hrmsConfig.sameTenant) return { revoked: [] };
         // Pending lists as a new request stores them (connections/store.ts request()).
         const rows = await em.execute<{ id: string }[]>(
           `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null,
@@ -128,6 +140,17 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
       if (!row) return null;
       const dec = JSON.parse(cipher.decrypt(row.credentialsEnc, aad(orgId))) as Pick<HrmsConfiguration, 'credentials' | 'apiConfigs'>;
       return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId };
+    },
+    async reauthNeeded(orgId, tx) {
+      const [r] = await execute<{ hrms_id: string; refused_at: Date | string }>(
+        orm,
+        `select hc.hrms_id, coalesce(oh.changed_at, hc.updated_at) as refused_at
+           from hrms_configs hc left join org_health oh on oh.org_id = hc.org_id
+          where hc.org_id = ? and not hc.valid and (oh.state is null or oh.state = 'needs_reauth')`,
+        [orgId],
+        tx,
+      );
+      return r ? { hrmsId: r.hrms_id, refusedAt: new Date(r.refused_at) } : null;
     },
     async markInvalid(orgId, reason, tx) {
       await emOf(orm, tx).nativeUpdate(HrmsConfig, { orgId }, { valid: false, invalidReason: reason, updatedAt: new Date() });

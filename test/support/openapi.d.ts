@@ -390,7 +390,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The HRMS step: a new org's HRMS credentials are checked and stored; an established org's are only compared (proof of control). */
+        /** The HRMS step: a new org's HRMS credentials are checked and stored; an established org's are only compared (proof of control); while the org's HRMS refuses its stored credentials (`reauth` in the view), new ones for the same HRMS and host replace them after proof of control. */
         post: operations["connectHrms"];
         delete?: never;
         options?: never;
@@ -3401,6 +3401,11 @@ export interface operations {
                                 label: string;
                             }[];
                             decided_at: string | null;
+                            reauth: {
+                                hrms_id: string;
+                                product_name: string;
+                                refused_at: string;
+                            } | null;
                             shared_data_points: string[];
                             not_shared_data_points: string[];
                             not_requested_data_points: string[];

@@ -59,6 +59,8 @@ async function call(method, path, body) {
 }
 
 let view = null;
+/** The `reauth` of the view whose refused details this page replaced, else null. */
+let saved = null;
 const busy = new Set();
 const product = () => view.hrms.products.find((p) => p.hrms_id === $('hrms_id').value) || view.hrms.products[0];
 const fid = (f) => f.target.replace(/\./g, '-');

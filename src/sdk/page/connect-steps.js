@@ -119,7 +119,21 @@ function hrmsFailure(err, p, order) {
       return [[host, 'hrx cannot connect to this address. Enter the public https:// address of your ' + p.display_name + '.']];
     if (/could not be reached/.test(reason))
       return [[host, 'We could not reach ' + p.display_name + ' at this address. Check the address, or try again in a minute.']];
-    return [[secret, p.display_name + ' did not accept these details. Check the ' + names + ', then try again.']];
+    if (/refused the credentials/.test(reason)) return [[secret, p.display_name + ' did not accept these details. Check the ' + names + ', then try again.']];
+    // Busy, down or an answer hrx could not read: the details were not judged, so no field is wrong.
+    if (/answered (5\d\d|429)\b|could not read/.test(reason))
+      return [
+        [
+          host,
+          p.display_name +
+            ' could not check these details just now (' +
+            reason.replace(/^the HRMS /, 'it ') +
+            '). Nothing is wrong with them that we know of: try again in a few minutes.',
+        ],
+      ];
+    return [
+      [host, p.display_name + ' at this address gave an unexpected answer (' + reason.replace(/^the HRMS /, 'it ') + '). Check the address, then try again.'],
+    ];
   }
   if (err.status === 403) {
     return [
@@ -158,10 +172,16 @@ $('hrms-form').addEventListener('submit', (e) => {
       return showErrors(problems);
     }
     try {
+      const replacing = view.reauth;
       const d = await call('POST', '/hrms/', body);
       for (const f of p.fields) if (f.secret) $(fid(f)).value = '';
       await refresh();
       say('hrms-status', '', '');
+      if (replacing) {
+        saved = replacing;
+        sync();
+        return $('heading').focus();
+      }
       sync();
       say('decide-status', d.proven ? 'Control proven. Choose what to share, then approve.' : 'HRMS connected. Choose what to share, then approve.', 'ok');
       $('hrms-done-text').focus();
@@ -212,6 +232,10 @@ $('proof-form').addEventListener('submit', (e) => {
       await refresh();
       say('proof-status', '', '');
       sync();
+      if (view.reauth) {
+        say('hrms-status', 'Control proven. Now enter the new details.', 'ok');
+        return $('hrms-intro').focus();
+      }
       say('decide-status', 'Control proven. Choose what to share, then approve.', 'ok');
       $('hrms-done-text').focus();
     } catch (err) {

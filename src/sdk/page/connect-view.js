@@ -154,8 +154,99 @@ function syncDecided() {
   for (const n of document.querySelectorAll('.num')) n.textContent = '';
 }
 
+/** The e-mail step's form, its confirmation and the waiting code, from `ev` (the view's `email_verification`). */
+function syncEmailStep(ev) {
+  $('email-form').hidden = ev.verified || !ev.available;
+  $('email-intro').hidden = ev.verified;
+  $('email-done').hidden = !ev.verified;
+  $('email-done').textContent = 'E-mail address confirmed: ' + ev.sent_to + '.';
+  $('step-email').classList.toggle('done', ev.verified);
+  if (ev.code_expires_at && !$('send-status').textContent)
+    say('send-status', 'A code was sent to ' + ev.sent_to + '. It works until ' + clock(ev.code_expires_at) + '.', 'ok');
+}
+
+/** The "update credentials" mode (docs/connect.md "Updating refused credentials"): proof first, then the new details. */
+function syncReauth() {
+  const r = view.reauth;
+  const ev = view.email_verification;
+  const name = r.product_name;
+  const proven = view.proof.proven || (ev.verified && ev.establishes);
+  $('heading').textContent = 'Update the ' + name + ' details of ' + org();
+  document.title = $('heading').textContent;
+  $('lede').textContent =
+    name +
+    ' refused the details hrx had stored for ' +
+    org() +
+    ' on ' +
+    longDate(r.refused_at) +
+    ', so employee data has not been refreshed since then. Prove that you manage ' +
+    org() +
+    ', then enter the details ' +
+    name +
+    ' accepts now. They are checked with ' +
+    name +
+    ', stored encrypted and used only to sync.';
+  for (const id of ['step-review', 'step-choose', 'step-decide', 'outcome', 'hrms-done']) $(id).hidden = true;
+  $('step-email').hidden = !ev.available;
+  $('email-intro').textContent =
+    'Instead of the application key and secret (step ' +
+    stepNo('step-hrms') +
+    '), you can confirm that you read ' +
+    ev.sent_to +
+    ', an address on ' +
+    org() +
+    "'s own e-mail domain: we send a 6-digit code there.";
+  syncEmailStep(ev);
+  $('hrms-title').textContent = proven ? 'Enter the new ' + name + ' details' : 'Prove that you manage ' + org();
+  $('hrms-intro').textContent = proven
+    ? 'hrx replaces the refused details once ' +
+      name +
+      ' accepts the new ones, and the next sync starts at once. The address stays the one ' +
+      org() +
+      ' was set up with.'
+    : 'Enter ' +
+      org() +
+      "'s application key and secret" +
+      (ev.available ? ', or confirm your e-mail address (step ' + stepNo('step-email') + ')' : '') +
+      '. The old ' +
+      name +
+      ' details cannot prove it: they are the ones that stopped working.';
+  $('hrms-intro').hidden = false;
+  $('hrms-form').hidden = !proven;
+  $('proof-alt').hidden = proven;
+  $('proof-h').textContent = 'Application key and secret';
+  if ($('hrms_id').value !== r.hrms_id) {
+    $('hrms_id').value = r.hrms_id;
+    buildFields();
+  }
+  $('hrms_id').disabled = true;
+  $('step-hrms').querySelector('legend').textContent = 'New ' + name + ' details';
+  $('hrms-submit').textContent = busy.has('hrms-submit') ? $('hrms-submit').textContent : 'Save new details';
+  numberSteps();
+}
+
+/** After new details replaced the refused ones: says so above whatever the page shows next. */
+function syncSaved() {
+  if (!saved) return;
+  if (view.status === 'approved') {
+    $('heading').textContent = 'The ' + saved.product_name + ' details of ' + org() + ' are updated';
+    document.title = $('heading').textContent;
+  }
+  $('lede').textContent =
+    saved.product_name +
+    ' accepted the new details and hrx saved them, encrypted, in place of the refused ones. The sync of ' +
+    org() +
+    "'s employees has started.";
+}
+
 function sync() {
-  if (view.status !== 'pending') return syncDecided();
+  if (view.reauth) return syncReauth();
+  $('hrms_id').disabled = false;
+  $('step-review').hidden = false;
+  $('step-choose').hidden = false;
+  $('step-decide').hidden = view.status !== 'pending';
+  $('proof-h').textContent = 'Or use the application key and secret';
+  if (view.status !== 'pending') return (syncDecided(), syncSaved());
   $('heading').textContent = 'Share employee data of ' + org() + ' with ' + vendor() + '?';
   document.title = 'Connect ' + vendor() + ' to ' + org() + "'s HRMS";
   $('lede').textContent =
@@ -184,13 +275,7 @@ function sync() {
         ' cannot be set up from this page. Ask ' +
         view.notice.operator_name +
         ' to approve this connection for you.';
-  $('email-form').hidden = ev.verified || !ev.available;
-  $('email-intro').hidden = ev.verified;
-  $('email-done').hidden = !ev.verified;
-  $('email-done').textContent = 'E-mail address confirmed: ' + ev.sent_to + '.';
-  $('step-email').classList.toggle('done', ev.verified);
-  if (ev.code_expires_at && !$('send-status').textContent)
-    say('send-status', 'A code was sent to ' + ev.sent_to + '. It works until ' + clock(ev.code_expires_at) + '.', 'ok');
+  syncEmailStep(ev);
   // The HRMS step: set up a new org, or prove control of an established one (decisions §8).
   const proofMode = view.proof.required;
   $('hrms-title').textContent = proofMode ? 'Prove that you manage ' + org() : 'Connect your HRMS';
@@ -250,6 +335,7 @@ function sync() {
             stepNo(ev.verified || proofMode || !ev.available ? 'step-hrms' : 'step-email') +
             ').';
   numberSteps();
+  syncSaved();
 }
 
 async function load() {
