@@ -123,6 +123,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
             failures: ctx.authFailures,
             trustProxy: config.HRX_TRUST_PROXY,
             secureCookie: config.HRX_PUBLIC_URL?.startsWith('https:') ?? false,
+            health: { queue: ctx.syncQueue.queue, counts: () => ctx.ops.store.connectionHealth() },
           },
         ),
       },

@@ -75,21 +75,68 @@ function localViews(): string {
 
 let views: string | undefined;
 
+/** How often the sync queue's line of connection health is read again, at most (ms). */
+const HEALTH_REFRESH_MS = 10_000;
+
+/**
+ * The sync queue's adapter, whose description is a line of connection health counts
+ * (docs/sync.md "Connection health"): read again at most every 10 s, in the background, so the
+ * dashboard's poll never waits for PostgreSQL; the last line read is shown (none before the first).
+ */
+class HealthDescribedAdapter extends BullMQAdapter {
+  private line = '';
+  private readAt = 0;
+
+  constructor(
+    queue: Queue,
+    private readonly counts: () => Promise<Record<string, number>>,
+  ) {
+    super(queue);
+    this.refresh();
+  }
+
+  private refresh(): void {
+    this.readAt = Date.now();
+    this.counts().then(
+      (c) => {
+        this.line = `Approved connections by HRMS health: ${HEALTH_LINE_STATES.map((s) => `${s} ${c[s] ?? 0}`).join(' · ')}`;
+      },
+      () => undefined, // PostgreSQL did not answer: the last line stays, the next poll tries again.
+    );
+  }
+
+  override getDescription(): string {
+    if (Date.now() - this.readAt > HEALTH_REFRESH_MS) this.refresh();
+    return this.line;
+  }
+}
+
+/** The states, in the order the line names them. */
+const HEALTH_LINE_STATES = ['healthy', 'syncing', 'needs_reauth', 'failing', 'not_configured'] as const;
+
 /**
  * A request handler serving Bull Board for `queues` under `basePath` (e.g. `/admin/queues`).
  * A wrong token is a failed authentication of the request's source, counted on the dashboard's
  * own budget: past the limit of `opts.failures` the answer is 429 THROTTLED whatever the token.
- * `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https).
+ * `secureCookie`: the session cookie is `Secure` (HRX_PUBLIC_URL is https). `health`: the sync
+ * queue (the one named `healthQueue`) describes itself with the approved connections' counts per
+ * HRMS health.
  */
 export function bullBoardHandler(
   queues: Queue[],
   basePath: string,
   adminToken: string | undefined,
-  opts: { failures?: AuthFailureGuard | undefined; trustProxy?: boolean; secureCookie?: boolean } = {},
+  opts: {
+    failures?: AuthFailureGuard | undefined;
+    trustProxy?: boolean;
+    secureCookie?: boolean;
+    health?: { queue: Queue; counts: () => Promise<Record<string, number>> } | undefined;
+  } = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(basePath);
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  const adapterOf = (q: Queue) => (opts.health && q === opts.health.queue ? new HealthDescribedAdapter(q, opts.health.counts) : new BullMQAdapter(q));
+  createBullBoard({ queues: queues.map(adapterOf), serverAdapter: adapter });
   // After createBullBoard, which points the views at @bull-board/ui's own page.
   adapter.setViewsPath((views ??= localViews()));
   const app = express();

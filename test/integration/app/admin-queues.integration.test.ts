@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, plain } from '../../support/expect-error';
 import * as f from '../../support/factories';
-import { call, startTestApp, type TestApp } from '../../support/harness';
+import { call, startTestApp, waitFor, type TestApp } from '../../support/harness';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -78,4 +78,21 @@ describe('GET /admin/queues (job dashboard login)', () => {
     const v = await f.vendor(app.ctx);
     expect((await call(`${app.url}/api/vendor/connections/`, { headers: { authorization: v.apiKey, 'x-forwarded-for': src } })).status).toBe(200);
   });
+});
+
+describe('GET /admin/queues/api/queues (health on the dashboard)', () => {
+  it('the sync queue describes the approved connections by HRMS health, and follows a change', async () => {
+    const auth = { authorization: basic(app.config.HRX_ADMIN_TOKEN!) };
+    const line = async () => {
+      const res = await board('/api/queues', newSource(), auth);
+      const sync = (res.body.queues as { name: string; description?: string }[]).find((q) => q.name === app.ctx.syncQueue.queue.name);
+      return sync?.description ?? '';
+    };
+    const before = await waitFor(async () => /not_configured (\d+)/.exec(await line())?.[1], 30_000);
+    const v = await f.vendor(app.ctx);
+    await f.connection(app.ctx, v.org.uuid, (await f.client(app.ctx)).org.uuid);
+    // Read again at most every 10 s: the new approved connection shows within that.
+    const text = await waitFor(async () => ((await line()).includes(`not_configured ${Number(before) + 1}`) ? line() : undefined), 30_000);
+    expect(text).toMatch(/^Approved connections by HRMS health: healthy \d+ · syncing \d+ · needs_reauth \d+ · failing \d+ · not_configured \d+$/);
+  }, 60_000);
 });
