@@ -23,8 +23,8 @@ export type CredentialKind =
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
 
 /**
- * The kind of org a route's credential must belong to (docs/api.md "Credentials": "of the vendor org", "of the
- * client org"). A credential of another kind of org is the wrong credential: 401 `Invalid token.`.
+ * The kind of org a route's credential must belong to (docs/api.md "Credentials": each
+ * credential is of a vendor org or of a client org). A credential of another kind of org is the wrong credential: 401 `Invalid token.`.
  */
 export type OrgRole = 'vendor' | 'client';
 

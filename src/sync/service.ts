@@ -113,13 +113,13 @@ export interface SyncServiceDeps {
   health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
 
-/** A full sync runs at least this often, ms (docs/hrms/connectors.md: "a full sync ... runs at least daily"). */
+/** A full sync runs at least this often, ms (docs/hrms/connectors.md "Full and incremental syncs"). */
 export const FULL_SYNC_EVERY_MS = 24 * 3_600_000;
 /** An incremental sync lists changes since the previous run's start minus this, ms (clock skew between hrx and the HRMS). */
 export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
 
 /**
- * What the next run lists (docs/hrms/connectors.md): incremental (changes since the previous succeeded
+ * What the next run lists (docs/hrms/connectors.md "Full and incremental syncs"): incremental (changes since the previous succeeded
  * run's start, less the overlap) only when the product can list changes, the org's job scheduler
  * or a vendor's sync on demand queued it, and a full run succeeded within the last day; otherwise
  * full. `setup` (and every other trigger) is always full.

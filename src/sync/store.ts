@@ -36,7 +36,7 @@ export interface SyncRunStore {
   start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx, id?: string): Promise<SyncRun>;
   /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
-   * succeeded full run (`full`); null when there is none (docs/hrms/connectors.md's incremental rule).
+   * succeeded full run (`full`); null when there is none (docs/hrms/connectors.md "Full and incremental syncs").
    */
   lastSucceeded(orgId: number, tx?: Tx): Promise<{ any: Date | null; full: Date | null }>;
   progress(id: string, pages: number, employeesSeen: number, tx?: Tx): Promise<void>;

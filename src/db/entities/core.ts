@@ -238,14 +238,14 @@ export const EmployeeSchema = new EntitySchema<Employee>({
 });
 
 /** One sync of a client org (docs/behaviour.md "Sync"). `status`: running | succeeded | failed. */
-/** What a sync run lists (docs/hrms/connectors.md). */
+/** What a sync run lists (docs/hrms/connectors.md "Full and incremental syncs"). */
 export type SyncKind = 'full' | 'incremental';
 
 export class SyncRun {
   id!: string;
   orgId!: number;
   trigger!: string;
-  /** `full` (every employee; finds removals) or `incremental` (changed since the previous run), docs/hrms/connectors.md. */
+  /** `full` (every employee; finds removals) or `incremental` (changed since the previous run), docs/hrms/connectors.md "Full and incremental syncs". */
   kind: SyncKind = 'full';
   status = 'running';
   startedAt: Date = new Date();

@@ -220,7 +220,7 @@ class GreythrConnector implements HrmsConnector {
     });
   }
 
-  /** A fresh token request (docs/behaviour.md "Sync": "token or one call"; never a cached token): the tenant host also names the domain. */
+  /** A fresh token request (docs/behaviour.md "Setup config": one call; never a cached token): the tenant host also names the domain. */
   async verifyCredentials(): Promise<void> {
     await this.requestToken();
   }

@@ -183,7 +183,7 @@ class PersonioConnector implements HrmsConnector {
     return this.client.retriedJson(() => this.call(path, what), what, { nullOn: notFound === 'null' ? [404] : [] });
   }
 
-  /** A fresh token request (docs/behaviour.md "Sync": "token or one call"; never a cached token), which also picks the API. */
+  /** A fresh token request (docs/behaviour.md "Setup config": one call; never a cached token), which also picks the API. */
   async verifyCredentials(): Promise<void> {
     this.api = (await this.tokenAndApi(['v1', 'v2'], true)).api;
   }

@@ -1,6 +1,6 @@
 /**
- * docs/behaviour.md "Sync": "when the org has no approved connection yet, its first approval queues that
- * sync (a connection is never left waiting for the next scheduled run)". An employer posts
+ * docs/behaviour.md "Sync": when the org has no approved connection yet, its first approval queues that
+ * sync (a connection is never left waiting for the next scheduled run). An employer posts
  * setup-config before any connection exists (its sync is skipped: nothing to sync for), then
  * approves a vendor's request in the Connect flow (over HTTP) or the operator approves one with
  * `hrx connection approve`: a run (trigger `approval`) syncs the org at once, not a day later.
