@@ -1,5 +1,5 @@
 /**
- * Dependency rules of hrx (issue 11 "Dependencies point down"), run by `npm run lint:deps` in
+ * Dependency rules of hrx (docs/architecture.md), run by `npm run lint:deps` in
  * .ci/run. Layers, top to bottom: bin/ and jobs/ (composition roots) → src/<feature>/routes.ts →
  * service.ts → store.ts → db/, domain/ and the shared helpers. Type-only imports count: a type
  * is a dependency too.

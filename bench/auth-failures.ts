@@ -1,5 +1,5 @@
 /**
- * How many scrypt runs per second can one attacker force with bogus logins (decisions §2: failed
+ * How many scrypt runs per second can one attacker force with bogus logins (docs/behaviour.md "Failed authentications": failed
  * authentications are limited before any slow hash runs)? Starts hrx in this process, creates a
  * vendor with a V2 Basic credential and a client org, then for `--duration` seconds per door
  * hammers, from one source address with `--connections` concurrent requests, V2 Basic

@@ -1,5 +1,5 @@
 /**
- * How much room the employees of an org take in PostgreSQL (decisions §15 "At rest": every value
+ * How much room the employees of an org take in PostgreSQL (docs/at-rest.md: every value
  * in an envelope costs more than JSONB, which PostgreSQL compresses). Seeds `--employees`
  * employees (default 10,000) from the reference HRMS simulator through a real sync (the store's
  * own write path), vacuums, and prints the size of the `employees` table (heap, TOAST, indexes)

@@ -1,6 +1,6 @@
 /**
- * Darwinbox memory figure (issue 8): peak RSS of a process listing a whole Darwinbox dataset
- * through the darwinbox connector (streamed, decisions §14), for a 10,000- and a 100,000-employee
+ * Darwinbox memory figure (docs/benchmarks.md): peak RSS of a process listing a whole Darwinbox dataset
+ * through the darwinbox connector (streamed, docs/hrms/connectors.md "A whole dataset in one answer is read as a stream"), for a 10,000- and a 100,000-employee
  * dataset. The simulator runs in this process; the connector in a child process that maps and
  * normalises every page (as the sync does before writing it) and reports its VmHWM. Flat memory
  * means the two peaks are close although the second answer is ten times larger.

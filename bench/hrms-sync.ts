@@ -1,5 +1,5 @@
 /**
- * Benchmark `hrms_sync` (issue 8 figures): per product, a product simulator (in this process)
+ * Benchmark `hrms_sync` (docs/benchmarks.md): per product, a product simulator (in this process)
  * serves N employees (default 10,000); `hrx worker` runs in a child process with the real sync
  * service, the tenant's shared Redis budget at the product's published limit, PostgreSQL and the
  * product's connector. Measured:

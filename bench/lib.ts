@@ -138,7 +138,7 @@ export async function seedOrgs(ctx: Context) {
     status: 'approved',
     consentRequired: false,
   });
-  // The first approval queues a sync (decisions §5); a benchmark times the syncs it queues
+  // The first approval queues a sync (docs/behaviour.md "Sync"); a benchmark times the syncs it queues
   // itself, so that one must not run first (or at the same time) in the worker it starts later.
   await ctx.syncQueue.queue.drain(true);
   return { vendor: vendor.org, apiKey, client: client.org };

@@ -1,6 +1,6 @@
 /**
  * How long does a `/metrics` scrape take on a deployment of `--orgs` client orgs (default 1,000;
- * decisions §16)? Seeds a fresh schema and Redis prefix: one vendor and `--orgs` client orgs
+ * docs/operations.md)? Seeds a fresh schema and Redis prefix: one vendor and `--orgs` client orgs
  * (the first through the real service, the others copies of its row), each with an approved
  * connection and its daily sync scheduler in BullMQ (one delayed job each), `--runs` sync runs per org (a month of daily syncs: one in ten
  * failed) and `--deliveries` event deliveries per org (in SQL, as the workers would leave them).

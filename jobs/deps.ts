@@ -22,7 +22,7 @@ export function syncWorkerDeps(ctx: Context): SyncWorkerDeps {
   };
 }
 
-/** The events worker's dependencies (deliveries; decisions §10). */
+/** The events worker's dependencies (deliveries; docs/events.md "Delivery"). */
 export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
   const c = ctx.config;
   return {
@@ -54,7 +54,7 @@ export function housekeepingWorkerDeps(ctx: Context): HousekeepingWorkerDeps {
   return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, events: ctx.services.events, install: installHousekeeping(ctx), log: ctx.log };
 }
 
-/** The retention worker's dependencies (decisions §15: the purge and its job scheduler). */
+/** The retention worker's dependencies (docs/erasure-and-retention.md "Retention": the purge and its job scheduler). */
 export function retentionWorkerDeps(ctx: Context): RetentionWorkerDeps {
   return {
     redis: ctx.redis,

@@ -1,5 +1,5 @@
 /**
- * The events worker (decisions §10): consumes the BullMQ `events` queue. `deliver` jobs make one
+ * The events worker (docs/events.md "Delivery"): consumes the BullMQ `events` queue. `deliver` jobs make one
  * delivery attempt each and are retried by BullMQ on the configured schedule (a custom backoff:
  * the delay after attempt n is HRX_EVENTS_RETRY_SCHEDULE_MS[n-1]). The consent-expiry scan and
  * the outbox relay run on the housekeeping queue (jobs/housekeeping.worker.ts).
@@ -23,7 +23,7 @@ export class RetryLater extends Error {
   }
 }
 
-/** 24 hours: the shortest span the retry schedule should cover (decisions §10). */
+/** 24 hours: the shortest span the retry schedule should cover (docs/events.md "Delivery"). */
 const DAY_MS = 24 * 3_600_000;
 
 export interface EventsWorkerDeps {

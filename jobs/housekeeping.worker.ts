@@ -1,7 +1,7 @@
 /**
  * The housekeeping worker: consumes the `housekeeping` queue (src/queue/housekeeping.ts), the
  * jobs of the periodic job schedulers: `consent-scan` (announces expired consents) and `relay`
- * (queues deliveries their producer could not), both of decisions §10. It installs the
+ * (queues deliveries their producer could not), both of docs/events.md "Delivery". It installs the
  * schedulers at start; the reconciler (jobs/schedules.ts) keeps them installed.
  */
 import { UnrecoverableError, Worker } from 'bullmq';

@@ -1,5 +1,5 @@
 /**
- * The retention worker (decisions §15 "Retention"): consumes the BullMQ `retention` queue, whose
+ * The retention worker (docs/erasure-and-retention.md "Retention"): consumes the BullMQ `retention` queue, whose
  * `purge` jobs come from the `retention-purge` job scheduler it installs at start (and that
  * jobs/schedules.ts recreates after Redis loses it). One job at a time: purges never overlap in
  * one worker, and two workers' purges only find less to delete.

@@ -1,8 +1,8 @@
 /**
- * Keeps every BullMQ job scheduler in line with PostgreSQL (decisions §11 "Dependencies down"):
+ * Keeps every BullMQ job scheduler in line with PostgreSQL (docs/operations.md "Redis or PostgreSQL down; shutdown"):
  * the per-client-org sync schedulers (from the approved connections' frequencies and a valid HRMS
  * configuration), the housekeeping schedulers (outbox relay, consent-expiry scan, on the
- * housekeeping queue; `installHousekeeping`) and the retention purge's (decisions §15, on the
+ * housekeeping queue; `installHousekeeping`) and the retention purge's (docs/erasure-and-retention.md "Retention", on the
  * retention queue). Redis may lose them (restarted empty, flushed, failed over); PostgreSQL and
  * the configuration are the truth, so a worker recreates them when its Redis connection becomes
  * ready again and every `everyMs` (default 30 s), well within the 60 s the contract allows.

@@ -4,7 +4,7 @@
  * BullMQ's stalled-job check hands the job to another worker and the sync lock expires on its
  * own (HRX_SYNC_LOCK_TTL_SEC ≤ 60 s).
  *
- * The job dashboard tells the truth (decisions §16): a running job's progress is
+ * The job dashboard tells the truth (docs/operations.md "The job dashboard: `/admin/queues`"): a running job's progress is
  * `{pages, employees}` after each stored page, a completed job's return value is the run's
  * outcome (a succeeded run's with its coverage per data point), and a run that ends `failed` is a failed job with
  * the run's reason. Failures the service already decided not to retry (the HRMS refused the
@@ -60,7 +60,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
       const { orgId, trigger, runId, full } = job.data;
       let outcome: SyncOutcome;
       try {
-        // sync.failed tells vendors whether BullMQ will try again (decisions §10).
+        // sync.failed tells vendors whether BullMQ will try again (docs/events.md).
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         const onProgress = (p: { pages: number; employees: number }): void => {
           // Best effort: the dashboard missing a step never fails the sync.

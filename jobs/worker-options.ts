@@ -21,7 +21,7 @@ export function sharedWorkerOptions(
  * thousands of failed jobs: `err` itself when its message is one hrx writes without values
  * (src/log-error.ts), otherwise a plain `Error` saying only its name and codes. A driver error
  * may quote the values of the statement that failed (a sync's page holds employee records), and
- * nothing must keep a copy of those where erasure and retention cannot reach it (decisions §15).
+ * nothing must keep a copy of those where erasure and retention cannot reach it (docs/erasure-and-retention.md "Erasing an employee").
  */
 export function safeJobError(err: unknown): Error {
   const safe = describeError(err);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Fails when `as unknown as` appears in src/ or jobs/ outside a documented seam (issue 11, "Done
- * when"). A seam is a line holding `seam:` in a comment, on the line itself or in the comment
+ * Fails when `as unknown as` appears in src/ or jobs/ outside a documented seam
+ * (docs/architecture.md). A seam is a line holding `seam:` in a comment, on the line itself or in the comment
  * lines right above it, saying why the types cannot carry the value there.
  * Usage: node scripts/check-casts.mjs [dir...]   (default: src jobs). Exit 1 on any hit.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Fails when a `describe` block in a test file spans more than 150 lines (issue 11 point 6): a long
+ * Fails when a `describe` block in a test file spans more than 150 lines (test/README.md): a long
  * describe hides which setup each test relies on, so split it into nested or sibling describes.
  * Nested describes count toward their parent. Parses with the TypeScript compiler, so a `describe`
  * in a string or comment is not counted; `describe.skip`, `describe.each(...)(...)` etc. are.

@@ -29,7 +29,7 @@ const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"
 export interface App {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   routes: RouteDef[];
-  /** This instance's metrics (its own registry, decisions §16). */
+  /** This instance's metrics (its own registry, docs/operations.md "Metrics: `GET /metrics`"). */
   metrics: Metrics;
 }
 
@@ -86,7 +86,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {
     revocations: ctx.apiKeyRevocations,
     cacheTtlMs: config.HRX_API_KEY_CACHE_TTL_MS,
   });
-  // decisions §11; a limit of 0: no limiter, no Redis call on any request.
+  // docs/operations.md "Redis or PostgreSQL down; shutdown"; a limit of 0: no limiter, no Redis call on any request.
   const limiterOf = (limit: number) =>
     limit > 0
       ? createRateLimiter({

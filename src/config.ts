@@ -1,5 +1,5 @@
 /**
- * Configuration, read from the environment and validated once at start (decisions.md §13).
+ * Configuration, read from the environment and validated once at start (docs/settings.md).
  * Throws `ConfigError` naming the first bad variable; never echoes secret values.
  */
 import { z } from 'zod';
@@ -12,7 +12,7 @@ const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 3
 export const ADMIN_TOKEN_PLACEHOLDER = 'change-me-to-a-long-random-token';
 const MIN_ADMIN_TOKEN_LENGTH = 24;
 
-/** Common (public) e-mail domains of decisions §8: an SDK token for these resolves by `org_name`. */
+/** Common (public) e-mail domains of docs/connect.md "E-mail verification before an organisation is set up": an SDK token for these resolves by `org_name`. */
 export const DEFAULT_COMMON_EMAIL_DOMAINS = [
   'gmail.com',
   'googlemail.com',
@@ -343,7 +343,7 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema> & { masterKeys: { current: Buffer; retired: Buffer[] } | null };
 
 /**
- * How the Connect page offers to reach the operator (issue 12: every page has a way):
+ * How the Connect page offers to reach the operator (docs/connect.md "Settings": every page has a way):
  * `HRX_OPERATOR_CONTACT`, else the address of `HRX_SMTP_FROM` (someone can answer mail sent
  * there), else the origin of `HRX_PUBLIC_URL` as the operator's site. Null when none is set (dev):
  * the page then links the origin it was served from.

@@ -36,7 +36,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const auth = wireAuth(infra);
   const connectionStore = wireConnectionStore(infra);
   const orgs = wireOrgs(infra, { connections: connectionStore, revocations: auth.revocations });
-  // What the workers count for /metrics (decisions §16), in Redis beside the queues.
+  // What the workers count for /metrics (docs/operations.md "Metrics: `GET /metrics`"), in Redis beside the queues.
   const counters = createWorkCounters(infra.requestRedis, infra.prefix, log);
   const events = wireEvents(infra, { orgs: orgs.store, counters });
   const hrmsConfigs = wireHrmsConfigs(infra);

@@ -1,10 +1,10 @@
 /**
  * The one error type of hrx and its closed set of codes, each mapped to HTTP status, message and
- * body shape in one table (decisions.md §1). Services throw `AppError`; only the HTTP layer turns
+ * body shape in one table (docs/errors.md). Services throw `AppError`; only the HTTP layer turns
  * it into a response. Nothing below the routes knows HTTP statuses except through this table.
  */
 
-/** Body shape variants of decisions §1. */
+/** Body shape variants of docs/api.md "Conventions". */
 type Shape =
   | 'envelope' // requestId, message, data null
   | 'code' // requestId?, code, message, data null
@@ -25,10 +25,10 @@ export const ERRORS = {
   AUTH_INVALID: { status: 401, message: 'Invalid token.', shape: 'envelope' },
   CLIENT_CREDENTIALS_INVALID: { status: 401, message: 'Invalid client credentials.', shape: 'envelope' },
   SOURCE_PERMISSION_DENIED: { status: 403, message: 'Source Permission denied', shape: 'noRequestId', data: {} },
-  /** Connect flow: approving a connection to an established org without proof of control, a wrong proof, or a locked pair (decisions §8). */
+  /** Connect flow: approving a connection to an established org without proof of control, a wrong proof, or a locked pair (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
   PROOF_FAILED: { status: 403, message: 'Proof of control failed', shape: 'envelope' },
   CONSENT_MISSING: { status: 403, message: 'Consent not found or expired', shape: 'envelope' },
-  /** Withdrawal of a consent when none of the caller's is in force (decisions §7: 404, same message as the read's 403). */
+  /** Withdrawal of a consent when none of the caller's is in force (docs/consent.md "How consent works": 404, same message as the read's 403). */
   CONSENT_NOT_IN_FORCE: { status: 404, message: 'Consent not found or expired', shape: 'envelope' },
   INVALID_CONNECTION: { status: 404, message: 'Invalid Connection ID', shape: 'envelope' },
   INVALID_ORGANISATION: { status: 404, message: 'Invalid Organisation ID', shape: 'envelope' },
@@ -50,14 +50,14 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported media type', shape: 'envelope' },
   THROTTLED: { status: 429, message: 'Request was throttled. Expected available in {seconds} seconds.', shape: 'envelope' },
   INTERNAL: { status: 500, message: 'Internal Server Error', shape: 'envelope' },
-  /** Redis or PostgreSQL did not answer in time (decisions §11 "Dependencies down"); sent with `Retry-After`. */
+  /** Redis or PostgreSQL did not answer in time (docs/operations.md "Redis or PostgreSQL down; shutdown"); sent with `Retry-After`. */
   UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable', shape: 'envelope' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** The closed set of error codes. */
 export type ErrorCode = keyof typeof ERRORS;
 
-/** One field-level validation problem (decisions §1, validation failure body). */
+/** One field-level validation problem (docs/errors.md, validation failure body). */
 export interface FieldError {
   field: string;
   message: string;
@@ -86,7 +86,7 @@ export class AppError extends Error {
     this.headers = opts.headers;
   }
 
-  /** A validation failure naming the first bad field (decisions §1). */
+  /** A validation failure naming the first bad field (docs/errors.md). */
   static validation(fieldErrors: FieldError[]): AppError {
     const first = fieldErrors[0];
     return new AppError('VALIDATION', {
@@ -104,7 +104,7 @@ export interface RenderedError {
 }
 
 /**
- * Renders `err` for the wire (decisions §1). Unknown errors become a plain 500 with no detail.
+ * Renders `err` for the wire (docs/errors.md). Unknown errors become a plain 500 with no detail.
  * `requestId` is included where the table's shape carries it.
  */
 export function renderError(err: unknown, requestId: string): RenderedError {
@@ -117,7 +117,7 @@ export function renderError(err: unknown, requestId: string): RenderedError {
     data = { errors: appErr.fieldErrors ?? [] };
   }
   const body: Record<string, unknown> = {};
-  // decisions §1: every JSON body carries requestId except `Source Permission denied`.
+  // docs/api.md "Conventions": every JSON body carries requestId except `Source Permission denied`.
   if (spec.shape !== 'noRequestId') body.requestId = requestId;
   if (spec.shape === 'code') body.code = spec.status;
   if (spec.shape === 'status') body.status = spec.status;

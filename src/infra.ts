@@ -31,7 +31,7 @@ export function resolveMasterKeys(config: Config): { current: Buffer; retired: B
 }
 
 /**
- * How long a request-path Redis command may take before it fails (decisions §11: a request gives
+ * How long a request-path Redis command may take before it fails (docs/limits.md "Rate limits": a request gives
  * up within 2 s; the rate limiter's own 300 ms comes before it).
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 1500;
@@ -120,7 +120,7 @@ export interface InfraOptions {
  * the request path's 2 s statement limit (`syncDb`, `syncPool`, `syncTransactor`; otherwise the
  * same objects as the request path's).
  *
- * Two kinds of Redis client (decisions §11 "Dependencies down"): `requestRedis`, for everything
+ * Two kinds of Redis client (docs/operations.md "Redis or PostgreSQL down; shutdown"): `requestRedis`, for everything
  * a request waits on (locks, V2 replay check, rate limit, queueing jobs, pub/sub publishes), has
  * no offline queue, never resends a command after a reconnect and times out after 1.5 s, so a
  * command a request gave up on never reaches Redis later; `redis` (BullMQ workers and the
@@ -133,7 +133,7 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
     keys.retired.map((k) => deriveKey(k, 'field-cipher')),
   );
   const apiKeyPeppers = [keys.current, ...keys.retired].map((k) => deriveKey(k, 'api-key-pepper'));
-  // decisions §15 "At rest": equality lookups of values kept only encrypted (current key first).
+  // docs/at-rest.md: equality lookups of values kept only encrypted (current key first).
   const derivedKeys = (purpose: string): Buffer[] => [keys.current, ...keys.retired].map((k) => deriveKey(k, purpose));
   const blindKeys: KeyObject[] = blindIndexKeys(derivedKeys('blind-index'));
   // Both Redis clients start connecting before the database opens, and their readiness is waited
@@ -184,7 +184,7 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   // The one transaction type of every store (db/tx.ts).
   const transactor = createTransactor(db.orm);
   const syncTransactor = syncDb === db ? transactor : createTransactor(syncDb.orm);
-  // decisions §2: keyed hashes of app_secrets and Basic passwords (current key first).
+  // docs/api.md "Credentials": keyed hashes of app_secrets and Basic passwords (current key first).
   const secretPeppers: KeyObject[] = [keys.current, ...keys.retired].map((k) => createSecretKey(deriveKey(k, 'secret-pepper')));
   // Work after a change has committed (announcing it, queueing jobs) never blocks or fails the
   // answer; what it misses the reconcile loop (jobs/schedules.ts), the outbox relay and the

@@ -1,5 +1,5 @@
 /**
- * What of an error may reach a log line (decisions §15: no personal data and no SQL bound values
+ * What of an error may reach a log line (docs/privacy.md: no personal data and no SQL bound values
  * in any log line, at any level). Driver errors carry data in their messages: knex (under
  * MikroORM) writes the whole statement with its bound values into the message, PostgreSQL's
  * `detail` quotes the offending values ("Key (email)=(...)"), `JSON.parse` quotes the text it

@@ -2,7 +2,7 @@
  * pino logger factory. Redacts every path that could carry a secret or PII, so that neither
  * credentials nor employee values reach the logs even when an object is logged whole, and
  * serializes `err` through `errorForLog` (name and codes; messages only of hrx's own errors), so
- * that no driver message (SQL with bound values) reaches a log line (decisions §15).
+ * that no driver message (SQL with bound values) reaches a log line (docs/privacy.md).
  */
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
 import { errorForLog } from './log-error';

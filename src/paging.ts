@@ -1,13 +1,13 @@
 /**
- * Paging of list endpoints (decisions §4): `page` 1-based (default 1), `page_size` default 20 and
- * at most 100 (§1: over 100 is a validation failure), a page past the end `404 Invalid page.`
+ * Paging of list endpoints (docs/api.md "Vendor connections"): `page` 1-based (default 1), `page_size` default 20 and
+ * at most 100 (docs/api.md "Conventions": over 100 is a validation failure), a page past the end `404 Invalid page.`
  * except page 1 of an empty list, and `pageInfo` `{totalPages, totalItems, items, next,
- * previous}` beside `data` (interface.md "Get vendor connections").
+ * previous}` beside `data` (docs/api.md "Vendor connections").
  */
 import { z } from 'zod';
 import { AppError } from './errors';
 
-/** Largest `page_size` (decisions §4, §11). */
+/** Largest `page_size` (docs/api.md "Vendor connections", docs/limits.md). */
 export const MAX_PAGE_SIZE = 100;
 
 /** The query fields of a paged list, to spread into a route's query schema. */
@@ -31,7 +31,7 @@ export interface PageRequest {
   pageSize: number;
 }
 
-/** `pageInfo` of a paged answer (interface.md "Get vendor connections"). */
+/** `pageInfo` of a paged answer (docs/api.md "Vendor connections"). */
 export interface PageInfo {
   totalPages: number;
   totalItems: number;
@@ -45,7 +45,7 @@ export const offsetOf = (p: PageRequest): number => (p.page - 1) * p.pageSize;
 
 /**
  * The `pageInfo` of page `p` holding `items` rows out of `total`. Throws 404 INVALID_PAGE for a
- * page past the end, except page 1 (an empty list is page 1 with `totalItems: 0`, §4).
+ * page past the end, except page 1 (an empty list is page 1 with `totalItems: 0`, docs/api.md "Vendor connections").
  */
 export function pageInfoOf(p: PageRequest, total: number, items: number): PageInfo {
   const totalPages = Math.ceil(total / p.pageSize);

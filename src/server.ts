@@ -1,5 +1,5 @@
 /**
- * Listens with `node:http` and shuts down gracefully (decisions §11 "Shutdown"): on SIGTERM/SIGINT
+ * Listens with `node:http` and shuts down gracefully (docs/operations.md "Redis or PostgreSQL down; shutdown"): on SIGTERM/SIGINT
  * stop accepting, let in-flight requests finish (up to 25 s), then the caller closes the rest.
  */
 import { createServer, type Server } from 'node:http';
@@ -8,7 +8,7 @@ import { ConfigError } from './config';
 import type { App } from './app';
 import type { Logger } from './logger';
 
-/** How long in-flight requests may run after SIGTERM/SIGINT (decisions §11 "Shutdown"). */
+/** How long in-flight requests may run after SIGTERM/SIGINT (docs/operations.md "Redis or PostgreSQL down; shutdown"). */
 export const REQUEST_GRACE_MS = 25_000;
 
 /** A listening server and its stop function. */
@@ -65,7 +65,7 @@ export async function listen(app: App, host: string, port: number, basePath: str
 }
 
 /**
- * Runs `onStop` once on SIGTERM or SIGINT, then exits 0 (decisions §11 "Shutdown"); `onStop`
+ * Runs `onStop` once on SIGTERM or SIGINT, then exits 0 (docs/operations.md "Redis or PostgreSQL down; shutdown"); `onStop`
  * failing, a second signal or `graceMs` passing (a bound on `onStop` itself, which has its own
  * shorter limits) exits 1.
  */

@@ -1,5 +1,5 @@
 /**
- * "Dependencies down" (decisions §11): the one place that decides whether an error means Redis or
+ * "Dependencies down" (docs/operations.md "Redis or PostgreSQL down; shutdown"): the one place that decides whether an error means Redis or
  * PostgreSQL did not answer (refused, reset, closed, timed out, shutting down), so the router
  * answers `503 Service temporarily unavailable` with `Retry-After` instead of a 500.
  *

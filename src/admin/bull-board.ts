@@ -1,6 +1,6 @@
 /**
  * Bull Board (the queue dashboard) at `/admin/queues`, behind `HRX_ADMIN_TOKEN`
- * (docs/operations.md "Job dashboard"). Browsers log in once with HTTP Basic (any user name, the
+ * (docs/operations.md "The job dashboard: `/admin/queues`"). Browsers log in once with HTTP Basic (any user name, the
  * token as password) and then carry a session cookie (HttpOnly, SameSite=Strict, Path = the
  * dashboard, 8 hours), so the page's own asset and API requests never need the credential
  * again; scripts may send `Bearer <token>` on every request.

@@ -1,7 +1,7 @@
 /**
- * The reads of one employee as the audit recorded them (decisions §15 "Access to the record of
- * processing"): what the employer's access log lists. Every read of employee data is audited
- * (decisions §7): reads from the store by their lookup statement (employees/store.ts), live reads
+ * The reads of one employee as the audit recorded them (docs/consent.md
+ * "Access log (employer)"): what the employer's access log lists. Every read of employee data is audited
+ * (docs/api.md "Employee details"): reads from the store by their lookup statement (employees/store.ts), live reads
  * by the writer (writer.ts); both under the actions below.
  */
 import type pg from 'pg';

@@ -1,5 +1,5 @@
 /**
- * The audit log writer (decisions §7: every read of employee data is recorded: who, which
+ * The audit log writer (docs/api.md "Employee details": every read of employee data is recorded: who, which
  * employee, which data points, when, request id). Group commit: entries written while a batch
  * is being committed form the next batch, so under load many reads share one INSERT and one WAL
  * flush, and a quiet service still commits each entry at once. `write` resolves only when its

@@ -1,5 +1,5 @@
 /**
- * Resolves request credentials to a principal (decisions §2): missing → 401 `Authentication
+ * Resolves request credentials to a principal (docs/api.md "Credentials"): missing → 401 `Authentication
  * credentials were not provided.`; wrong, unknown or revoked → 401 `Invalid token.`.
  *
  * Failed authentications are limited per source address and per presented id (API key, V2
@@ -27,12 +27,12 @@ export interface AuthenticatorDeps {
   apiKeyPeppers: Buffer[];
   adminToken?: string | undefined;
   cacheTtlMs?: number;
-  /** Checks a V2 Basic credential (issue 3); absent: every Basic credential is refused. */
+  /** Checks a V2 Basic credential (docs/v2.md "Basic credentials"); absent: every Basic credential is refused. */
   verifyVendorBasic?: (username: string, password: string) => Promise<Principal | null>;
   verifyClientBasic?: (appKey: string, appSecret: string) => Promise<Principal | null>;
-  /** Checks a Connect session cookie's value (decisions §8); absent: every session is refused. */
+  /** Checks a Connect session cookie's value (docs/connect.md "The session"); absent: every session is refused. */
   verifyConnectSession?: (secret: string) => Promise<Principal | null>;
-  /** The failed-authentication limit (decisions §2); absent: no limit. */
+  /** The failed-authentication limit (docs/behaviour.md "Failed authentications"); absent: no limit. */
   failures?: AuthFailureGuard | undefined;
   /** Announcements of revoked API keys, which leave this process's cache at once. */
   revocations?: Pick<RevocationFeed, 'subscribe'> | undefined;
@@ -164,7 +164,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         const basic = parseBasic(v);
         const token = basic ? basic.pass : v.replace(/^Bearer\s+/i, '');
         const expected = deps.adminToken;
-        // decisions §2: the failure limit per source (no id: a guessed token names nobody).
+        // docs/behaviour.md "Failed authentications": the failure limit per source (no id: a guessed token names nobody).
         // A throw of timingSafeEqual (byte lengths differ) rejects the check's promise, as before.
         const ok = await guarded(
           source,

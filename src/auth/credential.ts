@@ -1,18 +1,18 @@
 /**
- * The credential kinds a route may require (decisions §2) and the resolver the router asks. They
+ * The credential kinds a route may require (docs/api.md "Credentials") and the resolver the router asks. They
  * live in auth/, not in the router, so the dependency points one way: http/router → auth.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConnectPrincipal, Principal } from './principal';
 
-/** Credential kinds of decisions §2. */
+/** Credential kinds of docs/api.md "Credentials". */
 export type CredentialKind =
   | 'none'
   | 'apiKeyUsername' // header `username: <api-key>`
   | 'apiKey' // `Authorization: <api-key>` (or `Bearer <api-key>`)
   | 'clientBasic' // `Authorization: Basic base64(app_key:app_secret)`
   | 'vendorBasic' // `Authorization: Basic base64(username:password)` of V2
-  | 'connectSession' // the Connect session cookie, only (decisions §8)
+  | 'connectSession' // the Connect session cookie, only (docs/connect.md "The session")
   | 'admin'; // HRX_ADMIN_TOKEN
 
 /**
@@ -23,8 +23,8 @@ export type CredentialKind =
 export type Authenticator = (kind: CredentialKind, headers: IncomingHttpHeaders, source?: string) => Promise<Principal | null>;
 
 /**
- * The kind of org a route's credential must belong to (decisions §2: "of the vendor org", "of the
- * client org"). A credential of another kind of org is the wrong credential: 401 `Invalid token.`.
+ * The kind of org a route's credential must belong to (docs/api.md "Credentials": each
+ * credential is of a vendor org or of a client org). A credential of another kind of org is the wrong credential: 401 `Invalid token.`.
  */
 export type OrgRole = 'vendor' | 'client';
 

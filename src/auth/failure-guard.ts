@@ -1,5 +1,5 @@
 /**
- * The failed-authentication limit of decisions §2 around a credential check: per source address
+ * The failed-authentication limit of docs/behaviour.md "Failed authentications" around a credential check: per source address
  * and per presented id (V2 Basic username, `app_key`, or the API key itself), at most `limit`
  * failures a window (ratelimit/auth-failures.ts). Past that every attempt from that source or
  * with that id is refused with 429 `THROTTLED` (and `Retry-After`) whatever the credential, until

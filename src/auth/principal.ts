@@ -1,5 +1,5 @@
 /**
- * Who is calling, as resolved from a credential (decisions §2). A plain value type, so services
+ * Who is calling, as resolved from a credential (docs/api.md "Credentials"). A plain value type, so services
  * can take it without knowing anything of HTTP.
  */
 export interface Principal {
@@ -10,7 +10,7 @@ export interface Principal {
   /** Id of the API key or Basic credential used, or the Connect session's id (for rate limits and audit). */
   credentialId: string;
   /**
-   * Only for a Connect session (decisions §8): the one connection it may act on. The principal's
+   * Only for a Connect session (docs/connect.md "The session"): the one connection it may act on. The principal's
    * org is then the client org whose HR admin uses the Connect flow.
    */
   connect?: ConnectGrant;

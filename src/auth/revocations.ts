@@ -1,5 +1,5 @@
 /**
- * Tells every hrx process that an API key was revoked (issue 7: a revoked key stops working in
+ * Tells every hrx process that an API key was revoked (docs/behaviour.md "Secrets": a revoked key stops working in
  * every process within 1 s), over a Redis pub/sub channel like connections/access-cache.ts.
  * The process revoking (often the `hrx apikey revoke` CLI) publishes the key id; every API
  * process's authenticator drops that key from its cache when the message arrives. The

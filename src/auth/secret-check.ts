@@ -1,6 +1,6 @@
 /**
  * The check of a presented `app_secret` or V2 Basic password against its stored hashes
- * (decisions §2), shared by the update webhook, setup-config and V2 Basic.
+ * (docs/api.md "Credentials"), shared by the update webhook, setup-config and V2 Basic.
  *
  * These secrets are 256-bit random strings hrx generated, so a keyed hash (HMAC-SHA256 under a
  * key derived from the master key, crypto/secrets `keyedSecretHash`) decides as surely as scrypt:

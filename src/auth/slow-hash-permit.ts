@@ -1,5 +1,5 @@
 /**
- * The last gate before a slow hash (decisions §2: failed authentications are limited before any
+ * The last gate before a slow hash (docs/behaviour.md "Failed authentications": failed authentications are limited before any
  * slow hash runs). The failure guard (auth/failure-guard.ts) runs a credential check inside a
  * permit; a check about to run scrypt (auth/secret-check.ts) awaits `beforeSlowHash()`, which
  * counts the attempt as a failure up front, atomically with the limit check (throwing 429

@@ -1,5 +1,5 @@
 /**
- * The source address of a request, for the failed-authentication limit (decisions §2).
+ * The source address of a request, for the failed-authentication limit (docs/behaviour.md "Failed authentications").
  *
  * By default the TCP peer's address. Behind a reverse proxy that is the proxy's address for every
  * client, so the per-source limit would count all clients together; `HRX_TRUST_PROXY=1` makes hrx

@@ -5,7 +5,7 @@ import { createAuthFailureGuard, type AuthFailureGuard } from './failure-guard';
 import { createRevocationFeed } from './revocations';
 
 /**
- * Builds the failed-authentication guard (decisions §2; `undefined` when
+ * Builds the failed-authentication guard (docs/behaviour.md "Failed authentications"; `undefined` when
  * `HRX_AUTH_FAILURE_LIMIT` is 0) over the request-path Redis, hearing the locks of every process
  * on a subscriber connection, and the announcements of revoked
  * API keys (`revocations`) and of revoked V2 Basic credentials (`basicRevocations`), each

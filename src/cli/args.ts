@@ -1,6 +1,6 @@
 /**
  * Small helpers of the CLI's commands (commander): option builders and parsers whose errors name
- * the valid values, and output (`--json` prints one JSON object on stdout, decisions §12).
+ * the valid values, and output (`--json` prints one JSON object on stdout, docs/cli.md).
  */
 import { InvalidArgumentError, Option } from 'commander';
 import { isUuid } from '../domain/ids';

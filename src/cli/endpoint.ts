@@ -1,5 +1,5 @@
 /**
- * `hrx endpoint add|list|remove` (decisions §10, in the style of §12): vendors' event endpoints.
+ * `hrx endpoint add|list|remove` (docs/events.md, docs/cli.md "hrx endpoint"): vendors' event endpoints.
  */
 import type { Command } from 'commander';
 import { parseEventTypes } from '../events/endpoints';

@@ -1,6 +1,6 @@
 /**
  * The one line the CLI prints for a failed command (stderr, `hrx: <line>`, exit code 1). Driver
- * errors carry SQL and bound values in their messages (decisions §15), so a PostgreSQL error is
+ * errors carry SQL and bound values in their messages (docs/privacy.md), so a PostgreSQL error is
  * told by its SQLSTATE in plain words, never by its message; hrx's own errors keep theirs.
  */
 import { ConfigError } from '../config';

@@ -1,5 +1,5 @@
 /**
- * V2 commands (decisions §9, §12):
+ * V2 commands (docs/v2.md, docs/cli.md):
  * - `hrx keys add --org UUID --jwk FILE` → `{kid}`; `hrx keys list --org UUID` → `{keys:[...]}`;
  *   `hrx keys revoke --org UUID --kid K` → `{kid, revoked: true}` (vendor public RSA keys);
  * - `hrx basic create --org UUID` → `{username, password}` (shown once);

@@ -1,5 +1,5 @@
 /**
- * The long-running commands (decisions §12): `hrx start` (API and workers, migrating first),
+ * The long-running commands (docs/cli.md): `hrx start` (API and workers, migrating first),
  * `hrx serve` (API), `hrx worker` (sync and events workers), `hrx demo` and `hrx hrms-sim` (an
  * HRMS simulator: the reference HRMS or a product's). Each runs until SIGTERM/SIGINT. What they run is loaded when they
  * run (`run.ts`, `demo.ts`), so `--help` loads none of it.

@@ -1,5 +1,5 @@
 /**
- * The `hrx` command line (decisions §12), on commander: every command and subcommand has
+ * The `hrx` command line (docs/cli.md), on commander: every command and subcommand has
  * `--help` listing its options with their defaults and allowed values. Exit codes: 0 ok, 1 the
  * command failed (one `hrx: <reason>` line on stderr, never SQL or a secret), 2 usage error (the
  * reason, then the command's help).

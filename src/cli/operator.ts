@@ -1,5 +1,5 @@
 /**
- * Operator commands (decisions §12): migrations, orgs, API keys, connections.
+ * Operator commands (docs/cli.md): migrations, orgs, API keys, connections.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Config } from '../config';

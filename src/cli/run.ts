@@ -21,7 +21,7 @@ export interface Running {
   stop(opts?: { beforeClose?: (ctx: Context) => Promise<void> }): Promise<void>;
 }
 
-/** How long running jobs may go on after SIGTERM/SIGINT before they are handed back (decisions §11). */
+/** How long running jobs may go on after SIGTERM/SIGINT before they are handed back (docs/operations.md "Redis or PostgreSQL down; shutdown"). */
 export const JOB_GRACE_MS = 25_000;
 
 /** Resolves when `p` settles or after `ms`, whichever comes first; true when `p` settled. */
@@ -69,7 +69,7 @@ export async function startProcess(
   return {
     ctx,
     ...(server ? { url: server.url } : {}),
-    // decisions §11 "Shutdown": requests in flight finish (≤ 25 s) while running jobs finish
+    // docs/operations.md "Redis or PostgreSQL down; shutdown": requests in flight finish (≤ 25 s) while running jobs finish
     // (≤ 25 s); a job still running then is left to BullMQ, which hands it to another worker
     // once its lock expires (its PostgreSQL transaction is rolled back when this process ends).
     async stop(opts = {}) {

@@ -1,5 +1,5 @@
 /**
- * `hrx sync run --org UUID [--follow]` and `hrx sync status [--org UUID]` (decisions §5, §12):
+ * `hrx sync run --org UUID [--follow]` and `hrx sync status [--org UUID]` (docs/behaviour.md "Sync", docs/cli.md):
  * queue a full sync of a client org now and, with `--follow`, show its progress (pages and
  * employees of its `sync_runs` row) until it ends; list the latest runs and next scheduled syncs.
  * A worker (`hrx worker` or `hrx start`) runs the sync: this command only queues and watches.

@@ -1,6 +1,6 @@
 /**
- * The human-readable date-time of vendor connection entries (interface.md "Vendor connection
- * entry"; decisions §4): `21st November 2026, 03:15 PM` in the display time zone.
+ * The human-readable date-time of vendor connection entries (docs/api.md "Vendor
+ * connections"): `21st November 2026, 03:15 PM` in the display time zone.
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

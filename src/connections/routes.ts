@@ -1,5 +1,5 @@
 /**
- * Routes of vendor connections (interface.md "Get vendor connections", "Terminate connection").
+ * Routes of vendor connections (docs/api.md "Vendor connections", "Terminate connection").
  */
 import { z } from 'zod';
 import { AppError } from '../errors';

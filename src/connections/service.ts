@@ -1,6 +1,6 @@
 /**
- * Vendor connections: listing (interface.md "Get vendor connections"; decisions §4), creation and
- * approval by the operator, and termination under the sync lock (decisions §4).
+ * Vendor connections: listing (docs/api.md "Vendor connections"; docs/api.md "Terminate connection"), creation and
+ * approval by the operator, and termination under the sync lock (docs/api.md "Terminate connection").
  */
 import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
 import { NOT_AVAILABLE } from '../domain/record';
@@ -13,11 +13,11 @@ import type { SyncLock } from '../sync/lock';
 import { displayDate } from './display-date';
 import type { ConnectionStore, VendorConnectionRow } from './store';
 
-/** `sync_frequency` values (decisions §4). */
+/** `sync_frequency` values (docs/api.md "Vendor connections"). */
 export const SYNC_FREQUENCIES = ['hourly', 'every_6_hours', 'every_12_hours', 'daily', 'weekly'] as const;
 export type SyncFrequency = (typeof SYNC_FREQUENCIES)[number];
 
-/** One entry of the vendor listing, field for field as interface.md shows it. */
+/** One entry of the vendor listing, field for field as docs/api.md "Vendor connections" shows it. */
 export interface VendorConnectionEntry {
   org_name: string;
   org_id: string;
@@ -60,19 +60,19 @@ export interface ConnectionServiceDeps {
   /** Called after any change of a connection's state or sharing, before the change is answered. */
   onAccessChange: () => Promise<void>;
   /**
-   * Queues a full sync of the client org now (decisions §5): called when a connection became
+   * Queues a full sync of the client org now (docs/behaviour.md "Sync"): called when a connection became
    * approved while no other connection of its client org was, so the first approval never waits
    * for the scheduler's first period.
    */
   syncNow: (clientOrgId: number) => Promise<void>;
   /**
-   * Events to the vendor (decisions §10): `connection.<status>` staged for the transaction of a
+   * Events to the vendor (docs/events.md "Delivery"): `connection.<status>` staged for the transaction of a
    * status change; its `dispatch()` queues the deliveries once committed (events/service).
    */
   events: { connectionChanged(status: 'approved' | 'rejected' | 'terminated', c: Connection): Staged };
 }
 
-/** Data points a connection requested, from its `data_model_flags` (decisions §8). */
+/** Data points a connection requested, from its `data_model_flags` (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
 export function requestedDataPoints(flags: Connection['dataModelFlags']): string[] {
   if (!flags) return [...ALL_DATA_POINTS];
   const named = new Set<string>();
@@ -83,7 +83,7 @@ export function requestedDataPoints(flags: Connection['dataModelFlags']): string
 }
 
 /**
- * Requested data points split by flag (decisions §8), each in record order: `required` (flag
+ * Requested data points split by flag (docs/connect.md "Reference: the SDK token and the Connect endpoints"), each in record order: `required` (flag
  * -1) and `optional` (flag 1). No flags: every data point optional.
  */
 export function requestSplit(flags: Connection['dataModelFlags']): { required: string[]; optional: string[] } {
@@ -97,7 +97,7 @@ export function requestSplit(flags: Connection['dataModelFlags']): { required: s
 }
 
 /**
- * The three data point lists of a connection as the vendor listing shows them (decisions §4):
+ * The three data point lists of a connection as the vendor listing shows them (docs/api.md "Vendor connections"):
  * approved: shared / opted out / not asked for; otherwise `[]`, every requested point, the rest.
  */
 export function dataPointLists(c: Connection): { shared: string[]; notShared: string[]; notRequested: string[] } {
@@ -119,7 +119,7 @@ const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFl
 /**
  * A decision of the Connect flow: approve with the optional points opted in, or reject.
  * `configSession`: the Connect session that entered the org's configuration the approval rests
- * on (decisions §8, squat-then-replace), recorded so setup-config replacing it revokes the approval.
+ * on (docs/connect.md "Reference: the SDK token and the Connect endpoints", squat-then-replace), recorded so setup-config replacing it revokes the approval.
  */
 export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' };
 
@@ -155,7 +155,7 @@ function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
     phone: c.phone,
     application_status_timestamp: displayDate(c.statusChangedAt, tz),
     int_type: c.intType,
-    // interface.md types it "string (e-mail)": an empty one is shown as unknown (decisions §4).
+    // The field is typed "string (e-mail)": an empty one is shown as unknown (docs/api.md "Vendor connections").
     email: c.email || NOT_AVAILABLE,
     is_international: c.isInternational,
     salary_details_flag: shared.some((p) => p.startsWith('ctc_') || p.startsWith('monthly_')),
@@ -164,7 +164,7 @@ function entryOf(row: VendorConnectionRow, tz: string): VendorConnectionEntry {
   };
 }
 
-/** Options of operator-created connections (decisions §12). */
+/** Options of operator-created connections (docs/cli.md). */
 export interface CreateConnectionInput {
   vendorUuid: string;
   clientUuid: string;
@@ -197,7 +197,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
   /**
    * After a connection of `clientOrgId` became approved: its schedule changes, and when it is the
-   * org's only approved connection (its first approval, decisions §5) a sync is queued at once.
+   * org's only approved connection (its first approval, docs/behaviour.md "Sync") a sync is queued at once.
    */
   async function approved(clientOrgId: number): Promise<void> {
     await deps.onScheduleChange(clientOrgId);
@@ -206,7 +206,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
   return {
     /**
-     * A page of the vendor's connections (decisions §4): `status` filters (absent: all but
+     * A page of the vendor's connections (docs/api.md "Vendor connections"): `status` filters (absent: all but
      * terminated); `page` 1-based; a page past the end throws 404 `Invalid page.` (except page 1).
      */
     async listForVendor(vendorOrgId: number, q: { status?: 'pending' | 'approved' | 'rejected'; page: number; pageSize: number }) {
@@ -225,7 +225,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     },
 
     /**
-     * Terminates the vendor's active connection with `clientOrgUuid` (interface.md "Terminate
+     * Terminates the vendor's active connection with `clientOrgUuid` (docs/api.md "Terminate connection"
      * connection"). Throws 404 CLIENT_ORG_NOT_FOUND (unknown org, or no connection of this vendor,
      * so other vendors' connections look absent), 409 when already terminated, 423 while a sync
      * of the client org runs. The sync lock is held for the state change itself.
@@ -253,7 +253,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       return (await connections.findById(active.id))!;
     },
 
-    /** Creates a connection as the operator (decisions §12). Throws VALIDATION on bad input. */
+    /** Creates a connection as the operator (docs/cli.md). Throws VALIDATION on bad input. */
     async create(input: CreateConnectionInput): Promise<Connection> {
       const vendor = await orgs.findByUuid(input.vendorUuid);
       const client = await orgs.findByUuid(input.clientUuid);
@@ -296,7 +296,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     },
 
     /**
-     * Makes sure a connection requesting `flags` exists between the pair (decisions §8, SDK
+     * Makes sure a connection requesting `flags` exists between the pair (docs/connect.md "Reference: the SDK token and the Connect endpoints", SDK
      * token): none active → a new `pending` one; `pending` or `rejected` → `pending` with these
      * flags (the vendor asks again); `approved` → returned untouched.
      */
@@ -324,14 +324,14 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     },
 
     /**
-     * Applies the HR admin's decision of the Connect flow (decisions §8) to a `pending`
+     * Applies the HR admin's decision of the Connect flow (docs/connect.md "Reference: the SDK token and the Connect endpoints") to a `pending`
      * connection whose request is still `expectedFlags`, under a row lock. Approval shares the
      * required points and `optedIn`, lists the other optional points as not shared and the rest
      * as not requested. Throws NOT_FOUND, CONNECTION_ALREADY_TERMINATED (409), CONNECTION_DECIDED
      * (409, approved or rejected already), AUTH_INVALID (the request changed: a newer token).
      */
     async decideInConnect(connectionId: string, expectedFlags: Connection['dataModelFlags'], decision: ConnectDecision): Promise<Connection> {
-      // The connection.approved / .rejected event (decisions §10) commits with the decision.
+      // The connection.approved / .rejected event (docs/events.md) commits with the decision.
       let event: ReturnType<typeof deps.events.connectionChanged> | undefined;
       let clientOrgId = 0;
       const c = await deps.transactor.transaction(async (tx) => {

@@ -34,7 +34,7 @@ export interface ConnectionStore {
   update(id: string, patch: Partial<Pick<Connection, 'sharedDataPoints' | 'notSharedDataPoints' | 'notRequestedDataPoints'>>, tx?: Tx): Promise<void>;
   /**
    * Makes a pending or rejected connection pending with `flags` (a new SDK token request,
-   * decisions §8); the sharing lists are reset. Returns the row, or null when it was not in `from`.
+   * docs/connect.md "Reference: the SDK token and the Connect endpoints"); the sharing lists are reset. Returns the row, or null when it was not in `from`.
    */
   request(id: string, from: 'pending' | 'rejected', flags: Connection['dataModelFlags'], tx?: Tx): Promise<Connection | null>;
   /**

@@ -50,7 +50,7 @@ export function wireConnections(
     displayTimeZone: infra.config.HRX_DISPLAY_TIMEZONE,
     onScheduleChange: (orgId) => afterCommit('sync schedule', () => deps.sync.service.refreshSchedule(orgId)),
     onAccessChange: () => afterCommit('connection change announcement', () => deps.access.changed()),
-    // decisions §5: the first approval queues the sync (setup-config may have come before it).
+    // docs/api.md "Setup config": the first approval queues the sync (setup-config may have come before it).
     syncNow: (orgId) => afterCommit('first sync', () => deps.sync.queue.syncNow(orgId, 'approval')),
     events: deps.events,
   });

@@ -1,5 +1,5 @@
 /**
- * Routes of consent (interface.md "Submit employee consent data"; decisions §7: withdrawal by the
+ * Routes of consent (docs/api.md "Consent"; docs/consent.md "How consent works": withdrawal by the
  * vendor and by the employer, the vendor's consent history).
  */
 import { z } from 'zod';
@@ -118,7 +118,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/consent/revoke/',
-      // The client org's app_key:app_secret (decisions §2, §7); it reaches only its own employees' consents.
+      // The client org's app_key:app_secret (docs/api.md "Credentials", docs/consent.md "How consent works"); it reaches only its own employees' consents.
       credential: 'clientBasic',
       role: 'client',
       bodyType: 'json',

@@ -1,5 +1,5 @@
 /**
- * Consent (interface.md "Submit employee consent data"; decisions §7): submission, withdrawal by
+ * Consent (docs/api.md "Consent"; docs/consent.md "How consent works"): submission, withdrawal by
  * the vendor or by the employer on the employee's behalf, and the vendor's consent history.
  *
  * Withdrawal needs no cache invalidation: no process caches consent. Every read checks it in
@@ -27,13 +27,13 @@ export interface ConsentInput {
   consent_expiry: Date;
 }
 
-/** How far in the future `consent_timestamp` may be (decisions §7: 5 minutes). */
+/** How far in the future `consent_timestamp` may be (docs/consent.md "How consent works": 5 minutes). */
 export const MAX_CONSENT_CLOCK_SKEW_MS = 5 * 60_000;
 
-/** Longest a consent may last, in calendar years after `consent_timestamp` (decisions §11). */
+/** Longest a consent may last, in calendar years after `consent_timestamp` (docs/limits.md). */
 export const MAX_CONSENT_YEARS = 10;
 
-/** One record of the consent history as sent (decisions §7; timestamps ISO 8601 UTC with ms). */
+/** One record of the consent history as sent (docs/consent.md "How consent works"; timestamps ISO 8601 UTC with ms). */
 export interface ConsentHistoryEntry {
   consent_language: string;
   consent_timestamp: string;
@@ -53,7 +53,7 @@ export interface ConsentServiceDeps {
   consents: ConsentStore;
   employees: EmployeeService;
   transactor: Transactor;
-  /** The outbox (decisions §10): `consent.revoked` written in the withdrawal's transaction, queued after commit. */
+  /** The outbox (docs/events.md "Outbox"): `consent.revoked` written in the withdrawal's transaction, queued after commit. */
   events: Pick<EventService, 'writeIn' | 'dispatch'>;
 }
 
@@ -63,7 +63,7 @@ export type ConsentService = ReturnType<typeof createConsentService>;
 export function createConsentService(deps: ConsentServiceDeps) {
   /**
    * Revokes the consents in force of `w` and writes one `consent.revoked` per vendor concerned,
-   * in one transaction (a committed withdrawal always has its events, decisions §10); queues the
+   * in one transaction (a committed withdrawal always has its events, docs/events.md "Delivery"); queues the
    * deliveries after commit without waiting. Returns the revoked vendors (none: nothing written).
    */
   async function withdraw(w: Withdrawal, by: RevokedBy): Promise<RevokedConsent[]> {
@@ -137,7 +137,7 @@ export function createConsentService(deps: ConsentServiceDeps) {
     },
 
     /**
-     * The vendor's withdrawal (decisions §7): revokes its consent(s) in force for `employee_id` of
+     * The vendor's withdrawal (docs/consent.md "How consent works"): revokes its consent(s) in force for `employee_id` of
      * client org `org` (a UUID) at once, whatever the connection's state, and announces
      * `consent.revoked` to it. Throws 404 CONSENT_NOT_IN_FORCE when none is in force, also for
      * an org or employee it never had a consent for (another vendor's consents are never
@@ -157,7 +157,7 @@ export function createConsentService(deps: ConsentServiceDeps) {
     },
 
     /**
-     * The employer's withdrawal on the employee's behalf (decisions §7): revokes the consents in
+     * The employer's withdrawal on the employee's behalf (docs/consent.md "How consent works"): revokes the consents in
      * force for its employee `employee_id`, of vendor org `vendor_org` (a UUID) or, without it,
      * of every vendor, and announces `consent.revoked` (`revoked_by: employer`) to each vendor
      * concerned. Touches only consents given for `clientOrgId`'s employees. Answers the vendors
@@ -179,7 +179,7 @@ export function createConsentService(deps: ConsentServiceDeps) {
 
     /**
      * The calling vendor's consent records for employee `employee_id` of client org `org` (a
-     * UUID), newest first, with their status (decisions §7), paged (decisions §4). Only this
+     * UUID), newest first, with their status (docs/api.md "Employee details"), paged (docs/api.md "Vendor connections"). Only this
      * vendor's records: an org or employee it has none for is page 1 with `data: []` (the same
      * answer whether or not another vendor has some). Throws 404 INVALID_PAGE past the end.
      */

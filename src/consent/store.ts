@@ -1,12 +1,12 @@
 /**
- * Persistence of employee consents (decisions §7): append-only rows; the latest unexpired,
+ * Persistence of employee consents (docs/consent.md "How consent works"): append-only rows; the latest unexpired,
  * unrevoked one recorded after the last withdrawn one is in force (the read path checks it in
  * SQL, see employees/store). Withdrawal sets `revoked_at` on the record in force and nothing
  * else: older records keep their status, yet never come back into force (`notWithdrawnSince`,
  * docs/consent.md "How consent works"); rows are never deleted here.
  *
  * The statement (`consent_language`, free text the vendor wrote, which may name the employee) is
- * stored only encrypted (decisions §15 "At rest"): an envelope bound to its record
+ * stored only encrypted (docs/at-rest.md): an envelope bound to its record
  * (`consent:<id>`, {@link consentStatementAad}). Erasure replaces it by its keyed digest
  * (employees/erasure-store.ts), which the history shows as it is.
  *
@@ -21,7 +21,7 @@ import { Consent } from '../db/entities';
 import { insertAuditEntries, notWithdrawnSince } from '../db/sql';
 import { emOf, execute, pgClientOf, type Tx } from '../db/tx';
 
-/** Status of a consent record (decisions §7). */
+/** Status of a consent record (docs/consent.md "How consent works"). */
 export type ConsentStatus = 'active' | 'expired' | 'revoked' | 'superseded';
 
 /** One consent record as the history lists it. */
@@ -83,7 +83,7 @@ export interface ConsentStore {
   /**
    * Page of vendor `vendorOrgId`'s consent records for employee `employeeId` of client org
    * `clientOrgUuid` (lower case), newest first (`created_at`, then id), with the status of each
-   * (decisions §7) and the total count (0 when the page is empty: the caller tells page 1 of an
+   * (docs/api.md "Employee details") and the total count (0 when the page is empty: the caller tells page 1 of an
    * empty list from a page past the end).
    */
   history(

@@ -1,5 +1,5 @@
 /**
- * Blind indexes (decisions §15 "At rest"): where hrx must find a row by a value it keeps only
+ * Blind indexes (docs/at-rest.md): where hrx must find a row by a value it keeps only
  * encrypted (a user's e-mail), it stores beside the envelope a keyed hash of the value,
  * HMAC-SHA256 (RFC 2104) under a key derived from the master key for this purpose alone
  * (`derivedKeys('blind-index')`, src/infra.ts), and looks the row up by equality on that hash.

@@ -1,6 +1,6 @@
 /**
  * Encryption at rest of every personal value hrx stores (employee records, users' names and
- * e-mails, consent statements) and of HRMS credentials and signing secrets (decisions §3, §15;
+ * e-mails, consent statements) and of HRMS credentials and signing secrets (docs/data-points.md, docs/privacy.md;
  * docs/at-rest.md) with AES-256-GCM (NIST SP 800-38D) under a key derived from `HRX_MASTER_KEY`.
  *
  * Envelope (text): `v1.<kid>.<iv b64url>.<ciphertext||tag b64url>`, 96-bit random IV, 128-bit

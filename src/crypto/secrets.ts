@@ -1,5 +1,5 @@
 /**
- * Credential secrets (decisions §2): API keys `hrx_<random>` (256 bits) stored as an HMAC-SHA256
+ * Credential secrets (docs/api.md "Credentials"): API keys `hrx_<random>` (256 bits) stored as an HMAC-SHA256
  * keyed hash; `app_secret`s and Basic passwords stored as scrypt hashes (RFC 7914).
  */
 import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type KeyObject } from 'node:crypto';
@@ -71,7 +71,7 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
  * Keyed hash (HMAC-SHA256, hex) of an `app_secret` or V2 Basic password, with `pepper` derived
  * from the master key (context.ts `secretPeppers`). These secrets are 256-bit random strings hrx
  * generated, so a keyed hash is as hard to invert as any slow hash and lets a wrong secret be
- * refused in microseconds (decisions §2: failed authentications are limited before any slow hash
+ * refused in microseconds (docs/behaviour.md "Failed authentications": failed authentications are limited before any slow hash
  * runs). Stored beside the scrypt hash, written at creation.
  */
 export function keyedSecretHash(secret: string, pepper: Buffer | KeyObject): string {
@@ -99,7 +99,7 @@ export function keyedSecretMatches(secret: string, stored: string | null, pepper
   return ok && stored !== null;
 }
 
-/** Masks a secret for display: asterisks, last 4 characters visible (decisions §2). */
+/** Masks a secret for display: asterisks, last 4 characters visible (docs/api.md "Credentials"). */
 export function maskSecret(last4: string, length = 47): string {
   return '*'.repeat(Math.max(0, length - last4.length)) + last4;
 }

@@ -1,5 +1,5 @@
 /**
- * The keyed hash an erased employee leaves behind (decisions §15 "Erasure"): HMAC-SHA256 (RFC
+ * The keyed hash an erased employee leaves behind (docs/erasure-and-retention.md "Erasing an employee"): HMAC-SHA256 (RFC
  * 2104) of the org id and the `employeeId`, under a key derived from the master key for this
  * purpose alone (`deriveKey(master, 'employee-tombstone')`, src/infra.ts). Without the key the
  * hash cannot be tested against guessed ids (employee codes like `EMP00042` are easy to guess,

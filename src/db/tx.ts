@@ -1,5 +1,5 @@
 /**
- * The one transaction type of hrx (issue 11.1; decisions §10: an event is written to the outbox
+ * The one transaction type of hrx (docs/architecture.md; docs/events.md "Outbox": an event is written to the outbox
  * in the same transaction as the change that causes it). Every store method that writes takes an
  * optional `Tx`; a service that must commit several stores' writes together opens one with
  * `Transactor.transaction` and hands it to each.

@@ -1,13 +1,13 @@
 /**
- * Human labels of the data points (decisions §8 "What the HR admin is told"): every data point of
+ * Human labels of the data points (docs/connect.md "The notice (DPDP Act 2023)"): every data point of
  * `ALL_DATA_POINTS` (and the always-shared `id`, `employeeId`) with the plain words an HR admin
  * reads, the category it is shown under, and whether it is sensitive (identity numbers and bank
  * details). One table shared by the Connect page (through `GET /api/sdk/connect/`), the docs and
  * the OpenAPI descriptions: the raw names are never the only text a person sees.
  *
- * Categories (decisions §8): personal, contact, bank, employment, annual CTC, monthly pay,
- * dependants. They are finer than the three `data_model_flags` groups of interface.md
- * ("Generate SDK token"): `annual_ctc` and `monthly_pay` make up `ctc_details_fields`,
+ * Categories (docs/connect.md "Reference: the SDK token and the Connect endpoints"): personal, contact, bank, employment, annual CTC, monthly pay,
+ * dependants. They are finer than the three `data_model_flags` groups of docs/api.md
+ * "SDK token and the Connect flow": `annual_ctc` and `monthly_pay` make up `ctc_details_fields`,
  * `dependants` is `dependent_details_fields`, the rest is `detail_info_fields`.
  */
 import { ALL_DATA_POINTS, ALWAYS_SHARED } from './data-points';
@@ -35,12 +35,12 @@ export const DATA_POINT_CATEGORIES: readonly DataPointCategoryInfo[] = Object.fr
 
 /** The human label of one data point. */
 export interface DataPointLabel {
-  /** The data point name of decisions §3, e.g. `ctc_deductions_esi`. */
+  /** The data point name of docs/data-points.md, e.g. `ctc_deductions_esi`. */
   name: string;
   /** Plain words, e.g. "ESI deduction (annual CTC)"; unique across the table. */
   label: string;
   category: DataPointCategory;
-  /** Identity numbers and bank details (decisions §8): the page marks them. */
+  /** Identity numbers and bank details (docs/connect.md "Reference: the SDK token and the Connect endpoints"): the page marks them. */
   sensitive: boolean;
 }
 
@@ -177,7 +177,7 @@ export const DATA_POINT_LABELS: readonly DataPointLabel[] = Object.freeze(
   }),
 );
 
-/** Labels of the always-shared identifiers (decisions §3), shown as "always shared". */
+/** Labels of the always-shared identifiers (docs/data-points.md), shown as "always shared". */
 export const ALWAYS_SHARED_LABELS: readonly { name: string; label: string }[] = Object.freeze(
   [...ALWAYS_SHARED].map((name) => ({ name, label: name === 'employeeId' ? 'Employee ID (from your HRMS)' : 'hrx record ID' })),
 );

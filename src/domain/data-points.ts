@@ -1,14 +1,14 @@
 /**
- * Data points: the named leaves of the employee record (decisions.md §3), their groups, and the
+ * Data points: the named leaves of the employee record (docs/data-points.md), their groups, and the
  * filtering of a record down to what a connection shares.
  */
 import { isJsonObject, type Json } from './json';
 import { emptyDependent, emptyRecord, type Dependent, type EmployeeRecord } from './record';
 
-/** The three groups of `data_model_flags` (interface.md "Generate SDK token"). */
+/** The three groups of `data_model_flags` (docs/api.md "SDK token and the Connect flow"). */
 export type DataPointGroup = 'detail_info_fields' | 'dependent_details_fields' | 'ctc_details_fields';
 
-/** Always shared, never filtered (decisions §3). */
+/** Always shared, never filtered (docs/data-points.md). */
 export const ALWAYS_SHARED = new Set(['id', 'employeeId']);
 
 interface Leaf {
@@ -16,7 +16,7 @@ interface Leaf {
   name: string;
   /** Path into the record, e.g. `['salaryDetails','ctc','bonus','joining']`. */
   path: string[];
-  /** The leaf's empty value (decisions §3), what a filtered-out point carries. */
+  /** The leaf's empty value (docs/data-points.md), what a filtered-out point carries. */
   empty: Json;
 }
 
@@ -68,7 +68,7 @@ export function isDataPoint(name: string): boolean {
   return ALL_SET.has(name);
 }
 
-/** The `data_model_flags` group a data point belongs to (decisions §3). */
+/** The `data_model_flags` group a data point belongs to (docs/data-points.md). */
 export function groupOf(name: string): DataPointGroup {
   if (name.startsWith('dependentDetails_')) return 'dependent_details_fields';
   if (name.startsWith('ctc_') || name.startsWith('monthly_')) return 'ctc_details_fields';
@@ -96,7 +96,7 @@ const EMPTY_DEPENDENT: Dependent = emptyDependent();
 
 /**
  * Returns a copy of `record` where every data point not in `shared` carries its empty value
- * (decisions §3). With no `dependentDetails_*` point shared, `dependentDetails` is `[]`.
+ * (docs/data-points.md). With no `dependentDetails_*` point shared, `dependentDetails` is `[]`.
  * `shared === EVERY_DATA_POINT` returns the record unchanged (a copy).
  */
 export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string> | typeof EVERY_DATA_POINT): EmployeeRecord {
@@ -119,7 +119,7 @@ export function filterRecord(record: EmployeeRecord, shared: ReadonlySet<string>
 
 /**
  * Lists the data points whose values differ between two records (used for `updated_fields` of
- * the update webhook, decisions §6, and for `employee.updated` events).
+ * the update webhook, docs/api.md "Employee update webhook", and for `employee.updated` events).
  */
 export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord): string[] {
   const changed: string[] = [];
@@ -135,8 +135,8 @@ export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord)
 }
 
 /**
- * The data points of `record` that hold a value, i.e. not the data point's empty value (decisions
- * §3: `NOT AVAILABLE`, `""`, `null`). A `dependentDetails_*` point has a value when any dependent
+ * The data points of `record` that hold a value, i.e. not the data point's empty value
+ * (docs/data-points.md: `NOT AVAILABLE`, `""`, `null`). A `dependentDetails_*` point has a value when any dependent
  * has one for it. In `ALL_DATA_POINTS` order. Used for a sync's coverage (src/sync/coverage.ts).
  */
 export function pointsWithValue(record: EmployeeRecord): string[] {

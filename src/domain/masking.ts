@@ -1,5 +1,5 @@
 /**
- * Masking of identity and bank values in plain (non-encrypted) responses (decisions.md §3):
+ * Masking of identity and bank values in plain (non-encrypted) responses (docs/data-points.md):
  * the value is replaced by asterisks of the same length; `NOT AVAILABLE` stays as it is.
  */
 import { NOT_AVAILABLE, type EmployeeRecord } from './record';

@@ -1,6 +1,6 @@
 /**
- * The employee record: the one shape hrx stores and serves (interface.md "Employee record";
- * decisions.md §3). Every response carries the full shape: text without a value is
+ * The employee record: the one shape hrx stores and serves (docs/data-points.md;
+ * docs/data-points.md). Every response carries the full shape: text without a value is
  * `NOT AVAILABLE`, `terminationDate` is `""` when none, money is `null`, arrays are `[]`.
  *
  * The shapes are type aliases, not interfaces, so a record is assignable to `Json` (interfaces
@@ -9,7 +9,7 @@
 import { isJsonObject, type Json } from './json';
 import { canonicalEmployeeId } from './ids';
 
-/** Literal carried by text fields that have no value (interface.md "Employee record"). */
+/** Literal carried by text fields that have no value (docs/data-points.md). */
 export const NOT_AVAILABLE = 'NOT AVAILABLE';
 
 /** A money amount in INR (rupees, may carry paise as decimals), or null when unknown. */
@@ -97,7 +97,7 @@ export type Dependent = {
   profession: string;
 };
 
-/** The full employee record of interface.md, field for field. */
+/** The full employee record of docs/data-points.md, field for field. */
 export type EmployeeRecord = {
   id: string;
   employeeId: string;
@@ -177,7 +177,7 @@ export function emptyDependent(): Dependent {
 }
 
 /**
- * A record with every field at its empty value (decisions §3): text `NOT AVAILABLE`,
+ * A record with every field at its empty value (docs/data-points.md): text `NOT AVAILABLE`,
  * `terminationDate` `""`, numbers `null`, arrays `[]`. A fresh object on every call.
  */
 export function emptyRecord(): EmployeeRecord {
@@ -304,8 +304,8 @@ function fill(template: Json, input: unknown): Json {
 }
 
 /**
- * Normalizes a connector's partial record into the full shape of interface.md with the defaults
- * of decisions §3. `id` is the store's id for the employee and is supplied by the caller.
+ * Normalizes a connector's partial record into the full shape of docs/data-points.md with the defaults
+ * of docs/data-points.md. `id` is the store's id for the employee and is supplied by the caller.
  */
 export function normalizeRecord(partial: PartialEmployeeRecord, id: string): EmployeeRecord {
   const rec = fill(emptyRecord(), partial);
@@ -348,7 +348,7 @@ function merge(current: Json, update: unknown, empty: Json): Json {
 }
 
 /**
- * Merges a partial update into an existing record (decisions §6; rules at `merge` above, also in
+ * Merges a partial update into an existing record (docs/api.md "Employee update webhook"; rules at `merge` above, also in
  * README "Employee update webhook"). `id` and `employeeId` are kept from `current`.
  */
 export function mergeRecord(current: EmployeeRecord, update: DeepPartial<EmployeeRecord>): EmployeeRecord {

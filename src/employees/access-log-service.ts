@@ -1,6 +1,6 @@
 /**
- * The employer's access log of one employee (decisions §15 "Access to the record of processing"):
- * every read of that employee's data by a vendor, from the audit every read writes (decisions §7).
+ * The employer's access log of one employee (docs/consent.md "Access log (employer)"):
+ * every read of that employee's data by a vendor, from the audit every read writes (docs/api.md "Employee details").
  */
 import type { AccessLogStore } from '../audit/access-log-store';
 import { ALL_DATA_POINTS, EVERY_DATA_POINT } from '../domain/data-points';
@@ -10,7 +10,7 @@ import { offsetOf, pageInfoOf, type PageInfo, type PageRequest } from '../paging
 export interface AccessLogEntry {
   vendor_org: string;
   vendor_org_name: string;
-  /** The data point names the read returned (decisions §3); every name when the connection shares all. */
+  /** The data point names the read returned (docs/data-points.md); every name when the connection shares all. */
   data_points: string[];
   source: 'db' | 'hrms';
   read_at: string;
@@ -26,7 +26,7 @@ export function createAccessLogService(deps: { log: AccessLogStore }) {
      * Page `q` of the reads of employee `employeeId` (its HRMS `employeeId`) of client org
      * `clientOrgId`, newest first. Only that client org's own entries: an employee id it has no
      * reads for (unknown to it, or another employer's) is page 1 with `data: []`, never a 404
-     * that would tell the two apart. Throws 404 INVALID_PAGE past the end (decisions §4).
+     * that would tell the two apart. Throws 404 INVALID_PAGE past the end (docs/api.md "Vendor connections").
      */
     async list(clientOrgId: number, employeeId: string, q: PageRequest): Promise<{ pageInfo: PageInfo; data: AccessLogEntry[] }> {
       const { total, rows } = await deps.log.reads(clientOrgId, employeeId, offsetOf(q), q.pageSize);

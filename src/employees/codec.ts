@@ -1,5 +1,5 @@
 /**
- * How an employee record is kept at rest (decisions §3, §15 "At rest"): nothing of it in clear.
+ * How an employee record is kept at rest (docs/data-points.md, docs/at-rest.md): nothing of it in clear.
  * `id` and `employeeId` (ids) live in columns; every value sits in one of two AES-256-GCM
  * envelopes (crypto/field-cipher), each bound to its row by its associated data:
  *

@@ -1,9 +1,9 @@
 /**
- * What an employee id (the HRMS's `employeeId`, interface.md "employee_id") may be. Ids travel
+ * What an employee id (the HRMS's `employeeId`, docs/api.md "Employee details") may be. Ids travel
  * as path segments of HRMS calls (`/api/v1/employees/{id}`): an id made only of dots (`.`, `..`)
  * is a dot-segment that URL resolution turns into the collection or its parent (RFC 3986
  * §5.2.4), so such ids are refused on the way in and never looked up. NUL is refused with every
- * text of a request (decisions §11, src/http/body.ts).
+ * text of a request (docs/limits.md, src/http/body.ts).
  */
 import { z } from 'zod';
 import { canonicalEmployeeId } from '../domain/ids';

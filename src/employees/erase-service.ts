@@ -1,5 +1,5 @@
 /**
- * Erasure of an employee by its employer (decisions §15 "Erasure"; DPDP Act 2023 §8(7), §12):
+ * Erasure of an employee by its employer (docs/erasure-and-retention.md "Erasing an employee"; DPDP Act 2023 §8(7), §12):
  * the employee's row, which holds every stored copy of its values (the record envelope and the
  * masked envelope the plain read serves), is deleted; a tombstone (a keyed hash of
  * the `employeeId`, erasure-store.ts) makes later syncs skip the employee until the employer
@@ -29,14 +29,14 @@ export interface EraseServiceDeps {
   erasures: ErasureStore;
   /** Writes audit entries in the erasure's transaction (employees/write-store.ts `audit`). */
   audit(entries: readonly AuditEntryInput[], tx: Tx): Promise<void>;
-  /** The outbox (decisions §10): `employee.removed` is written in the erasure's transaction, queued after commit. */
+  /** The outbox (docs/events.md "Outbox"): `employee.removed` is written in the erasure's transaction, queued after commit. */
   events: {
     writeIn(tx: Tx, input: EventInput | EventInput[]): Promise<Written>;
     dispatch(written: Written | undefined): Promise<void>;
   };
 }
 
-/** What an erasure answers (decisions §15): the id and when it was erased. */
+/** What an erasure answers (docs/erasure-and-retention.md "Erasing an employee"): the id and when it was erased. */
 export interface EraseResult {
   employee_id: string;
   erased_at: string;

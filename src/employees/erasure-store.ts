@@ -1,5 +1,5 @@
 /**
- * Persistence of erasure (decisions §15 "Erasure"): deleting an employee's row (every stored copy
+ * Persistence of erasure (docs/erasure-and-retention.md "Erasing an employee"): deleting an employee's row (every stored copy
  * of its values: the record envelope and the masked envelope) and the tombstones
  * that make later syncs skip it. A tombstone holds the org, a keyed hash of the `employeeId`
  * (src/crypto/tombstone.ts) and when the employee was erased: nothing else. Every id is taken in

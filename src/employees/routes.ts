@@ -1,6 +1,6 @@
 /**
- * Routes of employee data (interface.md "Get employee details", "Update employee details";
- * decisions §15: the employer's access log and erasure).
+ * Routes of employee data (docs/api.md "Employee details", "Employee update webhook";
+ * docs/erasure-and-retention.md "Erasing an employee": the employer's access log and erasure).
  */
 import { z } from 'zod';
 import { AppError } from '../errors';
@@ -19,7 +19,7 @@ const query = z.object({
   source: z.enum(['db', 'hrms']).default('db'),
 });
 
-/** Most employee records one webhook request may carry (decisions §6, §11). */
+/** Most employee records one webhook request may carry (docs/api.md "Employee update webhook", docs/limits.md). */
 export const MAX_UPDATE_BATCH = 1000;
 
 const updateArray = z.array(employeeUpdateSchema);
@@ -54,7 +54,7 @@ const accessLogEntry = z.strictObject({
   request_id: z.string().uuid(),
 });
 
-/** The erasure webhook's body (decisions §15): the HRMS `employee_id`, nothing else. */
+/** The erasure webhook's body (docs/erasure-and-retention.md "Erasing an employee"): the HRMS `employee_id`, nothing else. */
 const eraseBody = z.strictObject({ employee_id: employeeIdSchema });
 const eraseResult = z.strictObject({ employee_id: z.string(), erased_at: z.string().datetime() });
 
@@ -84,7 +84,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
         errors: ['INVALID_ORGANISATION', 'EMPLOYEE_NOT_FOUND', 'CONSENT_MISSING', 'SOURCE_PERMISSION_DENIED'],
       },
       async handler({ params, query: q, principal, requestId }) {
-        // The key is a vendor org's (the route's role), and that org must be `vendor_org` (decisions §2, §7).
+        // The key is a vendor org's (the route's role), and that org must be `vendor_org` (docs/api.md "Credentials", docs/api.md "Employee details").
         if (principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
         const dataJson = await employees.readMaskedJson({
           vendorOrgId: principal.orgId,
@@ -99,7 +99,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/update/',
-      // The client org's app_key:app_secret (decisions §2); it reaches only that org's employees.
+      // The client org's app_key:app_secret (docs/api.md "Credentials"); it reaches only that org's employees.
       credential: 'clientBasic',
       role: 'client',
       bodyType: 'json',
@@ -129,7 +129,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'GET',
       path: '/api/webhook/v1/employee/access-log/',
-      // The client org's app_key:app_secret (decisions §2, §15); it sees only its own employees' reads.
+      // The client org's app_key:app_secret (docs/api.md "Credentials", docs/privacy.md); it sees only its own employees' reads.
       credential: 'clientBasic',
       role: 'client',
       query: z.object({ employee_id: employeeIdSchema, ...pageQueryFields }),

@@ -1,7 +1,7 @@
 /**
  * zod schemas of the employee record, derived from `emptyRecord()` so the schema and the shape
  * can never drift: text → string, money and integers → number|null, `taxRegime` → string|null,
- * arrays → arrays of dependents. `strict` refuses unknown fields (decisions §1).
+ * arrays → arrays of dependents. `strict` refuses unknown fields (docs/api.md "Conventions").
  */
 import { z } from 'zod';
 import { employeeIdSchema } from './employee-id';
@@ -21,7 +21,7 @@ function isIsoDate(v: string): boolean {
 }
 
 /**
- * Extra checks of the update webhook where interface.md gives a field more than a type:
+ * Extra checks of the update webhook where docs/api.md "Employee update webhook" gives a field more than a type:
  * `doj`/`dob` are dates `YYYY-MM-DD` (blank or `NOT AVAILABLE` allowed: they leave or clear the
  * value), `month` an integer 1–12, `year` an integer.
  */
@@ -60,7 +60,7 @@ export const employeeRecordSchema = schemaOf(emptyRecord(), 'record', false).met
 });
 
 /**
- * A partial record as the update webhook accepts it (decisions §6): `employeeId` required (1–128
+ * A partial record as the update webhook accepts it (docs/api.md "Employee update webhook"): `employeeId` required (1–128
  * characters after trimming, not only dots), every other field optional and nullable (null leaves it unchanged),
  * types as the record's, unknown fields refused. `id` is accepted and ignored (hrx assigns it).
  */

@@ -1,5 +1,5 @@
 /**
- * Employee reads for vendors (interface.md "Get employee details"; decisions §3, §7): the
+ * Employee reads for vendors (docs/api.md "Employee details"; docs/data-points.md, docs/consent.md "How consent works"): the
  * approved-connection check, consent, data-point filtering, masking and audit.
  */
 import { LIVE_READ_AUDIT_ACTION, READ_AUDIT_ACTION } from '../audit/access-log-store';
@@ -25,7 +25,7 @@ export interface EmployeeServiceDeps {
   cipher: FieldCipher;
   /** Live HRMS reads for `source=hrms`. */
   hrms: HrmsSource;
-  /** Tombstones (decisions §15): an erased employee is not read live either. */
+  /** Tombstones (docs/erasure-and-retention.md "Erasing an employee"): an erased employee is not read live either. */
   erasures: Pick<ErasureStore, 'erasedAt'>;
 }
 
@@ -49,7 +49,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
    * EMPLOYEE_NOT_FOUND, also for an id made only of dots or holding NUL), consent (403
    * CONSENT_MISSING). Live reads check consent first, then the tombstone of an erased employee
-   * (404 EMPLOYEE_NOT_FOUND, decisions §15), then fetch the HRMS here.
+   * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here.
    */
   async function locate(asked: ReadQuery, form: 'full' | 'masked') {
     // One id for the lookup, the tombstone and the HRMS call (docs/erasure-and-retention.md).
@@ -80,7 +80,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     let liveRecord: EmployeeRecord | null = null;
     if (live) {
       // Consent before the HRMS is asked: a vendor without consent learns nothing, not even
-      // whether the HRMS knows the id (a consent names a stored employee, decisions §7).
+      // whether the HRMS knows the id (a consent names a stored employee, docs/consent.md "How consent works").
       if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
       // Erased by its employer: hrx processes nothing of it until the employer posts it again.
       if (!row && (await deps.erasures.erasedAt(access.clientOrgId, q.employeeRef))) throw new AppError('EMPLOYEE_NOT_FOUND');
@@ -122,7 +122,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
   return {
     /**
      * Reads one employee for a vendor as a record: filtered to the connection's data points,
-     * masked when `q.mask`. Errors as `locate` above. Writes the audit entry of decisions §7.
+     * masked when `q.mask`. Errors as `locate` above. Writes the audit entry of docs/api.md "Employee details".
      */
     async read(q: ReadQuery): Promise<EmployeeRecord> {
       const found = await locate(q, 'full');

@@ -36,7 +36,7 @@ export interface StoredEmployeeRow {
   consentOk: boolean;
 }
 
-/** The audit entry of a read, written by the lookup itself (decisions §7). */
+/** The audit entry of a read, written by the lookup itself (docs/api.md "Employee details"). */
 export interface LookupAudit {
   requestId: string;
   actorOrgId: number;
@@ -71,12 +71,12 @@ export interface EmployeeStore {
   /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */
   writeMark(tx?: Tx): Promise<string>;
   /**
-   * The one removal rule (decisions §5): marks the (not removed) employees of `orgId` that run
+   * The one removal rule (docs/behaviour.md "Sync"): marks the (not removed) employees of `orgId` that run
    * `runId` did not see as removed. Returns them in `employeeId` order.
    */
   removeUnseen(orgId: number, runId: string, tx?: Tx): Promise<RemovedEmployee[]>;
   /**
-   * The removal rule of incremental syncs (decisions §14): marks the (not removed) employees of
+   * The removal rule of incremental syncs (docs/hrms/connectors.md): marks the (not removed) employees of
    * `orgId` whose HRMS `employeeId` the HRMS reported gone as removed, unless written after
    * `writtenUpTo` (a `writeMark()`; the update webhook's later write wins). Returns them in
    * `employeeId` order.

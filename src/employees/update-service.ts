@@ -1,7 +1,7 @@
 /**
- * The employee update webhook (interface.md "Update employee details"; decisions §6): a client org
+ * The employee update webhook (docs/api.md "Employee update webhook"): a client org
  * pushes one employee record or up to 1,000, each a partial record keyed by `employeeId`. Unknown
- * employees are created with the record's defaults (decisions §3); known ones are merged (present
+ * employees are created with the record's defaults (docs/data-points.md); known ones are merged (present
  * fields overwrite, nested objects merge field by field, arrays are replaced; see `mergeRecord`).
  * Only employees whose data points actually change are written, so a repeated body writes nothing.
  */
@@ -17,22 +17,22 @@ import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store'
 /** One record of the body: a partial record with its `employeeId` (already validated). */
 export type EmployeeUpdate = DeepPartial<EmployeeRecord> & { employeeId: string };
 
-/** The answer for one record of the body (decisions §6), in request order. */
+/** The answer for one record of the body (docs/api.md "Employee update webhook"), in request order. */
 export interface EmployeeUpdateResult {
   employeeId: string;
   /** The store id of the employee (new for a created one, kept for a known one). */
   id: string;
-  /** Data point names (decisions §3) whose stored value this record changed; `[]` when none. */
+  /** Data point names (docs/data-points.md) whose stored value this record changed; `[]` when none. */
   updated_fields: string[];
 }
 
 export interface EmployeeUpdateServiceDeps {
   transactor: Transactor;
   writes: EmployeeWriteStore;
-  /** Tombstones of erased employees (decisions §15): posting an erased employee again removes its tombstone. */
+  /** Tombstones of erased employees (docs/erasure-and-retention.md "Erasing an employee"): posting an erased employee again removes its tombstone. */
   erasures: Pick<ErasureStore, 'clearTombstones'>;
   /**
-   * The outbox (decisions §10): `employeesUpdated` writes the `employee.updated` events (ids and
+   * The outbox (docs/events.md "Outbox"): `employeesUpdated` writes the `employee.updated` events (ids and
    * data point names only) in the webhook's transaction; `dispatch` queues them after commit.
    */
   events: {
@@ -55,9 +55,9 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
      * never lose each other's writes. A record naming the same employee as an earlier one merges
      * onto the earlier one's result. An employee removed by a full sync is revived (served again,
      * same `id`); an erased one is created anew (new `id`) and its tombstone removed, so syncs
-     * carry it again (decisions §15). Every employee written gets one audit entry `employee.update` with the changed
+     * carry it again (docs/privacy.md). Every employee written gets one audit entry `employee.update` with the changed
      * data points, and the changed ones an `employee.updated` event, all in the same transaction
-     * (decisions §10: a committed update always has its event, a rolled-back one never does).
+     * (docs/events.md "Outbox": a committed update always has its event, a rolled-back one never does).
      * The events' deliveries are queued after commit without holding up the answer (the outbox
      * relay queues what that misses). Returns one result per update, in order. Throws the
      * database error (rolled back).

@@ -1,8 +1,8 @@
 /**
- * Employee writes of the update webhook (decisions §6), in the caller's transaction (`Tx`, see
+ * Employee writes of the update webhook (docs/api.md "Employee update webhook"), in the caller's transaction (`Tx`, see
  * db/tx.ts): the request's employee rows are locked (`select … for update`), merged by the
  * service, and written back, with the audit entries and the `employee.updated` events of the
- * writes in the same transaction (decisions §10). Each step is one statement for the whole
+ * writes in the same transaction (docs/events.md). Each step is one statement for the whole
  * batch, never one round trip per record; statements go to the transaction's `pg` connection
  * (`pgClientOf`), not through knex.
  *

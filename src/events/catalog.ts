@@ -1,5 +1,5 @@
 /**
- * The events hrx emits (decisions §10) and the `data` each carries. Only ids, counts, statuses,
+ * The events hrx emits (docs/events.md) and the `data` each carries. Only ids, counts, statuses,
  * timestamps and data point names: never an employee's values. Org ids are the orgs' UUIDs.
  */
 import { EVERY_DATA_POINT } from '../domain/data-points';
@@ -155,7 +155,7 @@ export function employeesRemovedEvents(clientOrgId: number, runId: string, remov
 }
 
 /**
- * `employee.removed` for an employee its employer erased (decisions §15 "Erasure"), for every
+ * `employee.removed` for an employee its employer erased (docs/erasure-and-retention.md "Erasing an employee"), for every
  * vendor with an approved connection: `data: {client_org_id, sync_run_id: null, reason: "erased",
  * employees: [{id, employee_id}]}`. Same type and `employees` list as a sync's removal, so a
  * vendor handles both alike; `reason` tells them apart (a vendor must delete what it received
@@ -207,13 +207,13 @@ export function consentExpiredEvent(k: { vendorOrgId: number; clientOrgId: numbe
   };
 }
 
-/** Who withdrew a consent: the vendor itself, or the employer on the employee's behalf (decisions §7). */
+/** Who withdrew a consent: the vendor itself, or the employer on the employee's behalf (docs/consent.md "How consent works"). */
 export type RevokedBy = 'vendor' | 'employer';
 
 /**
  * `consent.revoked` for the consent's vendor (while its connection is approved):
  * `data: {client_org_id, employee_id, revoked_at, revoked_by}` (`revoked_by`: `vendor` | `employer`).
- * Written in the withdrawal's transaction (decisions §7, §10).
+ * Written in the withdrawal's transaction (docs/api.md "Employee details", docs/events.md).
  */
 export function consentRevokedEvent(k: { vendorOrgId: number; clientOrgId: number; employeeId: string; revokedAt: Date; revokedBy: RevokedBy }): EventInput {
   return {

@@ -1,5 +1,5 @@
 /**
- * One delivery attempt (decisions §10; Standard Webhooks "Deliverability and reliability"):
+ * One delivery attempt (docs/events.md "Delivery"; Standard Webhooks "Deliverability and reliability"):
  * POST the event's exact body with fresh `webhook-timestamp` and `webhook-signature`, a timeout,
  * no redirects followed; any 2xx is success. Every attempt is recorded (status or error class,
  * duration, a short status text; never the response body, of which at most 16 KiB is read). The caller (the BullMQ job) retries
@@ -31,7 +31,7 @@ export interface PostResult {
 }
 
 /**
- * Most bytes of a delivery response's body read (decisions §11). A receiver only needs to answer
+ * Most bytes of a delivery response's body read (docs/limits.md). A receiver only needs to answer
  * a status (Standard Webhooks: any 2xx is a delivery); the body is read (never decompressed) up to
  * this many bytes, and past it the exchange is cut off and judged by its status alone, so a
  * receiver whose framework answers 200 with a large page is not sent the event again and again.
@@ -92,7 +92,7 @@ export async function postOnce(url: string, headers: Record<string, string>, bod
 export interface DelivererDeps {
   store: Pick<EventStore, 'loadDelivery' | 'cancel' | 'recordAttempt'>;
   cipher: FieldCipher;
-  /** Delays (ms) between attempts: attempts = length + 1 (decisions §10: spanning ≥ 24 h). */
+  /** Delays (ms) between attempts: attempts = length + 1 (docs/events.md: spanning ≥ 24 h). */
   scheduleMs: number[];
   timeoutMs: number;
   /**
@@ -102,7 +102,7 @@ export interface DelivererDeps {
   hostPolicy?: HostPolicy | undefined;
   log: Logger;
   now?: () => number;
-  /** Told when a delivery ends (the workers' counters of `/metrics`, decisions §16); must not throw. */
+  /** Told when a delivery ends (the workers' counters of `/metrics`, docs/operations.md "Metrics: `GET /metrics`"); must not throw. */
   onEnd?: (outcome: 'delivered' | 'failed' | 'cancelled') => void;
 }
 

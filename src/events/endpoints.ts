@@ -1,5 +1,5 @@
 /**
- * Vendors' event endpoints (decisions §10, operator command line §12): registration with a
+ * Vendors' event endpoints (docs/events.md, docs/cli.md "hrx endpoint"): registration with a
  * signing secret shown once and stored encrypted (bound to its row), listing, removal (which
  * stops the endpoint's pending deliveries).
  */

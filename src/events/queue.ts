@@ -1,5 +1,5 @@
 /**
- * The BullMQ side of events (decisions §10): queue `events` carries one `deliver` job per
+ * The BullMQ side of events (docs/events.md "Delivery"): queue `events` carries one `deliver` job per
  * delivery (job id = delivery id, so queueing twice is harmless). The periodic `consent-scan`
  * (announces expired consents) and `relay` (queues deliveries whose producer could not, e.g.
  * Redis was down right after the commit) run on the housekeeping queue

@@ -1,5 +1,5 @@
 /**
- * The outbox of events to vendors (decisions §10). Producers hand it `EventInput`s (see
+ * The outbox of events to vendors (docs/events.md "Outbox"). Producers hand it `EventInput`s (see
  * catalog.ts); it resolves the receiving vendor orgs and their subscribed endpoints, writes one
  * event row per vendor org (id `msg_...`, the Standard Webhooks `webhook-id`) and one delivery
  * per endpoint, in the producer's transaction where it has one, then queues the deliveries.
@@ -78,7 +78,7 @@ export function createEventService(deps: EventServiceDeps) {
 
   /**
    * Queues written deliveries in the background and returns at once: queueing never blocks nor
-   * fails the producer's answer (decisions §11); what it cannot queue, the relay job does.
+   * fails the producer's answer (docs/limits.md); what it cannot queue, the relay job does.
    */
   function dispatch(written: Written | undefined): Promise<void> {
     void queueNow(written);
@@ -144,8 +144,8 @@ export function createEventService(deps: EventServiceDeps) {
     /**
      * Announces changed employees of `clientOrgId` (numeric org id) to every vendor with an
      * approved connection: `employee.updated` with ids and changed data point names only
-     * (decisions §10), each vendor hearing only of the data points its connection shares. Meant
-     * for the employee update webhook (decisions §6): `changes` are its `{employeeId, id,
+     * (docs/events.md), each vendor hearing only of the data points its connection shares. Meant
+     * for the employee update webhook (docs/api.md "Employee update webhook"): `changes` are its `{employeeId, id,
      * updated_fields}` results; employees without changes are skipped. Pass `tx` to write in the
      * webhook's transaction (then call `dispatch` with the result after commit); without it the
      * events are written and queued at once. Throws the database's error.

@@ -1,5 +1,5 @@
 /**
- * Persistence of events to vendors (decisions §10): endpoints, the outbox (events and their
+ * Persistence of events to vendors (docs/events.md "Outbox"): endpoints, the outbox (events and their
  * deliveries), delivery attempts and the consent-expiry scan. SQL through MikroORM's connection;
  * every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */

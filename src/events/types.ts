@@ -1,5 +1,5 @@
 /**
- * Shapes shared by the events module (decisions §10): event types, what a producer hands the
+ * Shapes shared by the events module (docs/events.md "Outbox"): event types, what a producer hands the
  * outbox (in the caller's `Tx`, db/tx.ts).
  */
 import type { Tx } from '../db/tx';
@@ -7,7 +7,7 @@ import type { DataPoints } from '../domain/data-points';
 
 export type { Tx };
 
-/** Every event type a vendor can subscribe to (decisions §10). */
+/** Every event type a vendor can subscribe to (docs/events.md). */
 export const EVENT_TYPES = [
   'connection.approved',
   'connection.rejected',

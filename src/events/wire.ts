@@ -1,4 +1,4 @@
-/** Wiring of the events feature: events to vendors, their endpoints and delivery (decisions §10). */
+/** Wiring of the events feature: events to vendors, their endpoints and delivery (docs/events.md "Delivery"). */
 import type { Infra } from '../infra';
 import type { WorkCounters } from '../ops/counters';
 import type { OrgStore } from '../orgs/store';

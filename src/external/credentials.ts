@@ -1,5 +1,5 @@
 /**
- * V2 Basic credentials of vendor orgs (decisions §2): `Authorization: Basic base64(username:password)`.
+ * V2 Basic credentials of vendor orgs (docs/api.md "Credentials"): `Authorization: Basic base64(username:password)`.
  * The password (256 random bits) is shown once and stored as a scrypt hash (RFC 7914) and a keyed
  * hash checked first, so a wrong password costs no scrypt (auth/secret-check.ts); the
  * failed-authentication limit (auth/failure-guard.ts) is applied by the authenticator before.

@@ -1,5 +1,5 @@
 /**
- * In-process views of V2 keys (decisions §9), each loaded from the store with a short cache:
+ * In-process views of V2 keys (docs/v2.md), each loaded from the store with a short cache:
  *
  * - {@link createServiceKeyring}: the service's RSA keys. One current `enc` (RSA-OAEP-256) and one
  *   current `sig` (RS256) key, created on first use when missing (race-safe across processes, see

@@ -1,6 +1,6 @@
 /**
- * Routes of the encrypted employee details (V2): interface.md "Get employee details, encrypted
- * (V2)" and the service JWKS of decisions §9.
+ * Routes of the encrypted employee details (V2): docs/api.md "Encrypted employee
+ * details (V2)" and the service JWKS of docs/v2.md "JWKS".
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';

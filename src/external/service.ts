@@ -1,6 +1,6 @@
 /**
- * Encrypted employee details (V2): interface.md "Get employee details, encrypted (V2)",
- * decisions §2, §7, §9. Also the key and credential management behind `hrx keys`, `hrx basic`
+ * Encrypted employee details (V2): docs/api.md "Encrypted employee details (V2)",
+ * docs/api.md "Credentials", docs/api.md "Employee details", docs/v2.md "Basic credentials". Also the key and credential management behind `hrx keys`, `hrx basic`
  * and `hrx service-keys`.
  *
  * Request flow of {@link ExternalService.employee}:
@@ -31,7 +31,7 @@ import { findVendorOrg, type BasicCredentials } from './credentials';
 import type { RotationResult, ServiceKeyring, VendorKeyCache } from './keyring';
 import { KidConflictError, type ExternalStore } from './store';
 
-/** Clock tolerance of the V2 claims, seconds (decisions §9, at most 30). */
+/** Clock tolerance of the V2 claims, seconds (docs/v2.md, at most 30). */
 export const V2_CLOCK_TOLERANCE_SEC = MAX_CLOCK_TOLERANCE_SEC;
 
 /** Dependencies of {@link createExternalService} (built by `external/wire.ts`). */
@@ -47,7 +47,7 @@ export interface ExternalServiceDeps {
   /** Redis key prefix (`HRX_REDIS_PREFIX`). */
   prefix: string;
   orgs: OrgStore;
-  /** The employee read of decisions §7 (`mask: false` here). */
+  /** The employee read of docs/api.md "Employee details" (`mask: false` here). */
   employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
 }
 

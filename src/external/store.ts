@@ -1,5 +1,5 @@
 /**
- * Persistence of the V2 flow (decisions §2, §9): service keys (created and rotated under a
+ * Persistence of the V2 flow (docs/api.md "Credentials", docs/v2.md "Service keys"): service keys (created and rotated under a
  * PostgreSQL advisory lock, so concurrent processes never create two current keys), vendor
  * public keys, vendor Basic credentials, and the one connection lookup the endpoint needs. Every
  * method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.

@@ -15,7 +15,7 @@ import { createExternalStore } from './store';
  * credentials (`basic`: checks cached per process for `HRX_API_KEY_CACHE_TTL_MS`, revocations
  * announced to every process over `basicRevocations`) and the V2 service over them (replay check
  * on the request-path Redis). Takes the org store (keys and credentials are managed per org
- * uuid), the employee read service (the unmasked read of decisions §7) and the Basic revocation
+ * uuid), the employee read service (the unmasked read of docs/api.md "Employee details") and the Basic revocation
  * feed (from `wireAuth`).
  */
 export function wireExternal(

@@ -1,16 +1,16 @@
 /**
  * The HRMS connector contract. A connector talks to one kind of HRMS over HTTP and turns its
  * native employee data into partial employee records. It knows nothing of the store or of hrx's
- * HTTP routes (DEVELOPERS.md, architecture).
+ * HTTP routes (docs/architecture.md).
  */
 import type { PartialEmployeeRecord } from '../domain/record';
 import type { HostPolicy } from '../outbound/host-policy';
 
-/** Access credentials as stored from setup-config (interface.md "Setup configuration"; decisions §14 says which field holds what for each product). */
+/** Access credentials as stored from setup-config (docs/api.md "Setup config"; docs/hrms/connectors.md says which field holds what for each product). */
 export interface HrmsCredentials {
   /** Base URL of the HRMS, e.g. `http://127.0.0.1:9100`. */
   hrms_host: string;
-  /** The product's grant (decisions §5, §14): `client_credentials`, `api_key`, `kekaapi`, `basic`, `refresh_token`. */
+  /** The product's grant (docs/behaviour.md "Sync", docs/hrms/connectors.md): `client_credentials`, `api_key`, `kekaapi`, `basic`, `refresh_token`. */
   grant_type: string;
   client_id?: string;
   client_secret?: string;
@@ -22,7 +22,7 @@ export interface HrmsCredentials {
   enum_labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-/** One `api_configs` entry of setup-config: another endpoint of the same HRMS, named by `api_id` (decisions §14). */
+/** One `api_configs` entry of setup-config: another endpoint of the same HRMS, named by `api_id` (docs/hrms/connectors.md). */
 export interface HrmsApiConfig {
   api_id: string;
   access_credentials: HrmsCredentials;
@@ -38,7 +38,7 @@ export interface HrmsAccess {
  * The `hrms_host` of the `api_configs` entry named `apiId`, else `fallback(hostname)`: the
  * product's own default for that endpoint (e.g. Keka's token service, Zoho's Accounts host,
  * greytHR's data API), derived from the hostname of the main `hrms_host` (null when that is not
- * a URL) where the product ties the two (decisions §14).
+ * a URL) where the product ties the two (docs/hrms/connectors.md).
  */
 export function apiConfigHost(access: HrmsAccess, apiId: string, fallback: (hostname: string | null) => string): string {
   const configured = access.apiConfigs.find((a) => a.api_id === apiId)?.access_credentials.hrms_host;
@@ -91,7 +91,7 @@ export class HrmsFieldError extends HrmsError {
 
 /** One page of employees as the connector yields it (contract v2: opaque cursors, no page numbers). */
 export interface EmployeePage {
-  /** Employees of this page, mapped into partial records (decisions §14: nothing guessed). */
+  /** Employees of this page, mapped into partial records (docs/hrms/connectors.md: nothing guessed). */
   employees: PartialEmployeeRecord[];
   /**
    * HRMS employee ids the HRMS reports as gone (deleted, or left the listed population) since
@@ -119,7 +119,7 @@ export interface ListOptions {
 }
 
 /**
- * The request budget of one HRMS tenant, shared by every hrx worker (decisions §14). The
+ * The request budget of one HRMS tenant, shared by every hrx worker (docs/behaviour.md "Live reads and the HRMS budget"). The
  * connector calls `take` before every HTTP request to the HRMS and `holdOff` when the HRMS says
  * to stop (429/lock-out with a known wait), so no worker asks again before then.
  */
@@ -163,8 +163,8 @@ export interface ConnectorOptions {
    */
   signal?: AbortSignal;
   /**
-   * Largest response body accepted, in bytes after decompression (default 64 MiB, decisions
-   * §11); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
+   * Largest response body accepted, in bytes after decompression (default 64 MiB,
+   * docs/limits.md); a larger one aborts that request as `HrmsError('bad_response')`, not retried.
    */
   maxResponseBytes?: number;
   /**
@@ -173,11 +173,11 @@ export interface ConnectorOptions {
    * an answer that never ends; past it: `HrmsError('bad_response')`, not retried.
    */
   maxStreamedBytes?: number;
-  /** The tenant's shared request budget (decisions §14); absent: unlimited (tests, live reads' one call). */
+  /** The tenant's shared request budget (docs/behaviour.md "Live reads and the HRMS budget"); absent: unlimited (tests, live reads' one call). */
   budget?: RequestBudget;
   /**
    * Called when the connector leaves a field empty because it cannot translate the HRMS's value
-   * (decisions §14: e.g. a number it has no label for), at most once per field per connector
+   * (docs/hrms/connectors.md: e.g. a number it has no label for), at most once per field per connector
    * instance. `field` names the product's field (e.g. `gender`), never the value.
    */
   onWarning?: (warning: { field: string; reason: string }) => void;
@@ -208,7 +208,7 @@ export interface HrmsConnector {
   getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null>;
 }
 
-/** Builds a connector for an `hrms_id` bound to one org's access (decisions §5: `reference` is always supported). */
+/** Builds a connector for an `hrms_id` bound to one org's access (docs/behaviour.md "Sync": `reference` is always supported). */
 export type ConnectorFactory = (access: HrmsAccess, options?: ConnectorOptions) => HrmsConnector;
 
 /** A problem with setup-config's credentials for a product: `field` is the body path, e.g. `access_credentials.api_key`. */
@@ -218,7 +218,7 @@ export interface CredentialProblem {
 }
 
 /**
- * Everything hrx knows of one HRMS product's connector (decisions §14). The registry holds one per
+ * Everything hrx knows of one HRMS product's connector (docs/hrms/connectors.md). The registry holds one per
  * `hrms_id`; setup-config checks credentials with `checkCredentials`, the sync builds the
  * tenant's shared budget from `budget` and `tenantOf`, and runs incremental syncs when
  * `incremental` is true.
@@ -240,7 +240,7 @@ export interface HrmsConnectorDefinition {
    * Whether an incremental listing reports removed employees (`EmployeePage.removedIds`); absent
    * means it does. A product that cannot (Keka, Zoho People, Darwinbox: a deleted employee simply stops
    * being listed, and an exit is a change) leaves removals to the next full sync, which runs at
-   * least daily (decisions §14).
+   * least daily (docs/hrms/connectors.md).
    */
   reportsRemovals?: boolean;
   create: ConnectorFactory;

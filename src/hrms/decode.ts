@@ -1,5 +1,5 @@
 /**
- * Small decoders the product connectors share (decisions §14: dates become `YYYY-MM-DD` whatever
+ * Small decoders the product connectors share (docs/hrms/connectors.md: dates become `YYYY-MM-DD` whatever
  * the format, a value that is not a real calendar date stays empty, a value
  * the HRMS does not give stays empty, a value the connector cannot translate is left empty with a
  * warning naming the field, never the value). Text, enumeration, mobile and blood-group decoders

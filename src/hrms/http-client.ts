@@ -1,5 +1,5 @@
 /**
- * The HTTP side every connector shares (contract v2, decisions §11, §14): URLs under the
+ * The HTTP side every connector shares (contract v2, docs/limits.md, docs/behaviour.md "HRMS hosts"): URLs under the
  * configured host checked by the host policy, one got exchange per call with a size-capped body,
  * the tenant's shared request budget taken before each request, and p-retry with exponential
  * backoff that honours `Retry-After` (RFC 9110 §10.2.3). A connector adds only its product's
@@ -33,7 +33,7 @@ export const CONNECTOR_DEFAULTS = {
   maxStreamedBytes: DEFAULT_MAX_STREAMED_BYTES,
 } as const;
 
-/** A token response is a few hundred bytes: past 1 MiB it is refused (within decisions §11's 64 MiB). */
+/** A token response is a few hundred bytes: past 1 MiB it is refused (within docs/limits.md's 64 MiB). */
 export const TOKEN_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const RETRYABLE = new Set(['rate_limited', 'unavailable']);
@@ -183,8 +183,8 @@ export class HrmsHttpClient {
   /**
    * One HTTP exchange, after taking one request from the tenant's budget. Transport failures
    * (refused, reset, timeout) become `unavailable`, a name the host policy refuses at connection
-   * time `host_not_allowed`, a body past the cap after decompression `bad_response` (decisions
-   * §11; never retried). The body is streamed and counted, never buffered past the cap.
+   * time `host_not_allowed`, a body past the cap after decompression `bad_response`
+   * (docs/limits.md; never retried). The body is streamed and counted, never buffered past the cap.
    */
   async request(url: URL, what: string, init: HrmsRequestInit = {}): Promise<HrmsResponse> {
     const maxBytes = this.maxBytes(init);
@@ -199,7 +199,7 @@ export class HrmsHttpClient {
   }
 
   /**
-   * `request` for an answer too large to hold (Darwinbox's whole dataset, decisions §14): the
+   * `request` for an answer too large to hold (Darwinbox's whole dataset, docs/behaviour.md "Live reads and the HRMS budget"): the
    * same budget, host policy (checked at connection time), headers and byte cap, but the body is
    * handed over as a stream of chunks. `timeoutMs` bounds the wait for the response head and
    * then each wait for the next chunk while the consumer asks for one (a whole-dataset answer

@@ -4,7 +4,7 @@
  */
 
 /**
- * Where a field's value goes in the setup-config body (interface.md "Setup configuration"):
+ * Where a field's value goes in the setup-config body (docs/api.md "Setup config"):
  * a key of `access_credentials`, or `api_configs.<api_id>.<key>` for an `api_configs` entry
  * (whose `hrms_host` defaults to the main `hrms_host` when the product has no field for it).
  */
@@ -26,13 +26,13 @@ export interface HrmsFieldInfo {
   placeholder?: string;
 }
 
-/** A supported HRMS product (decisions §14). */
+/** A supported HRMS product (docs/hrms/connectors.md). */
 export interface HrmsProductInfo {
   /** The `hrms_id` of setup-config, e.g. `keka`. */
   hrmsId: string;
   /** The product's name as its users know it, e.g. "Zoho People". */
   displayName: string;
-  /** The `grant_type` every setup-config for this product carries (decisions §14). */
+  /** The `grant_type` every setup-config for this product carries (docs/hrms/connectors.md). */
   grantType: string;
   fields: readonly HrmsFieldInfo[];
 }

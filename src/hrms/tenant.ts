@@ -1,4 +1,4 @@
-/** How connectors name the HRMS tenant their credentials address (the scope of its shared request budget, decisions §14). */
+/** How connectors name the HRMS tenant their credentials address (the scope of its shared request budget, docs/behaviour.md "Live reads and the HRMS budget"). */
 import type { HrmsAccess } from './connector';
 
 /**

@@ -4,7 +4,7 @@
  * retry delay, each consecutive one four times longer, up to the product's own period (Keka's
  * 60-second refill, Zoho's 5-minute lock-out). The connector puts the wait on its error
  * (`HrmsError.retryAfterMs`), so `HrmsHttpClient.withRetry` holds the tenant's budget off for it:
- * every worker pauses (decisions §14: a lock-out is waited out, not hammered), the pause counts
+ * every worker pauses (docs/behaviour.md "Live reads and the HRMS budget": a lock-out is waited out, not hammered), the pause counts
  * as budget pacing rather than a stalled HRMS, and a handful of probes spans the whole period
  * (with the default 500 ms and 6 retries: 0.5, 2, 8, 32, 128, 300 s for Zoho).
  */

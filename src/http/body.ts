@@ -1,8 +1,8 @@
 /**
  * Request body readers: JSON with a byte limit, and forms (multipart/form-data or
- * x-www-form-urlencoded) through busboy. Errors are `AppError`s of decisions §1
+ * x-www-form-urlencoded) through busboy. Errors are `AppError`s of docs/errors.md
  * (413 `Request body too large`, 415 `Unsupported media type`, 400 `Malformed JSON body`), and
- * the limits of decisions §11 as 400 validation failures naming the field: JSON nesting deeper
+ * the limits of docs/limits.md as 400 validation failures naming the field: JSON nesting deeper
  * than `MAX_JSON_DEPTH`, and U+0000 in any text (JSON strings and object keys, form fields).
  */
 import type { IncomingMessage } from 'node:http';
@@ -34,10 +34,10 @@ export async function readRaw(req: IncomingMessage, limit: number): Promise<Buff
   return Buffer.concat(chunks, size);
 }
 
-/** Deepest nesting of arrays and objects a JSON body may have (decisions §11). */
+/** Deepest nesting of arrays and objects a JSON body may have (docs/limits.md). */
 export const MAX_JSON_DEPTH = 32;
 
-/** The message of a text field holding U+0000 (decisions §11). */
+/** The message of a text field holding U+0000 (docs/limits.md). */
 export const NUL_MESSAGE = 'must not contain NUL characters';
 
 /**
@@ -139,7 +139,7 @@ export function bodyLeftOut(req: IncomingMessage): boolean {
  * Reads and parses a JSON body. The media type must be `application/json` (or `+json`);
  * an empty body parses as `undefined`. Nesting deeper than `MAX_JSON_DEPTH` (checked on the raw
  * text, before parsing) and U+0000 in any string or key are 400 validation failures naming the
- * field (decisions §11).
+ * field (docs/limits.md).
  */
 export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const type = mediaType(req);

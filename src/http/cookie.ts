@@ -1,5 +1,5 @@
 /**
- * The Connect session cookie (decisions §8) on the wire: reading one cookie from a `Cookie`
+ * The Connect session cookie (docs/connect.md "The session") on the wire: reading one cookie from a `Cookie`
  * header (RFC 6265 §5.4) and building its `Set-Cookie` value (RFC 6265 §4.1, SameSite per
  * RFC 6265bis).
  */

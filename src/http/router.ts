@@ -1,7 +1,7 @@
 /**
  * The declarative route table and its dispatcher on `node:http` with find-my-way.
- * Order of checks (decisions §1): routing (404 / 405) → credential and the route's role (401,
- * decisions §2) → rate limit (429, decisions §11) → media type and body →
+ * Order of checks (docs/api.md "Conventions"): routing (404 / 405) → credential and the route's role (401,
+ * docs/api.md "Credentials") → rate limit (429, docs/limits.md "Rate limits") → media type and body →
  * params / query / body schemas → handler → response schema (when enabled).
  */
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import type { RateLimiter } from '../ratelimit/limiter';
 import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
 
 /**
- * Credentials counted by the rate limit (decisions §11: per API key, either header form, and
+ * Credentials counted by the rate limit (docs/limits.md "Rate limits": per API key, either header form, and
  * per V2 Basic username). Not the admin token, not `none`, not the employer's `clientBasic`.
  */
 const THROTTLED_CREDENTIALS: ReadonlySet<CredentialKind> = new Set(['apiKeyUsername', 'apiKey', 'vendorBasic']);
@@ -40,7 +40,7 @@ export interface RequestContext<P, Q, B, K extends CredentialKind = CredentialKi
  * `success` unless given)
  * plus `extra` top-level fields; `raw` bodies are sent as they are (org details is top-level).
  * `D` is what the route's `response` schema accepts (`z.input` of it), so a handler answering
- * another shape fails `tsc` (issue 11 point 5).
+ * another shape fails `tsc`.
  */
 export type Reply<D = unknown> =
   | { data: D; extra?: Record<string, unknown>; message?: string; headers?: Record<string, string>; status?: number }
@@ -97,7 +97,7 @@ interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole
   path: string;
   credential: K;
   /**
-   * The kind of org the credential must belong to (decisions §2), checked by the router right
+   * The kind of org the credential must belong to (docs/api.md "Credentials"), checked by the router right
    * after the credential: another org's credential is 401 `Invalid token.` (AUTH_INVALID) before
    * anything else runs. Narrows the handler's principal; handlers never check roles themselves.
    */
@@ -161,7 +161,7 @@ export interface RouterOptions {
   /** Check every response against its schema (on in tests; costs CPU in production). */
   validateResponses: boolean;
   /**
-   * Per-credential rate limit (decisions §11), asked once the credential is resolved and before
+   * Per-credential rate limit (docs/limits.md "Rate limits"), asked once the credential is resolved and before
    * the body is read; absent: no limit.
    */
   limiter?: RateLimiter | undefined;
@@ -222,7 +222,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
 /**
  * Sends an already serialized JSON body with the request id header. Every JSON answer of the API
  * (success or error) is `Cache-Control: no-store` (most carry personal data or credentials, and
- * one rule is safer than a list) and `X-Content-Type-Options: nosniff` (decisions §11).
+ * one rule is safer than a list) and `X-Content-Type-Options: nosniff` (docs/limits.md).
  */
 function sendText(res: ServerResponse, status: number, payload: string, requestId: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -281,7 +281,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     const def = store;
     const source = sourceAddress(req, opts.trustProxy ?? false);
     const principal = await opts.authenticate(def.credential, req.headers, source);
-    // Another kind of org's credential is the wrong credential (decisions §2).
+    // Another kind of org's credential is the wrong credential (docs/api.md "Credentials").
     if (def.role && !(principal && hasRole(principal, def.role))) throw new AppError('AUTH_INVALID');
     // A Connect-session route's handler is typed to get the session's grant (PrincipalFor).
     if (def.credential === 'connectSession' && !principal?.connect) throw new AppError('AUTH_INVALID');
@@ -302,7 +302,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     else req.resume();
     const q = url.indexOf('?');
     const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
-    // decisions §11: no text holds U+0000 (bodies are checked by their readers). Path params are
+    // docs/limits.md: no text holds U+0000 (bodies are checked by their readers). Path params are
     // identifiers: one holding NUL names nothing, and its route answers its own 404. A decoded
     // query holds NUL only from `%00` (the HTTP parser refuses raw control characters).
     if (q >= 0 && url.includes('%00', q)) refuseNul(query, 'query');
@@ -372,7 +372,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       });
     }
     dispatch(req, res, requestId, seen).catch((caught: unknown) => {
-      // decisions §11: Redis or PostgreSQL not answering is a 503 with Retry-After, not a 500.
+      // docs/operations.md "Redis or PostgreSQL down; shutdown": Redis or PostgreSQL not answering is a 503 with Retry-After, not a 500.
       const err = classifyUnavailable(caught);
       if (err instanceof AppError && err.code === 'UNAVAILABLE') {
         const dependency = failedDependency(caught);

@@ -1,8 +1,8 @@
 /**
- * Outgoing e-mail (decisions §8 "Establishing an org": the Connect flow's one-time code), over
+ * Outgoing e-mail (docs/connect.md "What an e-mail code can set up": the Connect flow's one-time code), over
  * SMTP with nodemailer (https://nodemailer.com/smtp/). One message per call, plain text only; the
  * transport's own logging stays off: a message carries a code and a person's address, neither of
- * which may reach a log (decisions §15).
+ * which may reach a log (docs/privacy.md).
  */
 import nodemailer from 'nodemailer';
 

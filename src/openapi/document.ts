@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of hrx, generated from the route table (decisions §16): every row's
+ * The OpenAPI 3.1 document of hrx, generated from the route table (docs/api.md "Health, reference and dashboard"): every row's
  * path, method, credential, params/query/body schemas (the same zod schemas that validate the
  * requests) and response schema, plus what the row's `doc` says (src/http/router.ts `RouteDoc`).
  * Errors come from the one error table (src/errors.ts): each operation lists the answers its

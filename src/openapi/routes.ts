@@ -1,5 +1,5 @@
 /**
- * Routes of the API's own description (decisions §16): `GET /openapi.json`, the OpenAPI 3.1
+ * Routes of the API's own description (docs/api.md "Health, reference and dashboard"): `GET /openapi.json`, the OpenAPI 3.1
  * document generated from the route table, and `GET /docs`, a page rendering it with Swagger UI
  * served from node_modules (src/openapi/assets.ts): nothing is fetched from the internet.
  */

@@ -1,5 +1,5 @@
 /**
- * Counters of the work the workers do (decisions §16: sync runs by outcome and duration,
+ * Counters of the work the workers do (docs/operations.md "Metrics: `GET /metrics`": sync runs by outcome and duration,
  * employees synced, event deliveries by outcome), kept in Redis beside the queues, so the API's
  * `/metrics` reads every worker's counts in one command at scrape time.
  *

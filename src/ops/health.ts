@@ -1,12 +1,12 @@
 /**
- * Readiness (decisions §16): PostgreSQL and Redis each answer within 1 s, or the process is not
+ * Readiness (docs/operations.md "Readiness: `GET /readyz`"): PostgreSQL and Redis each answer within 1 s, or the process is not
  * ready. The checks go through the clients requests use (the request pool, the request-path
  * Redis client), so "ready" means "a request would reach them now".
  */
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 
-/** How long each dependency has to answer (decisions §16: 1 s). */
+/** How long each dependency has to answer (docs/operations.md: 1 s). */
 export const READY_TIMEOUT_MS = 1000;
 
 /** One dependency's answer: `ok`, `timeout` (no answer within 1 s) or `error` (refused, failed). */

@@ -1,5 +1,5 @@
 /**
- * The Prometheus metrics of one API instance (decisions §16), in a registry of its own: never
+ * The Prometheus metrics of one API instance (docs/operations.md "Metrics: `GET /metrics`"), in a registry of its own: never
  * prom-client's global default registry, so several apps in one process (the tests) each count
  * their own requests.
  *

@@ -1,5 +1,5 @@
 /**
- * Routes of operations (decisions §16): liveness, readiness and the Prometheus metrics. Health
+ * Routes of operations (docs/operations.md): liveness, readiness and the Prometheus metrics. Health
  * answers are `{status, checks}` with no envelope, for load balancers and orchestrators.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * The check of an org's application credentials (`application.app_key` / `app_secret`,
- * decisions §2), shared by setup-config's body credentials, the update webhook's Basic
+ * docs/api.md "Credentials"), shared by setup-config's body credentials, the update webhook's Basic
  * credential and the Connect flow's proof of control. The secret is stored as a scrypt hash and,
  * since Migration20261123020000, as a keyed hash checked first (auth/secret-check.ts).
  */

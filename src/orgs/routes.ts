@@ -1,5 +1,5 @@
 /**
- * Routes of organizations (interface.md "Get organization details").
+ * Routes of organizations (docs/api.md "Org details").
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
@@ -46,7 +46,7 @@ export function orgRoutes(orgs: OrgService): RouteDef[] {
         errors: ['NOT_FOUND'],
       },
       async handler({ params, principal }) {
-        // Top-level record, not wrapped in the envelope (interface.md).
+        // Top-level record, not wrapped in the envelope (docs/api.md "Org details").
         return { raw: await orgs.detailsFor(principal.orgId, params.org) };
       },
     }),

@@ -1,6 +1,6 @@
 /**
- * Organizations: creation by the operator (decisions §12), API keys, and the org record of
- * interface.md "Organization record" (decisions §2, §4).
+ * Organizations: creation by the operator (docs/cli.md), API keys, and the org record of
+ * docs/api.md "Org details" (and "Credentials").
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Principal } from '../auth/principal';
@@ -11,7 +11,7 @@ import { checkAppCredentials } from './app-credentials';
 import type { ApiKeyInfo, ClientMatch, NewOrg, OrgStore } from './store';
 import { isUuid } from '../domain/ids';
 
-/** The org record, field for field as interface.md shows it. */
+/** The org record, field for field as docs/api.md "Org details" shows it. */
 export interface OrgRecord {
   id: number;
   application: { app_name: string; app_key: string; app_secret: string };
@@ -36,7 +36,7 @@ export interface OrgRecord {
 export interface OrgServiceDeps {
   orgs: OrgStore;
   apiKeyPepper: Buffer;
-  /** URL of the default logo (decisions §4: always a URL). */
+  /** URL of the default logo (docs/api.md "Org details": always a URL). */
   defaultLogoUrl: string;
   /** Whether two orgs share an active connection. */
   areConnected: (a: number, b: number) => Promise<boolean>;
@@ -50,10 +50,10 @@ export interface OrgServiceDeps {
 }
 
 /**
- * Renders an org as its public record for the org `callerOrgId` (decisions §2): `app_secret`
+ * Renders an org as its public record for the org `callerOrgId` (docs/api.md "Credentials"): `app_secret`
  * always masked; `app_key` in clear only for the caller's own org, otherwise masked the same way
  * (asterisks of its length, last 4 characters visible); `remote_org_id` only for the vendor that
- * set it, null for anyone else (docs/api.md "Organization details").
+ * set it, null for anyone else (docs/api.md "Org details").
  */
 export function orgRecord(org: Org, defaultLogoUrl: string, callerOrgId: number): OrgRecord {
   const appKey = org.id === callerOrgId ? org.appKey : maskSecret(org.appKey.slice(-4), org.appKey.length);
@@ -81,7 +81,7 @@ export function orgRecord(org: Org, defaultLogoUrl: string, callerOrgId: number)
 
 export type OrgService = ReturnType<typeof createOrgService>;
 
-/** A new org's identity and application credentials (decisions §2: the secret stored only hashed). */
+/** A new org's identity and application credentials (docs/api.md "Credentials": the secret stored only hashed). */
 async function newOrgFields(
   name: string,
   pepper: KeyObject | undefined,
@@ -172,7 +172,7 @@ export function createOrgService(deps: OrgServiceDeps) {
     },
 
     /**
-     * Sets what the Connect page tells the HR admin of vendor org `uuid` (decisions §8): its
+     * Sets what the Connect page tells the HR admin of vendor org `uuid` (docs/connect.md "The notice (DPDP Act 2023)"): its
      * `purpose` (plain text, at most 500 characters) and `privacyUrl` (an http or https URL);
      * a field left undefined keeps its value, '' clears it. Returns the org's notice as stored.
      * Throws NOT_FOUND (no such org), VALIDATION (`purpose`, `privacy_url`).
@@ -196,7 +196,7 @@ export function createOrgService(deps: OrgServiceDeps) {
       return { uuid: after.uuid, org_name: after.orgName, purpose: after.purpose, privacy_url: after.privacyUrl };
     },
 
-    /** Marks a client org's invitation accepted (its HR admin completed the Connect flow, decisions §4). */
+    /** Marks a client org's invitation accepted (its HR admin completed the Connect flow, docs/api.md "Vendor connections"). */
     markInviteAccepted: (orgId: number): Promise<void> => deps.orgs.setInviteStatus(orgId, 'accepted'),
 
     /** The org of `id`, or null. */
@@ -236,7 +236,7 @@ export function createOrgService(deps: OrgServiceDeps) {
 
     /**
      * The principal of a client org's `Authorization: Basic base64(app_key:app_secret)` (the
-     * update webhook, decisions §2), or null: unknown app_key, wrong secret, or a vendor-only org
+     * update webhook, docs/api.md "Credentials"), or null: unknown app_key, wrong secret, or a vendor-only org
      * (refused the same way, after the same slow hash).
      */
     async verifyClientBasic(appKey: string, appSecret: string): Promise<Principal | null> {
@@ -247,7 +247,7 @@ export function createOrgService(deps: OrgServiceDeps) {
 
     /**
      * The org record of `uuid` for the caller `callerOrgId`: only its own org and orgs it shares
-     * an active connection with; anything else is 404 `Not found.` (decisions §2).
+     * an active connection with; anything else is 404 `Not found.` (docs/api.md "Credentials").
      */
     async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
       if (!isUuid(uuid)) throw new AppError('NOT_FOUND');

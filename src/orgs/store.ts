@@ -31,7 +31,7 @@ export interface NewOrg {
 }
 
 /**
- * How the SDK token finds a client org (docs/connect.md "Which org a token names"): by
+ * How the SDK token finds a client org (docs/connect.md "Org resolution"): by
  * `remote_org_id` as the vendor `vendorOrgId` used it (another vendor's same id is another org),
  * by private e-mail domain (client orgs), or by `org_name_key` among the orgs the name rule made
  * (client orgs without an `email_domain`, never the operator's); the oldest when several match.

@@ -1,5 +1,5 @@
 /**
- * Bounded reads of outbound HTTP responses (decisions §11: one HRMS response at most 64 MiB
+ * Bounded reads of outbound HTTP responses (docs/limits.md: one HRMS response at most 64 MiB
  * after decompression). Whoever answers hrx's outbound calls (an HRMS host from setup-config, a
  * vendor's event endpoint) is outside hrx's control; a body read whole into memory lets such a
  * host take the process's memory (a 200 MB answer, or a gzip bomb whose few kilobytes inflate to
@@ -14,7 +14,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import got, { type OptionsInit } from 'got';
 
-/** Default cap of one HRMS response body, in bytes after decompression (decisions §11: 64 MiB). */
+/** Default cap of one HRMS response body, in bytes after decompression (docs/limits.md: 64 MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Sizes of the blocks a body is gathered in: the first (most answers fit), then the others. */

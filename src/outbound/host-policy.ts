@@ -6,7 +6,7 @@
  * A `HostPolicy` refuses a host that is, or whose name resolves to, a loopback, private,
  * link-local, unspecified, CGNAT, multicast or otherwise reserved address (IANA special-purpose
  * registries, RFC 6890), every IPv6 form that embeds an IPv4 address included (IPv4-mapped,
- * IPv4-translated, IPv4-compatible, NAT64, 6to4: docs/behaviour.md "Outbound calls"). Names are checked where the
+ * IPv4-translated, IPv4-compatible, NAT64, 6to4: docs/behaviour.md "HRMS hosts"). Names are checked where the
  * socket is made (the lookup of got's `dnsLookup` and of the policy's own agents), so the
  * address checked is the address connected to and DNS rebinding gains nothing; IP-literal hosts,
  * which are never looked up, are checked up front by `checkUrl`. The policy knows nothing of

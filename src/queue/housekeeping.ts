@@ -1,7 +1,7 @@
 /**
  * The `housekeeping` queue: the periodic jobs of the job schedulers that keep hrx tidy (the
- * outbox relay and the consent-expiry scan of decisions §10), on a queue of their own so the job
- * dashboard's `sync` and `events` lists show syncs and deliveries only (decisions §16). On the
+ * outbox relay and the consent-expiry scan of docs/events.md "Outbox"), on a queue of their own so the job
+ * dashboard's `sync` and `events` lists show syncs and deliveries only (docs/operations.md "The job dashboard: `/admin/queues`"). On the
  * events queue they also trimmed its history: BullMQ's `removeOnComplete: {count}` keeps the
  * last N finished jobs of the whole queue, so a relay every 10 s pushed finished deliveries out.
  * The worker that runs them is `jobs/housekeeping.worker.ts`.

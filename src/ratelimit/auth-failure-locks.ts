@@ -1,7 +1,7 @@
 /**
  * This process's copy of the keys at the failed-authentication limit (ratelimit/auth-failures.ts),
  * so that a check of keys none of which is locked costs no Redis call (the API-key hot path; a
- * success must cost nothing of the limit, issue 11's bench).
+ * success must cost nothing of the limit, bench/auth-failures.ts).
  *
  * Fed three ways: the failure scripts answer the keys they locked (this process knows at once);
  * every process hears the others' locks on a Redis pub/sub channel (published by the same script,

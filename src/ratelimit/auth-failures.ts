@@ -1,7 +1,7 @@
 /**
- * Counts failed authentications (decisions §2: "per source address and per presented username or
- * app_key, at most 20 failures a minute; past that the answer is the 429 of §1 whatever the
- * credential, until the window passes"). It knows opaque keys and counts, nothing of HTTP or of
+ * Counts failed authentications (docs/behaviour.md "Failed authentications": per source address and per presented
+ * username or app_key, at most 20 failures a minute; past that the answer is the 429 of docs/errors.md
+ * whatever the credential, until the window passes). It knows opaque keys and counts, nothing of HTTP or of
  * credentials: src/auth/failure-guard.ts names the keys and turns a refusal into 429 THROTTLED.
  *
  * Fixed windows: a key's first failure starts its window (`windowMs`); the key counts failures

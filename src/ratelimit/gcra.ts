@@ -1,5 +1,5 @@
 /**
- * The arithmetic of the per-credential rate limit (decisions §11): GCRA, the generic cell rate
+ * The arithmetic of the per-credential rate limit (docs/limits.md "Rate limits"): GCRA, the generic cell rate
  * algorithm, over integer microseconds. `limit` requests per `windowMs` means a burst of at most
  * `limit` requests, refilled continuously at one request per `limit`-th of the window. There are
  * no window edges, so no 2× burst where two fixed windows meet: a credential that used its whole
@@ -69,7 +69,7 @@ export function gcra(tatUs: number | undefined, nowUs: number, n: number, p: Gcr
 
 /**
  * Whole seconds until a request would be allowed, at least 1: the `N` of `429 Request was
- * throttled. Expected available in N seconds.` and of `Retry-After` (decisions §1).
+ * throttled. Expected available in N seconds.` and of `Retry-After` (docs/api.md "Conventions").
  */
 export function retryAfterSeconds(waitUs: number): number {
   return Math.max(1, Math.ceil(waitUs / 1_000_000));

@@ -1,5 +1,5 @@
 /**
- * The request budget of one HRMS tenant, shared by every hrx worker through Redis (decisions §14:
+ * The request budget of one HRMS tenant, shared by every hrx worker through Redis (docs/behaviour.md "Live reads and the HRMS budget":
  * "Each HRMS tenant has one request budget shared by every hrx worker, set to the product's
  * published limit ... A sync waits for its budget rather than failing").
  *
@@ -63,7 +63,7 @@ end
 return 0
 `;
 
-/** A product's published limit: `requests` per `windowMs` (decisions §14). */
+/** A product's published limit: `requests` per `windowMs` (docs/behaviour.md "Live reads and the HRMS budget"). */
 export interface BudgetLimit {
   requests: number;
   windowMs: number;
@@ -115,7 +115,7 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
               waitMs = Number(await redis.hrxBudgetTake(log, hold, requests, windowMs, randomBytes(8).toString('hex')));
             } catch {
               // A bounded caller (a live read) is answered now rather than after polling a Redis
-              // that is away: such a request is a 503 at once (docs/behaviour.md "Dependencies down").
+              // that is away: such a request is a 503 at once (docs/operations.md "Redis or PostgreSQL down; shutdown").
               if (opts.maxWaitMs !== undefined) throw new BudgetWaitExceeded(pollMs);
               waitMs = pollMs;
             }

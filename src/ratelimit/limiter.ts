@@ -1,5 +1,5 @@
 /**
- * The per-credential rate limit (decisions §11), shared by every API process through Redis.
+ * The per-credential rate limit (docs/limits.md "Rate limits"), shared by every API process through Redis.
  * It knows credentials and counts, nothing of HTTP: the router turns a refusal into 429
  * `THROTTLED`.
  *

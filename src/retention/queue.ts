@@ -1,5 +1,5 @@
 /**
- * The BullMQ side of retention (decisions §15): queue `retention` carries the jobs of one job
+ * The BullMQ side of retention (docs/erasure-and-retention.md "Retention"): queue `retention` carries the jobs of one job
  * scheduler, `retention-purge` (every `HRX_RETENTION_PURGE_MS`), whose `purge` jobs run the
  * retention service. The worker is in `jobs/retention.worker.ts`; the scheduler is installed by
  * that worker at start and recreated by the reconciler (jobs/schedules.ts) like every other.

@@ -1,5 +1,5 @@
 /**
- * The retention purge (decisions §15 "Retention"; DPDP Rules 2025: logs of processing kept at
+ * The retention purge (docs/erasure-and-retention.md "Retention"; DPDP Rules 2025: logs of processing kept at
  * least a year, personal data no longer than its purpose needs). A job scheduler runs it
  * (src/retention/queue.ts, jobs/retention.worker.ts); each run deletes what is due:
  * - audit entries (reads, webhook writes, erasures; Connect proof attempts) older than

@@ -1,5 +1,5 @@
 /**
- * The retention purge's deletes (decisions §15 "Retention"), each in batches of at most `batch`
+ * The retention purge's deletes (docs/erasure-and-retention.md "Retention"), each in batches of at most `batch`
  * rows a statement (short row locks; a large backlog goes in many small transactions). Ages are
  * measured against the database's clock (`now()`), in whole days. Every method takes an
  * optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
@@ -16,7 +16,7 @@ export interface RetentionStore {
   /**
    * Deletes up to `batch` consent records that ended (expired, or revoked) more than `days` ago
    * and whose employee is no longer held (no `employees` row: erased or purged), since consent
-   * records are kept while the employee's data is (decisions §7).
+   * records are kept while the employee's data is (docs/api.md "Employee details").
    */
   purgeConsents(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
   /**

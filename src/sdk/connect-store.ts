@@ -1,6 +1,6 @@
 /**
  * Persistence of Connect sessions, proof-of-control lock counters and the proof audit trail
- * (decisions §8; tables of `Migration20261123010000`). Everything lives in PostgreSQL so every
+ * (docs/connect.md "The session"; tables of `Migration20261123010000`). Everything lives in PostgreSQL so every
  * API process sees the same sessions, failures and locks. Every method takes an optional `Tx`
  * (db/tx.ts), last, to run in a caller's transaction.
  */
@@ -24,7 +24,7 @@ export interface ConnectSessionView {
 }
 
 /**
- * Proof methods of decisions §8 and the approval itself, as audited; `email`: the one-time code
+ * Proof methods of docs/connect.md "E-mail verification before an organisation is set up" and the approval itself, as audited; `email`: the one-time code
  * to the token's e-mail ("Establishing an org"), which proves who reads that mail, not control
  * of an established org.
  */

@@ -1,5 +1,5 @@
 /**
- * What the Connect page shows of its session (`GET /api/sdk/connect/`, decisions §8): the request,
+ * What the Connect page shows of its session (`GET /api/sdk/connect/`, docs/connect.md "Data point labels"): the request,
  * the notice ("What the HR admin is told"), the data points by their human labels, the HRMS
  * products to choose from with the fields of each, and where the session stands (e-mail
  * verified, proof given, lock, decision and when). Pure: the flow (connect.ts) loads the rows.
@@ -9,7 +9,7 @@ import { dataPointLabel, DATA_POINT_CATEGORIES, ALWAYS_SHARED_LABELS, type DataP
 import type { HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
 import { requestSplit, dataPointLists } from '../connections/service';
 
-/** The three data point lists of a connection (decisions §4). */
+/** The three data point lists of a connection (docs/api.md "Vendor connections"). */
 export interface DataPointLists {
   shared_data_points: string[];
   not_shared_data_points: string[];
@@ -53,7 +53,7 @@ export interface ConnectSession extends DataPointLists {
   /** `required`: the org is established (approval needs proof); `proven`: this session gave it. */
   proof: { required: boolean; proven: boolean };
   /**
-   * E-mail verification (decisions §8 "Establishing an org"): `required` while the org is not
+   * E-mail verification (docs/connect.md "What an e-mail code can set up"): `required` while the org is not
    * established; `available` when a code can set this org up (this service sends codes and
    * `establishes`); `establishes`: `sent_to` is on the org's own e-mail domain, so a code proves
    * something (false: only the operator or proof (b) can set the org up, docs/connect.md "What an
@@ -70,13 +70,13 @@ export interface ConnectSession extends DataPointLists {
   };
   /** Until when failed proofs lock approval for this vendor and org (ISO), or null. */
   lock: { locked_until: string | null };
-  /** The notice of decisions §8: the vendor's purpose and privacy link (null: none given), the operator, how often syncs run. */
+  /** The notice of docs/connect.md "The notice (DPDP Act 2023)": the vendor's purpose and privacy link (null: none given), the operator, how often syncs run. */
   notice: { vendor_purpose: string | null; vendor_privacy_url: string | null; operator_name: string; operator_contact: string | null; sync_frequency: string };
   /** The requested data points with their labels, in record order. */
   data_points: RequestedDataPoint[];
   /** Category headings, in display order. */
   data_point_categories: { id: DataPointCategory; title: string }[];
-  /** The identifiers shared with every connection (decisions §3). */
+  /** The identifiers shared with every connection (docs/data-points.md). */
   always_shared: { name: string; label: string }[];
   /** When the connection was approved, rejected or terminated (ISO); null while pending. */
   decided_at: string | null;

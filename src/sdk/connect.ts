@@ -1,5 +1,5 @@
 /**
- * The Connect flow behind its session (decisions §8 "Who may approve", Connect session):
+ * The Connect flow behind its session (docs/connect.md "Who may approve", Connect session):
  * exchanging an SDK token once for a session, what the page shows, the HRMS step, proof of
  * control, approval and rejection.
  *
@@ -37,7 +37,7 @@ import type { SdkStore, SdkTokenView } from './store';
 
 export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
 
-/** decisions §8: five failed proofs lock that connection's approval for 15 minutes. */
+/** docs/connect.md "Lockout": five failed proofs lock that connection's approval for 15 minutes. */
 export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
 
 /** The answer to a decision. */
@@ -69,11 +69,11 @@ export interface ConnectFlowDeps {
   /** The active row of an SDK token hrx issued and still honours, else null (service.ts). */
   verifyToken: (token: string) => Promise<SdkTokenView | null>;
   log: Logger;
-  /** The failed-authentication limit (decisions §2) on the session exchange; absent: none. */
+  /** The failed-authentication limit (docs/behaviour.md "Failed authentications") on the session exchange; absent: none. */
   failures?: AuthFailureGuard | undefined;
   /** The HRMS step's products (src/hrms/products.ts), one per `supportedHrms` entry, in its order. */
   products: readonly ConnectHrmsProduct[];
-  /** E-mail codes (decisions §8 "Establishing an org"). */
+  /** E-mail codes (docs/connect.md "What an e-mail code can set up"). */
   codes: EmailCodeStore;
   /** Null without `HRX_SMTP_URL`. */
   mailer: Mailer | null;
@@ -172,7 +172,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
    * Whether this session may approve: it proved control, or it entered the org's current
    * configuration. `yes` carries the Connect session whose configuration the approval rests on
    * (this one entered it, or proved control against it with the HRMS step), else null: proof (b)
-   * or a configuration from setup-config (squat-then-replace, decisions §8).
+   * or a configuration from setup-config (squat-then-replace, docs/connect.md "Reference: the SDK token and the Connect endpoints").
    */
   async function mayApprove(
     p: ConnectPrincipal,
@@ -243,10 +243,10 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
 
   return {
     /**
-     * Exchanges an SDK token for a Connect session, once per token (decisions §8). Returns the
+     * Exchanges an SDK token for a Connect session, once per token (docs/connect.md "The session"). Returns the
      * session's secret (for the cookie) and its expiry (the token's). Throws AUTH_INVALID for a
      * token hrx does not honour or one exchanged before (each a failed authentication of
-     * `opts.source` and of the token's `jti`, decisions §2), THROTTLED past the limit (checked
+     * `opts.source` and of the token's `jti`, docs/behaviour.md "Failed authentications"), THROTTLED past the limit (checked
      * before the token: a refused exchange never uses the token up).
      */
     async openSession(token: string, opts: { source?: string } = {}): Promise<OpenedSession> {
@@ -380,7 +380,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
 
     /**
      * Proof (b): the client org's application credentials, also a failed authentication of the
-     * source and the `app_key` when wrong (decisions §2: the same budget as the update webhook
+     * source and the `app_key` when wrong (docs/api.md "Credentials": the same budget as the update webhook
      * and setup-config; it may run scrypt for a credential made before keyed hashes). Throws 409
      * (decided), PROOF_FAILED, THROTTLED (over the failure limit: not counted against the pair).
      */

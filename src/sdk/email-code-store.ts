@@ -14,9 +14,9 @@ import { execute, transactionOf, type Tx } from '../db/tx';
 
 /** How many codes may be sent, how long one lives and how often it may be tried. */
 export interface EmailCodePolicy {
-  /** A code's lifetime (decisions §8: 10 minutes). */
+  /** A code's lifetime (docs/connect.md "Reference: the SDK token and the Connect endpoints": 10 minutes). */
   ttlMs: number;
-  /** Tries of one code (decisions §8: 5). */
+  /** Tries of one code (docs/connect.md "Reference: the SDK token and the Connect endpoints": 5). */
   maxAttempts: number;
   /** Least time between two codes of one session. */
   resendMs: number;

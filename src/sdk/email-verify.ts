@@ -1,5 +1,5 @@
 /**
- * E-mail verification before an org is established (decisions §8 "Establishing an org"): the
+ * E-mail verification before an org is established (docs/connect.md "What an e-mail code can set up"): the
  * HRMS step may give a new org its first configuration only in a session whose holder entered
  * the 6-digit code sent to the token's e-mail. For a private e-mail domain this ties the org to
  * someone who reads that domain's mail, so a vendor holding a token that names
@@ -45,7 +45,7 @@ interface Meta {
 /** What the e-mail step needs of the Connect flow (connect.ts). */
 export interface EmailVerifyKit {
   pendingConnection(g: ConnectGrant): Promise<Connection>;
-  /** Whether the client org is established (decisions §8). */
+  /** Whether the client org is established (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
   established(orgId: number): Promise<boolean>;
   /** Whether session `id` verified its e-mail. */
   verified(sessionId: string): Promise<boolean>;

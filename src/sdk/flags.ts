@@ -1,6 +1,6 @@
 /**
- * `data_model_flags` of the SDK token request (interface.md "Generate SDK token", decisions §3,
- * §8): three groups, each mapping data point names of that group to -1 (required), 0 (disabled)
+ * `data_model_flags` of the SDK token request (docs/api.md "SDK token and the Connect flow", docs/data-points.md,
+ * docs/connect.md "Data point labels"): three groups, each mapping data point names of that group to -1 (required), 0 (disabled)
  * or 1 (optional). Unknown groups, unknown names, a name in another group's object or another
  * flag value are validation failures naming the bad field.
  */
@@ -27,7 +27,7 @@ function group(name: DataPointGroup) {
     })
     .meta({
       propertyNames: { enum: ALL_DATA_POINTS.filter((p) => groupOf(p) === name) },
-      // The same plain labels the Connect page shows (issue 12.2: one table for page, docs and OpenAPI).
+      // The same plain labels the Connect page shows (docs/connect.md "Data point labels": one table for page, docs and OpenAPI).
       description: ALL_DATA_POINTS.filter((p) => groupOf(p) === name)
         .map((p) => {
           const l = dataPointLabel(p);

@@ -1,5 +1,5 @@
 /**
- * The Connect page (decisions §8): plain HTML, one inline script and one inline style sheet
+ * The Connect page (docs/connect.md "Reference: the SDK token and the Connect endpoints"): plain HTML, one inline script and one inline style sheet
  * (./page/connect-*.js, ./page/connect.css), no framework, no external assets. The server renders
  * only escaped text of its configuration (the API path, the operator's name and contact); the
  * script fills in the rest through the Connect JSON endpoints with `textContent`, never markup,

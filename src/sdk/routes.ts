@@ -1,6 +1,6 @@
 /**
- * Routes of the SDK token and the Connect flow (interface.md "Generate SDK token"; decisions §2,
- * §8): the token (vendor API key); the Connect page (`/connect#token=...`: the token stays in the
+ * Routes of the SDK token and the Connect flow (docs/api.md "SDK token and the Connect flow"; docs/api.md "Credentials",
+ * docs/connect.md): the token (vendor API key); the Connect page (`/connect#token=...`: the token stays in the
  * fragment, the server never sees it); the one-time exchange of the token for the session cookie;
  * and the Connect JSON endpoints, which accept only that cookie.
  */
@@ -35,7 +35,7 @@ const tokenBody = z.strictObject(
 const emailSchema = z.email().max(254);
 
 /**
- * Validates the token request (decisions §8): a missing or invalid `email` first, as 400
+ * Validates the token request (docs/connect.md "E-mail verification before an organisation is set up"): a missing or invalid `email` first, as 400
  * `Invalid Email Passed!`; then the body schema, as the 400 validation failure; flags that request
  * no data point at all are refused too (a connection to nothing helps no one).
  */

@@ -1,6 +1,6 @@
 /**
- * SDK token and the Connect flow (interface.md "Generate SDK token", "SDK token result";
- * decisions §4, §8).
+ * SDK token and the Connect flow (docs/api.md "SDK token and the Connect flow";
+ * docs/api.md "Vendor connections", docs/connect.md "Reference: the SDK token and the Connect endpoints").
  *
  * - {@link SdkService.issueToken}: resolves the client org (remote_org_id → private e-mail domain
  *   → org_name), makes sure the user and a `pending` connection requesting the flagged data
@@ -37,7 +37,7 @@ export interface SdkTokenRequest {
   data_model_flags?: DataModelFlags | undefined;
 }
 
-/** interface.md "SDK token result". */
+/** docs/api.md "SDK token and the Connect flow". */
 export interface SdkTokenResult {
   org_id: string;
   access_token: string;
@@ -50,9 +50,9 @@ export type { ConnectOutcome, ConnectSession, DataPointLists } from './connect';
 
 export interface SdkServiceDeps {
   store: SdkStore;
-  /** The failed-authentication limit (decisions §2) on the Connect session exchange; absent: none. */
+  /** The failed-authentication limit (docs/behaviour.md "Failed authentications") on the Connect session exchange; absent: none. */
   failures?: AuthFailureGuard | undefined;
-  /** Connect sessions, proof locks and their audit (decisions §8). */
+  /** Connect sessions, proof locks and their audit (docs/connect.md "The session"). */
   sessions: ConnectStore;
   orgs: OrgService;
   connections: ConnectionService;
@@ -61,7 +61,7 @@ export interface SdkServiceDeps {
   supportedHrms: readonly string[];
   /** Lower-cased common e-mail domains (config `HRX_COMMON_EMAIL_DOMAINS`). */
   commonEmailDomains: readonly string[];
-  /** The service's current RS256 signing key (decisions §9). */
+  /** The service's current RS256 signing key (docs/v2.md). */
   signingKey: () => Promise<{ kid: string; privateKey: CryptoKey | KeyObject }>;
   /** The service JWKS; `reload` drops the process's key cache first. */
   jwks: (opts?: { reload?: boolean }) => Promise<JSONWebKeySet>;
@@ -124,7 +124,7 @@ export function createSdkService(deps: SdkServiceDeps) {
     }),
 
     /**
-     * Issues an SDK token for the calling vendor (decisions §8). Throws AUTH_INVALID when the
+     * Issues an SDK token for the calling vendor (docs/connect.md "Reference: the SDK token and the Connect endpoints"). Throws AUTH_INVALID when the
      * key is not a vendor org's, VALIDATION when the request resolves to an org that is not a
      * client org or to the caller itself.
      */
@@ -134,7 +134,7 @@ export function createSdkService(deps: SdkServiceDeps) {
       const domain = email.slice(email.lastIndexOf('@') + 1);
       let match: ClientMatch;
       let field: string;
-      // docs/connect.md "Which org a token names": a remote id is the vendor's own; the name rule finds only orgs it made.
+      // docs/connect.md "Org resolution": a remote id is the vendor's own; the name rule finds only orgs it made.
       if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId }, 'remote_org_id'];
       else if (!common.has(domain)) [match, field] = [{ emailDomain: domain }, 'email'];
       else [match, field] = [{ orgNameKey: req.org_name.toLowerCase() }, 'org_name'];

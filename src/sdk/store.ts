@@ -1,6 +1,6 @@
 /**
- * Persistence of the Connect flow's users and SDK tokens (decisions §8). A user's e-mail and full
- * name are stored only encrypted (decisions §15 "At rest"): one envelope of both, bound to the
+ * Persistence of the Connect flow's users and SDK tokens (docs/connect.md "E-mail verification before an organisation is set up"). A user's e-mail and full
+ * name are stored only encrypted (docs/at-rest.md): one envelope of both, bound to the
  * user's row (`user:<id>`), and the e-mail's blind index (`user-email`, scoped to the org) for
  * the one lookup by e-mail, "this org's user with this e-mail".
  *

@@ -1,7 +1,7 @@
 /**
- * The SDK access_token (decisions §8): a JWT (RFC 7519) signed RS256 (RFC 7518 §3.3) by the
+ * The SDK access_token (docs/connect.md "Reference: the SDK token and the Connect endpoints"): a JWT (RFC 7519) signed RS256 (RFC 7518 §3.3) by the
  * service's current `sig` key, header `{alg: RS256, typ: JWT, kid}`, verified against the keys of
- * the service JWKS (decisions §9), so a token signed before a key rotation stays valid while its
+ * the service JWKS (docs/v2.md "JWKS"), so a token signed before a key rotation stays valid while its
  * key is in grace.
  *
  * Claims: `iss` {@link CONNECT_ISSUER}; `aud` {@link CONNECT_AUDIENCE} (only the Connect
@@ -10,7 +10,7 @@
  */
 import { createLocalJWKSet, jwtVerify, SignJWT, type CryptoKey, type JSONWebKeySet, type KeyObject } from 'jose';
 
-/** Token lifetime, seconds (interface.md Limits: 3600). */
+/** Token lifetime, seconds (docs/limits.md: 3600). */
 export const SDK_TOKEN_TTL_SEC = 3600;
 /** `iss` of every SDK token (RFC 7519 §4.1.1). */
 export const CONNECT_ISSUER = 'urn:hrx';

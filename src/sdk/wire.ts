@@ -15,7 +15,7 @@ import { createEmailCodeStore } from './email-code-store';
 import { createSdkService } from './service';
 import { createSdkStore } from './store';
 
-/** A supported connector without an entry in src/hrms/products.ts: its id and the fields of decisions §5. */
+/** A supported connector without an entry in src/hrms/products.ts: its id and the fields of docs/behaviour.md "Sync". */
 const genericProduct = (hrmsId: string): HrmsProductInfo => ({ ...hrmsProduct('reference')!, hrmsId, displayName: hrmsId });
 
 /**
@@ -23,7 +23,7 @@ const genericProduct = (hrmsId: string): HrmsProductInfo => ({ ...hrmsProduct('r
  * service. Takes the org, connection and setup services (Connect resolves the employer's org,
  * requests the connection and saves the HRMS setup) and the service keyring (SDK tokens are
  * signed with the service's `sig` key; the JWKS is reloaded on an unknown kid) and the
- * failed-authentication guard, if any (session exchange and proof (b), decisions §2).
+ * failed-authentication guard, if any (session exchange and proof (b), docs/api.md "Credentials").
  */
 export function wireSdk(
   infra: Infra,

@@ -1,5 +1,5 @@
 /**
- * Routes of HRMS setup (interface.md "Setup config"; decisions §5).
+ * Routes of HRMS setup (docs/api.md "Setup config").
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 
 /**
- * An `access_credentials` object (interface.md "Setup configuration"). `hrms_host` must parse as
+ * An `access_credentials` object (docs/api.md "Setup config"). `hrms_host` must parse as
  * a URL; its scheme and address are the setup service's and the host policy's to refuse (`400
  * HRMS credentials rejected: host not allowed`).
  */
@@ -32,7 +32,7 @@ export const accessCredentialsSchema = z
   .meta({ id: 'AccessCredentials', description: 'HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs.' });
 
 /**
- * The HRMS configuration fields of a setup body (interface.md "Setup configuration"): the setup
+ * The HRMS configuration fields of a setup body (docs/api.md "Setup config"): the setup
  * webhook adds the org's app credentials to them; the Connect flow's `hrms` step takes them alone.
  */
 export const hrmsConfigFields = {

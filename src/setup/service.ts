@@ -1,5 +1,5 @@
 /**
- * Setup config (interface.md "Setup config"; decisions §2, §5): authenticates the client org by
+ * Setup config (docs/api.md "Setup config", "Credentials"): authenticates the client org by
  * its application credentials, checks the HRMS credentials with one call, stores them encrypted,
  * and queues a full sync at once.
  */
@@ -23,7 +23,7 @@ export interface SetupConfigInput {
   api_configs?: { api_id: string; access_credentials: HrmsCredentials }[] | undefined;
 }
 
-/** The `data` of the response (decisions §5). */
+/** The `data` of the response (docs/api.md "Setup config"). */
 export interface SetupConfigResult {
   org_id: string;
   hrms_id: string;
@@ -38,16 +38,16 @@ export interface SetupServiceDeps {
   /** Queues a full sync now and refreshes the org's schedule. */
   syncNow: (orgId: number, trigger: SyncTrigger) => Promise<void>;
   refreshSchedule: (orgId: number) => Promise<void>;
-  /** Timeout of the credential check, ms (decisions §5: 10 s). */
+  /** Timeout of the credential check, ms (docs/behaviour.md "Sync": 10 s). */
   verifyTimeoutMs?: number;
   /** Keys of the app_secret keyed hash (context.ts `secretPeppers`): a wrong secret costs no scrypt. */
   secretPeppers?: KeyObject[];
-  /** The failed-authentication limit of decisions §2 on `client_id` / `client_secret`; absent: none. */
+  /** The failed-authentication limit of docs/behaviour.md "Failed authentications" on `client_id` / `client_secret`; absent: none. */
   failures?: AuthFailureGuard;
   /**
    * Announces that connections changed state (the connection service's access-change
    * announcement: every API process clears its connection access cache). Called after a
-   * replacement sent connections back to pending (squat-then-replace, decisions §8).
+   * replacement sent connections back to pending (squat-then-replace, docs/connect.md "Reference: the SDK token and the Connect endpoints").
    */
   onAccessChange?: () => Promise<void>;
 }
@@ -88,8 +88,8 @@ export function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: strin
 
 /**
  * A fixed-length digest of the secret part of HRMS credentials, by grant type, for a
- * constant-time comparison (decisions §8 proof (a)). For the reference grants, fields of the other
- * grant type are ignored; the products' grants (decisions §14) use every field they may carry.
+ * constant-time comparison (docs/connect.md "Reference: the SDK token and the Connect endpoints" proof (a)). For the reference grants, fields of the other
+ * grant type are ignored; the products' grants (docs/hrms/connectors.md) use every field they may carry.
  */
 function credentialDigest(c: HrmsCredentials): Buffer {
   const material =
@@ -101,7 +101,7 @@ function credentialDigest(c: HrmsCredentials): Buffer {
   return createHash('sha256').update(JSON.stringify(material)).digest();
 }
 
-/** The outcome of the Connect flow's HRMS step for a client org (decisions §8). */
+/** The outcome of the Connect flow's HRMS step for a client org (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
 export type ConnectHrmsOutcome = { stored: SetupConfigResult } | { established: true };
 
 export type SetupService = ReturnType<typeof createSetupService>;
@@ -132,7 +132,7 @@ export function rejectionReason(err: unknown): string {
 
 /** Builds the setup service. */
 export function createSetupService(deps: SetupServiceDeps) {
-  /** The input's connector after the checks of decisions §5 (throws the 400s). */
+  /** The input's connector after the checks of docs/api.md "Setup config" (throws the 400s). */
   function checkInput(input: HrmsSetupInput): HrmsConnectorDefinition {
     const definition = deps.connectorFor(input.hrms_id);
     if (!definition) throw AppError.validation([{ field: 'hrms_id', message: `unsupported HRMS "${input.hrms_id}": one of ${SUPPORTED_HRMS.join(', ')}` }]);
@@ -156,7 +156,7 @@ export function createSetupService(deps: SetupServiceDeps) {
     }
   }
 
-  /** Refreshes the schedule, queues a sync and answers (decisions §5). */
+  /** Refreshes the schedule, queues a sync and answers (docs/api.md "Setup config"). */
   async function afterStore(org: { id: number; uuid: string }, input: HrmsSetupInput): Promise<SetupConfigResult> {
     const apiConfigs = input.api_configs ?? [];
     await deps.refreshSchedule(org.id);
@@ -203,7 +203,7 @@ export function createSetupService(deps: SetupServiceDeps) {
      * queues a full sync.
      */
     async configure(input: SetupConfigInput, opts: { source?: string } = {}): Promise<SetupConfigResult> {
-      // decisions §2: the credentials are a client org's; a vendor-only org has no HRMS to set up.
+      // docs/api.md "Credentials": the credentials are a client org's; a vendor-only org has no HRMS to set up.
       const check = async () => {
         const found = await checkAppCredentials(deps.orgs, input.client_id, input.client_secret, deps.secretPeppers);
         return found?.isClient ? found : null;
@@ -245,7 +245,7 @@ export function createSetupService(deps: SetupServiceDeps) {
     reauthNeeded: (orgId: number) => deps.hrmsConfigs.reauthNeeded(orgId),
 
     /**
-     * The Connect flow's HRMS step (decisions §8) for client org `orgId` in Connect session
+     * The Connect flow's HRMS step (docs/connect.md "The session") for client org `orgId` in Connect session
      * `sessionId`. An established org is answered `{established: true}` at once: nothing is
      * stored and its HRMS is not called (the caller compares with {@link proveHrms}). A new org's
      * credentials are checked with the HRMS, then stored, atomically with a last check that the
@@ -267,7 +267,7 @@ export function createSetupService(deps: SetupServiceDeps) {
     },
 
     /**
-     * Proof of control (a) (decisions §8): whether `input` names the org's configured `hrms_id`
+     * Proof of control (a) (docs/connect.md "Reference: the SDK token and the Connect endpoints"): whether `input` names the org's configured `hrms_id`
      * and host, carries credentials equal to the stored ones (SHA-256 digests compared with
      * `timingSafeEqual`), and the HRMS still accepts them. `api_configs` are not compared (the
      * stored ones are used for the check). Returns false for any mismatch, for an org without a configuration, and when
@@ -297,7 +297,7 @@ export function createSetupService(deps: SetupServiceDeps) {
       return true;
     },
 
-    /** Whether `orgId` is established (decisions §8). */
+    /** Whether `orgId` is established (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
     establishment: (orgId: number): Promise<Establishment> => deps.hrmsConfigs.establishment(orgId),
 
     /** The Connect session that entered the org's current configuration, or null (none, or setup-config's). */

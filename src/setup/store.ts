@@ -1,5 +1,5 @@
 /**
- * Persistence of client orgs' HRMS configurations; credentials encrypted at rest (decisions §5),
+ * Persistence of client orgs' HRMS configurations; credentials encrypted at rest (docs/behaviour.md "Sync"),
  * bound to their org by the AEAD's associated data. Every method takes an optional `Tx`
  * (db/tx.ts), last, to run in a caller's transaction.
  */
@@ -18,7 +18,7 @@ export interface HrmsConfiguration {
   apiConfigs: { api_id: string; access_credentials: HrmsCredentials }[];
   valid: boolean;
   invalidReason: string | null;
-  /** The Connect session that entered it for a new org (decisions §8), or null (setup-config). */
+  /** The Connect session that entered it for a new org (docs/connect.md "The session"), or null (setup-config). */
   connectSessionId: string | null;
 }
 
@@ -35,10 +35,10 @@ export interface Establishment {
 export interface HrmsConfigStore {
   /**
    * Creates or replaces the configuration of `orgId` (setup-config; posting again replaces it).
-   * In the same transaction (squat-then-replace, decisions §8): when the replaced configuration
+   * In the same transaction (squat-then-replace, docs/connect.md "The session"): when the replaced configuration
    * was entered through Connect session S, every approved connection of the org whose approval
    * rested on S goes back to `pending` (its data point lists reset as for a new request,
-   * decisions §4); and every Connect session of the org's connections that proved control with
+   * docs/api.md "Vendor connections"); and every Connect session of the org's connections that proved control with
    * the HRMS step (against the replaced configuration) is no longer proven. Returns the ids of
    * the connections sent back to pending.
    *
@@ -49,7 +49,7 @@ export interface HrmsConfigStore {
   save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'> & { sameTenant?: boolean }, tx?: Tx): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
-   * `sessionId` (decisions §8). Atomic with the check: the org row is locked `for update`, which
+   * `sessionId` (docs/connect.md "The session"). Atomic with the check: the org row is locked `for update`, which
    * also waits for (and is waited for by) any transaction inserting the org's first employee or
    * configuration (their foreign-key checks lock the org row `for key share`). Returns false,
    * storing nothing, when the org is established.

@@ -1,5 +1,5 @@
 /**
- * The per-client-org sync lock (decisions §4), in Redis so every API and worker process sees it.
+ * The per-client-org sync lock (docs/api.md "Terminate connection"), in Redis so every API and worker process sees it.
  * A sync holds it while it runs and renews it every ttl/3; termination takes the same lock for
  * the moment of its state change, so "termination" and "a sync starts" exclude each other
  * atomically. A dead holder stops renewing and the lock expires after `ttlMs` (≤ 60 s).

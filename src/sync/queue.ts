@@ -13,7 +13,7 @@ export const SYNC_QUEUE = 'sync';
 
 /**
  * What queued a sync (stored in `sync_runs.trigger`): `setup` is the first sync after
- * setup-config, `approval` the sync the org's first approved connection queues (decisions §5),
+ * setup-config, `approval` the sync the org's first approved connection queues (docs/api.md "Setup config"),
  * `schedule` the org's job scheduler, `operator` `hrx sync run`, `vendor` a vendor's sync on
  * demand (docs/api.md "Sync on demand"), `test` and `bench` the test suite and the benchmarks.
  */

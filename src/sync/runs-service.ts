@@ -1,5 +1,5 @@
 /**
- * Sync runs as the operator sees them (decisions §5, §12; `hrx sync run|status`): queueing a full
+ * Sync runs as the operator sees them (docs/behaviour.md "Sync", docs/cli.md; `hrx sync run|status`): queueing a full
  * sync of a client org now, following that sync through its job and its `sync_runs` row (pages
  * and employees so far), and each client org's latest runs and next scheduled run. Never HTTP.
  */

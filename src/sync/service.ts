@@ -1,9 +1,9 @@
 /**
- * The sync of a client org (decisions §4, §5): under the org's sync lock, stream the HRMS pages
+ * The sync of a client org (docs/api.md "Terminate connection", docs/behaviour.md "Sync"): under the org's sync lock, stream the HRMS pages
  * through the connector, normalize each employee into the record, upsert page by page, then mark
  * employees the full sync did not see as removed. Also computes the org's schedule.
  *
- * Employees their employer erased (a tombstone, decisions §15) are skipped: each page is written
+ * Employees their employer erased (a tombstone, docs/erasure-and-retention.md "Erasing an employee") are skipped: each page is written
  * in a transaction that takes the org's erasure lock shared and filters the page against the
  * tombstones first, so an erasure committed while the page was at the HRMS is never undone
  * (employees/erasure-store.ts).
@@ -38,7 +38,7 @@ import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } 
 export { SyncInterruptedError };
 import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
-/** Milliseconds between syncs for each `sync_frequency` (decisions §4). */
+/** Milliseconds between syncs for each `sync_frequency` (docs/api.md "Vendor connections"). */
 export const FREQUENCY_MS: Record<string, number> = {
   hourly: 3_600_000,
   every_6_hours: 6 * 3_600_000,
@@ -95,11 +95,11 @@ export interface SyncServiceDeps {
   approvedFrequencies: (orgId: number) => Promise<string[]>;
   /** Installs (`everyMs`) or removes (null) the org's job scheduler. */
   setSchedule: (orgId: number, everyMs: number | null) => Promise<void>;
-  /** The outbox (decisions §10): sync.completed, sync.failed and employee.removed are written with the run's end. */
+  /** The outbox (docs/events.md "Outbox"): sync.completed, sync.failed and employee.removed are written with the run's end. */
   events: Pick<EventService, 'writeIn' | 'dispatch'>;
   /**
    * Told of every run's end once it is committed (the workers' counters of `/metrics`,
-   * decisions §16): outcome, seconds from start to end, employees written and removed. Must not
+   * docs/operations.md): outcome, seconds from start to end, employees written and removed. Must not
    * throw; not waited for.
    */
   onRunEnd?: (r: { outcome: 'succeeded' | 'failed'; seconds: number; employees: number; removed: number }) => void;
@@ -113,13 +113,13 @@ export interface SyncServiceDeps {
   health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
 
-/** A full sync runs at least this often, ms (decisions §14: "a full sync ... runs at least daily"). */
+/** A full sync runs at least this often, ms (docs/hrms/connectors.md "Full and incremental syncs"). */
 export const FULL_SYNC_EVERY_MS = 24 * 3_600_000;
 /** An incremental sync lists changes since the previous run's start minus this, ms (clock skew between hrx and the HRMS). */
 export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
 
 /**
- * What the next run lists (decisions §14): incremental (changes since the previous succeeded
+ * What the next run lists (docs/hrms/connectors.md "Full and incremental syncs"): incremental (changes since the previous succeeded
  * run's start, less the overlap) only when the product can list changes, the org's job scheduler
  * or a vendor's sync on demand queued it, and a full run succeeded within the last day; otherwise
  * full. `setup` (and every other trigger) is always full.
@@ -187,7 +187,7 @@ export function createSyncService(deps: SyncServiceDeps) {
      * gives no page for `hrmsStallMs` ends the run `failed` (`hrms_stalled`), not retried, and so does a
      * listing past `bounds` (`bound_exceeded`: nothing past the bound is written, nobody removed). `finalAttempt`
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
-     * `onProgress` is told after each stored page (the job dashboard, decisions §16); it must not
+     * `onProgress` is told after each stored page (the job dashboard, docs/operations.md "The job dashboard: `/admin/queues`"); it must not
      * throw, and the run does not wait for it. `runId`: the id the run gets (a sync on demand
      * promised it to the vendor) unless a run of that id exists already (a retry); `full` forces a
      * full run.
@@ -206,7 +206,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       }
       try {
         // Checked under the lock: termination takes the same lock, so no sync starts on a
-        // connection terminated a moment ago (decisions §4).
+        // connection terminated a moment ago (docs/api.md "Terminate connection").
         if ((await deps.runs.activeConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_active_connection' };
         const hrmsConfig = await deps.hrmsConfigs.load(orgId);
         if (!hrmsConfig) return { status: 'skipped', reason: 'no_config' };
@@ -227,7 +227,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           signal: aborter.signal,
           onActivity: (a) => (a === 'answered' ? watch.heard() : a === 'waiting' ? watch.wait() : watch.resume()),
           onRetry: (i) => deps.log.warn({ orgId, attempt: i.attempt, delayMs: i.delayMs, reason: i.reason }, 'HRMS request retried'),
-          // decisions §14: an untranslatable value is left empty with a warning naming the field (never the value).
+          // docs/hrms/connectors.md: an untranslatable value is left empty with a warning naming the field (never the value).
           onWarning: (w) => deps.log.warn({ orgId, hrmsId: definition.hrmsId, field: w.field, reason: w.reason }, 'HRMS value left empty'),
         });
         const plan: { kind: SyncKind; since?: Date } = opts.full
@@ -290,7 +290,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           let degraded = null as Degradation | null;
           const finishedAt = new Date();
           const covered = coverage.result();
-          // The removals, the run's end and their events commit together (decisions §10), and
+          // The removals, the run's end and their events commit together (docs/events.md), and
           // only while the lock is still ours (asked last, just before the commit).
           const removed = (
             await deps.transactor.transaction(async (tx) => {

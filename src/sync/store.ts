@@ -1,5 +1,5 @@
 /**
- * Persistence of sync runs (decisions §5) and the org-level facts a sync needs. Every method
+ * Persistence of sync runs (docs/behaviour.md "Sync") and the org-level facts a sync needs. Every method
  * takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction (e.g. a run's end
  * commits with the employees it removes and its events).
  */
@@ -36,7 +36,7 @@ export interface SyncRunStore {
   start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx, id?: string): Promise<SyncRun>;
   /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
-   * succeeded full run (`full`); null when there is none (decisions §14's incremental rule).
+   * succeeded full run (`full`); null when there is none (docs/hrms/connectors.md "Full and incremental syncs").
    */
   lastSucceeded(orgId: number, tx?: Tx): Promise<{ any: Date | null; full: Date | null }>;
   progress(id: string, pages: number, employeesSeen: number, tx?: Tx): Promise<void>;

@@ -26,7 +26,7 @@ const MISSING = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set HR
 export const haveChromium = found || required;
 if (!found && !required) console.warn(`Connect page browser tests skipped: ${MISSING}`);
 
-/** The sizes of issue 12: a desktop window and a phone. */
+/** The sizes of docs/connect.md "How the page is checked": a desktop window and a phone. */
 export const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
 

@@ -1,5 +1,5 @@
 /**
- * Connect flow helpers for integration tests (decisions §8): exchanging an SDK token for the
+ * Connect flow helpers for integration tests (docs/connect.md "The session"): exchanging an SDK token for the
  * session cookie, and calling the Connect endpoints with it.
  */
 import { call, type TestApp } from './harness';
@@ -36,7 +36,7 @@ export function connectCall(appUrl: string, session: TestSession | string, path:
 }
 
 /**
- * Verifies the session's e-mail (decisions §8 "Establishing an org") as its holder would: asks
+ * Verifies the session's e-mail (docs/connect.md "What an e-mail code can set up") as its holder would: asks
  * for a code, reads it from the app's mailbox (the token's e-mail) and enters it. Throws unless
  * both steps answer 200.
  */

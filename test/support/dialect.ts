@@ -59,7 +59,7 @@ export async function listAll(connector: HrmsConnector, options?: ListOptions): 
 
 /**
  * Asserts that `got` holds each employee of `expected` exactly once and nothing else, each equal
- * to the expected one field by field once both are normalized (decisions §3).
+ * to the expected one field by field once both are normalized (docs/data-points.md).
  */
 export function expectSameEmployees(got: PartialEmployeeRecord[], expected: PartialEmployeeRecord[]): void {
   const ids = got.map((e) => e.employeeId);

@@ -1,5 +1,5 @@
 /**
- * Everything a test's hrx holds, as text, for "is this value anywhere?" checks (decisions §15:
+ * Everything a test's hrx holds, as text, for "is this value anywhere?" checks (docs/erasure-and-retention.md "Erasing an employee":
  * erasure leaves no copy of an employee's values): every row of every table of the test's
  * schema (`select t::text`), every Redis key under its prefix with its value (whatever its type),
  * and every employee row decrypted (the envelopes opened with the app's own cipher), since values

@@ -1,5 +1,5 @@
 /**
- * Assertions on the error bodies of decisions.md §1: status, the exact body, and `requestId`
+ * Assertions on the error bodies of docs/errors.md: status, the exact body, and `requestId`
  * equal to the `X-Request-Id` header (a UUID v4).
  */
 import { expect } from 'vitest';
@@ -12,7 +12,7 @@ export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 /** `{message, data: null}`: the plain envelope rows. */
 export const plain = (message: string) => ({ message, data: null });
 
-/** A 400 validation failure naming `field` first (decisions §1). */
+/** A 400 validation failure naming `field` first (docs/api.md "Conventions"). */
 export const invalid = (field: string, message: string) => ({
   code: 400,
   message: `${field}: ${message}`,

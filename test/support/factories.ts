@@ -56,7 +56,7 @@ export async function employees(ctx: Context, clientOrgId: number, people: { emp
 }
 
 /**
- * A V2 vendor (decisions §9): a vendor org with an RSA-2048 key pair registered under `kid`
+ * A V2 vendor (docs/v2.md "Basic credentials"): a vendor org with an RSA-2048 key pair registered under `kid`
  * (public JWK without use/alg, so it serves for signatures and response encryption) and a Basic
  * credential. `authorization` is the ready `Basic ...` header value.
  */
@@ -72,7 +72,7 @@ export async function v2Vendor(ctx: Context, opts: { name?: string; kid?: string
   return { ...base, privateKey, publicKey, publicJwk, privateJwk, kid, username, password, authorization };
 }
 
-/** The update webhook's credential of an org: `Basic base64(app_key:app_secret)` (decisions §2). */
+/** The update webhook's credential of an org: `Basic base64(app_key:app_secret)` (docs/api.md "Credentials"). */
 export function appBasic(o: { org: { appKey: string }; appSecret: string }): string {
   return `Basic ${Buffer.from(`${o.org.appKey}:${o.appSecret}`).toString('base64')}`;
 }
@@ -83,7 +83,7 @@ export async function removeAllEmployees(ctx: Context, clientOrgId: number): Pro
 }
 
 /**
- * An SDK token (decisions §8) issued to `vendorOrg` through the service: defaults to a private
+ * An SDK token (docs/connect.md "E-mail verification before an organisation is set up") issued to `vendorOrg` through the service: defaults to a private
  * e-mail domain of its own per call. Returns the token result.
  */
 export async function sdkToken(ctx: Context, vendorOrg: { id: number; uuid: string }, input: Partial<SdkTokenRequest> = {}) {

@@ -1,5 +1,5 @@
 /**
- * The suite-wide log scan (decisions §15). With `HRX_TEST_LOG_DIR` set, every hrx a test file
+ * The suite-wide log scan (docs/privacy.md). With `HRX_TEST_LOG_DIR` set, every hrx a test file
  * starts (test/support/harness.ts) writes its log lines at `debug` (or `TEST_LOG_LEVEL`) to
  * `<dir>/<schema>.log`, and once the whole suite has run (the global setup's teardown) every
  * line of every file is scanned for what must never be logged: PAN- and Aadhaar-shaped values,

@@ -7,7 +7,7 @@ const access = (apiConfigs: HrmsAccess['apiConfigs']): HrmsAccess => ({
 });
 const fallback = (hostname: string | null) => `derived-from:${hostname}`;
 
-describe('apiConfigHost (decisions §14: api_configs entries name other endpoints of the same HRMS)', () => {
+describe('apiConfigHost (docs/behaviour.md "HRMS hosts": api_configs entries name other endpoints of the same HRMS)', () => {
   it("takes the named entry's hrms_host", () => {
     const a = access([
       { api_id: 'api', access_credentials: { grant_type: 'client_credentials', hrms_host: 'https://data.example' } },

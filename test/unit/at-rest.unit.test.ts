@@ -1,5 +1,5 @@
 /**
- * At rest (decisions §15): the blind index (crypto/blind-index.ts) and the employee record's
+ * At rest (docs/at-rest.md): the blind index (crypto/blind-index.ts) and the employee record's
  * envelopes (employees/codec.ts). A blind index finds the equal value and only it, differs per
  * org, purpose and key, and matches a known HMAC-SHA256 (RFC 2104) answer; a record goes into its
  * envelopes whole and comes back equal, in the record's key order, and an envelope moved to

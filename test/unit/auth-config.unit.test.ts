@@ -1,5 +1,5 @@
 /**
- * Startup checks of the admin token (issue 7 point 11: no published default) and the source
+ * Startup checks of the admin token (docs/settings.md: no published default) and the source
  * address of the failed-authentication limit (auth/source.ts).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Human labels of the data points (decisions §8): every data point of the record has one label,
+ * Human labels of the data points (docs/connect.md "Data point labels"): every data point of the record has one label,
  * in a category consistent with its `data_model_flags` group, with identity numbers and bank
  * details (and nothing else) marked sensitive.
  */
@@ -26,7 +26,7 @@ describe('data point labels', () => {
     expect(new Set(labels).size).toBe(labels.length);
   });
 
-  it('uses the words of decisions §8 for its examples', () => {
+  it('uses the words of docs/connect.md "Data point labels" for its examples', () => {
     expect(dataPointLabel('aadhar')?.label).toBe('Aadhaar number');
     expect(dataPointLabel('ctc_deductions_esi')?.label).toBe('ESI deduction (annual CTC)');
     expect(dataPointLabel('monthly_deductions_earlyWageDeduction')?.label).toBe('Early wage (salary advance) deduction (monthly pay)');

@@ -4,7 +4,7 @@ import { maskRecord } from '../../src/domain/masking';
 import { emptyRecord, normalizeRecord, mergeRecord, NOT_AVAILABLE } from '../../src/domain/record';
 
 describe('data points', () => {
-  it('names leaves as decisions §3 does', () => {
+  it('names leaves as docs/data-points.md does', () => {
     for (const n of [
       'gender',
       'dob',

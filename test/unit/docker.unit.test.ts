@@ -1,5 +1,5 @@
 /**
- * docker-compose.yml and the Dockerfile (issue 10 point 6; docs/docker.md), checked without a
+ * docker-compose.yml and the Dockerfile (docs/docker.md), checked without a
  * container engine: the compose file parses as YAML and every hrx service runs the image the
  * Dockerfile builds (no `npm ci` at start over a bind-mounted checkout), sets HRX_PUBLIC_URL and
  * waits for PostgreSQL and Redis by their healthchecks; the API service (named `hrx`, the one to

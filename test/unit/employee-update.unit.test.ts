@@ -1,5 +1,5 @@
 /**
- * The update webhook's merge rules (decisions §6, README "Employee update webhook") and its body
+ * The update webhook's merge rules (docs/api.md "Employee update webhook", README "Employee update webhook") and its body
  * schema: present values overwrite, null and blank leave values unchanged, `NOT AVAILABLE` clears
  * text, nested objects merge, arrays are replaced; types as the record's, unknown fields refused.
  */

@@ -1,6 +1,6 @@
 /**
  * `npm ci` on an older system Node (20, the npm that installs the project) prints no EBADENGINE
- * warning, while hrx itself still runs on Node 22+ only (issue 10 point 6). npm warns for every
+ * warning, while hrx itself still runs on Node 22+ only. npm warns for every
  * installed package whose `engines.node` the running Node does not satisfy, the root included,
  * except optional ones (skipped quietly) and the root when it declares `devEngines` (npm then
  * checks those instead; `onFail: ignore` makes them silent). So: the root declares devEngines

@@ -1,6 +1,6 @@
 /**
  * Erasure's keyed hashes (src/crypto/tombstone.ts) and the retention settings (src/config.ts,
- * decisions §15): tombstones are keyed (another key, another hash; no plain hash of the id),
+ * docs/erasure-and-retention.md "Erasing an employee"): tombstones are keyed (another key, another hash; no plain hash of the id),
  * bound to the org, and a rotated master key still matches through its retired key; consent
  * statements become a keyed digest; the retention days default to 400, 30 and 30 (events) and
  * refuse anything but whole days from 0. One canonical employee id (docs/erasure-and-retention.md

@@ -1,5 +1,5 @@
 /**
- * The greytHR and Personio decoders (decisions §14): dates in every format the products use
+ * The greytHR and Personio decoders (docs/hrms/connectors.md): dates in every format the products use
  * (blank and zero dates included), enumerations into hrx's words (unknown values included),
  * lookups, effective-dated categories, tenant attribute labels, sections and pages.
  */

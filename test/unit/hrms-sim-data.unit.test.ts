@@ -44,7 +44,7 @@ describe('simulator data: determinism', () => {
     expect(JSON.stringify(generateEmployee('unit-seed', 150))).toBe(JSON.stringify(sample[149]));
   });
 
-  it('is pinned: a fixed seed keeps producing the same bytes (decisions §5)', () => {
+  it('is pinned: a fixed seed keeps producing the same bytes (docs/behaviour.md "Sync")', () => {
     // If this fails, the generator changed: every `--seed` now yields different employees.
     // Update the digest only for a deliberate change of the generated data.
     const hash = createHash('sha256')

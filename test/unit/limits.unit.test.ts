@@ -1,5 +1,5 @@
 /**
- * The pure parts of the request limits and log hygiene (decisions §11, §15): the JSON depth scan,
+ * The pure parts of the request limits and log hygiene (docs/limits.md, docs/privacy.md): the JSON depth scan,
  * the NUL finder, errorForLog, describeError and the embedded PostgreSQL log filter.
  */
 import { describe, expect, it } from 'vitest';

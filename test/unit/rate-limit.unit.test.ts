@@ -1,5 +1,5 @@
 /**
- * The rate limit's arithmetic (src/ratelimit/gcra.ts, decisions §11) and its configuration:
+ * The rate limit's arithmetic (src/ratelimit/gcra.ts, docs/limits.md "Rate limits") and its configuration:
  * bursts, refill, batches, Retry-After rounding, and the knobs' defaults and bounds.
  */
 import { describe, expect, it } from 'vitest';

@@ -66,7 +66,7 @@ describe('Connect page', () => {
 });
 
 describe('configuration', () => {
-  it('defaults the common e-mail domains to the list of decisions §8 and takes a replacement', () => {
+  it('defaults the common e-mail domains to the list of docs/connect.md "E-mail verification before an organisation is set up" and takes a replacement', () => {
     expect(loadConfig({}).HRX_COMMON_EMAIL_DOMAINS).toStrictEqual([...DEFAULT_COMMON_EMAIL_DOMAINS]);
     expect(DEFAULT_COMMON_EMAIL_DOMAINS).toHaveLength(19);
     expect(loadConfig({ HRX_COMMON_EMAIL_DOMAINS: ' Gmail.com , ,example.org' }).HRX_COMMON_EMAIL_DOMAINS).toStrictEqual(['gmail.com', 'example.org']);

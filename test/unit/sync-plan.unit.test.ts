@@ -1,4 +1,4 @@
-/** Which kind of sync runs next (sync/service.ts `planRun`, decisions §14). */
+/** Which kind of sync runs next (sync/service.ts `planRun`, docs/hrms/connectors.md "Full and incremental syncs"). */
 import { describe, expect, it } from 'vitest';
 import { FULL_SYNC_EVERY_MS, INCREMENTAL_OVERLAP_MS, planRun } from '../../src/sync/service';
 

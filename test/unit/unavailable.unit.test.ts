@@ -1,5 +1,5 @@
 /**
- * The "dependency did not answer" classifier (decisions §11): what the real clients throw when
+ * The "dependency did not answer" classifier (docs/operations.md "Redis or PostgreSQL down; shutdown"): what the real clients throw when
  * Redis or PostgreSQL is away becomes 503 + Retry-After; everything else is left alone.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Vendor-side helper for the V2 encrypted employee-details endpoint (interface.md "Get employee
- * details, encrypted (V2)", decisions §9). What a vendor (or our demo, SDK and tests) runs:
+ * Vendor-side helper for the V2 encrypted employee-details endpoint (docs/api.md "Encrypted employee
+ * details (V2)", docs/v2.md). What a vendor (or our demo, SDK and tests) runs:
  *
  * - {@link buildEncryptedRequest}: claims → JWS RS256 `typ: JWT` (RFC 7515, RFC 7518 §3.3) signed
  *   with the vendor key → JWE RSA-OAEP-256 / A256GCM `cty: JWT` (RFC 7516, RFC 7518 §4.3, §5.3)

@@ -1,5 +1,5 @@
 /**
- * RSA key helpers for the encrypted employee-details endpoint (decisions §9).
+ * RSA key helpers for the encrypted employee-details endpoint (docs/v2.md).
  *
  * - Vendor keys arrive as public JWKs (RFC 7517 §4, RFC 7518 §6.3.1). Only `kty: RSA` with a
  *   modulus of at least 2048 bits is accepted (RFC 7518 §3.3 / §4.3 require ≥ 2048 for RS256 and
@@ -40,7 +40,7 @@ export interface PublicRsaJwk {
 
 /**
  * A vendor's registered public key for the V2 flow: verifying the vendor's RS256 request
- * signatures and/or encrypting responses to it with RSA-OAEP-256 (decisions §9). A JWK without
+ * signatures and/or encrypting responses to it with RSA-OAEP-256 (docs/v2.md). A JWK without
  * `use`/`key_ops`/`alg` serves both; one that restricts itself (RFC 7517 §4.2–4.4) gets only the
  * matching half, the other is undefined.
  */
@@ -123,7 +123,7 @@ export async function normalizeRsaPublicJwk(jwk: unknown): Promise<PublicRsaJwk 
 }
 
 /**
- * Imports a vendor's public RSA JWK (registration, decisions §9).
+ * Imports a vendor's public RSA JWK (registration, docs/v2.md).
  * Input: any JSON value. Restrictions the JWK carries are honoured (RFC 7517 §4.2 `use`, §4.3
  * `key_ops`, §4.4 `alg`): `use: sig`, `alg: RS256` or key_ops without encrypt/wrapKey → no
  * encryptKey; `use: enc`, `alg: RSA-OAEP-256` or key_ops without verify → no verifyKey.

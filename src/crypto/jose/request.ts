@@ -1,6 +1,6 @@
 /**
- * Opening a V2 encrypted employee-details request (interface.md "Get employee details, encrypted
- * (V2)", decisions §9): JWE compact (RFC 7516 §7.1) with `alg` RSA-OAEP-256 and `enc` A256GCM
+ * Opening a V2 encrypted employee-details request (docs/api.md "Encrypted employee details
+ * (V2)", docs/v2.md): JWE compact (RFC 7516 §7.1) with `alg` RSA-OAEP-256 and `enc` A256GCM
  * (RFC 7518 §4.3, §5.3), `cty: JWT` (RFC 7519 §5.2), wrapping a JWS compact (RFC 7515 §7.1) with
  * `alg` RS256 (RFC 7518 §3.3), `typ: JWT` (RFC 7519 §5.1), whose payload is the
  * EmployeeEncryptedPayload claims set.
@@ -17,7 +17,7 @@ import type { CryptoKey, KeyObject } from 'jose';
 import { MIN_RSA_BITS } from './keys';
 import { isUuid } from '../../domain/ids';
 
-/** Client-facing message for any failure (decisions §1). */
+/** Client-facing message for any failure (docs/api.md "Conventions"). */
 export const INVALID_ENCRYPTED_PAYLOAD = 'Invalid encrypted payload';
 /** Upper bound on the whole JWE compact string (characters). */
 export const MAX_JWE_CHARS = 64 * 1024;
@@ -25,9 +25,9 @@ export const MAX_JWE_CHARS = 64 * 1024;
 export const MAX_JWS_CHARS = 48 * 1024;
 /** Upper bound on an encoded protected header (characters). */
 export const MAX_HEADER_CHARS = 2048;
-/** Largest accepted clock tolerance, seconds (decisions §9). */
+/** Largest accepted clock tolerance, seconds (docs/v2.md). */
 export const MAX_CLOCK_TOLERANCE_SEC = 30;
-/** Largest accepted `exp - iat`, seconds (decisions §9). */
+/** Largest accepted `exp - iat`, seconds (docs/v2.md). */
 export const MAX_LIFETIME_SEC = 300;
 
 /** A service decryption key (current or recently retired `enc` key). */
@@ -43,7 +43,7 @@ export interface VendorVerifyKey {
   bits: number;
 }
 
-/** Validated EmployeeEncryptedPayload claims (decisions §9); `source` defaulted to `db`. */
+/** Validated EmployeeEncryptedPayload claims (docs/v2.md); `source` defaulted to `db`. */
 export interface V2Claims {
   connection_id: string;
   employee_id: string;
@@ -193,7 +193,7 @@ function clamp(v: number | undefined, lo: number, hi: number, dflt: number): num
 }
 
 /**
- * Validates the EmployeeEncryptedPayload claims (decisions §9): exactly
+ * Validates the EmployeeEncryptedPayload claims (docs/v2.md): exactly
  * {connection_id, employee_id, source?, iat, exp, jti}; connection_id a UUID (returned lowercase),
  * employee_id 1..128 chars, source `db` (default) or `hrms`, iat/exp integers (RFC 7519 §2
  * NumericDate, integral here), `iat ≤ now + tol`, `exp > now - tol` (RFC 7519 §4.1.4),

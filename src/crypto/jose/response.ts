@@ -1,5 +1,5 @@
 /**
- * Sealing a V2 encrypted employee-details response (decisions §9): a JWS compact (RFC 7515 §7.1)
+ * Sealing a V2 encrypted employee-details response (docs/v2.md): a JWS compact (RFC 7515 §7.1)
  * signed RS256 (RFC 7518 §3.3) by the service's `sig` key, header `{alg: RS256, typ: JWT, kid}`,
  * over the JSON `{ employee, iat, jti }`; then a JWE compact (RFC 7516 §7.1) with
  * `{alg: RSA-OAEP-256, enc: A256GCM, cty: JWT, kid}` (RFC 7518 §4.3, §5.3; RFC 7519 §5.2)
@@ -12,7 +12,7 @@ import type { CryptoKey, KeyObject } from 'jose';
 export interface SealResponseInput {
   /** The unmasked, data-point-filtered employee record. Must be JSON-serialisable. */
   employee: unknown;
-  /** The request id of the call (decisions §9: `jti: <requestId>`). */
+  /** The request id of the call (docs/v2.md: `jti: <requestId>`). */
   jti: string;
   /** Issue time, unix seconds (default: now). */
   now?: number;

@@ -9,17 +9,17 @@ import { EntitySchema } from '@mikro-orm/core';
 /** How an org was made: by the operator, or by an SDK token's rule (e-mail domain, org name, `remote_org_id`). */
 export type OrgCreatedVia = 'operator' | 'email_domain' | 'name' | 'remote_org_id';
 
-/** An organization: vendor (`is_vendor`) or client (`is_client`) (decisions §0, §4). */
+/** An organization: vendor (`is_vendor`) or client (`is_client`) (docs/api.md "Vendor connections", docs/api.md "Org details"). */
 
 export class Org {
   id!: number;
   uuid!: string;
   orgName!: string;
-  /** `org_name` trimmed and lower-cased, for the SDK token's name match (decisions §8). */
+  /** `org_name` trimmed and lower-cased, for the SDK token's name match (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
   orgNameKey!: string;
   appName!: string;
   appKey!: string;
-  /** scrypt hash of `app_secret` (decisions §2). */
+  /** scrypt hash of `app_secret` (docs/api.md "Credentials"). */
   appSecretHash!: string;
   /** Keyed hash of `app_secret` (crypto/secrets `keyedSecretHash`); null on orgs made before it existed. */
   appSecretKeyedHash: string | null = null;
@@ -35,12 +35,12 @@ export class Org {
   remoteOrgId: string | null = null;
   /** The vendor whose SDK token first used `remoteOrgId`: that id names this org for that vendor only (docs/connect.md). */
   remoteOrgVendorId: number | null = null;
-  /** How the org was made (docs/connect.md "Which org a token names"): the name rule finds only its own. */
+  /** How the org was made (docs/connect.md "Org resolution"): the name rule finds only its own. */
   createdVia: OrgCreatedVia = 'operator';
   hrms: string | null = null;
-  /** A vendor's purpose, shown to the HR admin on the Connect page (decisions §8); set by `hrx org update`. */
+  /** A vendor's purpose, shown to the HR admin on the Connect page (docs/connect.md "Reference: the SDK token and the Connect endpoints"); set by `hrx org update`. */
   purpose: string | null = null;
-  /** A vendor's privacy policy link (http or https), shown on the Connect page (decisions §8). */
+  /** A vendor's privacy policy link (http or https), shown on the Connect page (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
   privacyUrl: string | null = null;
   invitedBy = 0;
   createdBy = 0;
@@ -85,7 +85,7 @@ export const OrgSchema = new EntitySchema<Org>({
   },
 });
 
-/** An API key: only its keyed hash is stored (decisions §2). */
+/** An API key: only its keyed hash is stored (docs/api.md "Credentials"). */
 export class ApiKey {
   id!: string;
   orgId!: number;
@@ -109,10 +109,10 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
   },
 });
 
-/** Connection status of decisions §0. */
+/** Connection status of docs/api.md "Vendor connections". */
 export type ConnectionStatus = 'pending' | 'approved' | 'rejected' | 'terminated';
 
-/** One vendor org ↔ one client org (decisions §0, §4). */
+/** One vendor org ↔ one client org (docs/api.md "Vendor connections"). */
 export class Connection {
   id!: string;
   vendorOrgId!: number;
@@ -138,7 +138,7 @@ export class Connection {
   terminatedAt: Date | null = null;
   /**
    * The Connect session that entered the client org's HRMS configuration this approval rested on
-   * (decisions §8; Migration20261123060000): setup-config replacing it sends the connection back
+   * (docs/connect.md "Reference: the SDK token and the Connect endpoints"; Migration20261123060000): setup-config replacing it sends the connection back
    * to pending. Null otherwise.
    */
   approvedOnConfigSession: string | null = null;
@@ -173,7 +173,7 @@ export const ConnectionSchema = new EntitySchema<Connection>({
   },
 });
 
-/** A client org's HRMS configuration from setup-config (decisions §5). */
+/** A client org's HRMS configuration from setup-config (docs/api.md "Setup config"). */
 export class HrmsConfig {
   orgId!: number;
   hrmsId!: string;
@@ -182,7 +182,7 @@ export class HrmsConfig {
   configuredApis: string[] = [];
   valid = true;
   invalidReason: string | null = null;
-  /** The Connect session that entered this configuration for a new org (decisions §8); null when setup-config stored it. */
+  /** The Connect session that entered this configuration for a new org (docs/connect.md "The session"); null when setup-config stored it. */
   connectSessionId: string | null = null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
@@ -205,7 +205,7 @@ export const HrmsConfigSchema = new EntitySchema<HrmsConfig>({
 });
 
 /**
- * An employee of a client org (decisions §3, §15 "At rest"): ids in columns, every value in the
+ * An employee of a client org (docs/data-points.md, docs/at-rest.md): ids in columns, every value in the
  * two envelopes of employees/codec (`recordEnc`, the record; `maskedEnc`, the plain endpoint's
  * masked form). `removedAt` is set when a full sync no longer sees it.
  */
@@ -237,15 +237,15 @@ export const EmployeeSchema = new EntitySchema<Employee>({
   },
 });
 
-/** One sync of a client org (decisions §5). `status`: running | succeeded | failed. */
-/** What a sync run lists (decisions §14). */
+/** One sync of a client org (docs/behaviour.md "Sync"). `status`: running | succeeded | failed. */
+/** What a sync run lists (docs/hrms/connectors.md "Full and incremental syncs"). */
 export type SyncKind = 'full' | 'incremental';
 
 export class SyncRun {
   id!: string;
   orgId!: number;
   trigger!: string;
-  /** `full` (every employee; finds removals) or `incremental` (changed since the previous run), decisions §14. */
+  /** `full` (every employee; finds removals) or `incremental` (changed since the previous run), docs/hrms/connectors.md "Full and incremental syncs". */
   kind: SyncKind = 'full';
   status = 'running';
   startedAt: Date = new Date();
@@ -284,7 +284,7 @@ export const SyncRunSchema = new EntitySchema<SyncRun>({
 });
 
 /**
- * A consent given by an employee to one vendor for one client org (decisions §7). Append-only.
+ * A consent given by an employee to one vendor for one client org (docs/consent.md "How consent works"). Append-only.
  * The statement the vendor showed (free text, which may name the employee) is kept only as an
  * envelope bound to the record (`consent:<id>`, consent/store.ts), or, once the employee is
  * erased, as its keyed digest (`erased:hmac-sha256:…`, crypto/tombstone.ts).
@@ -319,7 +319,7 @@ export const ConsentSchema = new EntitySchema<Consent>({
   },
 });
 
-/** One audited action (decisions §7: who, which employee, which data points, when, request id). */
+/** One audited action (docs/api.md "Employee details": who, which employee, which data points, when, request id). */
 export class AuditEntry {
   id!: string;
   at: Date = new Date();

@@ -1,5 +1,5 @@
 /**
- * Entities of the encrypted employee-details flow (V2, decisions §2, §9): the service's own RSA
+ * Entities of the encrypted employee-details flow (V2, docs/api.md "Credentials", docs/v2.md "Basic credentials"): the service's own RSA
  * keys, the vendors' registered public keys and the vendors' Basic credentials. Table layout is
  * fixed by `Migration20261121010000`; these schemas must match it.
  */

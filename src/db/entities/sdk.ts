@@ -1,12 +1,12 @@
 /**
- * Entities of the SDK token and Connect flow (decisions §8). Table layout is fixed by
+ * Entities of the SDK token and Connect flow (docs/connect.md "Reference: the SDK token and the Connect endpoints"). Table layout is fixed by
  * `Migration20261121040000`; these schemas must match it.
  */
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
  * A person of a client org named by an SDK token request (the HR admin). Nothing of the person in
- * clear (decisions §15 "At rest"): the e-mail and full name sit in one envelope bound to the row
+ * clear (docs/at-rest.md): the e-mail and full name sit in one envelope bound to the row
  * (`profileEnc`, sdk/store.ts), and the e-mail is found by its blind index (`emailHash`, unique
  * per org; crypto/blind-index.ts).
  */

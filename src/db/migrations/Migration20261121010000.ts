@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Encrypted employee details (V2, decisions §9): the service's RSA keys, vendors' public keys and
+ * Encrypted employee details (V2, docs/v2.md "Basic credentials"): the service's RSA keys, vendors' public keys and
  * vendors' Basic credentials.
  */
 export class Migration20261121010000 extends Migration {

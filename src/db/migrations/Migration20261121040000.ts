@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * SDK token and Connect flow (decisions §8): the users named by SDK token requests (the client
+ * SDK token and Connect flow (docs/connect.md "Reference: the SDK token and the Connect endpoints"): the users named by SDK token requests (the client
  * org's HR admins) and the issued SDK access tokens, one row per `jti`.
  */
 export class Migration20261121040000 extends Migration {

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Events to vendors (decisions §10): vendors' endpoints (signing secret encrypted, bound to its
+ * Events to vendors (docs/events.md "Outbox"): vendors' endpoints (signing secret encrypted, bound to its
  * row), the outbox of events (one row per event and vendor org), one delivery per subscribed
  * endpoint, every delivery attempt, and what the consent-expiry scan already announced.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Who may approve in the Connect flow (decisions §8):
+ * Who may approve in the Connect flow (docs/connect.md "Who may approve"):
  * - `connect_sessions`: the session an SDK token is exchanged for, once (unique `jti`); only a
  *   SHA-256 of the session secret is stored. `proven_at` / `proof_method`: proof of control
  *   given in this session; a new org's first HRMS configuration entered through a session is

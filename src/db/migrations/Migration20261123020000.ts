@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Keyed hashes (HMAC-SHA256 with a key derived from the master key) of `app_secret`s and V2 Basic
- * passwords, beside their scrypt hashes (decisions §2): a wrong secret is refused without scrypt.
+ * passwords, beside their scrypt hashes (docs/api.md "Credentials"): a wrong secret is refused without scrypt.
  * Null for rows created before; those fall back to scrypt and get their keyed hash on their
  * first successful check (src/auth/secret-check.ts).
  */

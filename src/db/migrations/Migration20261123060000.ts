@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Squat-then-replace (decisions §8): `connections.approved_on_config_session` records, on a
+ * Squat-then-replace (docs/connect.md "Squat, then replace"): `connections.approved_on_config_session` records, on a
  * Connect approval, the Connect session that entered the client org's HRMS configuration the
  * approval rested on (the approving session entered it, or proved control against it with the
  * HRMS step). When setup-config replaces that configuration, those connections go back to

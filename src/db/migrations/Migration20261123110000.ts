@@ -1,12 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Privacy (decisions §7, §15; issue 9 points 1–3):
+ * Privacy (docs/api.md "Employee details", docs/consent.md "Access log (employer)"; docs/privacy.md):
  * - `audit_log_employee_idx`: the employer's access log lists one employee's reads newest first
  *   (`client_org_id`, `employee_id`, then `at`, `id` descending), without scanning the log.
  * - `consents_employee_idx`: the employer's withdrawal revokes one employee's consents of every
  *   vendor (the existing index leads with the vendor).
- * - `consent.revoked` is a new event type (decisions §10). An endpoint that subscribed to every
+ * - `consent.revoked` is a new event type (docs/events.md). An endpoint that subscribed to every
  *   type there was (what `hrx endpoint add` does without `--events`) subscribes to it too; an
  *   endpoint that chose its types keeps its choice.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Erasure and retention (decisions §15):
+ * Erasure and retention (docs/erasure-and-retention.md "Erasing an employee"):
  * - `employee_tombstones`: one row per erased employee, holding only a keyed hash of its
  *   `employeeId` (HMAC-SHA256 under a key derived from the master key, src/crypto/tombstone.ts)
  *   and when it was erased. Syncs skip employees with a tombstone; the update webhook removes it.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * What the HR admin is told, and who may establish an org (decisions §8):
+ * What the HR admin is told, and who may establish an org (docs/connect.md "The notice (DPDP Act 2023)", "What an e-mail code can set up"):
  * - `orgs.purpose`, `orgs.privacy_url`: a vendor's purpose and privacy policy link, set by the
  *   operator (`hrx org update`) and shown on the Connect page.
  * - `connect_sessions.email_verified_at`: the session's holder proved they read the token's

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Incremental syncs (decisions §14): `sync_runs.kind` records whether a run listed every employee
+ * Incremental syncs (docs/hrms/connectors.md "Full and incremental syncs"): `sync_runs.kind` records whether a run listed every employee
  * (`full`, which also finds removals) or only those changed since the previous run
  * (`incremental`). Every run before this migration was full.
  */

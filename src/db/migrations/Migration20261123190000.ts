@@ -23,7 +23,7 @@ type EmployeeRow = { id: string; org_id: number; employee_id: string };
 type UserRow = { id: string; org_id: number };
 
 /**
- * Nothing in clear at rest (decisions §15 "At rest", issue 9 point 6): moves every clear value
+ * Nothing in clear at rest (docs/at-rest.md): moves every clear value
  * into an envelope bound to its row (AES-256-GCM under the current master key, the field cipher
  * of crypto/field-cipher) and gives the one lookup by a value a blind index:
  *

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * One vocabulary (issue 11): a connection that is pending or approved is "active"; "live" only
+ * One vocabulary: a connection that is pending or approved is "active"; "live" only
  * means read from the HRMS. The unique index allowing one such connection per vendor and client
  * org pair (Migration20261121000000) is renamed accordingly; its definition does not change.
  */

@@ -1,6 +1,6 @@
 /**
  * What a migration that moves clear values into envelopes needs (Migration20261123190000,
- * decisions §15 "At rest"): the field cipher of the current master key (crypto/field-cipher)
+ * docs/at-rest.md): the field cipher of the current master key (crypto/field-cipher)
  * and the current blind index key (crypto/blind-index). `migrate()` (db/orm.ts) hands them to
  * the migrations it runs; an ORM opened without them runs such a migration only on empty tables.
  */

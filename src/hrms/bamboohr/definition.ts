@@ -1,4 +1,4 @@
-/** The `bamboohr` product (decisions §14): `grant_type` `api_key`, the API key in `access_credentials.api_key`, no `api_configs`. */
+/** The `bamboohr` product (docs/hrms/connectors.md): `grant_type` `api_key`, the API key in `access_credentials.api_key`, no `api_configs`. */
 import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition } from '../connector';
 import { enumLabelProblems } from '../product-credentials';
 import { tenantByHost } from '../tenant';

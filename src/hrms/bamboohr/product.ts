@@ -1,4 +1,4 @@
-/** What an employer enters for BambooHR (decisions §14), in BambooHR's own words (https://documentation.bamboohr.com/docs/getting-started). */
+/** What an employer enters for BambooHR (docs/hrms/connectors.md), in BambooHR's own words (https://documentation.bamboohr.com/docs/getting-started). */
 import type { HrmsProductInfo } from '../product-info';
 
 /** BambooHR's entry of `HRMS_PRODUCTS`. */

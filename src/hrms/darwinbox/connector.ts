@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `darwinbox` (decisions §14; research hrms-dialects.md §2).
+ * Connector for `hrms_id` `darwinbox` (docs/hrms/connectors.md; research hrms-dialects.md §2).
  *
  * Auth: HTTP Basic with the API user and its password, plus `api_key` and the dataset's
  * `datasetKey` in the JSON body (https://api-docs.darwinbox.com/view/metadata/SWDzg2Pp). A bad
@@ -46,11 +46,11 @@ import { DatasetStream } from '../dataset-stream';
 import { mapDarwinboxEmployee } from './mapping';
 import { PAYROLL_BATCH, PAYROLL_SINCE, readPayrollAnswer } from './payroll';
 
-/** The `api_configs` id of the payroll API key (decisions §14). */
+/** The `api_configs` id of the payroll API key (docs/hrms/connectors.md). */
 export const DARWINBOX_PAYROLL = 'payroll';
 type Salaries = ReturnType<typeof readPayrollAnswer>;
 
-/** `api_configs` ids naming the datasets, in listing order (decisions §14). */
+/** `api_configs` ids naming the datasets, in listing order (docs/hrms/connectors.md). */
 export const DARWINBOX_DATASETS = ['employees_active', 'employees_inactive'] as const;
 type DatasetId = (typeof DARWINBOX_DATASETS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * The `darwinbox` product (decisions §14): Basic auth (API user and password) plus `api_key`, and
+ * The `darwinbox` product (docs/hrms/connectors.md): Basic auth (API user and password) plus `api_key`, and
  * the datasets in `api_configs` (`employees_active` required, `employees_inactive` optional), each
  * entry's `access_credentials.api_key` being that dataset's `datasetKey`; optionally `payroll`,
  * whose `api_key` is the payroll API key that salaries are read with (`payroll.ts`).

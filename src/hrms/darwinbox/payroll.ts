@@ -1,5 +1,5 @@
 /**
- * Darwinbox salary (decisions §14; research hrms-dialects.md §2 "Salary", source strength S: a
+ * Darwinbox salary (docs/hrms/connectors.md; research hrms-dialects.md §2 "Salary", source strength S: a
  * public client, no vendor page). Salary is not on the Employee Master dataset: it comes from
  * `POST /payrollapi/ctcbreakup` with its own payroll API key (setup-config: the `api_configs`
  * entry `api_id: "payroll"`, its `access_credentials.api_key`), Basic auth like the other calls:

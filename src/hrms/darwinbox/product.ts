@@ -1,4 +1,4 @@
-/** What an employer enters for Darwinbox (decisions §14), in Darwinbox's own words; help from Merge's and Unified.to's Darwinbox guides (research hrms-dialects.md §2). */
+/** What an employer enters for Darwinbox (docs/hrms/connectors.md), in Darwinbox's own words; help from Merge's and Unified.to's Darwinbox guides (research hrms-dialects.md §2). */
 import type { HrmsProductInfo } from '../product-info';
 
 /** Darwinbox's entry of `HRMS_PRODUCTS`. */

@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `greythr` (decisions §14; research §3).
+ * Connector for `hrms_id` `greythr` (docs/hrms/connectors.md; research §3).
  *
  * Auth: `POST {hrms_host}/uas/v1/oauth2/client-token` with HTTP Basic (the API user and its
  * password, RFC 7617) and the form `grant_type=client_credentials` some clients send; the answer's
@@ -26,7 +26,7 @@ import { jsonCursor } from '../cursor';
 import { TokenCache } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
 
-/** Default host of greytHR's data API (decisions §14: `api_configs` entry `api`). */
+/** Default host of greytHR's data API (docs/behaviour.md "HRMS hosts": `api_configs` entry `api`). */
 export const GREYTHR_API_HOST = 'https://api.greythr.com';
 /** Largest page greytHR serves (research §3: 200 in two independent clients). */
 export const GREYTHR_MAX_PAGE = 200;
@@ -104,7 +104,7 @@ class GreythrConnector implements HrmsConnector {
     this.apiHost = apiConfigHost(access, 'api', () => GREYTHR_API_HOST);
   }
 
-  /** Once per field and connector: the field's name, never its value (decisions §14). */
+  /** Once per field and connector: the field's name, never its value (docs/hrms/connectors.md). */
   private readonly warn: Warn = (field) => {
     if (this.warned.has(field)) return;
     this.warned.add(field);
@@ -220,7 +220,7 @@ class GreythrConnector implements HrmsConnector {
     });
   }
 
-  /** A fresh token request (decisions §5: "token or one call"; never a cached token): the tenant host also names the domain. */
+  /** A fresh token request (docs/behaviour.md "Setup config": one call; never a cached token): the tenant host also names the domain. */
   async verifyCredentials(): Promise<void> {
     await this.requestToken();
   }

@@ -1,5 +1,5 @@
 /**
- * The `greythr` product (decisions §14): grant `client_credentials` with `client_id` = the API user
+ * The `greythr` product (docs/behaviour.md "HRMS hosts"): grant `client_credentials` with `client_id` = the API user
  * and `client_secret` = its password; `hrms_host` = `https://{tenant}.greythr.com` (the token host,
  * and the `x-greythr-domain` value); `api_configs` entry `api` = the data API's host (default
  * https://api.greythr.com).

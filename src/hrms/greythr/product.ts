@@ -1,5 +1,5 @@
 /**
- * What the Connect page and the docs show for greytHR (decisions §14), in greytHR's own words:
+ * What the Connect page and the docs show for greytHR (docs/hrms/connectors.md), in greytHR's own words:
  * its admin creates an "API user" (Settings > My Account > API users) whose password is shown once
  * (https://greythr.freshdesk.com/support/solutions/articles/1060000049431).
  */

@@ -1,6 +1,6 @@
 /**
  * Reading greytHR's list endpoints ("sections") and joining them on `employeeId` without holding
- * the organisation in memory (decisions §5: pages stream through).
+ * the organisation in memory (docs/behaviour.md "Sync": pages stream through).
  *
  * Paging (research §3): `page` + `size`, `{data, pages: {hasNext}}`, and a start page of 0 on some
  * endpoints and 1 on others, which greytHR does not document. `Pager` asks page 0 first: a 400

@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `keka` (decisions §14): Keka HR's public API.
+ * Connector for `hrms_id` `keka` (docs/hrms/connectors.md): Keka HR's public API.
  *
  * - Token (https://developers.keka.com/reference, Airbyte `source-keka`): `POST {token host}/connect/token`,
  *   form `grant_type=kekaapi&scope=kekaapi&client_id&client_secret&api_key` → `{access_token,
@@ -214,7 +214,7 @@ class KekaConnector implements HrmsConnector {
 
   /**
    * A token (requested, or cached for these exact credentials) and a one-employee page, which
-   * checks the Keka URL too; no retries (decisions §5).
+   * checks the Keka URL too; no retries (docs/behaviour.md "Sync").
    */
   async verifyCredentials(): Promise<void> {
     const what = 'credential check';

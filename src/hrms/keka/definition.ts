@@ -1,5 +1,5 @@
 /**
- * The `keka` product (decisions §14): grant `kekaapi` with `client_id`, `client_secret` and
+ * The `keka` product (docs/behaviour.md "HRMS hosts"): grant `kekaapi` with `client_id`, `client_secret` and
  * `api_key`; `hrms_host` = `https://{company}.keka.com`; `api_configs` entry `token` = the token
  * host (default `https://login.keka.com`); optional `access_credentials.enum_labels`: the label
  * tables of Keka's numeric enumerations (mapping.ts `kekaEnumLabelProblems`). Budget: Keka's published 50 requests a minute per

@@ -1,5 +1,5 @@
 /**
- * What an employer enters to connect Keka (decisions §14), in Keka's own words. Where to find each
+ * What an employer enters to connect Keka (docs/hrms/connectors.md), in Keka's own words. Where to find each
  * value: Keka's help "How can an admin create an API access key on Keka?"
  * (https://help.keka.com/hc/en-us/articles/39946599180177) and the developer guide for customers
  * (https://developers.keka.com/reference/getting-started-for-customers).

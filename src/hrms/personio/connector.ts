@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `personio` (decisions §14; research §6). One host
+ * Connector for `hrms_id` `personio` (docs/behaviour.md "HRMS hosts"; research §6). One host
  * (https://api.personio.de), two APIs, and which one a company's credentials open is not
  * something hrx can know beforehand (research: `?`), so the connector asks:
  * - v1 first: `POST /v1/auth` with `client_id` and `client_secret` (JSON) → `{success, data:
@@ -32,7 +32,7 @@ import { notACursor } from '../cursor';
 import { TokenCache } from '../token-cache';
 import { TokenSession } from '../token-session';
 
-/** Personio's API host (decisions §14: `hrms_host`). */
+/** Personio's API host (docs/behaviour.md "HRMS hosts": `hrms_host`). */
 export const PERSONIO_HOST = 'https://api.personio.de';
 /** The auth endpoint's cool-down after its limit, ms (https://developer.personio.de/changelog/authentication-api-improved-bearer-token). */
 export const AUTH_COOLDOWN_MS = 60_000;
@@ -183,7 +183,7 @@ class PersonioConnector implements HrmsConnector {
     return this.client.retriedJson(() => this.call(path, what), what, { nullOn: notFound === 'null' ? [404] : [] });
   }
 
-  /** A fresh token request (decisions §5: "token or one call"; never a cached token), which also picks the API. */
+  /** A fresh token request (docs/behaviour.md "Setup config": one call; never a cached token), which also picks the API. */
   async verifyCredentials(): Promise<void> {
     this.api = (await this.tokenAndApi(['v1', 'v2'], true)).api;
   }

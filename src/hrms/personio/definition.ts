@@ -1,5 +1,5 @@
 /**
- * The `personio` product (decisions §14): grant `client_credentials` with `client_id` and
+ * The `personio` product (docs/behaviour.md "HRMS hosts"): grant `client_credentials` with `client_id` and
  * `client_secret`; `hrms_host` = https://api.personio.de; no `api_configs`.
  *
  * Budget: 300 requests a minute, the limit Personio published for listing employees

@@ -1,5 +1,5 @@
 /**
- * What the Connect page and the docs show for Personio (decisions §14), in Personio's own words:
+ * What the Connect page and the docs show for Personio (docs/hrms/connectors.md), in Personio's own words:
  * API credentials are generated under Settings > Integrations > API credentials ("Generate new
  * credential", in newer accounts "Create custom integration"), with Read access to Employees and
  * the "Readable employee attributes" chosen for them

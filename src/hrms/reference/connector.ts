@@ -120,7 +120,7 @@ class ReferenceConnector implements HrmsConnector {
     return sent.answer;
   }
 
-  /** One attempt, no retries (decisions §5: "token or one call"): a token request, or one 1-item page with an API key. */
+  /** One attempt, no retries (docs/behaviour.md "Setup config": one call, no retry): a token request, or one 1-item page with an API key. */
   async verifyCredentials(): Promise<void> {
     if (this.checkGrant() === 'client_credentials') {
       this.tokens.clear();

@@ -1,5 +1,5 @@
 /**
- * The `reference` product (decisions §5, §14): hrx's own HRMS API, spoken by the reference
+ * The `reference` product (docs/behaviour.md "Sync", docs/hrms/connectors.md): hrx's own HRMS API, spoken by the reference
  * simulator (`src/hrms/sim/`). OAuth2 client credentials or an API key.
  */
 import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition, HrmsCredentials } from '../connector';
@@ -7,7 +7,7 @@ import { enumLabelProblems } from '../product-credentials';
 import { tenantByHost } from '../tenant';
 import { createReferenceConnector } from './connector';
 
-/** The grant-specific fields of decisions §5 for one credentials object at body path `path`; the first problem or null. */
+/** The grant-specific fields of docs/behaviour.md "Sync" for one credentials object at body path `path`; the first problem or null. */
 function grantProblem(c: HrmsCredentials, path: string): CredentialProblem | null {
   if (c.grant_type === 'client_credentials') {
     if (!c.client_id) return { field: `${path}.client_id`, message: 'required for grant_type client_credentials' };

@@ -1,5 +1,5 @@
 /**
- * Deterministic, realistic Indian HR data for the reference HRMS simulator (decisions §5).
+ * Deterministic, realistic Indian HR data for the reference HRMS simulator (docs/behaviour.md "Sync").
  * Employee `i` (1-based, code `EMP00001`, ...) is generated from `(seed, i)` alone, so any page
  * can be produced without generating the earlier ones and nothing needs to be held in memory.
  * The native shape deliberately differs from hrx's record (snake_case, split names, DD/MM/YYYY
@@ -290,7 +290,7 @@ const BRANCHING = 6;
 // ---------------------------------------------------------------- helpers
 
 const pad = (n: number, len = 2): string => String(n).padStart(len, '0');
-/** Employee code of 1-based index `i`: `EMP00001` (decisions §5). */
+/** Employee code of 1-based index `i`: `EMP00001` (docs/behaviour.md "Sync"). */
 export const employeeCode = (i: number): string => `EMP${pad(i, 5)}`;
 /** 1-based index of an employee code, or `undefined` when it is not one. */
 export function employeeIndex(code: string): number | undefined {

@@ -1,5 +1,5 @@
 /**
- * What every product simulator offers (decisions §14; issue 8.3): `hrx hrms-sim --dialect <hrms_id>`
+ * What every product simulator offers (docs/hrms/connectors.md, docs/hrms/README.md): `hrx hrms-sim --dialect <hrms_id>`
  * starts one, and the connector conformance suite drives each through this one interface.
  *
  * A simulator renders the same deterministic Indian employees (`data.ts`, `generateEmployee`)
@@ -81,7 +81,7 @@ export interface DialectSim {
    * Absent: the product issues tokens.
    */
   readonly issuesTokens?: boolean;
-  /** The setup-config pieces that authenticate against it (decisions §14's fields for the product). */
+  /** The setup-config pieces that authenticate against it (docs/hrms/connectors.md's fields for the product). */
   setup(): { hrms_id: string; access_credentials: HrmsCredentials; api_configs: HrmsApiConfig[] };
   /** The same with a wrong secret: the product's wrong-credential answer. */
   wrongSetup(): { hrms_id: string; access_credentials: HrmsCredentials; api_configs: HrmsApiConfig[] };

@@ -1,5 +1,5 @@
 /**
- * The reference HRMS simulator (decisions §5, `hrx hrms-sim`): a small HTTP server on `node:http`
+ * The reference HRMS simulator (docs/behaviour.md "Sync", `hrx hrms-sim`): a small HTTP server on `node:http`
  * serving deterministic employees (see `./data`) behind an OAuth2 client-credentials token
  * endpoint (RFC 6749 §4.4), with switches for latency, 429s and 5xx so connectors and syncs can
  * be tested against an unreliable HRMS. Endpoints:

@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `zoho_people` (decisions §14): Zoho People's forms API.
+ * Connector for `hrms_id` `zoho_people` (docs/hrms/connectors.md): Zoho People's forms API.
  *
  * - Token (https://www.zoho.com/accounts/protocol/oauth/web-apps/access-token-expiry.html):
  *   `POST {accounts}/oauth/v2/token`, form `grant_type=refresh_token&client_id&client_secret&refresh_token`

@@ -1,5 +1,5 @@
 /**
- * The `zoho_people` product (decisions §14): grant `refresh_token` with `client_id`,
+ * The `zoho_people` product (docs/behaviour.md "HRMS hosts"): grant `refresh_token` with `client_id`,
  * `client_secret` and `api_key` = the refresh token; `hrms_host` = the data-centre host (e.g.
  * `https://people.zoho.in`); `api_configs` entry `token` = the Zoho Accounts host (default: the
  * data centre's, else `https://accounts.zoho.in`). Budget: Zoho People's threshold of 400

@@ -1,5 +1,5 @@
 /**
- * What an employer enters to connect Zoho People (decisions §14), in Zoho's own words. Where to
+ * What an employer enters to connect Zoho People (docs/hrms/connectors.md), in Zoho's own words. Where to
  * find each value: Zoho People's "Steps to Generate OAuth Token"
  * (https://www.zoho.com/people/api/oauth-steps.html) and its scopes
  * (https://www.zoho.com/people/api/scopes.html); the client is a Self Client of the Zoho API

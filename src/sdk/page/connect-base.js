@@ -3,7 +3,7 @@
 // once. Every value from the API goes through textContent, .value or setAttribute, never markup
 // (Trusted Types forbid string-to-DOM sinks). The SDK token is read from the URL fragment,
 // dropped from the address bar and history at once, and exchanged once for the HttpOnly session
-// cookie every later call carries (decisions §8).
+// cookie every later call carries (docs/connect.md "Reference: the SDK token and the Connect endpoints").
 // This part: the API call, statuses, field errors, the busy guard, the view and its helpers.
 const api = document.body.dataset.api;
 const operatorName = document.body.dataset.operator;

@@ -276,7 +276,7 @@ function sync() {
         view.notice.operator_name +
         ' to approve this connection for you.';
   syncEmailStep(ev);
-  // The HRMS step: set up a new org, or prove control of an established one (decisions §8).
+  // The HRMS step: set up a new org, or prove control of an established one (docs/connect.md "Reference: the SDK token and the Connect endpoints").
   const proofMode = view.proof.required;
   $('hrms-title').textContent = proofMode ? 'Prove that you manage ' + org() : 'Connect your HRMS';
   $('hrms-intro').textContent = proofMode

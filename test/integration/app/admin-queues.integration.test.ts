@@ -1,5 +1,5 @@
 /**
- * The job dashboard's login (`/admin/queues`, docs/operations.md "Job dashboard"): one Basic
+ * The job dashboard's login (`/admin/queues`, docs/operations.md "The job dashboard: `/admin/queues`"): one Basic
  * login gives a session cookie that the page's asset and API requests carry; requests without a
  * credential are refused without spending any failed-authentication budget; wrong tokens spend
  * the dashboard's own budget, never the API's for the same address; the page loads nothing from

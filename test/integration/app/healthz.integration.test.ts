@@ -1,4 +1,4 @@
-/** `GET /healthz` (src/ops/routes.ts, decisions §16): the liveness answer, no credential, no envelope. */
+/** `GET /healthz` (src/ops/routes.ts, docs/operations.md "Liveness: `GET /healthz`"): the liveness answer, no credential, no envelope. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import { expectError, UUID_V4 } from '../../support/expect-error';

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (src/ops, decisions §16), the part read at scrape time: sync runs by outcome and
+ * `GET /metrics` (src/ops, docs/operations.md "Metrics: `GET /metrics`"), the part read at scrape time: sync runs by outcome and
  * duration, employees synced and event deliveries by outcome (counted by the workers in Redis,
  * src/ops/counters.ts), queue depths (BullMQ) and pending deliveries (PostgreSQL). The syncs and
  * deliveries are real (the sync worker against the reference simulator, the events worker
@@ -37,7 +37,7 @@ describe('GET /metrics: syncs and queues', () => {
     await app?.stop();
   });
 
-  /** A client org connected to a vendor, its HRMS at the simulator with `secret`; synced by its first approval (decisions §5). */
+  /** A client org connected to a vendor, its HRMS at the simulator with `secret`; synced by its first approval (docs/behaviour.md "Sync"). */
   async function syncedOrg(secret: string): Promise<number> {
     const v = await f.vendor(app.ctx);
     const c = await f.client(app.ctx);

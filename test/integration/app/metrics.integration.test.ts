@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (src/ops, decisions §16), the part counted in the API process: the admin token,
+ * `GET /metrics` (src/ops, docs/operations.md "Metrics: `GET /metrics`"), the part counted in the API process: the admin token,
  * the Prometheus text format, requests by route pattern (never the raw path) and status with the
  * latency histogram, rate-limit refusals, and one registry per app (two apps in this process
  * count their own requests). The scrape-time sources are in metrics-sources.integration.test.ts.

@@ -1,5 +1,5 @@
 /**
- * `GET /readyz` (src/ops/health.ts, decisions §16): 200 when PostgreSQL and Redis each answer
+ * `GET /readyz` (src/ops/health.ts, docs/operations.md "Readiness: `GET /readyz`"): 200 when PostgreSQL and Redis each answer
  * within 1 s, else 503, `{status, checks}` without the envelope. Redis is a private
  * redis-server this file stops and pauses (test/support/private-services.ts), never the shared one;
  * PostgreSQL is the shared one (a fresh schema).

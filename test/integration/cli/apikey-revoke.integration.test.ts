@@ -1,6 +1,6 @@
 /**
- * `hrx apikey list` and `hrx apikey revoke` (issue 7 point 11, decisions §2 "They can be
- * revoked"), through the real executable, against two API processes: a key that works on both
+ * `hrx apikey list` and `hrx apikey revoke` (docs/cli.md "hrx apikey
+ * revoke"), through the real executable, against two API processes: a key that works on both
  * is refused by both (401 `Invalid token.`) within 1 s of the revoke command returning, although
  * both had just cached it (for a minute: HRX_API_KEY_CACHE_TTL_MS=60000, so the pub/sub message,
  * not the cache's 1 s default TTL, is what stops it). The listing never shows a key or its hash.

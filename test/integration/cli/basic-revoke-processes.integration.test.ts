@@ -1,5 +1,5 @@
 /**
- * `hrx basic revoke` (decisions §2: V2 Basic credentials can be revoked), through the real
+ * `hrx basic revoke` (docs/api.md "Credentials": V2 Basic credentials can be revoked), through the real
  * executable, against two API processes: a V2 Basic credential that both processes just accepted
  * (and cached, for a minute: HRX_API_KEY_CACHE_TTL_MS=60000, so the pub/sub announcement and not
  * the cache's 1 s default TTL is what stops it) is refused by both with 401 `Invalid token.`

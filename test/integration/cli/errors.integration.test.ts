@@ -1,5 +1,5 @@
 /**
- * What the CLI prints when a command cannot do its work (issue 10 point 5), through the real
+ * What the CLI prints when a command cannot do its work (docs/cli.md "How every command behaves"), through the real
  * executable: plain words on stderr, never SQL, a bound value of a statement or a password; a
  * usage error (exit 2) names the valid values; an unknown org or id, an unmigrated database
  * (exit 1) say so; an unreachable PostgreSQL or Redis is named and the command gives up within

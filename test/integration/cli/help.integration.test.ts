@@ -1,5 +1,5 @@
 /**
- * `hrx <command> --help` (issue 10 point 5), through the real executable: every command and
+ * `hrx <command> --help` (docs/cli.md "How every command behaves"), through the real executable: every command and
  * command group answers `--help` with exit code 0 without touching PostgreSQL or Redis (the
  * environment points both at closed ports), and lists each of its options with its default and
  * its allowed values. The commands are walked from the program itself, so a new command or option

@@ -1,6 +1,6 @@
 /**
- * `hrx org update UUID --purpose TEXT --privacy-url URL` (decisions §8 "What the HR admin is
- * told"), through the real executable: what the Connect page then tells the HR admin of that
+ * `hrx org update UUID --purpose TEXT --privacy-url URL` (docs/connect.md "The notice
+ * (DPDP Act 2023)"), through the real executable: what the Connect page then tells the HR admin of that
  * vendor. '' clears a field; a bad URL, an unknown org and no option at all are refused.
  */
 import { execFile } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
- * `hrx sync run --org UUID [--follow]` and `hrx sync status [--org UUID]` (issue 10 point 5,
- * decisions §5), through the real executable against the test's hrx (its API and sync worker)
+ * `hrx sync run --org UUID [--follow]` and `hrx sync status [--org UUID]` (docs/cli.md "hrx sync",
+ * docs/behaviour.md "Sync"), through the real executable against the test's hrx (its API and sync worker)
  * and the reference HRMS simulator: `--follow` draws a progress bar on stderr from the run's
  * pages and employees until 100% and prints the run; without it the sync is queued and the
  * command returns; `status` lists the org's configuration, next scheduled sync and runs. Orgs

@@ -1,5 +1,5 @@
 /**
- * The operator's connection create (decisions §12, `hrx connection create`, through its service):
+ * The operator's connection create (docs/cli.md, `hrx connection create`, through its service):
  * one active (pending or approved) connection per vendor and client org pair, refused with a
  * validation failure naming `client`, and held by the unique index `connections_active_pair_uq`
  * (Migration20261124100000 renamed it from `connections_live_pair_uq`: "live" only means read

@@ -1,5 +1,5 @@
 /**
- * Termination and sync exclude each other (decisions §4): 423 while a sync of the client org
+ * Termination and sync exclude each other (docs/api.md "Terminate connection"): 423 while a sync of the client org
  * runs, success once it ends, 409 after; no sync starts on a terminated connection; a worker
  * killed mid-sync releases its lock within 60 s and the next sync completes.
  */

@@ -1,6 +1,6 @@
 /**
  * `GET /api/vendor/connections/`: each entry's `email` is an e-mail address or `NOT AVAILABLE`
- * (interface.md "Vendor connection entry" types it "string (e-mail)"), never `""`, for every way
+ * (docs/api.md "Vendor connections" types it "string (e-mail)"), never `""`, for every way
  * a connection comes to be: the operator's (approved), an SDK token's request (pending), a
  * rejected one. The harness validates every response against the route's schema too.
  */

@@ -1,4 +1,4 @@
-/** `GET /api/vendor/connections/` (interface.md "Get vendor connections"): the vendor's own connections, paged. */
+/** `GET /api/vendor/connections/` (docs/api.md "Vendor connections"): the vendor's own connections, paged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,5 +1,5 @@
 /**
- * Consent (decisions §7): reads of a connection that requires consent are refused until the
+ * Consent (docs/consent.md "How consent works"): reads of a connection that requires consent are refused until the
  * employee's consent is in force; submissions are validated and scoped to the calling vendor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

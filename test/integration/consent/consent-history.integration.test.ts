@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/employee/consent-data/?org=&employee_id=` (decisions §7, §4): the calling vendor's
+ * `GET /api/v1/employee/consent-data/?org=&employee_id=` (docs/consent.md "How consent works", docs/api.md "Vendor connections"): the calling vendor's
  * consent records for one employee, newest first, each with its status (`active`, `expired`,
  * `revoked`, `superseded`), paged; never another vendor's records, nor a hint of them.
  */
@@ -108,7 +108,7 @@ describe('consent history', () => {
     ]);
   });
 
-  it('pages as decisions §4 says', async () => {
+  it('pages as docs/api.md "Vendor connections" says', async () => {
     const page = (n: number) => history(v.apiKey, { org: c.org.uuid, employee_id: 'H1', page: String(n), page_size: '3' });
     const p1 = await page(1);
     expect(p1.body.pageInfo).toEqual({ totalPages: 2, totalItems: 4, items: 3, next: true, previous: false });

@@ -1,5 +1,5 @@
 /**
- * `consent.revoked` (decisions §7, §10) as the vendor's receiver sees it: signed, to the consent's
+ * `consent.revoked` (docs/consent.md "How consent works", docs/events.md) as the vendor's receiver sees it: signed, to the consent's
  * vendor only, once per withdrawal, saying who withdrew (`vendor` or `employer`); written in the
  * withdrawal's transaction (a withdrawal that revoked nothing writes no event). Real hrx, events
  * worker, PostgreSQL, Redis/BullMQ and a real HTTP receiver.

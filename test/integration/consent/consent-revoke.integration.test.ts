@@ -1,5 +1,5 @@
 /**
- * `POST /api/v1/employee/consent-data/revoke/` (decisions §7 "Withdrawal is as easy as giving"):
+ * `POST /api/v1/employee/consent-data/revoke/` (docs/consent.md "How consent works"):
  * the vendor withdraws its consent in force; the very next read is refused in every API process
  * (a second `hrx serve` whose connection cache outlives the test, so only a read that asks the
  * database at once passes); a new consent serves reads again. Attacks: another vendor's consent,

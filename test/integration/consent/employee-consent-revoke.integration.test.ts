@@ -1,5 +1,5 @@
 /**
- * `POST /api/webhook/v1/employee/consent/revoke/` (decisions §7): the employer withdraws an
+ * `POST /api/webhook/v1/employee/consent/revoke/` (docs/consent.md "How consent works"): the employer withdraws an
  * employee's consent on the employee's behalf; without `vendor_org` every vendor's consent goes,
  * and the very next read of each vendor is refused in a second API process too. Attacks: another
  * employer's credentials (its own employee with the same id is another person), a vendor's key,

@@ -1,5 +1,5 @@
 /**
- * Nothing in clear at rest (decisions §15 "At rest"; issue 9 point 6). An employer's employees
+ * Nothing in clear at rest (docs/at-rest.md). An employer's employees
  * are synced from the reference HRMS simulator; its HR admin asks for an SDK token (name and
  * e-mail) and opens the Connect session; a vendor records a consent whose statement names an
  * employee, reads (audit), and hears `employee.updated` after the employer posts new values

@@ -1,5 +1,5 @@
 /**
- * The attacker review of issue 7's merged result (follow-up): every credential hrx issues, tried
+ * The attacker review of the credentials (docs/api.md "Credentials"): every credential hrx issues, tried
  * at every door it was not made for, over HTTP. A vendor's API key, its V2 Basic credential, a
  * client org's app credentials (as Basic and in setup-config's body), an SDK token and a Connect
  * session cookie each reach only their own endpoints; elsewhere the answer is 401 (or setup-config's

@@ -1,5 +1,5 @@
 /**
- * The failed-authentication limit of decisions §2 on the two credentials it did not cover: the
+ * The failed-authentication limit of docs/behaviour.md "Failed authentications" on the two credentials it did not cover: the
  * Connect session exchange (`POST /api/sdk/connect/session/` with an SDK token; counted per
  * source and per the token's `jti` when it parses as a JWT), `HRX_ADMIN_TOKEN` at the job
  * dashboard (`/admin/queues`, counted per source), and the Connect flow's proof (b) (app

@@ -1,5 +1,5 @@
 /**
- * The failed-authentication limit of decisions §2 across two API processes (this test's hrx and
+ * The failed-authentication limit of docs/behaviour.md "Failed authentications" across two API processes (this test's hrx and
  * a second `hrx serve` child on the same database and Redis): failures counted on one process
  * throttle the next attempt on the other at once, per source and per presented key; and an API
  * key that succeeds costs no Redis call of the failure limit (each process keeps a copy of the

@@ -1,5 +1,5 @@
 /**
- * The failed-authentication limit of decisions §2 over HTTP: per source address and per presented
+ * The failed-authentication limit of docs/behaviour.md "Failed authentications" over HTTP: per source address and per presented
  * id (V2 Basic username, app_key at the update webhook and setup-config, API key), at most 20
  * failures a minute; the 21st attempt is 429 `Request was throttled. Expected available in N
  * seconds.` with `Retry-After` whatever the credential; successes do not count. And the keyed-hash
@@ -72,7 +72,7 @@ const setup = (clientId: string, clientSecret: string, source: string) =>
 const orgDetails = (apiKey: string, source: string, org = v.org.uuid) =>
   call(`${app.url}/api/org_details/${org}/`, { headers: { authorization: apiKey, 'x-forwarded-for': source } });
 
-/** Asserts the 429 of decisions §1 with a Retry-After of 1 to 60 s matching the message. */
+/** Asserts the 429 of docs/api.md "Conventions" with a Retry-After of 1 to 60 s matching the message. */
 function expectThrottled(res: Res): void {
   const seconds = Number(res.headers.get('retry-after'));
   expect(seconds).toBeGreaterThanOrEqual(1);

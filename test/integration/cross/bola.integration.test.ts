@@ -1,5 +1,5 @@
 /**
- * Object-level authorization (decisions.md §2): a vendor's key never reaches another vendor's
+ * Object-level authorization (docs/api.md "Credentials"): a vendor's key never reaches another vendor's
  * connections or employees, and every such attempt is answered exactly as if the object did not
  * exist. Vendor B's key is tried against vendor A's connection on every endpoint; a client org's
  * own API key gets none of the vendors' data either.

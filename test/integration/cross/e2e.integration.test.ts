@@ -1,5 +1,5 @@
 /**
- * End to end (issue 2): orgs and a connection made with the CLI, setup-config pointing at a
+ * End to end (docs/cli.md "Typical session"): orgs and a connection made with the CLI, setup-config pointing at a
  * running reference HRMS simulator, the sync, then every employee read through the API and
  * compared field by field with what the simulator served, after normalization and masking.
  */

@@ -1,6 +1,6 @@
 /**
- * Error rows of decisions.md §1 (part 2): request bodies and parameters of setup-config (§5),
- * vendor connections (§4) and terminate connection, with the media type (415), body limit (413)
+ * Error rows of docs/errors.md (part 2): request bodies and parameters of setup-config,
+ * vendor connections and terminate connection, with the media type (415), body limit (413)
  * and JSON rows. Part 1 is errors.integration.test.ts. 423, 429 and 500: see there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,8 +39,8 @@ const form = (fields: Record<string, string>) => {
   return fd;
 };
 
-describe('error rows of decisions §1: request bodies and parameters', () => {
-  describe('setup-config (decisions §5)', () => {
+describe('error rows of docs/errors.md: request bodies and parameters', () => {
+  describe('setup-config (docs/api.md "Setup config")', () => {
     const post = (body: unknown, headers: Record<string, string> = json) =>
       call(u('/api/webhook/v1/setup-config/'), { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
     const good = () => f.setupBody(c, sim, simCreds);
@@ -50,7 +50,7 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
       expectError(await post({ ...good(), client_secret: `${c.appSecret}x` }), 401, body);
       expectError(await post({ ...good(), client_secret: v.appSecret }), 401, body);
       expectError(await post({ ...good(), client_id: 'app_unknown' }), 401, body);
-      // A vendor org's own application credentials are not a client org's (decisions §2).
+      // A vendor org's own application credentials are not a client org's (docs/api.md "Credentials").
       expectError(await post({ ...good(), client_id: v.org.appKey, client_secret: v.appSecret }), 401, body);
     });
 
@@ -124,7 +124,7 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
     });
   });
 
-  describe('vendor connections (decisions §4)', () => {
+  describe('vendor connections (docs/api.md "Vendor connections")', () => {
     const list = (qs: string, key = v.apiKey) => call(u(`/api/vendor/connections/${qs}`), { headers: { authorization: key } });
 
     beforeAll(async () => {
@@ -166,7 +166,7 @@ describe('error rows of decisions §1: request bodies and parameters', () => {
   });
 });
 
-describe('error rows of decisions §1: request bodies and parameters: terminate connection', () => {
+describe('error rows of docs/errors.md: request bodies and parameters: terminate connection', () => {
   describe('terminate connection', () => {
     const terminate = (body: RequestInit['body'], headers: Record<string, string> = {}, key = v.apiKey) =>
       call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: key, ...headers }, body });

@@ -1,7 +1,7 @@
 /**
- * Error rows of decisions.md §1 (part 1): routing (404 / 405, trailing slash, X-Request-Id),
- * credentials (401 rows of §2, `/admin/queues` included), and the reads: employee details (§7)
- * and org details (§2). Bodies and statuses are asserted exactly. Part 2 (setup-config, vendor
+ * Error rows of docs/errors.md (part 1): routing (404 / 405, trailing slash, X-Request-Id),
+ * credentials (401 rows of docs/api.md "Credentials", `/admin/queues` included), and the reads: employee details
+ * and org details. Bodies and statuses are asserted exactly. Part 2 (setup-config, vendor
  * connections, terminate, body limits and media types) is errors-requests.integration.test.ts.
  *
  * Left out on purpose: 423 (sync in progress) is covered by the termination tests; 429 and 500
@@ -58,7 +58,7 @@ const form = (fields: Record<string, string>) => {
 };
 const adminBasic = () => `Basic ${Buffer.from(`admin:${app.env.HRX_ADMIN_TOKEN}`).toString('base64')}`;
 
-describe('error rows of decisions §1: routing, credentials, reads', () => {
+describe('error rows of docs/errors.md: routing, credentials, reads', () => {
   describe('routing', () => {
     it('an unknown path is 404 Not found. before any credential is looked at', async () => {
       for (const [method, path] of [
@@ -129,8 +129,8 @@ describe('error rows of decisions §1: routing, credentials, reads', () => {
   });
 });
 
-describe('error rows of decisions §1: routing, credentials, reads: credentials (decisions §2)', () => {
-  describe('credentials (decisions §2)', () => {
+describe('error rows of docs/errors.md: routing, credentials, reads: credentials (docs/api.md "Credentials")', () => {
+  describe('credentials (docs/api.md "Credentials")', () => {
     it('401 Authentication credentials were not provided. on every endpoint without one', async () => {
       const missing = plain('Authentication credentials were not provided.');
       expectError(await details('EMP00001', q(approved), {}), 401, missing);
@@ -215,7 +215,7 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
         401,
         bad,
       );
-      // Its own org record stays readable (org details takes any org's key, decisions §2).
+      // Its own org record stays readable (org details takes any org's key, docs/api.md "Credentials").
       expect((await call(u(`/api/org_details/${approved.org.uuid}/`), { headers: { authorization: clientKey } })).status).toBe(200);
       // Nothing was terminated.
       expect((await details('EMP00001', q(approved))).status).toBe(200);
@@ -258,8 +258,8 @@ describe('error rows of decisions §1: routing, credentials, reads: credentials 
   });
 });
 
-describe('error rows of decisions §1: routing, credentials, reads: employee details (decisions §7)', () => {
-  describe('employee details (decisions §7)', () => {
+describe('error rows of docs/errors.md: routing, credentials, reads: employee details (docs/api.md "Employee details")', () => {
+  describe('employee details (docs/api.md "Employee details")', () => {
     it('reads an approved, consent-free employee (the baseline of the rows below)', async () => {
       const res = await details('EMP00001', q(approved));
       expect(res.status).toBe(200);
@@ -288,7 +288,7 @@ describe('error rows of decisions §1: routing, credentials, reads: employee det
       expectError(await details(UNKNOWN_UUID, q(approved)), 404, body);
       // Live read where the connection allows it but the HRMS has no such employee (no configuration).
       expectError(await details('EMP00001', q(live, { source: 'hrms' })), 404, body);
-      // An employee missing from a full sync is no longer served (decisions §5).
+      // An employee missing from a full sync is no longer served (docs/behaviour.md "Sync").
       const c = await f.client(app.ctx);
       await f.connection(app.ctx, v.org.uuid, c.org.uuid);
       await f.employees(app.ctx, c.org.id, [{ employeeId: 'EMP00001' }]);
@@ -313,7 +313,7 @@ describe('error rows of decisions §1: routing, credentials, reads: employee det
     });
   });
 
-  describe('org details (decisions §2)', () => {
+  describe('org details (docs/api.md "Credentials")', () => {
     it('404 Not found. for an unknown, malformed or unconnected org', async () => {
       const headers = { authorization: v.apiKey };
       for (const org of [UNKNOWN_UUID, 'not-a-uuid', stranger.org.uuid, other.org.uuid]) {

@@ -1,5 +1,5 @@
 /**
- * The command line when a dependency is unreachable (decisions §11, §12): each command exits 1
+ * The command line when a dependency is unreachable (docs/operations.md "Redis or PostgreSQL down; shutdown", docs/cli.md): each command exits 1
  * within a few seconds with one line naming PostgreSQL or Redis, and changes nothing; with both
  * reachable, `migrate` and `org create` exit 0 right after printing their JSON.
  */

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL restarted under a load of update-webhook writes (decisions §11 "Dependencies down"),
+ * PostgreSQL restarted under a load of update-webhook writes (docs/operations.md "Redis or PostgreSQL down; shutdown"),
  * on a private PostgreSQL and redis-server (never the machine's). Counted: acknowledged (200)
  * writes lost (must be 0), requests that hang past 3 s (must be 0); what fails is the contract's
  * 503 with Retry-After, and the service recovers once PostgreSQL is back.

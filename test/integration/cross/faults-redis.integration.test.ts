@@ -1,5 +1,5 @@
 /**
- * Redis down under a mixed load (decisions §11 "Dependencies down"), on a private PostgreSQL and
+ * Redis down under a mixed load (docs/operations.md "Redis or PostgreSQL down; shutdown"), on a private PostgreSQL and
  * a private redis-server (never the machine's): employee reads, V2, the update webhook, SDK
  * tokens and terminations, first with Redis killed, then with Redis paused (SIGSTOP: it accepts
  * nothing and answers nothing, the case where a command could be delivered late).

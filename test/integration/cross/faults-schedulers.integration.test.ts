@@ -1,5 +1,5 @@
 /**
- * Job schedulers survive Redis loss (decisions §11): a worker (`startProcess`, as `hrx worker`
+ * Job schedulers survive Redis loss (docs/operations.md "Redis or PostgreSQL down; shutdown"): a worker (`startProcess`, as `hrx worker`
  * runs it) over a private PostgreSQL and redis-server; Redis is killed and started EMPTY, and
  * every scheduler (each client org's sync scheduler at its approved frequency, the events relay,
  * the consent-expiry scan on the housekeeping queue, the retention purge on the retention queue)

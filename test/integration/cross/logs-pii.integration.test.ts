@@ -1,5 +1,5 @@
 /**
- * No personal data, secret or SQL bound value in any log line, at any level (decisions §15).
+ * No personal data, secret or SQL bound value in any log line, at any level (docs/privacy.md).
  * One hrx (API and sync worker) logs at `debug` into this test's memory; the test seeds known
  * personal data and credentials (names, e-mails, PAN, Aadhaar, bank account, app_key,
  * app_secret, API key, HRMS client secret, SDK token), exercises the main endpoints with them:
@@ -27,7 +27,7 @@ const PERSON = {
   mobileNumber: '9845012377',
 };
 
-describe('logs hold no personal data, secrets or SQL values (decisions §15)', () => {
+describe('logs hold no personal data, secrets or SQL values (docs/privacy.md)', () => {
   let app: TestApp;
   let sim: Awaited<ReturnType<typeof startSim>>;
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Rate limits over time (decisions §11, `HRX_RATE_LIMIT_WINDOW_MS`): with 3 requests per 3 s
+ * Rate limits over time (docs/limits.md "Rate limits", `HRX_RATE_LIMIT_WINDOW_MS`): with 3 requests per 3 s
  * window, a throttled key gets a request again after `Retry-After` and its whole budget again
  * after a window without requests; `HRX_RATE_LIMIT_PER_MINUTE=0` disables the limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Rate limits over HTTP (decisions §11 and §1's THROTTLED row): 50 requests per credential per
+ * Rate limits over HTTP (docs/limits.md "Rate limits", docs/api.md "Conventions"'s THROTTLED row): 50 requests per credential per
  * hour here (one more every 72 s, so nothing refills while a test runs), counted per API key
  * (both header forms) and per V2 Basic username, shared by this test's hrx and a second
  * `hrx serve` child process; the 51st is `429 Request was throttled. Expected available in N
@@ -33,7 +33,7 @@ const read = (base: string, v: { apiKey: string; org: { uuid: string } }) =>
 const statuses = (rs: Res[]) => rs.map((r) => r.status).sort();
 const count = (rs: Res[], status: number) => rs.filter((r) => r.status === status).length;
 
-/** Asserts the exact 429 of decisions §1; returns its N. */
+/** Asserts the exact 429 of docs/api.md "Conventions"; returns its N. */
 function expectThrottled(res: Res): number {
   const n = Number(res.headers.get('retry-after'));
   expect(Number.isInteger(n) && n >= 1).toBe(true);

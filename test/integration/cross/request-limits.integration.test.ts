@@ -1,5 +1,5 @@
 /**
- * Request limits of decisions §11 over HTTP: JSON nesting deeper than 32 and U+0000 in any text
+ * Request limits of docs/limits.md over HTTP: JSON nesting deeper than 32 and U+0000 in any text
  * (JSON strings and keys, form fields, query parameters) are 400 validation failures naming the
  * field, before anything is stored; an employee id with NUL in the path is 404 (it names no
  * employee); ids made only of dots are never looked up (live reads never reach the HRMS) and are
@@ -100,7 +100,7 @@ const tokenBody = (over: Record<string, unknown> = {}) => ({ email: 'hr@limits-c
 const employeeCount = async (orgId: number) => Number((await dbQuery(app, 'select count(*) from employees where org_id = $1', [orgId])).rows[0].count);
 const sdkTokenRows = async () => Number((await dbQuery(app, 'select count(*) from connections')).rows[0].count);
 
-describe('request limits (decisions §11): JSON depth and NUL', () => {
+describe('request limits (docs/limits.md): JSON depth and NUL', () => {
   describe('JSON nesting depth 32', () => {
     it('64 and 200,000 levels in corporate_reference_data: 400 naming it, no token, no org, no connection', async () => {
       const before = await sdkTokenRows();
@@ -194,7 +194,7 @@ describe('request limits (decisions §11): JSON depth and NUL', () => {
   });
 });
 
-describe('request limits (decisions §11): dot ids, live reads and consent', () => {
+describe('request limits (docs/limits.md): dot ids, live reads and consent', () => {
   describe('employee ids made only of dots', () => {
     it('a live read of `.` or `..` is 404 and never reaches the HRMS; the same read of a real id does (control)', async () => {
       sim.control.resetStats();
@@ -277,7 +277,7 @@ describe('request limits (decisions §11): dot ids, live reads and consent', () 
   });
 });
 
-describe('request limits (decisions §11): response headers', () => {
+describe('request limits (docs/limits.md): response headers', () => {
   describe('response headers', () => {
     it('JSON answers, success and error, personal data or not, are no-store and nosniff', async () => {
       const answers = [

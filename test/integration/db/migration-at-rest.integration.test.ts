@@ -1,5 +1,5 @@
 /**
- * Migration20261123190000 (decisions §15 "At rest"): rows written in clear by an older hrx are
+ * Migration20261123190000 (docs/at-rest.md): rows written in clear by an older hrx are
  * moved into envelopes and blind indexes, and back by `down`. Data is seeded through today's
  * services, the migration is taken down (the old layout: employees' plain `record` JSONB beside
  * `sensitive_enc`, users' `email` and `full_name`, consents' `consent_language`, all in clear),

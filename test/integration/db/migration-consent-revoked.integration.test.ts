@@ -1,5 +1,5 @@
 /**
- * Migration20261123110000 (decisions §10, §15): endpoints that subscribed to every event type
+ * Migration20261123110000 (docs/events.md, docs/privacy.md): endpoints that subscribed to every event type
  * there was before `consent.revoked` existed are subscribed to it; endpoints that chose their
  * types keep their choice. Also its indexes of the access log and the employer's withdrawal, and
  * its `down`. Real PostgreSQL, the real migrator.

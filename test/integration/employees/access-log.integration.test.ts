@@ -1,5 +1,5 @@
 /**
- * `GET /api/webhook/v1/employee/access-log/?employee_id=` (decisions §15, §4): the employer sees
+ * `GET /api/webhook/v1/employee/access-log/?employee_id=` (docs/consent.md "Access log (employer)", docs/api.md "Vendor connections"): the employer sees
  * every read of its employee's data from the audit every read writes: vendor org, data points,
  * source (`db` or a live `hrms` read), time and request id, newest first, paged. Another
  * employer's credentials see nothing of it (an empty page, the same as for an id it never had),
@@ -122,7 +122,7 @@ describe('access log of an employee', () => {
     expect(other.body.data.map((e: any) => e.request_id)).toEqual([rid['v-other-employee']]);
   });
 
-  it('pages as decisions §4 says', async () => {
+  it('pages as docs/api.md "Vendor connections" says', async () => {
     const page = (n: string) => accessLog(appBasic(c), { employee_id: 'EMP00001', page: n, page_size: '2' });
     const p1 = await page('1');
     expect(p1.body.pageInfo).toEqual({ totalPages: 2, totalItems: 3, items: 2, next: true, previous: false });

@@ -1,7 +1,7 @@
 /**
  * The read path's batched lookup (employees/store.ts `findEmployee`): lookups made in the same
  * turn of the event loop share one statement, yet each gets its own answer and its own audit
- * entry (decisions §7), and a refused read (not found, no consent) leaves none. Over HTTP, many
+ * entry (docs/consent.md "How consent works"), and a refused read (not found, no consent) leaves none. Over HTTP, many
  * concurrent reads of two vendors, mixed with refused ones, each get exactly their employee.
  */
 import { randomUUID } from 'node:crypto';

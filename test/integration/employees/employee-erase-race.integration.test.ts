@@ -1,5 +1,5 @@
 /**
- * Erasure against a running sync of the same org (decisions §15; employees/erasure-store.ts): a
+ * Erasure against a running sync of the same org (docs/erasure-and-retention.md "Erasing an employee"; employees/erasure-store.ts): a
  * sync fetches a page from the HRMS and then writes it, and an erasure landing in between must not
  * be undone by that write. Each page is written under the org's erasure lock taken shared, after
  * which the page is filtered against the tombstones; an erasure takes the lock exclusive. Shown

@@ -1,5 +1,5 @@
 /**
- * The erasure webhook `POST /api/webhook/v1/employee/erase/` (decisions §15) end to end: an
+ * The erasure webhook `POST /api/webhook/v1/employee/erase/` (docs/erasure-and-retention.md "Erasing an employee") end to end: an
  * employee synced from the reference HRMS simulator, read by a vendor under consent, updated
  * through the webhook, then erased. Afterwards none of its values (name, e-mails, PAN, Aadhaar,
  * UAN, mobile, bank account, father's name, addresses, dependants; the one the webhook posted)

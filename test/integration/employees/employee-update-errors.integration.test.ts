@@ -1,5 +1,5 @@
 /**
- * The employee update webhook's error rows (decisions §1, §2, §6) with exact bodies: the client
+ * The employee update webhook's error rows (docs/errors.md, docs/behaviour.md "Failed authentications", docs/api.md "Employee update webhook") with exact bodies: the client
  * org's Basic credential (missing, wrong, unknown, vendor-only), validation failures naming the
  * first bad field (unknown field, wrong type, batch size, unstorable text), all or nothing for an
  * array with one bad record, and BOLA: a client org's credential reaches only its own employees.
@@ -48,7 +48,7 @@ const auditCount = async (orgId: number) =>
   (await dbQuery(app, `select count(*)::int as n from audit_log where actor_org_id = $1 and action = 'employee.update'`, [orgId])).rows[0].n as number;
 
 describe('employee update webhook: errors and credentials', () => {
-  describe('credentials (decisions §2)', () => {
+  describe('credentials (docs/api.md "Credentials")', () => {
     const body = { employeeId: 'E1', name: 'Changed' };
 
     it('401 Authentication credentials were not provided. without an Authorization header', async () => {
@@ -92,7 +92,7 @@ describe('employee update webhook: errors and credentials', () => {
     });
   });
 
-  describe('validation failures (decisions §1, §6)', () => {
+  describe('validation failures (docs/api.md "Conventions", docs/api.md "Employee update webhook")', () => {
     it('400 naming an unknown field, at the top or nested', async () => {
       expectError(await asA({ employeeId: 'E1', salary: 5 }), 400, invalid('salary', 'unknown field'));
       expectError(await asA({ employeeId: 'E1', bankDetails: { iban: 'DE00' } }), 400, invalid('bankDetails.iban', 'unknown field'));

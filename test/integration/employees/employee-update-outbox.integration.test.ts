@@ -1,5 +1,5 @@
 /**
- * Outbox atomicity of the update webhook (decisions §10, issue 7.8): `employee.updated` is
+ * Outbox atomicity of the update webhook (docs/events.md "Outbox"): `employee.updated` is
  * written in the webhook's own transaction, so a committed update always has its outbox row and
  * a rolled-back one never does. The failures are real PostgreSQL ones: deferred constraint
  * triggers this test installs in its own schema raise at COMMIT, i.e. after every write of the

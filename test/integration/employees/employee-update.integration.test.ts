@@ -1,5 +1,5 @@
 /**
- * The employee update webhook (decisions §6) end to end over real HTTP and PostgreSQL: create,
+ * The employee update webhook (docs/api.md "Employee update webhook") end to end over real HTTP and PostgreSQL: create,
  * merge rules, exact `updated_fields`, idempotency (nothing written the second time), array
  * bodies, the three stored parts rewritten together (masked plain read, unmasked record), audit,
  * revival of a removed employee, and no lost writes under concurrent updates and sync upserts.

@@ -1,5 +1,5 @@
 /**
- * Events to vendors (decisions §10) as a vendor's receiver sees them: connection events with
+ * Events to vendors (docs/events.md) as a vendor's receiver sees them: connection events with
  * verifiable Standard Webhooks signatures, nothing after `connection.terminated`, no event of one
  * vendor reaching another, `employee.updated` with ids and names only, `consent.expired` once.
  * Real hrx, PostgreSQL, Redis/BullMQ and a real HTTP receiver.

@@ -1,5 +1,5 @@
 /**
- * Delivery of events (decisions §10): retries on the configured schedule with every attempt
+ * Delivery of events (docs/events.md "Delivery"): retries on the configured schedule with every attempt
  * recorded, success on any 2xx and only once, `failed` after the last attempt, redirects not
  * followed, network errors recorded by class, the outbox relay queueing what its producer did
  * not, and the operator command line (`hrx endpoint ... --json`). Real hrx, PostgreSQL,

@@ -1,7 +1,7 @@
 /**
- * The periodic jobs of events (outbox relay, consent-expiry scan; decisions §10) run on the
+ * The periodic jobs of events (outbox relay, consent-expiry scan; docs/events.md "Outbox") run on the
  * `housekeeping` queue (src/queue/housekeeping.ts, jobs/housekeeping.worker.ts), out of the way
- * of the sync and delivery lists of the job dashboard (decisions §16): none of their jobs is in
+ * of the sync and delivery lists of the job dashboard (docs/operations.md "The job dashboard: `/admin/queues`"): none of their jobs is in
  * the `sync` or `events` queue, their own history is kept short, and the schedulers an older hrx
  * left on the events queue are removed. Real workers, BullMQ and Bull Board's own API.
  */

@@ -1,5 +1,5 @@
 /**
- * Event delivery reads at most 16 KiB of a receiver's answer (decisions §11), as it came on the
+ * Event delivery reads at most 16 KiB of a receiver's answer (docs/limits.md), as it came on the
  * wire (never decompressed): past that the exchange is cut off and judged by its status, so a 200
  * MB answer or a gzip bomb is found quickly, the receiver never gets to send the whole answer, and
  * a 2xx is still a delivery (a 5xx still a failure). Real HTTP servers on loopback.

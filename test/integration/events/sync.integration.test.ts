@@ -1,5 +1,5 @@
 /**
- * Sync events (decisions §10) from real syncs against the reference HRMS simulator:
+ * Sync events (docs/events.md) from real syncs against the reference HRMS simulator:
  * `sync.completed` for each successful run, `employee.removed` with the ids a full sync no longer
  * saw after the simulator drops employees (its `/__sim/control`), `sync.failed` with a reason
  * class while the HRMS fails. Only vendors with an approved connection hear of them.

@@ -1,7 +1,7 @@
 /**
- * Events (decisions §10) from the producers built beside them: the update webhook (§6) emits
+ * Events (docs/events.md) from the producers built beside them: the update webhook emits
  * `employee.updated` (ids and changed data point names, never values) once its write commits,
- * and the Connect flow's decision (§8) emits `connection.approved` / `connection.rejected` in the
+ * and the Connect flow's decision emits `connection.approved` / `connection.rejected` in the
  * transaction of the decision. Real hrx, PostgreSQL, Redis/BullMQ and a real HTTP receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * Forged and malformed V2 requests sent over HTTP to the real endpoint, each with the calling
  * vendor's valid Basic credential: none is answered 200. Every one is `400 Invalid encrypted
  * payload`, except a correctly signed request naming another vendor's connection, which is
- * `404 Invalid Connection ID` exactly like a nonexistent connection (decisions §1, §2, §9).
+ * `404 Invalid Connection ID` exactly like a nonexistent connection (docs/api.md "Conventions", "Credentials"; docs/v2.md).
  * Builders: test/support/jose-forge (hand-built JOSE) and jose for the well-formed parts.
  */
 import { KeyObject, createHmac, createPublicKey, generateKeyPairSync, randomUUID, sign as nodeSign } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Replay protection across API processes (decisions §9): one valid V2 request sent 200 times at
+ * Replay protection across API processes (docs/v2.md "Replay"): one valid V2 request sent 200 times at
  * once, half to this test's hrx and half to a second `hrx serve` child process on the same
  * database schema and Redis prefix, is served exactly once; the `jti` is kept in the shared Redis
  * until `exp` + 30 s.

@@ -1,7 +1,7 @@
 /**
  * Encrypted employee details (V2) end to end over real HTTP, PostgreSQL and Redis: the service
  * JWKS, the happy path through the TypeScript client helper, through `hrx client employee` and
- * through an independent WebCrypto implementation; Basic credentials (decisions §1, §2); the
+ * through an independent WebCrypto implementation; Basic credentials (docs/errors.md, docs/api.md "Credentials"); the
  * error paths after decryption; key and credential management through the CLI.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -183,7 +183,7 @@ describe('happy path', () => {
   });
 });
 
-describe('Basic credentials (decisions §1, §2)', () => {
+describe('Basic credentials (docs/api.md "Conventions", docs/api.md "Credentials")', () => {
   const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
   it('missing → 401 not provided; wrong, unknown, malformed, API key or revoked → 401 Invalid token.', async () => {
     const payload = await request();

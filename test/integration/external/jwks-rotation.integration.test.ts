@@ -1,5 +1,5 @@
 /**
- * Service key rotation (decisions §9): `hrx service-keys rotate` makes new keys current; requests
+ * Service key rotation (docs/v2.md "Service keys"): `hrx service-keys rotate` makes new keys current; requests
  * encrypted to a retired `enc` key are served during its grace period and refused after it; the
  * JWKS lists current keys first, then keys in grace, and drops keys whose grace has ended.
  */

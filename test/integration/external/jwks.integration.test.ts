@@ -1,4 +1,4 @@
-/** `GET /.well-known/jwks.json` (decisions §9): the service's public keys, one for signatures and one for encryption. */
+/** `GET /.well-known/jwks.json` (docs/v2.md "JWKS"): the service's public keys, one for signatures and one for encryption. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import { expectError } from '../../support/expect-error';

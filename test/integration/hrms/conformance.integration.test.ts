@@ -1,5 +1,5 @@
 /**
- * The connector conformance suite (issue 8; decisions §14): run for every `hrms_id` with a
+ * The connector conformance suite (docs/hrms/connectors.md): run for every `hrms_id` with a
  * simulator in `DIALECT_SIMS`, through hrx end to end (setup-config over HTTP, the real sync
  * service, PostgreSQL, Redis, the shared request budget):
  * - a full sync of 500 employees equals the simulator's ground truth, field by field;
@@ -196,7 +196,7 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       sim.resetStats();
       const outcome = await sync(c.org.id, 'schedule');
       // A product that cannot list removals (definition.reportsRemovals false) keeps the removed
-      // employee until the next full sync, which finds it (decisions §14: at least daily).
+      // employee until the next full sync, which finds it (docs/hrms/connectors.md: at least daily).
       const reports = definition.reportsRemovals !== false;
       expect(outcome).toMatchObject({ status: 'succeeded', kind: 'incremental', removed: reports ? 1 : 0 });
       const stored = await storedRecords(app, c.org.id);

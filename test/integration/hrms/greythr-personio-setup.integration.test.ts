@@ -1,5 +1,5 @@
 /**
- * greytHR and Personio through hrx (decisions §5, §14): setup-config refuses credentials that do
+ * greytHR and Personio through hrx (docs/api.md "Setup config", docs/hrms/connectors.md): setup-config refuses credentials that do
  * not fit the product naming the body field, accepts the simulator's, and the sync logs a value it
  * could not translate by its field's name only (never the value); a vendor reads the synced,
  * masked record over HTTP.

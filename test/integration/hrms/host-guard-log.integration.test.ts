@@ -1,5 +1,5 @@
 /**
- * Refusals of the HRMS host guard are logged (issue 10 point 6): with
+ * Refusals of the HRMS host guard are logged (docs/behaviour.md "HRMS hosts"): with
  * HRX_HRMS_ALLOW_PRIVATE_HOSTS=0, the API (setup-config's credential check) and the worker (a
  * sync of a stored configuration) each write a warn line naming the setting that would allow
  * the host, so an operator whose HRMS is on a private network knows what to change. The line

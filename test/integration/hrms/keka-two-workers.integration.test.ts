@@ -1,6 +1,6 @@
 /**
  * Two worker processes syncing two orgs of one Keka tenant stay within Keka's 50 requests a
- * minute together (issue 8; decisions §14: one request budget per HRMS tenant, shared through
+ * minute together (docs/behaviour.md "Live reads and the HRMS budget": one request budget per HRMS tenant, shared through
  * Redis). This test process syncs one org; an `hrx worker` child process syncs the other from
  * the queue. Pages of 20 make each sync about 26 requests, so the two together need more than one
  * minute's allowance: the budget has to make one of them wait (about a minute).
@@ -37,7 +37,7 @@ describe('two workers, two orgs, one Keka tenant', () => {
     const v = await f.vendor(app.ctx);
     const [a, b] = [await f.client(app.ctx), await f.client(app.ctx)];
     for (const c of [a, b]) await f.connection(app.ctx, v.org.uuid, c.org.uuid);
-    // Each first approval queued a sync (decisions §5). Removed before the child worker starts: a
+    // Each first approval queued a sync (docs/behaviour.md "Sync"). Removed before the child worker starts: a
     // sync of org A there would make this process's own run of org A `skipped` (the org's lock).
     await app.ctx.syncQueue.queue.drain(true);
     child = spawn(process.execPath, [HRX_BIN, 'worker'], { env: { ...process.env, ...app.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });

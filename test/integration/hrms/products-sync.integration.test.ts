@@ -1,6 +1,6 @@
 /**
  * Keka and Zoho People through hrx end to end: setup-config over HTTP with each simulator's
- * setup pieces (the credential checks of decisions §14 naming the field, wrong credentials
+ * setup pieces (the credential checks of docs/hrms/connectors.md naming the field, wrong credentials
  * refused after one token request), a full sync of 500 employees equal to the simulator's
  * ground truth field by field as the vendor API serves it, and a live read (`source=hrms`).
  */

@@ -1,5 +1,5 @@
 /**
- * HRMS responses are bounded (decisions §11: 64 MiB after decompression). A hostile "HRMS" (a
+ * HRMS responses are bounded (docs/limits.md: 64 MiB after decompression). A hostile "HRMS" (a
  * real HTTP server in a child process, test/support/oversized-hrms.mjs) answers setup-config's
  * token call, or a sync's first page, with 200 MB: plain (generated as it is sent) or as a gzip
  * bomb (about 200 KB on the wire inflating to 200 MB). hrx refuses each as `bad_response` (a

@@ -1,4 +1,4 @@
-/** `GET /api/org_details/:org/` (interface.md "Get organization details"): the top-level org record. */
+/** `GET /api/org_details/:org/` (docs/api.md "Org details"): the top-level org record. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,5 +1,5 @@
 /**
- * The failure counter behind decisions §2's failed-authentication limit (ratelimit/auth-failures.ts)
+ * The failure counter behind docs/behaviour.md "Failed authentications"'s failed-authentication limit (ratelimit/auth-failures.ts)
  * on real Redis: shared by every process (two connections stand for two API processes), atomic
  * reservations under concurrency, and the per-process fallback when Redis does not answer: a
  * private `redis-server` (never the machine's shared one) is frozen with SIGSTOP, and no call

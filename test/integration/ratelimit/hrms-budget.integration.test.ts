@@ -1,5 +1,5 @@
 /**
- * The shared request budget of an HRMS tenant (ratelimit/hrms-budget.ts, decisions §14) on real
+ * The shared request budget of an HRMS tenant (ratelimit/hrms-budget.ts, docs/behaviour.md "Live reads and the HRMS budget") on real
  * Redis: two connections stand for two worker processes syncing two orgs of one tenant. Whatever
  * the interleaving, no window of the limit's length holds more requests than the limit; a
  * hold-off pauses every worker; another tenant's budget is its own.

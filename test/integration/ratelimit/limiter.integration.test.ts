@@ -1,5 +1,5 @@
 /**
- * The rate limiter on a real Redis, without HTTP (src/ratelimit/, decisions §11): the Lua script
+ * The rate limiter on a real Redis, without HTTP (src/ratelimit/, docs/limits.md "Rate limits"): the Lua script
  * agrees with the pure arithmetic, one event-loop turn is one script call, limiters on separate
  * connections (as separate processes) share one budget, and with Redis unavailable every process
  * limits on its own and says so in a warning.

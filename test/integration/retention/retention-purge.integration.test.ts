@@ -1,5 +1,5 @@
 /**
- * The retention purge (decisions §15 "Retention"): rows seeded with old and new timestamps, and
+ * The retention purge (docs/erasure-and-retention.md "Retention"): rows seeded with old and new timestamps, and
  * the exact sets left after a purge.
  * - With both retentions at 0 days, the real retention worker (its job scheduler every second,
  *   as `hrx worker` starts it) removes every audit entry and Connect proof audit entry from the
@@ -131,7 +131,7 @@ describe('retention purge at 0 days, by its job scheduler', () => {
     expect(done.reduce((s, r) => s + r.removedEmployees, 0)).toBe(1);
     expect(done.reduce((s, r) => s + r.consents, 0)).toBe(4);
     expect(done.reduce((s, r) => s + r.proofAuditEntries, 0)).toBe(1);
-    // Housekeeping out of the way of the dashboard's other lists (decisions §16; docs/operations.md).
+    // Housekeeping out of the way of the dashboard's other lists (docs/operations.md "The job dashboard: `/admin/queues`").
     const { syncQueue, eventsQueue, housekeepingQueue } = app.ctx;
     for (const q of [syncQueue.queue, eventsQueue.queue, housekeepingQueue.queue]) {
       expect((await q.getJobSchedulers(0, -1)).map((j) => j.key)).not.toContain('retention-purge');

@@ -1,4 +1,4 @@
-/** `POST /api/sdk/connect/approve/` (decisions §8): the employer approves the vendor's request. */
+/** `POST /api/sdk/connect/approve/` (docs/connect.md "Reference: the SDK token and the Connect endpoints"): the employer approves the vendor's request. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

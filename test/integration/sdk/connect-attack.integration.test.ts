@@ -1,5 +1,5 @@
 /**
- * The review's attack on the Connect flow (decisions §8 "Who may approve", Connect session),
+ * The review's attack on the Connect flow (docs/connect.md "Who may approve", Connect session),
  * step by step over HTTP against the real app, worker, simulators, PostgreSQL and Redis.
  *
  * A vendor with no relationship to an employer asks for an SDK token naming it (a gmail address
@@ -164,7 +164,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', () => {
+describe('Connect: no vendor can claim an employer (docs/connect.md "Who may approve")', () => {
   describe.each(['sync', 'webhook', 'invalid', 'valid'] as const)('the attack on an employer established %s', (path) => {
     // A gmail address naming the employer never reaches it (the name rule finds only orgs it made, docs/connect.md).
     it('ends in 403s and a pending connection; configuration and employees unchanged; no consent, no read', async () => {
@@ -312,7 +312,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8)', ()
   });
 });
 
-describe('Connect: no vendor can claim an employer (issue 7, decisions §8): lockout (5 failed proofs, 15 minutes)', () => {
+describe('Connect: no vendor can claim an employer (docs/connect.md "Lockout"): lockout (5 failed proofs, 15 minutes)', () => {
   describe('lockout (5 failed proofs, 15 minutes)', () => {
     it('the 6th proof, with the RIGHT app credentials, is refused unchecked; approve too; all audited', async () => {
       const e = employers.valid;
@@ -381,7 +381,7 @@ describe('Connect: no vendor can claim an employer (issue 7, decisions §8): loc
   });
 });
 
-describe('Connect: no vendor can claim an employer (issue 7, decisions §8): races and the session', () => {
+describe('Connect: no vendor can claim an employer (docs/connect.md "The session"): races and the session', () => {
   describe('races: "not established" is checked atomically with storing', () => {
     it('two sessions for the same new org, two HRMSs at once: one stored, the other a failed proof', async () => {
       const e = await newEmployer('race');

@@ -1,5 +1,5 @@
 /**
- * The squat that e-mail verification stops (decisions §8 "Establishing an org"), over HTTP
+ * The squat that e-mail verification stops (docs/connect.md "What an e-mail code can set up"), over HTTP
  * against the real app, HRMS simulators and SMTP server: a vendor asks for a token naming
  * `anyone@acme…` (an address it does not read), and tries to give Acme's new org an HRMS of its
  * own. Without the code nothing is stored and nothing can be approved; guessing locks the pair

@@ -1,5 +1,5 @@
 /**
- * `POST /api/sdk/connect/email-code/` (decisions §8 "Establishing an org"): a 6-digit code sent
+ * `POST /api/sdk/connect/email-code/` (docs/connect.md "What an e-mail code can set up"): a 6-digit code sent
  * with nodemailer to the token's e-mail, received here by a real SMTP server in the test process.
  * Stored only as a keyed hash, audited, never logged; one every 30 s per session; refused for an
  * established org; without HRX_SMTP_URL the page is told that the operator must approve, and the

@@ -1,5 +1,5 @@
 /**
- * The Connect flow end to end (decisions §8): SDK token → Connect page → session cookie → HRMS
+ * The Connect flow end to end (docs/connect.md "The session"): SDK token → Connect page → session cookie → HRMS
  * credentials pointing at a running reference HRMS simulator → approval with one optional point
  * opted out → the connection's three lists → after the sync, the vendor's read serves the opted-out
  * point as its empty value. Then the reject path, and decisions that cannot be taken twice.
@@ -136,7 +136,7 @@ describe('Connect flow: approve, up to the HRMS credentials', () => {
         vendor: { org_id: v.org.uuid, org_name: VENDOR_NAME },
         org: { org_id: orgId, org_name: 'Globex', invite_status: 'pending' },
         user: { email: 'priya@globex.example', fullname: 'Priya Nair' },
-        // Record order (decisions §3), whatever the order of the flags.
+        // Record order (docs/data-points.md), whatever the order of the flags.
         required_data_points: ['name'],
         optional_data_points: ['dob', 'gender', 'ctc_basic'],
         hrms: { supported: [...SUPPORTED_HRMS], configured: null, entered: false, products },

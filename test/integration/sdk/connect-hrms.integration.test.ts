@@ -1,4 +1,4 @@
-/** `POST /api/sdk/connect/hrms/` (decisions §8): the employer enters its HRMS credentials in the Connect page. */
+/** `POST /api/sdk/connect/hrms/` (docs/connect.md "Reference: the SDK token and the Connect endpoints"): the employer enters its HRMS credentials in the Connect page. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,5 +1,5 @@
 /**
- * The proof-of-control lock (decisions §8) holds across API processes: it lives in PostgreSQL,
+ * The proof-of-control lock (docs/connect.md "Reference: the SDK token and the Connect endpoints") holds across API processes: it lives in PostgreSQL,
  * not in a process's memory. Five wrong proofs through one process lock the pair; a second
  * `hrx serve` on the same database then refuses the right credentials and the approval too, and
  * both processes' attempts land in the one audit table.

@@ -1,5 +1,5 @@
 /**
- * The Connect page's decisions in a real Chromium (issue 12; decisions §8), behind a proxy that
+ * The Connect page's decisions in a real Chromium (docs/connect.md "How the page is checked"), behind a proxy that
  * counts what reaches the server: a double submit of every step sends one request, each button is
  * disabled and busy while its request runs, with its status beside it in the window; reopening an
  * approved connection from a new link shows the shared points checked and disabled; an established

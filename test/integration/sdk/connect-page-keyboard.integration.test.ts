@@ -1,5 +1,5 @@
 /**
- * The Connect page driven with the keyboard only (issue 12; decisions §8), in a real Chromium at
+ * The Connect page driven with the keyboard only (docs/connect.md "How the page is checked"), in a real Chromium at
  * 1280×900 and 390×844: a new employer's HR admin reads the notice, asks for the e-mail code and
  * gets it from a real SMTP server, mistypes it, enters it, mistypes the HRMS address and secret,
  * connects the reference HRMS, ticks an optional point, opens and cancels the reject
@@ -60,7 +60,7 @@ const type = async (page: Page, text: string) => {
   await page.keyboard.type(text);
 };
 
-/** Review: the notice of decisions §8, data points by their labels, grouped, sensitive ones marked. */
+/** Review: the notice of docs/connect.md "Data point labels", data points by their labels, grouped, sensitive ones marked. */
 async function reviewStep(page: Page, viewport: ViewportName): Promise<void> {
   expect(await page.textContent('h1#heading')).toBe(`Share employee data of Acme KB with Kredit ${viewport}?`);
   expect(await page.textContent('#n-purpose')).toBe('Salary-linked personal loans for your employees.');
@@ -154,7 +154,7 @@ async function hrmsStep(page: Page, viewport: ViewportName): Promise<void> {
   expect(await page.textContent('#hrms-done-text')).toBe('Connected to Reference HRMS (test) (change)');
   expect(await focused(page)).toBe('hrms-done-text');
   expect(await page.isEnabled('#approve')).toBe(true);
-  // "(change)" says how the HRMS can be changed: this page never replaces an org's configuration (decisions §8).
+  // "(change)" says how the HRMS can be changed: this page never replaces an org's configuration (docs/connect.md "Reference: the SDK token and the Connect endpoints").
   await tabTo(page, '#hrms-change');
   await page.keyboard.press('Enter');
   expect(await page.getAttribute('#hrms-change', 'aria-expanded')).toBe('true');

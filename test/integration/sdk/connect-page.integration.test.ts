@@ -1,5 +1,5 @@
 /**
- * The Connect page (decisions §8) as an HR admin uses it, in a real Chromium driven by
+ * The Connect page (docs/connect.md "Reference: the SDK token and the Connect endpoints") as an HR admin uses it, in a real Chromium driven by
  * playwright-core: the token read from the URL fragment, dropped from the address bar and
  * exchanged once for an HttpOnly, SameSite=Strict cookie; the vendor name shown as text, the
  * requested data points, wrong HRMS credentials refused on the page, right ones accepted
@@ -67,7 +67,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     expect(await page.$$eval('input[name=optional]', (b) => b.map((x) => (x as unknown as { value: string }).value))).toEqual(['dob', 'pan']);
     expect(await page.isDisabled('#approve')).toBe(true);
 
-    // A new org: the e-mail code first (decisions §8 "Establishing an org").
+    // A new org: the e-mail code first (docs/connect.md "What an e-mail code can set up").
     await page.click('#send-code');
     await page.fill('#code', await app.mailbox!.code('hr@acme-page.example'));
     await page.click('#verify');

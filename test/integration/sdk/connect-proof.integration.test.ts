@@ -1,5 +1,5 @@
 /**
- * `POST /api/sdk/connect/proof/` (decisions §8): for an employer hrx already knows, the session
+ * `POST /api/sdk/connect/proof/` (docs/connect.md "The session"): for an employer hrx already knows, the session
  * proves control with the employer's app credentials before it may approve.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** `POST /api/sdk/connect/reject/` (decisions §8): the employer turns the vendor's request down. */
+/** `POST /api/sdk/connect/reject/` (docs/connect.md "Reference: the SDK token and the Connect endpoints"): the employer turns the vendor's request down. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,4 +1,4 @@
-/** `POST /api/sdk/connect/session/` (decisions §8): an SDK token buys the session cookie. */
+/** `POST /api/sdk/connect/session/` (docs/connect.md "The session"): an SDK token buys the session cookie. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

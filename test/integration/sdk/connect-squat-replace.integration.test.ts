@@ -1,5 +1,5 @@
 /**
- * Squat-then-replace (decisions §8, issue 7 follow-up), over HTTP against the real app, worker,
+ * Squat-then-replace (docs/connect.md "Squat, then replace"), over HTTP against the real app, worker,
  * two HRMS simulators, PostgreSQL and Redis, with a second API process.
  *
  * A vendor is first to set up a brand-new employer org through the Connect flow, with an HRMS of
@@ -113,7 +113,7 @@ afterAll(async () => {
 describe('squat-then-replace: setup-config revokes approvals resting on a Connect-entered configuration', () => {
   it('squat, approve, replace: the squatters go back to pending and lose access everywhere at once', async () => {
     // 1. The squat: the attacker enters its own HRMS for the new org and approves.
-    // (The attacker's token names an address it reads: decisions §8 "Establishing an org".)
+    // (The attacker's token names an address it reads: docs/connect.md "What an e-mail code can set up".)
     const s = await openSession(app.url, await tokenFor(attacker));
     await verifyEmail(app, s);
     expect((await connectCall(app.url, s, 'hrms/', hrmsBody(simA, credsA))).status).toBe(200);

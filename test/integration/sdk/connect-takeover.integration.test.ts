@@ -1,6 +1,6 @@
 /**
  * The org takeover through the Connect flow, step by step over HTTP against the real app, HRMS
- * simulators and SMTP server (docs/connect.md "Which org a token names", "What an e-mail code
+ * simulators and SMTP server (docs/connect.md "Org resolution", "What an e-mail code
  * can set up"). An unrelated vendor asks for a token naming an address it reads (gmail) and the
  * employer's name, or the employer's `remote_org_id`, then tries to verify "its" e-mail, store its
  * own HRMS as the employer's and approve. For each way the victim org was made — (a) the operator

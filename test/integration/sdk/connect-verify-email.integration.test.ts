@@ -1,5 +1,5 @@
 /**
- * `POST /api/sdk/connect/verify-email/` (decisions §8 "Establishing an org"): the code read from
+ * `POST /api/sdk/connect/verify-email/` (docs/connect.md "What an e-mail code can set up"): the code read from
  * the real SMTP server verifies the session's e-mail, once; an expired code, a malformed one and a
  * session without a code are refused in plain words; the code never reaches a log.
  */

@@ -1,4 +1,4 @@
-/** `GET /api/sdk/connect/` (decisions §8): what the Connect page shows, for the session cookie only. */
+/** `GET /api/sdk/connect/` (docs/connect.md "The session"): what the Connect page shows, for the session cookie only. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,6 +1,6 @@
 /**
- * The users an SDK token request names (decisions §8) are found by the blind index of their
- * e-mail, never by a clear column (decisions §15 "At rest"): the same e-mail (any letter case)
+ * The users an SDK token request names (docs/connect.md "E-mail verification before an organisation is set up") are found by the blind index of their
+ * e-mail, never by a clear column (docs/at-rest.md): the same e-mail (any letter case)
  * finds the same user and keeps its first full name, another e-mail makes another user, the same
  * e-mail at another employer is another user under an unrelated hash. After a master-key rotation
  * (new `HRX_MASTER_KEY`, the old one in `HRX_MASTER_KEYS_RETIRED`) a process on the new key still

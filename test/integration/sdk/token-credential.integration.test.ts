@@ -1,5 +1,5 @@
 /**
- * The SDK access_token as a credential (decisions §2, §8): it verifies against the service JWKS
+ * The SDK access_token as a credential (docs/api.md "Credentials", docs/connect.md "The session"): it verifies against the service JWKS
  * with the expected claims; it opens a Connect session once and is accepted nowhere else; the
  * Connect endpoints accept only that session cookie; expired, re-audienced, forged, superseded or
  * re-targeted tokens open nothing; one vendor's token or key never reaches another vendor's

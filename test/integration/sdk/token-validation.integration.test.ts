@@ -1,5 +1,5 @@
 /**
- * SDK token issuance (interface.md "Generate SDK token"; decisions §8): validation errors with their
+ * SDK token issuance (docs/api.md "SDK token and the Connect flow"; docs/connect.md "Reference: the SDK token and the Connect endpoints"): validation errors with their
  * exact bodies, and nothing created by a refused request. Org resolution and the pending connection
  * are in token.integration.test.ts. Real HTTP, PostgreSQL and Redis.
  */
@@ -81,7 +81,7 @@ describe('SDK token: validation', () => {
     for (const [flags, field, message] of cases) {
       expectError(await post(JSON.stringify({ ...ok, data_model_flags: flags })), 400, invalid(field, message));
     }
-    // The names of interface.md's table are accepted in their groups.
+    // The names of docs/data-points.md's tables are accepted in their groups.
     const res = await post(
       JSON.stringify({
         ...ok,

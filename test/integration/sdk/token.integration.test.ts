@@ -1,5 +1,5 @@
 /**
- * SDK token issuance (interface.md "Generate SDK token"; decisions §8): org resolution by
+ * SDK token issuance (docs/api.md "SDK token and the Connect flow"; docs/connect.md "E-mail verification before an organisation is set up"): org resolution by
  * remote_org_id, private e-mail domain and org_name; the pending connection and its requested data
  * points (validation: token-validation.integration.test.ts). Real HTTP, PostgreSQL and Redis.
  */
@@ -120,7 +120,7 @@ describe('SDK token: org resolution', () => {
       email_domain: null,
       is_client: true,
     });
-    // Another vendor's same remote id names another org (docs/connect.md "Which org a token names").
+    // Another vendor's same remote id names another org (docs/connect.md "Org resolution").
     const c = await f.vendor(app.ctx, 'Lender C');
     const theirs = await token({ email: 'a@gmail.com', org_name: 'Acme Corp', fullname: 'A', remote_org_id: 'crm-42' }, c.apiKey);
     expect(theirs.status).toBe(200);
@@ -172,7 +172,7 @@ describe('SDK token: the pending connection and the key', () => {
   });
 
   it('leaves an approved connection as it is and asks a rejected one again', async () => {
-    // Orgs the operator made are found by their domain, never by their name (docs/connect.md "Which org a token names").
+    // Orgs the operator made are found by their domain, never by their name (docs/connect.md "Org resolution").
     const client = await app.ctx.services.orgs.create({ name: 'Approved Co', vendor: false, client: true, domain: 'approved-co.example' });
     const approved = await f.connection(app.ctx, a.org.uuid, client.org.uuid, { shared: ['name', 'pan'] });
     await app.ctx.services.sdk.issueToken(

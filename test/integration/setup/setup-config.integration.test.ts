@@ -1,4 +1,4 @@
-/** `POST /api/webhook/v1/setup-config/` (interface.md "Setup config"; decisions §5): an employer points hrx at its HRMS. */
+/** `POST /api/webhook/v1/setup-config/` (docs/api.md "Setup config"): an employer points hrx at its HRMS. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';

@@ -1,6 +1,6 @@
 /**
- * decisions §5: "when the org has no approved connection yet, its first approval queues that
- * sync (a connection is never left waiting for the next scheduled run)". An employer posts
+ * docs/behaviour.md "Sync": when the org has no approved connection yet, its first approval queues that
+ * sync (a connection is never left waiting for the next scheduled run). An employer posts
  * setup-config before any connection exists (its sync is skipped: nothing to sync for), then
  * approves a vendor's request in the Connect flow (over HTTP) or the operator approves one with
  * `hrx connection approve`: a run (trigger `approval`) syncs the org at once, not a day later.
@@ -55,7 +55,7 @@ async function configuredAlone(domain: string) {
   return c;
 }
 
-describe('the first approval queues the sync (decisions §5)', () => {
+describe('the first approval queues the sync (docs/behaviour.md "Sync")', () => {
   it("Connect approve (HTTP): a run syncs the org at once; a second vendor's approval queues none", async () => {
     const c = await configuredAlone('first-connect.example');
     const lender = await f.vendor(app.ctx);

@@ -1,5 +1,5 @@
 /**
- * The job dashboard tells the truth about syncs (decisions §16; jobs/sync.worker.ts), over the
+ * The job dashboard tells the truth about syncs (docs/operations.md "The job dashboard: `/admin/queues`"; jobs/sync.worker.ts), over the
  * real sync queue and worker: a running sync's job carries its progress `{pages, employees}`,
  * a sync the HRMS refuses (wrong credentials) is a failed job with the run's reason, not
  * retried, one whose HRMS keeps failing is retried with backoff, and Bull Board's own API shows
@@ -33,7 +33,7 @@ async function clientAt(secret: string, at: { url: string } = sim): Promise<numb
   const v = await f.vendor(app.ctx);
   const c = await f.client(app.ctx);
   await f.connection(app.ctx, v.org.uuid, c.org.uuid);
-  // The first approval queues a sync (decisions §5); with no HRMS configured yet it ends at
+  // The first approval queues a sync (docs/behaviour.md "Sync"); with no HRMS configured yet it ends at
   // once.
   // Removed once ended, so the dashboard's counts below are the tests' own jobs.
   const approval = await waitFor(

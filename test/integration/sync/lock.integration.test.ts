@@ -1,5 +1,5 @@
 /**
- * The sync lock (decisions §4; issue 7.9): a sync that lost its lock (a renewal that fails, or
+ * The sync lock (docs/api.md "Terminate connection"): a sync that lost its lock (a renewal that fails, or
  * finds the lock not its own) neither removes unseen employees nor ends `succeeded`; a sync whose
  * HRMS stops answering gives up after HRX_SYNC_HRMS_STALL_SEC, releases the lock, and
  * termination goes through while the HRMS is still hung. Real Redis, PostgreSQL and simulator.
@@ -35,7 +35,7 @@ describe('sync lock: lost locks and stalled HRMSs', () => {
     const v = await vendor(app.ctx);
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
-    // The first approval queued a sync (decisions §5); no worker runs yet, so it would wait and
+    // The first approval queued a sync (docs/behaviour.md "Sync"); no worker runs yet, so it would wait and
     // run beside the syncs each test starts itself: removed.
     for (const j of await app.ctx.syncQueue.queue.getJobs(['waiting', 'delayed'])) {
       if (j.data.orgId === c.org.id && j.data.trigger === 'approval') await j.remove();

@@ -133,7 +133,7 @@ class GreythrSim extends CoreBacked implements DialectSim {
         delete r.currentAddress;
         delete r.permanentAddress;
       }
-      // Without the lists of values, numbers stay untranslated: empty (decisions §14).
+      // Without the lists of values, numbers stay untranslated: empty (docs/hrms/connectors.md).
       if (!lovEndpoint) {
         delete r.maritalStatus;
         delete r.bloodGroup;

@@ -1,5 +1,5 @@
 /**
- * The Zoho People simulator (`hrx hrms-sim --dialect zoho_people`; decisions §14, research
+ * The Zoho People simulator (`hrx hrms-sim --dialect zoho_people`; docs/hrms/connectors.md, research
  * section 4 and 9). One server plays both Zoho Accounts and Zoho People.
  *
  * - `POST /oauth/v2/token` (form or query): `grant_type=refresh_token&client_id&client_secret&refresh_token`
