@@ -2,8 +2,9 @@
 /**
  * Fails when a comment or doc in the repository cites a file a clone does not have: the design
  * notes and the interface notes the project was built from (by their file names or as
- * "decisions" followed by a section sign), a developers' guide, or a tracker's issue number
- * ("issue" and a digit). A rule is cited by the docs/ section that states it, e.g.
+ * "decisions" followed by a section sign), a developers' guide, a tracker's issue number
+ * ("issue" and a digit), or the research notes on HRMS products (cited by section: a
+ * product's sources are in its own README, src/hrms/<product>/README.md). A rule is cited by the docs/ section that states it, e.g.
  * `docs/connect.md "Who may approve"`, so every reference can be followed in a clone.
  * Vendors' own API descriptions (src/hrms/<product>/openapi/) are not ours and are skipped.
  * Usage: node scripts/check-standalone.mjs [path...]   (default: DEFAULT_ROOTS). Exit 1 listing
@@ -24,6 +25,7 @@ const PATTERNS = [
   { what: 'interface notes', re: new RegExp('\\binterface\\.md\\b') },
   { what: 'developers guide', re: new RegExp('\\bDEVELOPERS\\.md\\b') },
   { what: 'issue number', re: new RegExp('\\b[Ii]ssue #?[0-9]') },
+  { what: 'research notes', re: new RegExp(`\\bresearch (?:hrms-dialects\\.md )?(?:${SECTION}|section [0-9])|\\bhrms-dialects\\.md\\b`) },
 ];
 /** A citation split over two lines: "decisions" ending one line, the section sign opening the next. */
 const WRAPPED = new RegExp(`\\bdecisions(?:\\.md)?\\s*\\n\\s*(?:\\*|//|#)?\\s*${SECTION}`, 'g');

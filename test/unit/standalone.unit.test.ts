@@ -32,6 +32,7 @@ describe('check-standalone', () => {
       ' * Reviewed in ' + 'issue' + ' 7 point 11; also ' + 'Issue' + ' 12.',
       ' * Wrapped (default 64 MiB, decisions',
       ` * ${S}11).`,
+      ' * Paging (research ' + `${S}3), the token (research ` + 'section 1), ' + 'hrms-dialects' + '.md.',
       ' */',
     ].join('\n');
     const hits = findCitations([file(text)]);
@@ -42,6 +43,7 @@ describe('check-standalone', () => {
       ['src/some/feature.ts', 5, 'developers guide'],
       ['src/some/feature.ts', 6, 'issue number'],
       ['src/some/feature.ts', 7, 'design notes'],
+      ['src/some/feature.ts', 9, 'research notes'],
     ]);
     expect(hits[0]!.text).toBe(`* The sync lock (decisions ${S}4): one sync per org.`);
   });
@@ -49,7 +51,7 @@ describe('check-standalone', () => {
   it('passes docs/ citations, RFC sections and ordinary words', () => {
     const text = [
       '// docs/connect.md "Who may approve"; RFC 6749 ' + S + '4.4; DPDP Act 2023 ' + S + '8(7).',
-      '// The HR admin decisions are audited; it issues 2 tokens; an issuer.',
+      '// The HR admin decisions are audited; it issues 2 tokens; an issuer; the research says `?`.',
       '# docs/operations.md "Scaling out"',
     ].join('\n');
     expect(findCitations([file(text), file(text, 'docs/x.md')])).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `darwinbox` (docs/hrms/connectors.md; research hrms-dialects.md §2).
+ * Connector for `hrms_id` `darwinbox` (docs/hrms/connectors.md; the sources in src/hrms/darwinbox/README.md).
  *
  * Auth: HTTP Basic with the API user and its password, plus `api_key` and the dataset's
  * `datasetKey` in the JSON body (https://api-docs.darwinbox.com/view/metadata/SWDzg2Pp). A bad

@@ -1,5 +1,5 @@
 /**
- * Darwinbox salary (docs/hrms/connectors.md; research hrms-dialects.md §2 "Salary", source strength S: a
+ * Darwinbox salary (docs/hrms/connectors.md; the sources in src/hrms/darwinbox/README.md, source strength S: a
  * public client, no vendor page). Salary is not on the Employee Master dataset: it comes from
  * `POST /payrollapi/ctcbreakup` with its own payroll API key (setup-config: the `api_configs`
  * entry `api_id: "payroll"`, its `access_credentials.api_key`), Basic auth like the other calls:
@@ -12,7 +12,7 @@
  * the client in the research sends `01-01-2020`, but a filter "modified since" would then miss a
  * CTC unchanged since 2019; an earlier date in the same format asks for at least as much.
  *
- * The mapping table (research §2 [S]; [I] = inferred here, not seen):
+ * The mapping table (the sources in src/hrms/darwinbox/README.md; [I] = inferred here, not seen):
  * | record data point | Darwinbox CTC record (first present wins) | source |
  * |---|---|---|
  * | (the employee) | employee_no, employee_id, employee_code | [S], [I] |
@@ -42,7 +42,7 @@ import { flatten } from './mapping';
 type Row = Record<string, unknown>;
 type Salary = NonNullable<PartialEmployeeRecord['salaryDetails']>;
 
-/** At most this many `employee_no` per ctcbreakup request (research §2). */
+/** At most this many `employee_no` per ctcbreakup request (the sources in src/hrms/darwinbox/README.md). */
 export const PAYROLL_BATCH = 500;
 /** The `last_modified` sent: "modified since" a date before any CTC (see the module comment). */
 export const PAYROLL_SINCE = '01-01-1990';

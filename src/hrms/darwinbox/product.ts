@@ -1,4 +1,4 @@
-/** What an employer enters for Darwinbox (docs/hrms/connectors.md), in Darwinbox's own words; help from Merge's and Unified.to's Darwinbox guides (research hrms-dialects.md §2). */
+/** What an employer enters for Darwinbox (docs/hrms/connectors.md), in Darwinbox's own words; help from Merge's and Unified.to's Darwinbox guides (the sources in src/hrms/darwinbox/README.md). */
 import type { HrmsProductInfo } from '../product-info';
 
 /** Darwinbox's entry of `HRMS_PRODUCTS`. */

@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `greythr` (docs/hrms/connectors.md; research §3).
+ * Connector for `hrms_id` `greythr` (docs/hrms/connectors.md; the sources in src/hrms/greythr/README.md).
  *
  * Auth: `POST {hrms_host}/uas/v1/oauth2/client-token` with HTTP Basic (the API user and its
  * password, RFC 7617) and the form `grant_type=client_credentials` some clients send; the answer's
@@ -11,8 +11,8 @@
  * made once more with a new one, and a second login page is `HrmsError('auth')`.
  *
  * Listing: the `employees` list drives the pages; every other section (sections.ts) is joined on
- * `employeeId`, lookups resolve numeric ids (mapping.ts). greytHR has no change listing (research
- * §3: `lastModified` is on the record, no server-side filter was seen), so the definition is not
+ * `employeeId`, lookups resolve numeric ids (mapping.ts). greytHR has no change listing (the sources in
+ * src/hrms/greythr/README.md: `lastModified` is on the record, no server-side filter was seen), so the definition is not
  * incremental and `since` is never passed. A section the API user may not read (403) or that the
  * tenant lacks (404) leaves its fields empty, with a warning naming the section.
  */
@@ -28,7 +28,7 @@ import { cachedTokens, TokenSession } from '../token-session';
 
 /** Default host of greytHR's data API (docs/behaviour.md "HRMS hosts": `api_configs` entry `api`). */
 export const GREYTHR_API_HOST = 'https://api.greythr.com';
-/** Largest page greytHR serves (research §3: 200 in two independent clients). */
+/** Largest page greytHR serves (the sources in src/hrms/greythr/README.md: 200 in two independent clients). */
 export const GREYTHR_MAX_PAGE = 200;
 /** Token lifetime when the answer gives none: a week (Airbyte caches greytHR tokens for P1W). */
 const DEFAULT_TOKEN_TTL_MS = 7 * 86_400_000;

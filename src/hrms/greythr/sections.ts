@@ -2,7 +2,7 @@
  * Reading greytHR's list endpoints ("sections") and joining them on `employeeId` without holding
  * the organisation in memory (docs/behaviour.md "Sync": pages stream through).
  *
- * Paging (research §3): `page` + `size`, `{data, pages: {hasNext}}`, and a start page of 0 on some
+ * Paging (the sources in src/hrms/greythr/README.md): `page` + `size`, `{data, pages: {hasNext}}`, and a start page of 0 on some
  * endpoints and 1 on others, which greytHR does not document. `Pager` asks page 0 first: a 400
  * means the endpoint starts at 1; a page 1 that repeats page 0's first record means page 0 was
  * answered as page 1 (it is dropped); an empty last page 0 is checked against page 1.

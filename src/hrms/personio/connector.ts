@@ -1,5 +1,5 @@
 /**
- * Connector for `hrms_id` `personio` (docs/behaviour.md "HRMS hosts"; research §6). One host
+ * Connector for `hrms_id` `personio` (docs/behaviour.md "HRMS hosts"; the sources in src/hrms/personio/README.md). One host
  * (https://api.personio.de), two APIs, and which one a company's credentials open is not
  * something hrx can know beforehand (research: `?`), so the connector asks:
  * - v1 first: `POST /v1/auth` with `client_id` and `client_secret` (JSON) → `{success, data:

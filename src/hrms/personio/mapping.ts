@@ -6,10 +6,10 @@
  *
  * | hrx | v1 attribute | v2 | source |
  * |---|---|---|---|
- * | employeeId | `id` | person `id` | v1: openapi/rules.yaml `id` (P:3560); v2: `GET /v2/persons` (S, research §6) |
- * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` | v1: P:3571, P:3582, P:3604; v2: `GET /v2/persons` (S, research §6) |
+ * | employeeId | `id` | person `id` | v1: openapi/rules.yaml `id` (P:3560); v2: `GET /v2/persons` (S, the sources in src/hrms/personio/README.md) |
+ * | name, email | `first_name` `last_name`, `email` | person `first_name` `last_name`, `email` | v1: P:3571, P:3582, P:3604; v2: `GET /v2/persons` (S, the sources in src/hrms/personio/README.md) |
  * | gender | `gender` (male, female, diverse) | person `gender` (MALE, FEMALE, DIVERSE) | v1: P:3615 (example `male`); v2 spellings: `?` (not in the research sources) |
- * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` | v1: P:3626 (example `active`), values: research §6 (D, https://developer.personio.de/v1.0/reference/get_company-employees); v2: research §6 (D, changelog) |
+ * | status | `status`: active, onboarding, leave → Active; inactive → Inactive | person `status` | v1: P:3626 (example `active`), values: the sources in src/hrms/personio/README.md (D, https://developer.personio.de/v1.0/reference/get_company-employees); v2: the sources in src/hrms/personio/README.md (D, changelog) |
  * | employmentType | `employment_type` `external` → Contract; `internal` says neither full nor part time → empty (warned `employment_type`); hours are not read: Personio documents no full-time hours to compare with | employment `type` EXTERNAL / INTERNAL, the same | v1: openapi/rules.yaml `employment_type` (P:3650, values P:275, P:3656); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
  * | doj, terminationDate | `hire_date`, `termination_date` | current employment `employment_start_date`, `termination.termination_date` | v1: P:3672, P:3694; v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
  * | designation, department | `position`, `department` (`value.attributes.name`) | employment `position.title`, `org_units[DEPARTMENT]` → `GET /v2/org-units/{id}` `name` | v1: P:3637, P:3764 (Department P:3377-3403); v2: https://developer.personio.de/v2.0/reference/get_v2-persons-person-id-employments |
@@ -17,9 +17,9 @@
  * | companyName, jobLocation.city, costCenter | `subcompany`, `office`, `cost_centers` (largest share) | not mapped (no list of them in v2) | v1: P:3760, P:3762, P:3766 (CostCenters P:3404) |
  * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | `fix_salary` by `fix_salary_interval` (yearly / monthly), only when its `currency` is INR (else empty, warned `fix_salary` naming the currency) | not mapped | openapi/rules.yaml `fix_salary` with `currency` (P:3776-3789), `fix_salary_interval` (P:3790) |
  * | dob | the `dynamic_<id>` attribute whose `universal_id` is `date_of_birth`, else one labelled as a birth date | `custom_attributes` by label | v1: openapi/rules.yaml (P:1013-1016: `universal_id: date_of_birth`); v2 `custom_attributes` |
- * | mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes (P:3837-3848), found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label | research §6: tenant-defined `dynamic_<id>` (I), v2 `custom_attributes` |
+ * | mobileNumber, personalEmail, pan, aadhar, uan, maritalStatus, nationality, bloodGroup, fatherName, grade, bankDetails, currentAddress | tenant-defined `dynamic_<id>` attributes (P:3837-3848), found by label (English or German, `TENANT_LABELS`) | `custom_attributes` by label | the sources in src/hrms/personio/README.md: tenant-defined `dynamic_<id>` (I), v2 `custom_attributes` |
  *
- * Personio has no standard field for birth date, phone, address, bank or tax ids (research §6: they
+ * Personio has no standard field for birth date, phone, address, bank or tax ids (the sources in src/hrms/personio/README.md: they
  * are tenant-defined); a tenant without such an attribute leaves the field empty. Not mapped:
  * managerEmail2..5, countryCode, permanentAddress, marriage date, dependents, `team` (not a
  * business unit), salary components.

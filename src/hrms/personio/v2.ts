@@ -1,5 +1,5 @@
 /**
- * Listing Personio v2 persons with their employments (research §6; https://developer.personio.de/v2.0/reference/get_v2-persons):
+ * Listing Personio v2 persons with their employments (the sources in src/hrms/personio/README.md; https://developer.personio.de/v2.0/reference/get_v2-persons):
  * `GET /v2/persons?limit=` (1..50) following `_meta.links.next.href`, then per person
  * `GET /v2/persons/{id}/employments` (the assembly the research calls for), the department's name
  * from `GET /v2/org-units/{id}` and the supervisor from the persons already listed or

@@ -1,5 +1,5 @@
 /**
- * The shapes Darwinbox's ctcbreakup answer may take (research hrms-dialects.md §2 "Salary", `?`):
+ * The shapes Darwinbox's ctcbreakup answer may take (the sources in src/hrms/darwinbox/README.md, `?`):
  * the darwinbox connector against each switch of the simulator's payroll route over real HTTP
  * on 127.0.0.1 (no database), and the route's own rules (≤ 500 ids, its key, its refusals).
  */

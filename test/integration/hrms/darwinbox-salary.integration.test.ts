@@ -1,5 +1,5 @@
 /**
- * Darwinbox salary through hrx end to end (research hrms-dialects.md §2 "Salary"): setup-config
+ * Darwinbox salary through hrx end to end (the sources in src/hrms/darwinbox/README.md): setup-config
  * over HTTP with the `payroll` api_configs entry, the real sync service, PostgreSQL, the vendor
  * API's read; the Darwinbox simulator's payroll route (`darwinbox/sim/payroll.ts`) counts the
  * ctcbreakup requests and the ids each carried.

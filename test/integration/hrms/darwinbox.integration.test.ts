@@ -1,5 +1,5 @@
 /**
- * Darwinbox's quirks (research hrms-dialects.md §2, §9 "Darwinbox simulator"): the darwinbox
+ * Darwinbox's quirks (the sources in src/hrms/darwinbox/README.md): the darwinbox
  * connector against the Darwinbox simulator over real HTTP on 127.0.0.1 (no mocks, no database).
  */
 import { afterEach, describe, expect, it } from 'vitest';

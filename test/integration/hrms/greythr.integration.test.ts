@@ -1,6 +1,5 @@
 /**
- * The greytHR connector against its simulator over real HTTP (research §3, §9 "greytHR
- * simulator"): the token host and the API host, `ACCESS-TOKEN` + `x-greythr-domain`, the HTML
+ * The greytHR connector against its simulator over real HTTP (the sources in src/hrms/greythr/README.md): the token host and the API host, `ACCESS-TOKEN` + `x-greythr-domain`, the HTML
  * login page for a refused token, 0- and 1-based pages, sections joined on `employeeId` in any
  * order, lookups, date and enumeration formats, 429 with Retry-After, cursors and live reads.
  * Needs neither PostgreSQL nor Redis.

@@ -1,6 +1,6 @@
 /**
  * The Keka connector against the Keka simulator, over real HTTP on 127.0.0.1: the quirks of
- * research section 1 (kekaapi token form, paged envelope with absolute nextPage links,
+ * src/hrms/keka/README.md (kekaapi token form, paged envelope with absolute nextPage links,
  * Working/Relieved listings, numeric enumerations, date-times, 429 rateLimitExceeded after 50 a
  * minute, lastModified), the shared budget, token expiry, incremental listings and live reads.
  */

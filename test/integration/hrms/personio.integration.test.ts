@@ -1,6 +1,5 @@
 /**
- * The Personio connector against its simulator over real HTTP (research §6, §9 "Personio
- * simulator"): v1 auth and its 60-a-minute limit with a cool-down, stable and rotating tokens,
+ * The Personio connector against its simulator over real HTTP (the sources in src/hrms/personio/README.md): v1 auth and its 60-a-minute limit with a cool-down, stable and rotating tokens,
  * `limit`/`offset` pages whatever `offset` means, attribute wrappers, `updated_since` ignoring
  * paging, tenant attributes in English or German, v2 persons with employments, 429 with
  * Retry-After, cursors and live reads. Needs neither PostgreSQL nor Redis.

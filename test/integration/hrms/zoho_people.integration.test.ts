@@ -1,6 +1,6 @@
 /**
  * The Zoho People connector against the Zoho People simulator, over real HTTP on 127.0.0.1: the
- * quirks of research section 4 (refresh-token grant and its 10-per-10-minutes allowance,
+ * quirks in src/hrms/zoho_people/README.md (refresh-token grant and its 10-per-10-minutes allowance,
  * `Zoho-oauthtoken`, the record-id-keyed envelope, errors in the body, `sIndex`/`limit` ≤ 200,
  * 7209 and the 5-minute lock-out after 400 a minute, `dd-MMM-yyyy`, `modifiedtime`), the shared
  * budget, token expiry, incremental listings and live reads.

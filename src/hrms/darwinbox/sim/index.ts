@@ -1,6 +1,5 @@
 /**
- * The Darwinbox simulator (`hrx hrms-sim --dialect darwinbox`; research hrms-dialects.md §2 and
- * §9 "Darwinbox simulator"):
+ * The Darwinbox simulator (`hrx hrms-sim --dialect darwinbox`; the sources in src/hrms/darwinbox/README.md):
  * - `POST` (and `GET` with a JSON body) `/masterapi/employee`: Basic auth (API user and password)
  *   AND `api_key` + `datasetKey` in the body. A wrong password: 401. A wrong key: HTTP 200
  *   `{status: 0, message}` or 401 (switch `badKeyAnswer`, research `?`).

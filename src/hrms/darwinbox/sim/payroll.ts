@@ -1,5 +1,5 @@
 /**
- * The Darwinbox simulator's payroll API (research hrms-dialects.md §2 "Salary", source strength
+ * The Darwinbox simulator's payroll API (the sources in src/hrms/darwinbox/README.md, source strength
  * S): `POST /payrollapi/ctcbreakup` with Basic auth (the API user, as on the Employee Master API)
  * and `{api_key, employee_no: [≤ 500], last_modified: "dd-mm-yyyy", proration_type}` in the body;
  * the payroll API key is its own. A wrong key: HTTP 200 `{status: 0}` or 401 (the simulator's

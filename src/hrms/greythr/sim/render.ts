@@ -3,7 +3,7 @@
  * show them (one record per employee and section, joined by the numeric `employeeId`; numbers into
  * lists of values; categories with their descriptions), and the ground truth hrx must store for
  * each, computed from the canonical employee with the mapping table of src/hrms/greythr/README.md.
- * Field names follow Airbyte's live-sampled greytHR schema (research §3); what the research marks
+ * Field names follow Airbyte's live-sampled greytHR schema (the sources in src/hrms/greythr/README.md); what the research marks
  * `?` is a switch (`GreythrShape`).
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';

@@ -1,5 +1,5 @@
 /**
- * The greytHR simulator (`hrx hrms-sim --dialect greythr`; research §3 and §9 "greytHR simulator").
+ * The greytHR simulator (`hrx hrms-sim --dialect greythr`; the sources in src/hrms/greythr/README.md).
  * Two hosts, as greytHR has: the tenant host answers the token request
  * (`POST /uas/v1/oauth2/client-token`, HTTP Basic with the API user and its password), the API
  * host the data (`ACCESS-TOKEN` and `x-greythr-domain` headers on every call). A missing, wrong or

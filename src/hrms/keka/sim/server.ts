@@ -1,5 +1,5 @@
 /**
- * The Keka simulator (`hrx hrms-sim --dialect keka`; docs/hrms/connectors.md, research section 1 and 9).
+ * The Keka simulator (`hrx hrms-sim --dialect keka`; docs/hrms/connectors.md; the sources in src/hrms/keka/README.md).
  *
  * - `POST /connect/token` (form): `grant_type=kekaapi`, `scope=kekaapi`, `client_id`,
  *   `client_secret`, `api_key` → `{access_token, expires_in, token_type: "Bearer"}`; wrong

@@ -3,7 +3,7 @@
  * endpoint shows them (every attribute wrapped in `{label, value, type, universal_id}`, standard
  * attributes plus tenant-defined `dynamic_<id>` ones for what Personio has no standard field for),
  * as v2 persons and employments, and the ground truth hrx must store (the mapping table of
- * src/hrms/personio/README.md over the canonical data). Sources: research §6; v1 attribute names from
+ * src/hrms/personio/README.md over the canonical data). Sources: src/hrms/personio/README.md; v1 attribute names from
  * the personio-py model, v2 shapes from the research's fixtures.
  */
 import type { PartialEmployeeRecord } from '../../../domain/record';

@@ -1,6 +1,5 @@
 /**
- * The Personio simulator (`hrx hrms-sim --dialect personio`; research §6 and §9 "Personio
- * simulator"), on one host like https://api.personio.de. Its v1 answers follow Personio's
+ * The Personio simulator (`hrx hrms-sim --dialect personio`; the sources in src/hrms/personio/README.md), on one host like https://api.personio.de. Its v1 answers follow Personio's
  * published description (`personio/openapi/rules.yaml`: only attributes Personio names, a
  * birth date with `universal_id` `date_of_birth`, `fix_salary` with its `currency`):
  * - v1: `POST /v1/auth` (JSON, form or query `client_id` + `client_secret`) → `{success, data:

@@ -1,6 +1,6 @@
 /**
- * The Zoho People simulator (`hrx hrms-sim --dialect zoho_people`; docs/hrms/connectors.md, research
- * section 4 and 9). One server plays both Zoho Accounts and Zoho People.
+ * The Zoho People simulator (`hrx hrms-sim --dialect zoho_people`; docs/hrms/connectors.md; the sources in
+ * src/hrms/zoho_people/README.md). One server plays both Zoho Accounts and Zoho People.
  *
  * - `POST /oauth/v2/token` (form or query): `grant_type=refresh_token&client_id&client_secret&refresh_token`
  *   → `{access_token, expires_in: 3600, api_domain, token_type}`; a wrong client
