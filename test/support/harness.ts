@@ -83,7 +83,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
   const mailbox = opts.env && 'HRX_SMTP_URL' in opts.env ? undefined : await startMailbox();
   const env = testEnv({ ...(mailbox ? { HRX_SMTP_URL: mailbox.url, HRX_SMTP_FROM: 'hrx test <no-reply@hrx.test>' } : {}), ...opts.env });
   const config = loadConfig(env);
-  // `logStream`: the app's log lines go there (a test reading every line, test/integration/logs-pii).
+  // `logStream`: the app's log lines go there (a test reading every line, test/integration/cross/logs-pii).
   const logDir = process.env.HRX_TEST_LOG_DIR;
   const log = createLogger(
     config.LOG_LEVEL,

@@ -8,7 +8,7 @@
  *
  *     HRX_TEST_LOG_DIR=/tmp/hrx-test-logs npx vitest run
  *
- * Pattern-based, so it needs no list of what each test seeded; test/integration/logs-pii checks
+ * Pattern-based, so it needs no list of what each test seeded; test/integration/cross/logs-pii checks
  * exact seeded values (names included, which no pattern can find) on every run.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * `GET /metrics` (src/ops, docs/operations.md "Metrics: `GET /metrics`"), the part counted in the API process: the admin token,
  * the Prometheus text format, requests by route pattern (never the raw path) and status with the
  * latency histogram, rate-limit refusals, and one registry per app (two apps in this process
- * count their own requests). The scrape-time sources are in metrics-sources.integration.test.ts.
+ * count their own requests). The scrape-time sources are in get-metrics-sources.integration.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

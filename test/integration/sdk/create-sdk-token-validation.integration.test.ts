@@ -1,7 +1,7 @@
 /**
  * SDK token issuance (docs/api.md "SDK token and the Connect flow"; docs/connect.md "Reference: the SDK token and the Connect endpoints"): validation errors with their
  * exact bodies, and nothing created by a refused request. Org resolution and the pending connection
- * are in token.integration.test.ts. Real HTTP, PostgreSQL and Redis.
+ * are in create-sdk-token.integration.test.ts. Real HTTP, PostgreSQL and Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../../support/harness';

@@ -1,7 +1,7 @@
 /**
  * SDK token issuance (docs/api.md "SDK token and the Connect flow"; docs/connect.md "E-mail verification before an organisation is set up"): org resolution by
  * remote_org_id, private e-mail domain and org_name; the pending connection and its requested data
- * points (validation: token-validation.integration.test.ts). Real HTTP, PostgreSQL and Redis.
+ * points (validation: create-sdk-token-validation.integration.test.ts). Real HTTP, PostgreSQL and Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_DATA_POINTS } from '../../../src/domain/data-points';
