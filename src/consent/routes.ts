@@ -3,7 +3,6 @@
  * vendor and by the employer, the vendor's consent history).
  */
 import { z } from 'zod';
-import { isUuid } from '../domain/ids';
 import { employeeIdSchema } from '../employees/employee-id';
 import { employeeRecordSchema } from '../employees/schema';
 import { route, type RouteDef } from '../http/router';
@@ -17,12 +16,15 @@ const utcDateTime = z
   .refine((s) => /(Z|[+-]00:?00)$/i.test(s), 'must be a UTC date-time')
   .transform((s) => new Date(s));
 
-/** An org's UUID in a request; any other text is a 400 validation failure naming the field. */
+/**
+ * An org's UUID in a request: missing or blank is a 400 validation failure naming the field; any
+ * other text that is not a UUID names no org and is answered as an unknown org (docs/api.md
+ * "Conventions": one answer for a malformed id).
+ */
 const orgUuid = z
   .string()
   .trim()
-  .min(1, { message: 'required', abort: true })
-  .refine(isUuid, 'must be a UUID')
+  .min(1, 'required')
   .transform((s) => s.toLowerCase());
 
 /** An ISO 8601 UTC timestamp with milliseconds, as hrx writes them. */

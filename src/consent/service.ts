@@ -138,7 +138,7 @@ export function createConsentService(deps: ConsentServiceDeps) {
 
     /**
      * The vendor's withdrawal (docs/consent.md "How consent works"): revokes its consent(s) in force for `employee_id` of
-     * client org `org` (a UUID) at once, whatever the connection's state, and announces
+     * client org `org` at once, whatever the connection's state, and announces
      * `consent.revoked` to it. Throws 404 CONSENT_NOT_IN_FORCE when none is in force, also for
      * an org or employee it never had a consent for (another vendor's consents are never
      * touched, nor revealed).
@@ -149,7 +149,8 @@ export function createConsentService(deps: ConsentServiceDeps) {
       requestId: string,
     ): Promise<{ org: string; employee_id: string; revoked_at: string }> {
       const org = input.org.toLowerCase();
-      const clientOrgId = await deps.consents.orgId(org);
+      // Not a UUID: no org, the answer of an unknown one (docs/api.md "Conventions").
+      const clientOrgId = isUuid(org) ? await deps.consents.orgId(org) : null;
       if (clientOrgId === null) throw new AppError('CONSENT_NOT_IN_FORCE');
       const [done] = await withdraw({ clientOrgId, employeeId: input.employee_id, vendorOrgId, actorOrgId: vendorOrgId, requestId }, 'vendor');
       if (!done) throw new AppError('CONSENT_NOT_IN_FORCE');
@@ -170,7 +171,7 @@ export function createConsentService(deps: ConsentServiceDeps) {
     ): Promise<EmployerWithdrawal> {
       let vendorOrgId: number | null = null;
       if (input.vendor_org !== undefined) {
-        vendorOrgId = await deps.consents.orgId(input.vendor_org.toLowerCase());
+        vendorOrgId = isUuid(input.vendor_org) ? await deps.consents.orgId(input.vendor_org.toLowerCase()) : null;
         if (vendorOrgId === null) return { employee_id: input.employee_id, revoked: [] };
       }
       const revoked = await withdraw({ clientOrgId, employeeId: input.employee_id, vendorOrgId, actorOrgId: clientOrgId, requestId }, 'employer');
@@ -184,7 +185,10 @@ export function createConsentService(deps: ConsentServiceDeps) {
      * answer whether or not another vendor has some). Throws 404 INVALID_PAGE past the end.
      */
     async history(vendorOrgId: number, q: { org: string; employee_id: string } & PageRequest): Promise<{ pageInfo: PageInfo; data: ConsentHistoryEntry[] }> {
-      const { total, rows } = await deps.consents.history(vendorOrgId, q.org.toLowerCase(), q.employee_id, offsetOf(q), q.pageSize);
+      // An org that is not a UUID names no org: the answer of an unknown one (docs/api.md "Conventions").
+      const { total, rows } = isUuid(q.org)
+        ? await deps.consents.history(vendorOrgId, q.org.toLowerCase(), q.employee_id, offsetOf(q), q.pageSize)
+        : { total: 0, rows: [] };
       const pageInfo = pageInfoOf(q, total, rows.length);
       return {
         pageInfo,

@@ -88,6 +88,12 @@ export interface RouteDoc {
    * (credential errors, validation, body limits, 500, 503: src/openapi/document.ts adds those).
    */
   errors?: ErrorCode[];
+  /**
+   * Answers with a body other than the success's and the error envelope, by status (`/readyz`'s
+   * 503 is `{status, checks}`); `schema` defaults to the `response` schema. Such a status is
+   * documented with this body only, in place of the error envelope.
+   */
+  answers?: { status: number; description: string; schema?: z.ZodType }[];
 }
 
 /** Fields of a route row that do not depend on its types. */

@@ -146,6 +146,16 @@ function errorResponses(r: RouteDef): ZodOpenApiResponsesObject {
   return out;
 }
 
+/** The route's own non-envelope answers (`doc.answers`), each with its body (the `response` schema unless given). */
+function otherResponses(r: RouteDef): ZodOpenApiResponsesObject {
+  const out: ZodOpenApiResponsesObject = {};
+  for (const a of r.doc?.answers ?? []) {
+    const headers: Record<string, oas31.HeaderObject> = { 'X-Request-Id': REQUEST_ID_HEADER };
+    out[`${a.status}` as `4${string}`] = { description: a.description, headers, content: { 'application/json': { schema: a.schema ?? r.response ?? z.unknown() } } };
+  }
+  return out;
+}
+
 function successResponse(r: RouteDef): ZodOpenApiResponsesObject {
   const answer = r.doc?.answer ?? 'envelope';
   const headers = { 'X-Request-Id': REQUEST_ID_HEADER };
@@ -199,7 +209,7 @@ function operation(r: RouteDef): ZodOpenApiOperationObject {
     security: SECURITY_OF[r.credential],
     ...(Object.keys(params).length ? { requestParams: params } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: { ...successResponse(r), ...errorResponses(r) },
+    responses: { ...successResponse(r), ...errorResponses(r), ...otherResponses(r) },
   };
 }
 

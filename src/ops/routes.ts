@@ -49,6 +49,7 @@ export function opsRoutes(ops: OpsRouteDeps): RouteDef[] {
           'Asks PostgreSQL (`select 1`) and Redis (`PING`) at the same time, each given 1 s. ' +
           'Any check not `ok` (`timeout` or `error`) makes the answer `503` with this same body and `"status":"unavailable"`; ' +
           'the body never carries error messages or addresses.',
+        answers: [{ status: 503, description: 'PostgreSQL or Redis did not answer in time: this same body, `"status":"unavailable"`.' }],
       },
       handler: async () => {
         const r = await ops.health.readiness();

@@ -429,7 +429,7 @@ export interface paths {
         put?: never;
         /**
          * Sends a one-time code to the Connect session's e-mail (needed before a brand-new org's HRMS step); valid 10 minutes.
-         * @description Connect session cookie. At most one code every 30 s and 5 per session; in any hour at most 20 per org, 5 to one address and 50 per vendor (across its sessions, tokens and orgs): past a limit `429` with `Retry-After`. The subject is fixed text and the code.
+         * @description Connect session cookie. At most one code every 30 s and 5 per session; in any hour at most 20 per org, 5 to one address and 50 per vendor (across its sessions, tokens and orgs): past a limit `429` with `Retry-After`. The subject is fixed text and the code. `400` (naming `email`) when no code is needed (the org is set up), when this service sends no e-mail (no SMTP server configured: the operator approves instead), or when the session has sent all its codes; `503` when the SMTP server refused it.
          */
         post: operations["sendConnectEmailCode"];
         delete?: never;
@@ -447,7 +447,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Checks the e-mailed code; single use, 5 tries, and wrong codes count toward the session's proof lock-out. */
+        /**
+         * Checks the e-mailed code; single use, 5 tries, and wrong codes count toward the session's proof lock-out.
+         * @description A wrong code, or one tried while the pair is locked, is `403 Proof of control failed`; no code waiting is `400` naming `code`.
+         */
         post: operations["verifyConnectEmail"];
         delete?: never;
         options?: never;
@@ -3424,6 +3427,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
@@ -3536,6 +3550,17 @@ export interface operations {
             };
             /** @description `Proof of control failed` */
             403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3689,6 +3714,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
+                };
+            };
             /** @description `Request body too large` */
             413: {
                 headers: {
@@ -3782,6 +3829,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
@@ -3791,6 +3849,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
             /** @description `Request was throttled. Expected available in N seconds.` */
@@ -3890,6 +3970,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Proof of control failed` */
+            403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
             /** @description `Request body too large` */
@@ -4024,6 +4137,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
@@ -4127,6 +4251,17 @@ export interface operations {
             };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -4285,17 +4420,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description PostgreSQL or Redis did not answer in time: this same body, `"status":"unavailable"`. */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "unavailable";
+                        checks: {
+                            postgresql: {
+                                /** @enum {string} */
+                                status: "ok" | "timeout" | "error";
+                                ms: number;
+                            };
+                            redis: {
+                                /** @enum {string} */
+                                status: "ok" | "timeout" | "error";
+                                ms: number;
+                            };
+                        };
+                    };
                 };
             };
         };
