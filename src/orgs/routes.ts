@@ -35,7 +35,8 @@ export function orgRoutes(orgs: OrgService): RouteDef[] {
       method: 'GET',
       path: '/api/org_details/:org/',
       credential: 'apiKey',
-      params: z.object({ org: z.string().min(1).max(64) }),
+      // Any text: one that is not a UUID names no org, `404 Not found.` as an unknown one (docs/api.md "Conventions").
+      params: z.object({ org: z.string().min(1) }),
       response: orgRecordSchema,
       doc: {
         operationId: 'getOrgDetails',

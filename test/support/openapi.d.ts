@@ -3427,17 +3427,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
@@ -3550,17 +3539,6 @@ export interface operations {
             };
             /** @description `Proof of control failed` */
             403: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3714,17 +3692,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
@@ -3851,17 +3818,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
@@ -3974,17 +3930,6 @@ export interface operations {
             };
             /** @description `Proof of control failed` */
             403: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -4137,17 +4082,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
@@ -4251,17 +4185,6 @@ export interface operations {
             };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
