@@ -151,7 +151,11 @@ function otherResponses(r: RouteDef): ZodOpenApiResponsesObject {
   const out: ZodOpenApiResponsesObject = {};
   for (const a of r.doc?.answers ?? []) {
     const headers: Record<string, oas31.HeaderObject> = { 'X-Request-Id': REQUEST_ID_HEADER };
-    out[`${a.status}` as `4${string}`] = { description: a.description, headers, content: { 'application/json': { schema: a.schema ?? r.response ?? z.unknown() } } };
+    out[`${a.status}` as `4${string}`] = {
+      description: a.description,
+      headers,
+      content: { 'application/json': { schema: a.schema ?? r.response ?? z.unknown() } },
+    };
   }
   return out;
 }

@@ -157,7 +157,8 @@ describe('consent withdrawal by the vendor: attacks and bad input', () => {
     ];
     for (const [body, expected] of cases) expectError(await revoke(v.apiKey, body), 400, expected);
     // An org that is not a UUID is an unknown org (docs/api.md "Conventions"): the 404 of no consent in force.
-    for (const org of ['not-a-uuid', `${c.org.uuid}0`]) expectError(await revoke(v.apiKey, { org, employee_id: 'E3' }), 404, plain('Consent not found or expired'));
+    for (const org of ['not-a-uuid', `${c.org.uuid}0`])
+      expectError(await revoke(v.apiKey, { org, employee_id: 'E3' }), 404, plain('Consent not found or expired'));
     const missing = await revoke(v.apiKey, { org: c.org.uuid });
     expect(missing.status).toBe(400);
     expect(missing.body.data.errors[0].field).toBe('employee_id');
