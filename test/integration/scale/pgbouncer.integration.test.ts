@@ -66,7 +66,7 @@ describe.skipIf(!havePgBouncer)('hrx behind PgBouncer in transaction pooling', (
         DATABASE_URL: bouncer.url,
         HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1',
         HRX_RATE_LIMIT_PER_MINUTE: String(LIMIT),
-        HRX_RATE_LIMIT_WINDOW_MS: '3600000',
+        HRX_RATE_LIMIT_WINDOW_MS: '86400000', // one more request every 270 s: none while the test runs
       },
     });
     await app.startEventsWorker();
@@ -99,9 +99,16 @@ describe.skipIf(!havePgBouncer)('hrx behind PgBouncer in transaction pooling', (
   });
 
   it('migrations ran through it, and each transaction sees the test schema and the request timeout', async () => {
-    const settings = await app.ctx.db.orm.em.fork().transactional((em) =>
-      execute<{ schema: string; timeout: string }>(app.ctx.db.orm, `select current_schema() as schema, current_setting('statement_timeout') as timeout`, [], em),
-    );
+    const settings = await app.ctx.db.orm.em
+      .fork()
+      .transactional((em) =>
+        execute<{ schema: string; timeout: string }>(
+          app.ctx.db.orm,
+          `select current_schema() as schema, current_setting('statement_timeout') as timeout`,
+          [],
+          em,
+        ),
+      );
     expect(settings).toEqual([{ schema: app.config.HRX_DB_SCHEMA, timeout: '1500ms' }]);
     // A statement outside a transaction too, on whatever server connection PgBouncer picks.
     const outside = await Promise.all(Array.from({ length: 8 }, () => execute<{ schema: string }>(app.ctx.db.orm, `select current_schema() as schema`)));
@@ -118,7 +125,13 @@ describe.skipIf(!havePgBouncer)('hrx behind PgBouncer in transaction pooling', (
       return res.status === 200 && res.body.data.employeeId !== employeeId(i) ? 'wrong employee' : res.status;
     });
     const v2Reads = Array.from({ length: V2_READS }, (_, i) => async () => {
-      const payload = await buildEncryptedRequest({ connectionId: v2Connection, employeeId: employeeId(i), vendorPrivateKey: v2.privateKey, vendorKid: v2.kid, servicePublicJwk: enc });
+      const payload = await buildEncryptedRequest({
+        connectionId: v2Connection,
+        employeeId: employeeId(i),
+        vendorPrivateKey: v2.privateKey,
+        vendorKid: v2.kid,
+        servicePublicJwk: enc,
+      });
       const res = await call(`${app.url}/api/external/employee/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: v2.authorization },
@@ -138,7 +151,7 @@ describe.skipIf(!havePgBouncer)('hrx behind PgBouncer in transaction pooling', (
     });
     const syncs = syncOrgs.map((c, i) => async () => {
       const run = await app.ctx.services.sync.run(c.org.id, 'test', `pgbouncer-${i}`);
-      return run.status === 'succeeded' && run.employees === 40 ? 200 : `${run.status}:${run.employees}`;
+      return run.status === 'succeeded' && run.employees === 40 ? 200 : JSON.stringify(run);
     });
     const limitedReads = Array.from({ length: LIMIT + 10 }, (_, i) => async () => (await read(limited, i)).status);
     // Interleaved, so every kind of work meets every other at PgBouncer's 4 server connections.
