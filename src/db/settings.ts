@@ -42,8 +42,9 @@ type RawQuery = (config: unknown, values?: unknown, callback?: Callback) => unkn
  * Makes every statement on `client` run inside a transaction that begins with `settings` (from
  * {@link transactionSettings}). Transactions the caller opens keep theirs; a statement outside
  * one gets a transaction of its own, and its result or error (or the COMMIT's) is the call's.
- * Submittables (cursors, streams) and the statements of `NO_TRANSACTION` pass unchanged. Supports
- * the promise and callback forms of `query`; applied once per client.
+ * Submittables (cursors, streams) run only inside a transaction (else: throws); the statements of
+ * `NO_TRANSACTION` pass unchanged. Supports the promise and callback forms of `query`; applied
+ * once per client.
  */
 export function scopeSettingsToTransactions(client: pg.ClientBase, settings: string): void {
   const target = client as pg.ClientBase & { [MARK]?: true };
@@ -56,7 +57,11 @@ export function scopeSettingsToTransactions(client: pg.ClientBase, settings: str
     const cb = (typeof values === 'function' ? values : callback) as Callback | undefined;
     const vals = typeof values === 'function' ? undefined : values;
     const text = typeof config === 'string' ? config : (config as { text?: unknown; submit?: unknown } | null)?.text;
-    if (typeof text !== 'string' || typeof (config as { submit?: unknown }).submit === 'function') return raw(config, values, callback as Callback);
+    // A cursor or stream answers as it reads, so it cannot be wrapped: outside a transaction it
+    // would run without the schema (silently on `public`), so it is refused.
+    if (typeof (config as { submit?: unknown } | null)?.submit === 'function' && !inTransaction)
+      throw new Error('a cursor or stream must run inside a transaction: it would not get the schema and limits (src/db/settings.ts)');
+    if (typeof text !== 'string') return raw(config, values, callback as Callback);
     if (inTransaction) {
       if (END.test(text)) inTransaction = false;
       return raw(config, values, callback as Callback);

@@ -4,7 +4,8 @@
  * log and pidfile in a temp dir of its own (docs/operations.md "Scaling out").
  *
  * `HRX_TEST_PGBOUNCER` names the binary (default /usr/sbin/pgbouncer); without one the tests skip
- * and say so, unless `CI` is set (.ci/run installs it): then they fail.
+ * and say so, unless `CI` or `HRX_REQUIRE_PGBOUNCER=1` is set (.ci/run sets it and installs the
+ * package): then they fail.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { waitFor } from './harness';
 
 export const PGBOUNCER = process.env.HRX_TEST_PGBOUNCER ?? '/usr/sbin/pgbouncer';
 const found = existsSync(PGBOUNCER);
-const required = Boolean(process.env.CI);
+const required = Boolean(process.env.CI) || process.env.HRX_REQUIRE_PGBOUNCER === '1';
 /** Whether the PgBouncer test files run: a PgBouncer is there, or CI requires one (then starting it fails and says why). */
 export const havePgBouncer = found || required;
 if (!found && !required) console.warn(`PgBouncer tests skipped: no PgBouncer at ${PGBOUNCER} (apt-get install pgbouncer, or set HRX_TEST_PGBOUNCER)`);
