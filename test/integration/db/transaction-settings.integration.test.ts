@@ -34,7 +34,9 @@ afterAll(async () => {
 describe('settings held by each transaction', () => {
   it('a statement outside a transaction sees the schema and the limits; the session keeps neither', async () => {
     const before = await session();
-    const res = await client.query(`select current_schema() as schema, current_setting('statement_timeout') as timeout, current_setting('idle_in_transaction_session_timeout') as idle`);
+    const res = await client.query(
+      `select current_schema() as schema, current_setting('statement_timeout') as timeout, current_setting('idle_in_transaction_session_timeout') as idle`,
+    );
     expect(res.rows).toEqual([{ schema, timeout: '200ms', idle: '5s' }]);
     await client.query('insert into marks values ($1)', [1]);
     expect(await session()).toEqual(before);
@@ -44,9 +46,13 @@ describe('settings held by each transaction', () => {
 
   it("a transaction opened as knex opens one ({text: 'BEGIN;', values: []}) sees them in every statement", async () => {
     await client.query({ text: 'BEGIN;', values: [] });
-    await client.query('insert into marks values ($1)', [2]);
-    const res = await client.query(`select current_schema() as schema, current_setting('statement_timeout') as timeout`);
-    await client.query('ROLLBACK');
+    let res: pg.QueryResult;
+    try {
+      await client.query('insert into marks values ($1)', [2]);
+      res = await client.query(`select current_schema() as schema, current_setting('statement_timeout') as timeout`);
+    } finally {
+      await client.query('ROLLBACK');
+    }
     expect(res.rows).toEqual([{ schema, timeout: '200ms' }]);
     expect((await bare(`select count(*)::int as n from "${schema}".marks where n = 2`)).rows).toEqual([{ n: 0 }]);
     expect(await session()).toMatchObject({ timeout: '0' });
