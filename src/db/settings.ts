@@ -12,13 +12,13 @@
  * inside one of its own (`BEGIN; SET LOCAL ...`, the statement, `COMMIT`: two round trips more).
  */
 import type pg from 'pg';
-import type { DbTimeouts } from './orm';
 
 /**
  * The `SET LOCAL` statements that give a transaction `schema` (validated by the config:
- * `[a-z_][a-z0-9_]*`) and the server-side limits of `t` (0 = unlimited: not set).
+ * `[a-z_][a-z0-9_]*`) and the server-side limits of `t` (ms, as in db/orm.ts `DbTimeouts`; 0 =
+ * unlimited: not set). Throws on any other schema name.
  */
-export function transactionSettings(schema: string, t: Pick<DbTimeouts, 'statementMs' | 'idleInTxMs'>): string {
+export function transactionSettings(schema: string, t: { statementMs: number; idleInTxMs: number }): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
   return [
     `set local search_path to "${schema}"`,

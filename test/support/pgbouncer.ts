@@ -109,8 +109,9 @@ export async function startPgBouncer(databaseUrl: string, opts: { poolSize?: num
       100,
     );
   } catch (err) {
+    const said = log();
     await stop();
-    throw new Error(`PgBouncer did not answer: ${String(err)}\n${log()}`);
+    throw new Error(`PgBouncer did not answer: ${String(err)}\n${said}`, { cause: err });
   }
   return { url, log, stop };
 }

@@ -14,7 +14,7 @@ import { DATABASE_URL, dropSchema } from '../../support/harness';
 const schema = `t_${randomBytes(5).toString('hex')}`;
 let client: pg.Client;
 /** pg's own query, past the wrapper: what the session holds. */
-const bare = (text: string) => pg.Client.prototype.query.call(client, text) as Promise<pg.QueryResult>;
+const bare = (text: string) => (pg.Client.prototype.query as (text: string) => Promise<pg.QueryResult>).call(client, text);
 const session = async () => (await bare(`select current_setting('search_path') as path, current_setting('statement_timeout') as timeout`)).rows[0];
 
 beforeAll(async () => {
