@@ -13,6 +13,7 @@ import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
 import type { MigrationKeys } from './db/migrations/keys';
 import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
+import { scopeSettingsToTransactions, transactionSettings } from './db/settings';
 import { createTransactor } from './db/tx';
 import type { Logger } from './logger';
 import { createHostPolicy, type HostPolicy } from './outbound/host-policy';
@@ -88,7 +89,10 @@ const SERVER_SHUTDOWN = new Set(['57P01', '57P02', '57P03']);
  * shutdown under the idle clients is then expected and logged at debug, not as a warning.
  */
 function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger, embedded: boolean): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.url, max, options: `-c search_path="${db.schema}"`, ...pgTimeoutOptions(timeouts) });
+  const pool = new pg.Pool({ connectionString: db.url, max, ...pgTimeoutOptions(timeouts) });
+  // Before the pool hands the client out: its statements run in transactions with the schema and limits.
+  const settings = transactionSettings(db.schema, timeouts);
+  pool.on('connect', (client) => scopeSettingsToTransactions(client, settings));
   pool.on('error', (err) => {
     const errCode = (err as { code?: unknown }).code;
     if (embedded && typeof errCode === 'string' && SERVER_SHUTDOWN.has(errCode))

@@ -49,7 +49,6 @@ export function createAccessLogStore(pool: pg.Pool): AccessLogStore {
       const res = await (
         await queryableOf(pool, tx)
       ).query({
-        name: 'hrx_access_log',
         text: READS_SQL,
         values: [clientOrgId, employeeId, [READ_AUDIT_ACTION, LIVE_READ_AUDIT_ACTION], offset, limit],
       });

@@ -1,6 +1,6 @@
 /**
  * The database question behind every vendor read: which approved connection does vendor V have
- * with client org C (by the client's UUID)? One prepared statement on `pg` (the read path's
+ * with client org C (by the client's UUID)? One (unnamed) statement on `pg` (the read path's
  * pool; bench/: the hottest path), answered through `access-cache.ts`. The employees service
  * gets it as a function (`EmployeeServiceDeps.connectionAccess`) and knows no connection SQL.
  */
@@ -22,7 +22,7 @@ export type ConnectionAccessLoader = (vendorOrgId: number, clientOrgUuid: string
  */
 export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoader {
   return async (vendorOrgId, clientOrgUuid, tx) => {
-    const res = await (await queryableOf(pool, tx)).query({ name: 'hrx_connection_access', text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
+    const res = await (await queryableOf(pool, tx)).query({ text: ACCESS_SQL, values: [vendorOrgId, clientOrgUuid] });
     const r = res.rows[0] as Record<string, unknown> | undefined;
     if (!r) return null;
     return {

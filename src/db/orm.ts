@@ -1,6 +1,8 @@
 /**
  * Opens the database: MikroORM over PostgreSQL (external `DATABASE_URL`, or the embedded server),
- * with every connection's `search_path` set to `HRX_DB_SCHEMA` so tests can use a schema each.
+ * every statement in a transaction whose `search_path` is `HRX_DB_SCHEMA` (so tests can use a
+ * schema each) and whose server-side limits are the pool's (db/settings.ts: nothing is kept per
+ * connection, so a transaction pooler such as PgBouncer may sit in between).
  */
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -11,6 +13,7 @@ import { ALL_ENTITIES } from './entities';
 import { migrationsList } from './migrations/index';
 import type { MigrationKeys } from './migrations/keys';
 import type { EmbeddedDatabase } from './embedded';
+import { scopeSettingsToTransactions, transactionSettings } from './settings';
 
 /**
  * How long a PostgreSQL call may take (ms; 0 = unlimited). `connectMs` bounds opening a
@@ -18,7 +21,9 @@ import type { EmbeddedDatabase } from './embedded';
  * `statement_timeout` (the server cancels, so a statement that timed out never commits later);
  * `queryMs` the client's own deadline (a server that does not answer at all); `idleInTxMs` the
  * server's `idle_in_transaction_session_timeout` (a transaction its client gave up on is rolled
- * back, never committed later). Source: docs/operations.md "Redis or PostgreSQL down; shutdown".
+ * back, never committed later). The two server-side ones are set per transaction (`SET LOCAL`,
+ * db/settings.ts), never as startup parameters. Source: docs/operations.md "Redis or PostgreSQL
+ * down; shutdown", "Scaling out".
  */
 export interface DbTimeouts {
   connectMs: number;
@@ -58,13 +63,15 @@ export function closeConnectionsOnQueryTimeout(): void {
   };
 }
 
-/** The `pg` client options for `t` (also used by the plain `pg.Pool`s of src/context.ts). */
+/**
+ * The `pg` client options for `t` (also used by the plain `pg.Pool`s of src/infra.ts): the
+ * client-side limits only. No startup parameter: a transaction pooler refuses them (the
+ * server-side limits come with each transaction, {@link transactionSettings}).
+ */
 export function pgTimeoutOptions(t: DbTimeouts): Record<string, number> {
   return {
     connectionTimeoutMillis: t.connectMs,
-    ...(t.statementMs ? { statement_timeout: t.statementMs } : {}),
     ...(t.queryMs ? { query_timeout: t.queryMs } : {}),
-    ...(t.idleInTxMs ? { idle_in_transaction_session_timeout: t.idleInTxMs } : {}),
   };
 }
 
@@ -100,6 +107,7 @@ export async function openDatabase(
   }
   const schema = config.HRX_DB_SCHEMA;
   const t = opts.timeouts ?? REQUEST_DB_TIMEOUTS;
+  const settings = transactionSettings(schema, t);
   closeConnectionsOnQueryTimeout();
   const orm = await MikroORM.init({
     clientUrl: url,
@@ -127,8 +135,9 @@ export async function openDatabase(
       min: 0,
       max: opts.poolMax ?? 10,
       acquireTimeoutMillis: t.connectMs,
-      afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) => {
-        conn.query(`set search_path to "${schema}"`, (err) => done(err, conn));
+      afterCreate: (conn: pg.ClientBase, done: (err: Error | null, conn: unknown) => void) => {
+        scopeSettingsToTransactions(conn, settings);
+        done(null, conn);
       },
     },
     debug: false,

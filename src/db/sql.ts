@@ -69,7 +69,7 @@ export async function insertAuditEntries(db: Queryable, entries: readonly AuditE
     entries.map((e) => e.employeeId),
     entries.map((e) => auditDataPointsLiteral(e.dataPoints)),
   ];
-  await db.query({ name: 'hrx_audit_batch', text: AUDIT_INSERT, values });
+  await db.query({ text: AUDIT_INSERT, values });
 }
 
 /**
@@ -79,5 +79,5 @@ export async function insertAuditEntries(db: Queryable, entries: readonly AuditE
  * employee leaves the org established.
  */
 export async function markEstablished(db: Queryable, orgId: number): Promise<void> {
-  await db.query({ name: 'hrx_org_established', text: `update orgs set established_at = now() where id = $1 and established_at is null`, values: [orgId] });
+  await db.query({ text: `update orgs set established_at = now() where id = $1 and established_at is null`, values: [orgId] });
 }

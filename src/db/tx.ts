@@ -11,7 +11,7 @@
  * speed (the employee bulk writes, whose multi-megabyte JSON parameter knex would walk again for
  * nothing: 10k-employee sync 9.2 s through knex vs 5.0 s direct) reach the same connection
  * through ONE seam, `pgClientOf(tx)`. Without a `Tx` those stores use their own `pg` pool (the
- * hot read path keeps its prepared statement and dataloader there: no extra round trip).
+ * hot read path keeps its dataloader there: no extra round trip).
  */
 import type { EntityManager, Knex, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
@@ -29,7 +29,8 @@ export type Queryable = Pick<pg.ClientBase, 'query'>;
 /**
  * The seam between MikroORM and raw `pg`: the `pg.Client` that carries `tx` (knex's
  * transaction-bound client always hands out its one connection, so no pool round trip happens).
- * Statements use `$n` placeholders and may be named (prepared per connection). The connection is
+ * Statements use `$n` placeholders and are never named: a prepared statement lives on one server
+ * connection, which a transaction pooler does not keep for hrx (docs/operations.md "Scaling out"). The connection is
  * MikroORM's: date and timestamp columns come back as strings (its type overrides). Throws when
  * `tx` is not inside a transaction.
  */

@@ -96,7 +96,6 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
       const res = await (
         await queryableOf(pool, tx)
       ).query({
-        name: 'hrx_tombstones_among',
         text: `select id_hash from employee_tombstones where org_id = $1 and id_hash = any($2::text[])`,
         values: [orgId, [...hashes.keys()]],
       });
@@ -152,7 +151,6 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
       await (
         await queryableOf(pool, tx)
       ).query({
-        name: 'hrx_tombstones_clear',
         text: `delete from employee_tombstones where org_id = $1 and id_hash = any($2::text[])`,
         values: [orgId, [...hashesOf(orgId, employeeIds).keys()]],
       });

@@ -1,9 +1,11 @@
 /**
  * Employee persistence. The sync's bulk writes (one `INSERT … ON CONFLICT` per page) and the
- * vendor read path (one prepared statement, the hottest path of the service, see bench/) go
+ * vendor read path (one statement, the hottest path of the service, see bench/) go
  * straight to `pg` (a pool on the same database and schema as MikroORM, or a transaction's
  * connection through `pgClientOf`, see db/tx.ts): both carry large or frequent parameters that
- * the query builder would only slow down.
+ * the query builder would only slow down. No statement is named (prepared per connection): a
+ * transaction pooler hands each transaction another server connection (docs/operations.md
+ * "Scaling out").
  */
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
@@ -175,7 +177,7 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
     items.map((i) => i.audit?.connectionId ?? null),
     items.map((i) => (i.audit ? auditDataPointsLiteral(i.audit.dataPoints) : null)),
   ];
-  const res = await pool.query({ name: 'hrx_employee_lookup', text: LOOKUP_SQL, values });
+  const res = await pool.query({ text: LOOKUP_SQL, values });
   const out: (StoredEmployeeRow | null)[] = items.map(() => null);
   for (const r of res.rows as Record<string, unknown>[]) {
     out[(r.ord as number) - 1] = {
@@ -203,7 +205,6 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
     const res = await (
       await queryableOf(pool, tx)
     ).query({
-      name: 'hrx_employee_ids',
       text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
       values: [orgId, employeeIds],
     });
@@ -214,7 +215,6 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
       const res = await (
         await queryableOf(pool, tx)
       ).query({
-        name: 'hrx_employee_write_mark',
         text: `select (case when is_called then last_value else last_value - 1 end)::text as mark from employee_write_seq`,
       });
       return (res.rows[0] as { mark: string }).mark;

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { createConnectionStore } from '../../src/connections/store';
 import type { Context } from '../../src/context';
+import { scopeSettingsToTransactions, transactionSettings } from '../../src/db/settings';
 import { createTransactor, execute, type Transactor } from '../../src/db/tx';
 import { createEmployeeStore } from '../../src/employees/store';
 import { createEventStore } from '../../src/events/store';
@@ -26,7 +27,10 @@ export function testPool(t: HasContext): pg.Pool {
   const ctx = ctxOf(t);
   let pool = pools.get(ctx);
   if (!pool) {
-    pool = new pg.Pool({ connectionString: ctx.db.url, max: 3, options: `-c search_path="${ctx.db.schema}"`, allowExitOnIdle: true });
+    pool = new pg.Pool({ connectionString: ctx.db.url, max: 3, allowExitOnIdle: true });
+    // As hrx's own pools: the schema comes with each transaction, so this works through a PgBouncer too.
+    const settings = transactionSettings(ctx.db.schema, { statementMs: 0, idleInTxMs: 0 });
+    pool.on('connect', (client) => scopeSettingsToTransactions(client, settings));
     // Fault tests stop their PostgreSQL under it: an idle or checked-out client's error is not the test's.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
