@@ -5,7 +5,7 @@
  * schedulers at start; the reconciler (jobs/schedules.ts) keeps them installed.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { EventService } from '../src/events/service';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
@@ -14,7 +14,7 @@ import { sharedWorkerOptions } from './worker-options';
 
 export interface HousekeepingWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
   /** Installs every housekeeping job scheduler (jobs/deps.ts `installHousekeeping`); throws Redis errors. */

@@ -15,7 +15,7 @@
  * are never removed early, only when their window has passed: a key unlocked sooner (a refund,
  * an operator deleting it) costs one Redis check per attempt until then, never a missed lock.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 /** What the scripts of auth-failures.ts need to keep the shared part in step. */
 export interface LockNames {
@@ -90,11 +90,11 @@ const RELOAD_AFTER_MS = 1000;
  * first `current()`, so processes that never check hold no extra connection); `redis` loads the
  * set.
  */
-export function createLockedKeys(deps: { redis: Redis; subscriber: () => Redis; names: LockNames }): LockedKeys {
+export function createLockedKeys(deps: { redis: RedisClient; subscriber: () => RedisClient; names: LockNames }): LockedKeys {
   const { names } = deps;
   // Key → end of its lock (Date.now() ms).
   const locks = new Map<string, number>();
-  let sub: Redis | undefined;
+  let sub: RedisClient | undefined;
   let isCurrent = false;
   // Bumped at each loss of the subscription, so a load begun before it cannot make the copy current.
   let epoch = 0;

@@ -22,7 +22,8 @@
  * limit then holds per process instead of across processes; no request waits longer than
  * `timeoutMs` for it.
  */
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 // The script commands `createFailureLimiter` defines with `defineCommand` (ioredis README, "Lua
 // scripting": custom commands are typed by augmenting RedisCommander). KEYS first, then ARGV.
@@ -68,7 +69,7 @@ export interface FailureLimiter {
 }
 
 export interface FailureLimiterDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** `HRX_REDIS_PREFIX`; keys are `<prefix>:authfail:<key>`. */
   prefix: string;
   /** Failures allowed per key and window, ≥ 1 (`HRX_AUTH_FAILURE_LIMIT`, default 20). */
@@ -82,7 +83,7 @@ export interface FailureLimiterDeps {
    * Makes the connection that hears the other processes' locks (subscriber mode; opened on the
    * first check). Absent: every check asks Redis.
    */
-  subscriber?: (() => Redis) | undefined;
+  subscriber?: (() => RedisClient) | undefined;
 }
 
 /** Header of FAIL_LUA and RESERVE_LUA: KEYS[1] is the set of locks, ARGV limit, windowMs, channel. */
@@ -199,7 +200,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     const t = Date.now();
     if (t - lastWarn >= WARN_EVERY_MS) {
       lastWarn = t;
-      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'auth failure limit: Redis unavailable, counting per process');
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'auth failure limit: RedisClient unavailable, counting per process');
     }
   }
 
@@ -217,7 +218,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
       ]);
       if (degraded) {
         degraded = false;
-        deps.log.info('auth failure limit: Redis is back, counts are shared again');
+        deps.log.info('auth failure limit: RedisClient is back, counts are shared again');
       }
       return reply;
     } finally {

@@ -23,7 +23,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { RequestBudget } from '../hrms/connector';
 import { BudgetWaitExceeded } from '../hrms/live-source';
 
@@ -70,7 +71,7 @@ export interface BudgetLimit {
 }
 
 export interface HrmsBudgetDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:<hrms_id>:<hash of tenant>[:hold]`. */
   prefix: string;
   /** Added to every window, ms (default 1000): a counted request reaches the HRMS a little later. */

@@ -24,7 +24,8 @@
  * (at most every 10 s). A Redis outage neither stops the API (reads do not need Redis) nor
  * leaves a leaked key unlimited; the budget is then per process instead of shared.
  */
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 // The script command `createRateLimiter` defines with `defineCommand` (ioredis README, "Lua
 // scripting": custom commands are typed by augmenting RedisCommander).
@@ -51,7 +52,7 @@ export interface RateLimiter {
 }
 
 export interface RateLimiterDeps {
-  redis: Redis;
+  redis: RedisClient;
   /** `HRX_REDIS_PREFIX`; keys are `<prefix>:ratelimit:<credentialId>`. */
   prefix: string;
   /** Requests allowed per window, ≥ 1 (`HRX_RATE_LIMIT_PER_MINUTE`). */
@@ -124,7 +125,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     const t = Date.now();
     if (t - lastWarn >= WARN_EVERY_MS) {
       lastWarn = t;
-      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate limiter: Redis unavailable, limiting per process');
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate limiter: RedisClient unavailable, limiting per process');
     }
     const now = localNow();
     if (local.size > 10_000) for (const [id, tat] of local) if (tat <= now) local.delete(id);
@@ -157,7 +158,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     }
     if (degraded) {
       degraded = false;
-      deps.log.info('rate limiter: Redis is back, limits are shared again');
+      deps.log.info('rate limiter: RedisClient is back, limits are shared again');
     }
     const counts = reply as number[];
     const until = Date.now() + LEASE_TTL_MS;
