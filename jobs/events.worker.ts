@@ -64,7 +64,7 @@ export function startEventsWorker(deps: EventsWorkerDeps): WorkerOf<EventsJobs> 
       }
     },
     {
-      ...sharedWorkerOptions(deps.redis, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix, EVENTS_QUEUE),
       concurrency: deps.concurrency ?? 8,
       settings: {
         // RetryLater carries the schedule's delay; anything else (database, Redis) backs off

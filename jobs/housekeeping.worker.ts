@@ -41,7 +41,7 @@ export async function startHousekeepingWorker(deps: HousekeepingWorkerDeps): Pro
           throw new UnrecoverableError(`unknown job ${job.name}`);
       }
     },
-    { ...sharedWorkerOptions(deps.redis, deps.prefix), concurrency: 4 },
+    { ...sharedWorkerOptions(deps.redis, deps.prefix, HOUSEKEEPING_QUEUE), concurrency: 4 },
   );
   worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, name: job?.name, err }, 'housekeeping job failed'));
   worker.on('error', (err) => deps.log.error({ err }, 'housekeeping worker error'));

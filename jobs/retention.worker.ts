@@ -36,7 +36,7 @@ export async function startRetentionWorker(deps: RetentionWorkerDeps): Promise<W
         throw safeJobError(err);
       });
     },
-    { ...sharedWorkerOptions(deps.redis, deps.prefix), concurrency: 1 },
+    { ...sharedWorkerOptions(deps.redis, deps.prefix, RETENTION_QUEUE), concurrency: 1 },
   );
   worker.on('error', (err) => deps.log.error({ err }, 'retention worker error'));
   return worker;

@@ -82,7 +82,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
       return outcome;
     },
     {
-      ...sharedWorkerOptions(deps.redis, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix, SYNC_QUEUE),
       concurrency: deps.concurrency ?? 2,
     },
   );

@@ -68,7 +68,7 @@ export interface EventsQueue {
  * decides when a delivery has failed for good.
  */
 export function createEventsQueue(redis: RedisClient, prefix: string, maxAttempts: number): EventsQueue {
-  const queue: QueueOf<EventsJobs> = new Queue(EVENTS_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+  const queue: QueueOf<EventsJobs> = new Queue(EVENTS_QUEUE, { connection: redis, prefix: bullPrefix(prefix, EVENTS_QUEUE) });
   const jobOptions = (id: string) => ({
     jobId: id,
     attempts: maxAttempts,

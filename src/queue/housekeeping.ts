@@ -43,7 +43,7 @@ const KEEP = { removeOnComplete: { count: 20 }, removeOnFail: { count: 100 } };
 
 /** Builds the producer side over `redis` (an ioredis client). */
 export function createHousekeepingQueue(redis: RedisClient, prefix: string): HousekeepingQueue {
-  const queue: QueueOf<HousekeepingJobs> = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+  const queue: QueueOf<HousekeepingJobs> = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix: bullPrefix(prefix, HOUSEKEEPING_QUEUE) });
   return {
     queue,
     async install(schedules) {

@@ -19,17 +19,22 @@ import type { RedisClient } from '../redis';
 
 /** What the scripts of auth-failures.ts need to keep the shared part in step. */
 export interface LockNames {
-  /** What precedes a counter's key in Redis: `<prefix>:authfail:`. */
+  /** What precedes a counter's key in Redis: `<prefix>:authfail:{authfail}:`. */
   keyPrefix: string;
-  /** The sorted set of locks in force: `<prefix>:authfail-locks`. */
+  /** The sorted set of locks in force: `<prefix>:authfail-locks:{authfail}`. */
   set: string;
   /** The channel each new lock is announced on (`<key> <ms left>`): `<prefix>:authfail-locked`. */
   channel: string;
 }
 
-/** The Redis names of the locks under `prefix` (`HRX_REDIS_PREFIX`). */
+/**
+ * The Redis names of the locks under `prefix` (`HRX_REDIS_PREFIX`). The counters and the set share
+ * the hash tag `{authfail}`: a failure script touches the set and up to 500 counters at once, which
+ * a Redis Cluster runs only within one slot (docs/operations.md "Redis Cluster"). A channel is no
+ * key (no slot).
+ */
 export function lockNames(prefix: string): LockNames {
-  return { keyPrefix: `${prefix}:authfail:`, set: `${prefix}:authfail-locks`, channel: `${prefix}:authfail-locked` };
+  return { keyPrefix: `${prefix}:authfail:{authfail}:`, set: `${prefix}:authfail-locks:{authfail}`, channel: `${prefix}:authfail-locked` };
 }
 
 /**

@@ -70,7 +70,7 @@ export interface FailureLimiter {
 
 export interface FailureLimiterDeps {
   redis: RedisClient;
-  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:authfail:<key>`. */
+  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:authfail:{authfail}:<key>` (auth-failure-locks.ts `lockNames`). */
   prefix: string;
   /** Failures allowed per key and window, ≥ 1 (`HRX_AUTH_FAILURE_LIMIT`, default 20). */
   limit: number;
@@ -200,7 +200,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
     const t = Date.now();
     if (t - lastWarn >= WARN_EVERY_MS) {
       lastWarn = t;
-      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'auth failure limit: RedisClient unavailable, counting per process');
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'auth failure limit: Redis unavailable, counting per process');
     }
   }
 
@@ -218,7 +218,7 @@ export function createFailureLimiter(deps: FailureLimiterDeps): FailureLimiter {
       ]);
       if (degraded) {
         degraded = false;
-        deps.log.info('auth failure limit: RedisClient is back, counts are shared again');
+        deps.log.info('auth failure limit: Redis is back, counts are shared again');
       }
       return reply;
     } finally {

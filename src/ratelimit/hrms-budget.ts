@@ -72,7 +72,11 @@ export interface BudgetLimit {
 
 export interface HrmsBudgetDeps {
   redis: RedisClient;
-  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:<hrms_id>:<hash of tenant>[:hold]`. */
+  /**
+   * `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:{<hrms_id>:<hash of tenant>}[:hold]`: one
+   * tenant's log and pause share a hash tag, as the take script touches both (a Redis Cluster
+   * slot per tenant: docs/operations.md "Redis Cluster").
+   */
   prefix: string;
   /** Added to every window, ms (default 1000): a counted request reaches the HRMS a little later. */
   marginMs?: number;
@@ -102,7 +106,7 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
   return {
     budgetFor(hrmsId, tenant, limit, opts = {}) {
       const tenantKey = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
-      const log = `${prefix}:hrms-budget:${hrmsId}:${tenantKey}`;
+      const log = `${prefix}:hrms-budget:{${hrmsId}:${tenantKey}}`;
       const hold = `${log}:hold`;
       const requests = Math.max(1, Math.floor(limit.requests));
       const windowMs = Math.max(1, Math.floor(limit.windowMs)) + marginMs;

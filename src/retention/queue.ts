@@ -30,7 +30,7 @@ export interface RetentionQueue {
 
 /** Builds the producer side over `redis` (ioredis, `maxRetriesPerRequest: null`). */
 export function createRetentionQueue(redis: RedisClient, prefix: string): RetentionQueue {
-  const queue: QueueOf<RetentionJobs> = new Queue(RETENTION_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+  const queue: QueueOf<RetentionJobs> = new Queue(RETENTION_QUEUE, { connection: redis, prefix: bullPrefix(prefix, RETENTION_QUEUE) });
   return {
     queue,
     async installScheduler(everyMs) {

@@ -92,7 +92,7 @@ export const SYNC_JOB_OPTIONS = {
 
 /** Builds the producer side over `redis` (an ioredis client with `maxRetriesPerRequest: null`). */
 export function createSyncQueue(redis: RedisClient, prefix: string): SyncQueue {
-  const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+  const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix, SYNC_QUEUE) });
   const schedulerId = syncSchedulerId;
   return {
     queue,
