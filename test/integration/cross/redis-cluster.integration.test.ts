@@ -15,7 +15,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../../src/crypto/jose/client';
+import { createRateLimiter, rateLimitKey } from '../../../src/ratelimit/limiter';
 import { dbQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import * as f from '../../support/factories';
@@ -152,6 +154,19 @@ describe.skipIf(why)(`hrx on a three-master Redis Cluster${why ? ` (skipped: ${w
     for (const r of results) {
       expect([r.filter((x) => x.status === 200).length, r.filter((x) => x.status === 429).length]).toEqual([LIMIT, 1]);
     }
+  });
+
+  it('one turn of 64 credentials: one script call per bucket, every decision shared (counted in the cluster)', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
+    const prefix = app.config.HRX_REDIS_PREFIX;
+    const limiter = createRateLimiter({ redis: app.ctx.requestRedis, prefix: `${prefix}:turn`, limit: 5, windowMs: 3_600_000, log });
+    const ids = Array.from({ length: 64 }, () => randomUUID());
+    const decisions = await Promise.all(ids.map((id) => limiter.take(id)));
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    expect(lines).toEqual([]);
+    const counted = await Promise.all(ids.map((id) => app.ctx.requestRedis.exists(rateLimitKey(`${prefix}:turn`, id))));
+    expect(counted).toEqual(ids.map(() => 1));
   });
 
   it('the failed-authentication limit: 20 wrong passwords are 401, then the right one is 429', async () => {
