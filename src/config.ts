@@ -70,7 +70,7 @@ export const configSchema = z.object({
     .string()
     .default('redis://127.0.0.1:6379')
     .describe(
-      'Redis URL: queues, locks, rate limits, replay marks and cache announcements. With `HRX_REDIS_CLUSTER=1`: one or more seed nodes of the cluster, comma-separated (`redis://h1:6379,redis://h2:6379`); the first one\'s username, password and `rediss:` apply to every node.',
+      "Redis URL: queues, locks, rate limits, replay marks and cache announcements. With `HRX_REDIS_CLUSTER=1`: one or more seed nodes of the cluster, comma-separated (`redis://h1:6379,redis://h2:6379`); the first one's username, password and `rediss:` apply to every node.",
     ),
   HRX_REDIS_CLUSTER: z
     .enum(['0', '1'])

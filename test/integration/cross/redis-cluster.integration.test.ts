@@ -72,7 +72,8 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const read = (id: string, apiKey = v.apiKey) => call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: apiKey } });
+const read = (id: string, apiKey = v.apiKey) =>
+  call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: apiKey } });
 
 describe.skipIf(why)(`hrx on a three-master Redis Cluster${why ? ` (skipped: ${why})` : ''}: sync, events, reads, webhook`, () => {
   it('runs on the cluster: a Cluster client, and its keys on more than one master', async () => {
