@@ -81,14 +81,10 @@ export async function startRedisCluster(): Promise<PrivateCluster> {
   const children: ChildProcess[] = [];
   const ports: number[] = [];
   const stop = async (): Promise<void> => {
-    await Promise.all(
-      children.map((c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return undefined;
-        const exited = new Promise((r) => c.once('exit', r));
-        c.kill('SIGKILL');
-        return exited;
-      }),
-    );
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    const exited = running.map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of running) c.kill('SIGKILL');
+    await Promise.all(exited);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
