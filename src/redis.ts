@@ -10,6 +10,7 @@
  * are not keys: a PUBLISH reaches every node's subscribers.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { ConfigError } from './config';
 
 /** A connection to one Redis server or to a Redis Cluster; both take the same commands and scripts. */
 export type RedisClient = Redis | Cluster;
@@ -24,15 +25,20 @@ export interface RedisTarget {
 /**
  * The seed nodes of a cluster URL list (`redis://h1:7000,redis://h2:7001`) and the per-node
  * options they share: the first URL's username, password and TLS (`rediss:`), which the nodes
- * the cluster announces (not in the list) need too. Throws TypeError on a URL that does not parse.
+ * the cluster announces (not in the list) need too. Throws ConfigError (naming `REDIS_URL`, never
+ * its value: it may hold a password) on an empty list or an entry that is not a redis:// or
+ * rediss:// URL.
  */
 export function clusterSeeds(url: string): { nodes: { host: string; port: number }[]; shared: RedisOptions } {
-  const urls = url
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => new URL(s));
-  if (!urls.length) throw new TypeError('REDIS_URL names no Redis Cluster node');
+  const refused = new ConfigError('Invalid configuration: REDIS_URL must be one or more redis:// or rediss:// URLs, comma-separated (HRX_REDIS_CLUSTER=1)');
+  const urls: URL[] = [];
+  for (const s of url.split(',').map((x) => x.trim())) {
+    if (!s) continue;
+    const u = URL.canParse(s) ? new URL(s) : null;
+    if (!u || !/^rediss?:$/.test(u.protocol) || !u.hostname) throw refused;
+    urls.push(u);
+  }
+  if (!urls.length) throw refused;
   const first = urls[0]!;
   const shared: RedisOptions = {};
   if (first.username) shared.username = decodeURIComponent(first.username);
