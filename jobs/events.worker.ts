@@ -5,7 +5,7 @@
  * the outbox relay run on the housekeeping queue (jobs/housekeeping.worker.ts).
  */
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { Logger } from '../src/logger';
 import type { Deliverer } from '../src/events/delivery';
 import { DELIVERY_BACKOFF, EVENTS_QUEUE, isDeliverJobData, type EventsJobs } from '../src/events/queue';
@@ -28,7 +28,7 @@ const DAY_MS = 24 * 3_600_000;
 
 export interface EventsWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   deliverer: Deliverer;
   /** Delays between attempts (ms), as given to the deliverer. */
@@ -64,7 +64,7 @@ export function startEventsWorker(deps: EventsWorkerDeps): WorkerOf<EventsJobs> 
       }
     },
     {
-      ...sharedWorkerOptions(deps.redis, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix, EVENTS_QUEUE),
       concurrency: deps.concurrency ?? 8,
       settings: {
         // RetryLater carries the schedule's delay; anything else (database, Redis) backs off

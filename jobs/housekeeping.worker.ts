@@ -5,7 +5,7 @@
  * schedulers at start; the reconciler (jobs/schedules.ts) keeps them installed.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { EventService } from '../src/events/service';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
@@ -14,7 +14,7 @@ import { sharedWorkerOptions } from './worker-options';
 
 export interface HousekeepingWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
   /** Installs every housekeeping job scheduler (jobs/deps.ts `installHousekeeping`); throws Redis errors. */
@@ -41,7 +41,7 @@ export async function startHousekeepingWorker(deps: HousekeepingWorkerDeps): Pro
           throw new UnrecoverableError(`unknown job ${job.name}`);
       }
     },
-    { ...sharedWorkerOptions(deps.redis, deps.prefix), concurrency: 4 },
+    { ...sharedWorkerOptions(deps.redis, deps.prefix, HOUSEKEEPING_QUEUE), concurrency: 4 },
   );
   worker.on('failed', (job, err) => deps.log.warn({ jobId: job?.id, name: job?.name, err }, 'housekeeping job failed'));
   worker.on('error', (err) => deps.log.error({ err }, 'housekeeping worker error'));

@@ -5,7 +5,7 @@
  * one worker, and two workers' purges only find less to delete.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
 import { RETENTION_QUEUE, type RetentionJobs, type RetentionQueue } from '../src/retention/queue';
@@ -14,7 +14,7 @@ import { safeJobError, sharedWorkerOptions } from './worker-options';
 
 export interface RetentionWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   retention: Pick<RetentionService, 'purge'>;
   queue: Pick<RetentionQueue, 'installScheduler'>;
@@ -36,7 +36,7 @@ export async function startRetentionWorker(deps: RetentionWorkerDeps): Promise<W
         throw safeJobError(err);
       });
     },
-    { ...sharedWorkerOptions(deps.redis, deps.prefix), concurrency: 1 },
+    { ...sharedWorkerOptions(deps.redis, deps.prefix, RETENTION_QUEUE), concurrency: 1 },
   );
   worker.on('error', (err) => deps.log.error({ err }, 'retention worker error'));
   return worker;

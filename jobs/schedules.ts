@@ -8,7 +8,7 @@
  * ready again and every `everyMs` (default 30 s), well within the 60 s the contract allows.
  * Every step is an idempotent upsert or removal.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { Logger } from '../src/logger';
 import type { RetentionQueue } from '../src/retention/queue';
 import { syncSchedulerOrg, type SyncQueue } from '../src/sync/queue';
@@ -17,7 +17,7 @@ export interface ScheduleReconcilerDeps {
   /** Ids of the client orgs with an approved connection (connection service). */
   approvedClientOrgs(): Promise<number[]>;
   /** The Redis client the queues use: its 'ready' after an outage triggers a reconcile. */
-  redis: Redis;
+  redis: RedisClient;
   syncQueue: Pick<SyncQueue, 'queue'>;
   /** Installs every housekeeping job scheduler (jobs/deps.ts `installHousekeeping`); idempotent. */
   installHousekeeping(): Promise<void>;

@@ -13,7 +13,7 @@
  * fails the attempt and BullMQ retries it with backoff.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
 import { isSyncJobData, SYNC_QUEUE, type SyncJobs } from '../src/sync/queue';
@@ -22,7 +22,7 @@ import { safeJobError, sharedWorkerOptions } from './worker-options';
 
 export interface SyncWorkerDeps {
   /** The worker's ioredis client (`maxRetriesPerRequest: null`). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   sync: SyncService;
   log: Logger;
@@ -82,7 +82,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
       return outcome;
     },
     {
-      ...sharedWorkerOptions(deps.redis, deps.prefix),
+      ...sharedWorkerOptions(deps.redis, deps.prefix, SYNC_QUEUE),
       concurrency: deps.concurrency ?? 2,
     },
   );

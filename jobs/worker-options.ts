@@ -4,16 +4,17 @@
  * three times fails.
  */
 import type { WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis';
 import { describeError } from '../src/log-error';
 import { bullPrefix } from '../src/queue/bull';
 
-/** Connection, key prefix (under `HRX_REDIS_PREFIX`) and lock settings of a worker. */
+/** Connection, key prefix of queue `queue` (under `HRX_REDIS_PREFIX`, see `bullPrefix`) and lock settings of a worker. */
 export function sharedWorkerOptions(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
+  queue: string,
 ): Pick<WorkerOptions, 'connection' | 'prefix' | 'lockDuration' | 'stalledInterval' | 'maxStalledCount'> {
-  return { connection: redis, prefix: bullPrefix(prefix), lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 };
+  return { connection: redis, prefix: bullPrefix(prefix, queue), lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 3 };
 }
 
 /**

@@ -66,7 +66,19 @@ export const configSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]*$/)
     .default('public')
     .describe("Schema inside the database that holds hrx's tables (the tests use one per file)."),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379').describe('Redis URL: queues, locks, rate limits, replay marks and cache announcements.'),
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .describe(
+      "Redis URL: queues, locks, rate limits, replay marks and cache announcements. With `HRX_REDIS_CLUSTER=1`: one or more seed nodes of the cluster, comma-separated (`redis://h1:6379,redis://h2:6379`); the first one's username, password and `rediss:` apply to every node.",
+    ),
+  HRX_REDIS_CLUSTER: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1')
+    .describe(
+      '`1`: `REDIS_URL` names a Redis Cluster, whose nodes hrx discovers from its seeds (docs/operations.md "Redis Cluster"). `0`: one Redis server (or a proxy that looks like one).',
+    ),
   HRX_REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_:-]+$/)

@@ -5,7 +5,6 @@
  */
 import { createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ConfigError, type Config } from './config';
 import { blindIndexKeys } from './crypto/blind-index';
@@ -17,6 +16,7 @@ import { scopeSettingsToTransactions, transactionSettings } from './db/settings'
 import { createTransactor } from './db/tx';
 import type { Logger } from './logger';
 import { createHostPolicy, type HostPolicy } from './outbound/host-policy';
+import { openRedis, type RedisClient } from './redis';
 import { bestEffort, DependencyUnreachableError } from './unavailable';
 
 /** Derives a purpose-bound 32-byte key from a master key (HKDF-SHA256, RFC 5869). */
@@ -45,7 +45,7 @@ const REDIS_PREFLIGHT_MS = 2000;
  * Logs a Redis client's connection errors once per outage (not once per reconnect attempt) and
  * its recovery.
  */
-export function watchRedis(client: Redis, name: string, log: Logger): void {
+export function watchRedis(client: RedisClient, name: string, log: Logger): void {
   let down = false;
   client.on('error', (err: Error) => {
     if (down) return;
@@ -60,7 +60,7 @@ export function watchRedis(client: Redis, name: string, log: Logger): void {
 }
 
 /** Resolves once `client` is ready; throws DependencyUnreachableError after `ms`. */
-async function redisReady(client: Redis, ms: number): Promise<void> {
+async function redisReady(client: RedisClient, ms: number): Promise<void> {
   if (client.status === 'ready') return;
   let last: Error | undefined;
   const onError = (err: Error): void => {
@@ -142,7 +142,9 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   const blindKeys: KeyObject[] = blindIndexKeys(derivedKeys('blind-index'));
   // Both Redis clients start connecting before the database opens, and their readiness is waited
   // for after it: a command facing an unreachable Redis fails after max(PostgreSQL, 2 s), not the sum.
-  const requestRedis = new Redis(config.REDIS_URL, {
+  // HRX_REDIS_CLUSTER: the same options per node of a Redis Cluster (docs/operations.md "Redis Cluster").
+  const target = { url: config.REDIS_URL, cluster: config.HRX_REDIS_CLUSTER };
+  const requestRedis = openRedis(target, {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
@@ -151,7 +153,7 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
     retryStrategy: (n) => Math.min(100 * n, 1000),
   });
   watchRedis(requestRedis, 'request', log);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: (n) => Math.min(100 * n, 1000) });
+  const redis = openRedis(target, { maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: (n) => Math.min(100 * n, 1000) });
   watchRedis(redis, 'worker', log);
   const redisUp = Promise.all([redisReady(requestRedis, REDIS_PREFLIGHT_MS), redisReady(redis, REDIS_PREFLIGHT_MS)]);
   redisUp.catch(() => undefined); // read below, after the database; never an unhandled rejection meanwhile

@@ -8,7 +8,7 @@
  * The subscriber connection is opened only when something listens (an API process), so CLI
  * commands and workers hold no extra Redis connection.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 export interface RevocationFeed {
   /** Announces the revocation of `keyId` to every process (and this one's listeners at once). */
@@ -19,9 +19,9 @@ export interface RevocationFeed {
 }
 
 /** Builds the feed; `subscriber` makes the connection that enters subscriber mode, on first `subscribe`. */
-export function createRevocationFeed(opts: { publisher: Redis; subscriber: () => Redis; channel: string }): RevocationFeed {
+export function createRevocationFeed(opts: { publisher: RedisClient; subscriber: () => RedisClient; channel: string }): RevocationFeed {
   const listeners: ((keyId: string) => void)[] = [];
-  let sub: Redis | undefined;
+  let sub: RedisClient | undefined;
   let subscribed: Promise<unknown> = Promise.resolve();
   const deliver = (keyId: string): void => {
     for (const l of listeners) l(keyId);

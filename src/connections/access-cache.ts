@@ -6,7 +6,7 @@
  * bounds staleness should a message be lost. Keyed by the vendor org, so no answer for one vendor
  * can be served to another.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { DataPoints } from '../domain/data-points';
 
 /** What a vendor's read needs to know of its approved connection with a client org. */
@@ -33,8 +33,8 @@ export interface ConnectionAccessCache {
  */
 export function createConnectionAccessCache(opts: {
   load: (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
-  publisher: Redis;
-  subscriber: Redis;
+  publisher: RedisClient;
+  subscriber: RedisClient;
   channel: string;
   ttlMs?: number;
 }): ConnectionAccessCache {

@@ -6,7 +6,7 @@
  * (src/queue/housekeeping.ts; {@link eventsSchedules}). The worker is in `jobs/`.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
 import type { HousekeepingSchedule } from '../queue/housekeeping';
 
@@ -67,8 +67,8 @@ export interface EventsQueue {
  * `maxAttempts` bounds BullMQ's retries of a `deliver` job; the delivery row's own attempt count
  * decides when a delivery has failed for good.
  */
-export function createEventsQueue(redis: Redis, prefix: string, maxAttempts: number): EventsQueue {
-  const queue: QueueOf<EventsJobs> = new Queue(EVENTS_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+export function createEventsQueue(redis: RedisClient, prefix: string, maxAttempts: number): EventsQueue {
+  const queue: QueueOf<EventsJobs> = new Queue(EVENTS_QUEUE, { connection: redis, prefix: bullPrefix(prefix, EVENTS_QUEUE) });
   const jobOptions = (id: string) => ({
     jobId: id,
     attempts: maxAttempts,

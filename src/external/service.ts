@@ -17,7 +17,7 @@
  *    JWE RSA-OAEP-256/A256GCM to the vendor's most recently registered active key that can
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { InvalidKeyError, importVendorPublicJwk, type ServicePublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
@@ -43,7 +43,7 @@ export interface ExternalServiceDeps {
   vendorKeys: VendorKeyCache;
   /** The V2 Basic credentials. */
   basic: BasicCredentials;
-  redis: Redis;
+  redis: RedisClient;
   /** Redis key prefix (`HRX_REDIS_PREFIX`). */
   prefix: string;
   orgs: OrgStore;

@@ -16,7 +16,7 @@
  * `sync:<outcome>:seconds`, `sync:<outcome>:bucket:<i>` (runs whose duration falls in bucket i
  * alone, made cumulative at read), `sync:employees`, `sync:removed`, `deliveries:<outcome>`.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { Logger } from '../logger';
 
 /**
@@ -73,7 +73,7 @@ export function bucketIndex(seconds: number): number {
 }
 
 /** Builds the counters over `redis` (the request-path client: a command is sent now or fails now). */
-export function createWorkCounters(redis: Redis, prefix: string, log: Logger) {
+export function createWorkCounters(redis: RedisClient, prefix: string, log: Logger) {
   const key = `${prefix}:metrics:work`;
   const lost = (what: string) => (err: unknown) => log.debug({ what, err: err instanceof Error ? err.message : String(err) }, 'work counter not recorded');
   return {

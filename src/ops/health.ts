@@ -3,7 +3,7 @@
  * ready. The checks go through the clients requests use (the request pool, the request-path
  * Redis client), so "ready" means "a request would reach them now".
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type pg from 'pg';
 
 /** How long each dependency has to answer (docs/operations.md: 1 s). */
@@ -44,7 +44,7 @@ async function check(probe: () => Promise<unknown>, timeoutMs: number): Promise<
 }
 
 /** Builds the readiness check over the request pool and the request-path Redis client. */
-export function createHealth(deps: { pool: pg.Pool; redis: Redis; timeoutMs?: number }) {
+export function createHealth(deps: { pool: pg.Pool; redis: RedisClient; timeoutMs?: number }) {
   const ms = deps.timeoutMs ?? READY_TIMEOUT_MS;
   return {
     /** Asks both dependencies at once; resolves within about `timeoutMs`, never rejects. */

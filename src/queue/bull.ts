@@ -5,8 +5,14 @@
  */
 import type { Job, Queue, Worker } from 'bullmq';
 
-/** BullMQ's key prefix under hrx's `HRX_REDIS_PREFIX`: `<prefix>:bull`. */
-export const bullPrefix = (prefix: string): string => `${prefix}:bull`;
+/**
+ * BullMQ's key prefix of queue `queue` under hrx's `HRX_REDIS_PREFIX`: `<prefix>:bull:{<queue>}`.
+ * The `{…}` hash tag puts every key of one queue in one Redis Cluster slot (BullMQ's scripts touch
+ * many of them at once), and each queue in a slot of its own, so the queues spread over the
+ * cluster's masters (BullMQ docs, "Redis Cluster": a prefix in braces, a different one per queue;
+ * docs/operations.md "Redis Cluster").
+ */
+export const bullPrefix = (prefix: string, queue: string): string => `${prefix}:bull:{${queue}}`;
 
 /** The job names of a job map `M` (`{ [jobName]: payload }`). */
 export type JobName<M> = Extract<keyof M, string>;

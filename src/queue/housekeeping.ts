@@ -7,7 +7,7 @@
  * The worker that runs them is `jobs/housekeeping.worker.ts`.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { bullPrefix, type JobName, type QueueOf } from './bull';
 
 /** Name of the housekeeping queue. */
@@ -42,8 +42,8 @@ export interface HousekeepingQueue {
 const KEEP = { removeOnComplete: { count: 20 }, removeOnFail: { count: 100 } };
 
 /** Builds the producer side over `redis` (an ioredis client). */
-export function createHousekeepingQueue(redis: Redis, prefix: string): HousekeepingQueue {
-  const queue: QueueOf<HousekeepingJobs> = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+export function createHousekeepingQueue(redis: RedisClient, prefix: string): HousekeepingQueue {
+  const queue: QueueOf<HousekeepingJobs> = new Queue(HOUSEKEEPING_QUEUE, { connection: redis, prefix: bullPrefix(prefix, HOUSEKEEPING_QUEUE) });
   return {
     queue,
     async install(schedules) {

@@ -15,21 +15,26 @@
  * are never removed early, only when their window has passed: a key unlocked sooner (a refund,
  * an operator deleting it) costs one Redis check per attempt until then, never a missed lock.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 /** What the scripts of auth-failures.ts need to keep the shared part in step. */
 export interface LockNames {
-  /** What precedes a counter's key in Redis: `<prefix>:authfail:`. */
+  /** What precedes a counter's key in Redis: `<prefix>:authfail:{authfail}:`. */
   keyPrefix: string;
-  /** The sorted set of locks in force: `<prefix>:authfail-locks`. */
+  /** The sorted set of locks in force: `<prefix>:authfail-locks:{authfail}`. */
   set: string;
   /** The channel each new lock is announced on (`<key> <ms left>`): `<prefix>:authfail-locked`. */
   channel: string;
 }
 
-/** The Redis names of the locks under `prefix` (`HRX_REDIS_PREFIX`). */
+/**
+ * The Redis names of the locks under `prefix` (`HRX_REDIS_PREFIX`). The counters and the set share
+ * the hash tag `{authfail}`: a failure script touches the set and up to 500 counters at once, which
+ * a Redis Cluster runs only within one slot (docs/operations.md "Redis Cluster"). A channel is no
+ * key (no slot).
+ */
 export function lockNames(prefix: string): LockNames {
-  return { keyPrefix: `${prefix}:authfail:`, set: `${prefix}:authfail-locks`, channel: `${prefix}:authfail-locked` };
+  return { keyPrefix: `${prefix}:authfail:{authfail}:`, set: `${prefix}:authfail-locks:{authfail}`, channel: `${prefix}:authfail-locked` };
 }
 
 /**
@@ -90,11 +95,11 @@ const RELOAD_AFTER_MS = 1000;
  * first `current()`, so processes that never check hold no extra connection); `redis` loads the
  * set.
  */
-export function createLockedKeys(deps: { redis: Redis; subscriber: () => Redis; names: LockNames }): LockedKeys {
+export function createLockedKeys(deps: { redis: RedisClient; subscriber: () => RedisClient; names: LockNames }): LockedKeys {
   const { names } = deps;
   // Key → end of its lock (Date.now() ms).
   const locks = new Map<string, number>();
-  let sub: Redis | undefined;
+  let sub: RedisClient | undefined;
   let isCurrent = false;
   // Bumped at each loss of the subscription, so a load begun before it cannot make the copy current.
   let epoch = 0;

@@ -22,7 +22,8 @@
  * limit then holds per process instead of across processes; no request waits longer than
  * `timeoutMs` for it.
  */
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 // The script commands `createFailureLimiter` defines with `defineCommand` (ioredis README, "Lua
 // scripting": custom commands are typed by augmenting RedisCommander). KEYS first, then ARGV.
@@ -68,8 +69,8 @@ export interface FailureLimiter {
 }
 
 export interface FailureLimiterDeps {
-  redis: Redis;
-  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:authfail:<key>`. */
+  redis: RedisClient;
+  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:authfail:{authfail}:<key>` (auth-failure-locks.ts `lockNames`). */
   prefix: string;
   /** Failures allowed per key and window, ≥ 1 (`HRX_AUTH_FAILURE_LIMIT`, default 20). */
   limit: number;
@@ -82,7 +83,7 @@ export interface FailureLimiterDeps {
    * Makes the connection that hears the other processes' locks (subscriber mode; opened on the
    * first check). Absent: every check asks Redis.
    */
-  subscriber?: (() => Redis) | undefined;
+  subscriber?: (() => RedisClient) | undefined;
 }
 
 /** Header of FAIL_LUA and RESERVE_LUA: KEYS[1] is the set of locks, ARGV limit, windowMs, channel. */

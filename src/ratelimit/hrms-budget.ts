@@ -23,7 +23,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { RequestBudget } from '../hrms/connector';
 import { BudgetWaitExceeded } from '../hrms/live-source';
 
@@ -70,8 +71,12 @@ export interface BudgetLimit {
 }
 
 export interface HrmsBudgetDeps {
-  redis: Redis;
-  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:<hrms_id>:<hash of tenant>[:hold]`. */
+  redis: RedisClient;
+  /**
+   * `HRX_REDIS_PREFIX`; keys are `<prefix>:hrms-budget:{<hrms_id>:<hash of tenant>}[:hold]`: one
+   * tenant's log and pause share a hash tag, as the take script touches both (a Redis Cluster
+   * slot per tenant: docs/operations.md "Redis Cluster").
+   */
   prefix: string;
   /** Added to every window, ms (default 1000): a counted request reaches the HRMS a little later. */
   marginMs?: number;
@@ -101,7 +106,7 @@ export function createHrmsBudgets(deps: HrmsBudgetDeps): HrmsBudgets {
   return {
     budgetFor(hrmsId, tenant, limit, opts = {}) {
       const tenantKey = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
-      const log = `${prefix}:hrms-budget:${hrmsId}:${tenantKey}`;
+      const log = `${prefix}:hrms-budget:{${hrmsId}:${tenantKey}}`;
       const hold = `${log}:hold`;
       const requests = Math.max(1, Math.floor(limit.requests));
       const windowMs = Math.max(1, Math.floor(limit.windowMs)) + marginMs;

@@ -24,7 +24,8 @@
  * (at most every 10 s). A Redis outage neither stops the API (reads do not need Redis) nor
  * leaves a leaked key unlimited; the budget is then per process instead of shared.
  */
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 // The script command `createRateLimiter` defines with `defineCommand` (ioredis README, "Lua
 // scripting": custom commands are typed by augmenting RedisCommander).
@@ -51,8 +52,8 @@ export interface RateLimiter {
 }
 
 export interface RateLimiterDeps {
-  redis: Redis;
-  /** `HRX_REDIS_PREFIX`; keys are `<prefix>:ratelimit:<credentialId>`. */
+  redis: RedisClient;
+  /** `HRX_REDIS_PREFIX`; keys are {@link rateLimitKey}'s. */
   prefix: string;
   /** Requests allowed per window, ≥ 1 (`HRX_RATE_LIMIT_PER_MINUTE`). */
   limit: number;
@@ -63,6 +64,26 @@ export interface RateLimiterDeps {
   timeoutMs?: number;
   /** Clock in µs instead of the Redis server's (tests only: lets them move time). */
   nowUs?: () => number;
+}
+
+/** Hash-tag buckets of the rate-limit keys (see {@link rateLimitKey}). */
+const BUCKETS = 16;
+
+/** The bucket (0 to 15) of credential `id`: a string hash, the same in every process. */
+function bucketOf(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (Math.imul(h, 31) + id.charCodeAt(i)) | 0;
+  return (h >>> 0) % BUCKETS;
+}
+
+/**
+ * The Redis key of credential `id`'s limit: `<prefix>:ratelimit:{ratelimit:<bucket>}:<id>`. A Redis
+ * Cluster runs a script only over keys of one slot, and one call decides many credentials: the
+ * hash tag puts the credentials of one bucket in one slot, and 16 buckets spread them over the
+ * masters (docs/operations.md "Redis Cluster"). On one server a call still takes every bucket.
+ */
+export function rateLimitKey(prefix: string, id: string): string {
+  return `${prefix}:ratelimit:{ratelimit:${bucketOf(id)}}:${id}`;
 }
 
 /** Credentials per script call: bounds the size of one call when very many keys are busy. */
@@ -136,7 +157,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
   }
 
   async function decideShared(batch: [string, Waiters][]): Promise<void> {
-    const keys = batch.map(([id]) => `${deps.prefix}:ratelimit:${id}`);
+    const keys = batch.map(([id]) => rateLimitKey(deps.prefix, id));
     const extra = batch.map(([id, w]) => leaseSize(id, w.length));
     const args = [...keys, params.intervalUs, params.limit, deps.nowUs ? deps.nowUs() : '', ...batch.map(([, w], i) => w.length + extra[i]!)];
     let timer: NodeJS.Timeout | undefined;
@@ -182,7 +203,10 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
       decideLocally(batch, new Error(`redis connection ${deps.redis.status}`));
       return;
     }
-    for (let i = 0; i < batch.length; i += MAX_KEYS_PER_CALL) void decideShared(batch.slice(i, i + MAX_KEYS_PER_CALL));
+    // A cluster takes one call per bucket (one slot each); one server takes the whole batch at once.
+    for (const group of deps.redis.isCluster ? byBucket(batch) : [batch]) {
+      for (let i = 0; i < group.length; i += MAX_KEYS_PER_CALL) void decideShared(group.slice(i, i + MAX_KEYS_PER_CALL));
+    }
   }
 
   return {
@@ -204,4 +228,16 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
       });
     },
   };
+}
+
+/** `batch` split by the credentials' buckets (one Redis Cluster slot each). */
+function byBucket<T>(batch: [string, T][]): [string, T][][] {
+  const groups = new Map<number, [string, T][]>();
+  for (const entry of batch) {
+    const b = bucketOf(entry[0]);
+    const group = groups.get(b);
+    if (group) group.push(entry);
+    else groups.set(b, [entry]);
+  }
+  return [...groups.values()];
 }

@@ -5,7 +5,7 @@
  * that worker at start and recreated by the reconciler (jobs/schedules.ts) like every other.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
 
 /** Name of the retention queue. */
@@ -29,8 +29,8 @@ export interface RetentionQueue {
 }
 
 /** Builds the producer side over `redis` (ioredis, `maxRetriesPerRequest: null`). */
-export function createRetentionQueue(redis: Redis, prefix: string): RetentionQueue {
-  const queue: QueueOf<RetentionJobs> = new Queue(RETENTION_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+export function createRetentionQueue(redis: RedisClient, prefix: string): RetentionQueue {
+  const queue: QueueOf<RetentionJobs> = new Queue(RETENTION_QUEUE, { connection: redis, prefix: bullPrefix(prefix, RETENTION_QUEUE) });
   return {
     queue,
     async installScheduler(everyMs) {

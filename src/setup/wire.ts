@@ -1,5 +1,5 @@
 /** Wiring of the setup feature and of the HRMS configurations it stores (see `context.ts`). */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectionAccessCache } from '../connections/access-cache';
 import { connectorsWith } from '../hrms/registry';
@@ -80,6 +80,6 @@ export function wireSetup(
 }
 
 /** Throws 503 UNAVAILABLE unless `client` is connected (for requests that cannot finish without Redis). */
-function requireReady(client: Redis): void {
+function requireReady(client: RedisClient): void {
   if (client.status !== 'ready') throw unavailable(new Error(`redis connection ${client.status}`));
 }

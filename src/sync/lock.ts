@@ -9,7 +9,7 @@
  * (removing unseen employees, `succeeded`); it checks `lost`, aborts on `signal`, and asks
  * `confirm()` right before it commits.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 
 /** A held lock; `lost` turns true (and `signal` aborts) once a renewal fails or finds the lock not ours. */
 export interface HeldLock {
@@ -36,7 +36,7 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 /** Builds the lock over `redis` with keys `<prefix>:sync-lock:<orgId>` living `ttlMs` unrenewed. */
-export function createSyncLock(redis: Redis, prefix: string, ttlMs: number): SyncLock {
+export function createSyncLock(redis: RedisClient, prefix: string, ttlMs: number): SyncLock {
   const key = (orgId: number): string => `${prefix}:sync-lock:${orgId}`;
   return {
     async acquire(orgId, owner) {

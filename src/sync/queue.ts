@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
 
 /** Name of the sync queue. */
@@ -91,8 +91,8 @@ export const SYNC_JOB_OPTIONS = {
 } as const;
 
 /** Builds the producer side over `redis` (an ioredis client with `maxRetriesPerRequest: null`). */
-export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
-  const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix) });
+export function createSyncQueue(redis: RedisClient, prefix: string): SyncQueue {
+  const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix, SYNC_QUEUE) });
   const schedulerId = syncSchedulerId;
   return {
     queue,

@@ -61,7 +61,7 @@ describe('hrx demo', () => {
   it('Ctrl-C (SIGINT to its process group) stops it with exit 0, no warning, its job schedulers removed', async () => {
     const { code, stderr, running } = await demoUntilCtrlC(env);
     expect(running.outsideDemo).toEqual([]);
-    expect(running.all.some((k) => k.startsWith(`${prefix}:demo:bull:sync:repeat:`))).toBe(true);
+    expect(running.all.some((k) => k.startsWith(`${prefix}:demo:bull:{sync}:sync:repeat:`))).toBe(true);
     expect(code).toBe(0);
     expect(warnings(stderr)).toEqual([]);
     const after = await keysOf(prefix);

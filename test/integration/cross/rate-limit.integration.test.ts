@@ -170,7 +170,7 @@ describe('what is not counted', () => {
     const keys = await rateLimitKeys();
     expect(keys.length).toBe(before.length + 1);
     const prefix = `${app.config.HRX_REDIS_PREFIX}:ratelimit:`;
-    for (const k of keys) expect(k).toMatch(new RegExp(`^${prefix}[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`));
+    for (const k of keys) expect(k).toMatch(new RegExp(`^${prefix}\\{ratelimit:\\d+\\}:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`));
     for (const s of secrets) expect(keys.join('\n')).not.toContain(s);
   });
 });

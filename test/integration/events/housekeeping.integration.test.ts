@@ -19,7 +19,7 @@ beforeAll(async () => {
   app = await startTestApp({ env: { HRX_EVENTS_RELAY_MS: '200', HRX_EVENTS_CONSENT_SCAN_MS: '300' } });
   // What an older hrx left in Redis: its schedulers on the events queue, each with its next job
   // delayed (a job already due when the worker starts completes as skipped: events.worker.ts).
-  const older = new Queue(EVENTS_QUEUE, { connection: { url: REDIS_URL }, prefix: bullPrefix(app.config.HRX_REDIS_PREFIX) });
+  const older = new Queue(EVENTS_QUEUE, { connection: { url: REDIS_URL }, prefix: bullPrefix(app.config.HRX_REDIS_PREFIX, EVENTS_QUEUE) });
   const later = { every: 60_000, startDate: Date.now() + 60_000 };
   await older.upsertJobScheduler('events-relay', later, { name: 'relay', data: {} });
   await older.upsertJobScheduler('events-consent-scan', later, { name: 'consent-scan', data: {} });

@@ -12,7 +12,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GCRA_LUA, gcra, gcraParams } from '../../../src/ratelimit/gcra';
-import { createRateLimiter, type RateDecision } from '../../../src/ratelimit/limiter';
+import { createRateLimiter, rateLimitKey, type RateDecision } from '../../../src/ratelimit/limiter';
 import { REDIS_URL } from '../../support/harness';
 
 const prefix = `hrxtest:${randomBytes(5).toString('hex')}`;
@@ -170,7 +170,7 @@ describe('leases (limits of 10,000 or more per window)', () => {
     const monitor = await redis().monitor();
     let calls = 0;
     monitor.on('monitor', (_time: string, args: string[]) => {
-      if (/^eval/i.test(args[0] ?? '') && args.some((a) => a === `${prefix}:ratelimit:${id}`)) calls++;
+      if (/^eval/i.test(args[0] ?? '') && args.some((a) => a === rateLimitKey(prefix, id))) calls++;
     });
     await new Promise((r) => setTimeout(r, 100));
     // 200 turns of 5 requests on each limiter: all within the limit.
@@ -256,10 +256,10 @@ describe('Redis unavailable', () => {
     const limiter = createRateLimiter({ redis: flaky, prefix, limit: 10, windowMs: 3_600_000, log });
     const id = randomUUID();
     expect(allowedCount(await Promise.all(Array.from({ length: 4 }, () => limiter.take(id))))).toBe(4);
-    expect(await main.exists(`${prefix}:ratelimit:${id}`)).toBe(0); // decided locally
+    expect(await main.exists(rateLimitKey(prefix, id))).toBe(0); // decided locally
     await flaky.connect();
     expect(allowedCount(await Promise.all(Array.from({ length: 12 }, () => limiter.take(id))))).toBe(10);
-    expect(await main.exists(`${prefix}:ratelimit:${id}`)).toBe(1);
+    expect(await main.exists(rateLimitKey(prefix, id))).toBe(1);
     expect(lines.map((l) => l.msg)).toEqual(['rate limiter: Redis unavailable, limiting per process', 'rate limiter: Redis is back, limits are shared again']);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateLimitKey } from '../../../src/ratelimit/limiter';
 import { connectCall, openSession } from '../../support/connect';
 import { dbQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
@@ -59,7 +60,7 @@ describe('Connect session rate limit (GET /api/sdk/connect/ and the other sessio
     const redis = new Redis(REDIS_URL);
     try {
       const keys = await redis.keys(`${app.config.HRX_REDIS_PREFIX}:ratelimit:*`);
-      expect(keys).toContain(`${app.config.HRX_REDIS_PREFIX}:ratelimit:connect:${row.id}`);
+      expect(keys).toContain(rateLimitKey(app.config.HRX_REDIS_PREFIX, `connect:${row.id}`));
       // The cookie's secret names no key.
       expect(keys.filter((k) => k.includes(cookie.split('=')[1]!))).toEqual([]);
     } finally {
