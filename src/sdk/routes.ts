@@ -11,6 +11,7 @@ import { parseWith, route, type RouteDef } from '../http/router';
 import { hrmsConfigFields } from '../setup/schema';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
 import { pageHeaders, renderConnectPage, type PageOperator } from './page';
+import { connectScript } from './page-script';
 import type { SdkService, SdkTokenRequest } from './service';
 
 const requiredText = (max: number) =>
@@ -132,6 +133,8 @@ const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z
  * `operator`: the name and contact every Connect page shows (HRX_OPERATOR_NAME, `operatorContact` of config.ts).
  */
 export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean; operator: PageOperator }): RouteDef[] {
+  // Bundle the page's script now, at app creation, not on the first page request (./page-script.ts).
+  connectScript();
   const apiBase = `${opts.basePath}/api/sdk/connect`;
   const meta = (ctx: { requestId: string; source: string }) => ({ requestId: ctx.requestId, sourceAddress: ctx.source });
   return [
