@@ -87,8 +87,8 @@ export class CallError extends Error {
 export const asCallError = (err: unknown): CallError => (err instanceof CallError ? err : new CallError(err instanceof Error ? err.message : String(err), 0));
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
-const fieldErrors = (x: unknown): FieldError[] =>
-  Array.isArray(x) ? x.filter(isRecord).map((e) => ({ field: String(e.field ?? ''), message: String(e.message ?? '') })) : [];
+const text = (x: unknown): string => (typeof x === 'string' ? x : '');
+const fieldErrors = (x: unknown): FieldError[] => (Array.isArray(x) ? x.filter(isRecord).map((e) => ({ field: text(e.field), message: text(e.message) })) : []);
 
 /**
  * Calls the Connect endpoint `path` (JSON in, the envelope's `data` out, typed by the caller as
