@@ -117,13 +117,10 @@ const sessionSchema = z.strictObject({
   data_point_categories: z.array(z.strictObject({ id: z.string(), title: z.string() })),
   always_shared: z.array(z.strictObject({ name: z.string(), label: z.string() })),
   decided_at: z.string().nullable(),
-  decided_by: z
-    .enum(['admin', 'operator', 'vendor'])
-    .nullable()
-    .meta({
-      description:
-        'Who decided (docs/connect.md "After the decision"): `admin` (an HR admin of the org on the Connect page), `operator` (the hrx operator, from the command line), `vendor` (the vendor ended the connection); null while pending or when not recorded.',
-    }),
+  decided_by: z.enum(['admin', 'operator', 'vendor']).nullable().meta({
+    description:
+      'Who decided (docs/connect.md "After the decision"): `admin` (an HR admin of the org on the Connect page), `operator` (the hrx operator, from the command line), `vendor` (the vendor ended the connection); null while pending or when not recorded.',
+  }),
   reauth: z.strictObject({ hrms_id: z.string(), product_name: z.string(), refused_at: z.string() }).nullable(),
   ...listsSchema,
 });

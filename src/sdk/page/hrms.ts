@@ -100,7 +100,8 @@ export function hrmsFailure(err: CallError, p: ConnectHrmsProduct, order: string
   const on = (field: HTMLInputElement | null, text: string): Problem[] | null => (field ? [[field, text]] : null);
   if (err.status === 400 && /^HRMS credentials rejected: /.test(err.message)) {
     const reason = err.message.slice('HRMS credentials rejected: '.length);
-    if (/host not allowed/.test(reason)) return on(host, 'hrx cannot connect to this address. Enter the public https:// address of your ' + p.display_name + '.');
+    if (/host not allowed/.test(reason))
+      return on(host, 'hrx cannot connect to this address. Enter the public https:// address of your ' + p.display_name + '.');
     if (/could not be reached/.test(reason))
       return on(host, 'We could not reach ' + p.display_name + ' at this address. Check the address, or try again in a minute.');
     if (/refused the credentials/.test(reason)) return on(secret, p.display_name + ' did not accept these details. Check the ' + names + ', then try again.');
@@ -113,7 +114,10 @@ export function hrmsFailure(err: CallError, p: ConnectHrmsProduct, order: string
           reason.replace(/^the HRMS /, 'it ') +
           '). Nothing is wrong with them that we know of: try again in a few minutes.',
       );
-    return on(host, p.display_name + ' at this address gave an unexpected answer (' + reason.replace(/^the HRMS /, 'it ') + '). Check the address, then try again.');
+    return on(
+      host,
+      p.display_name + ' at this address gave an unexpected answer (' + reason.replace(/^the HRMS /, 'it ') + '). Check the address, then try again.',
+    );
   }
   if (err.status === 403) {
     return on(

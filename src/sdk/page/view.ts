@@ -172,7 +172,14 @@ function emailIntro(ev: ConnectSession['email_verification'], ownerOnly: boolean
       org() +
       ' an application key and secret, enter them below.'
     );
-  return org() + ' is not yet connected to hrx, and this service cannot send e-mail, so ' + org() + ' cannot be set up from this page. Ask ' + op + ' to approve this connection for you.';
+  return (
+    org() +
+    ' is not yet connected to hrx, and this service cannot send e-mail, so ' +
+    org() +
+    ' cannot be set up from this page. Ask ' +
+    op +
+    ' to approve this connection for you.'
+  );
 }
 
 /** Why approve is off, or what approving does (the note beside the button). */
@@ -183,7 +190,8 @@ function decideNote(ev: ConnectSession['email_verification'], ownerOnly: boolean
   const locked = view.lock.locked_until;
   const done = ready();
   if (locked) return 'Too many wrong tries: approving is locked until ' + clock(locked) + '. Try again then.';
-  if (!done && ownerOnly) return 'Only ' + op + ', or someone with ' + org() + "'s application key and secret, can approve this connection (step " + stepNo('step-hrms') + ').';
+  if (!done && ownerOnly)
+    return 'Only ' + op + ', or someone with ' + org() + "'s application key and secret, can approve this connection (step " + stepNo('step-hrms') + ').';
   if (!done && !proofMode && !ev.available) return 'Only ' + op + ' can approve this connection (step ' + stepNo('step-email') + ').';
   if (done) return 'Approving shares the required data and what you ticked in step ' + stepNo('step-choose') + ' with ' + vendor() + '.';
   const what = proofMode
