@@ -38,7 +38,7 @@ export function buildRequired(): void {
 /** "3 of 11 shared" (decided) or "3 of 11 to share" (pending: nothing is shared before approval). */
 const countText = (on: number, of: number, decided: boolean): string => `${on} of ${of} ${decided ? 'shared' : 'to share'}`;
 
-/** Updates the count in the summary of the group holding `box`. */
+/** Updates the count in the summary of `group` (its ticked boxes of all). */
 function recount(group: HTMLDetailsElement, decided: boolean): void {
   const boxes = [...group.querySelectorAll<HTMLInputElement>('input[type=checkbox]')];
   const count = group.querySelector('.count');
