@@ -1,5 +1,6 @@
 // ESLint (flat config) for hrx: typescript-eslint's type-aware recommended rules on every
-// TypeScript file (src/, jobs/, test/, bench/, scripts/), the JavaScript recommended rules on the
+// TypeScript file (src/, jobs/, test/, bench/, scripts/; the Connect page's browser script in
+// src/sdk/page/ through its own tsconfig.json, which adds the DOM library), the JavaScript recommended rules on the
 // plain .js/.mjs/.cjs files, and eslint-config-prettier last so no rule argues with Prettier
 // (`npm run format`). Run by `npm run lint` and .ci/run; README.md § Checks.
 import js from '@eslint/js';
@@ -43,19 +44,7 @@ export default tseslint.config(
     // Node scripts outside tsconfig.json (bin/, bench servers, CI helpers, this file): no types to
     // check, so the type-aware rules are off for them and the JavaScript rules apply.
     files: ['**/*.{js,mjs,cjs}'],
-    ignores: ['src/sdk/page/*.js'],
     languageOptions: { globals: globals.node },
-  },
-  {
-    // The Connect page's script: three parts that src/sdk/page.ts joins into one function for the
-    // browser. A name one part defines and another uses is neither undefined nor unused there, so
-    // no-undef is off and only function-local variables are checked for use.
-    files: ['src/sdk/page/*.js'],
-    languageOptions: { sourceType: 'script', globals: globals.browser },
-    rules: {
-      'no-undef': 'off',
-      'no-unused-vars': ['error', { vars: 'local', argsIgnorePattern: '^_', caughtErrors: 'none' }],
-    },
   },
   {
     // TypeScript itself reports a name declared twice (TS2300/TS2451), and allows what no-redeclare

@@ -4,7 +4,7 @@
  */
 import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
 import { NOT_AVAILABLE } from '../domain/record';
-import type { Connection, ConnectionStatus } from '../db/entities';
+import type { Connection, ConnectionDecider, ConnectionStatus } from '../db/entities';
 import type { TransactionOptions, Transactor } from '../db/tx';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
@@ -188,9 +188,9 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
    * Moves connection `id` from a status of `from` to `to` and writes `event` in the same
    * transaction, only when the status changed. Returns whether it changed.
    */
-  const transition = (id: string, from: ConnectionStatus[], to: ConnectionStatus, event?: Staged): Promise<boolean> =>
+  const transition = (id: string, from: ConnectionStatus[], to: ConnectionStatus, by: ConnectionDecider, event?: Staged): Promise<boolean> =>
     deps.transactor.transaction(async (tx) => {
-      const changed = await connections.transition(id, from, to, tx);
+      const changed = await connections.transition(id, from, to, tx, by);
       if (changed && event) await event.write(tx);
       return changed;
     }, ONCE);
@@ -242,7 +242,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
       if (!held) throw new AppError('SYNC_IN_PROGRESS');
       const event = deps.events.connectionChanged('terminated', active);
       try {
-        const done = await transition(active.id, ['pending', 'approved', 'rejected'], 'terminated', event);
+        const done = await transition(active.id, ['pending', 'approved', 'rejected'], 'terminated', 'vendor', event);
         if (!done) throw new AppError('CONNECTION_ALREADY_TERMINATED');
       } finally {
         await held.release();
@@ -273,6 +273,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
             vendorOrgId: vendor.id,
             clientOrgId: client.id,
             status: input.status ?? 'approved',
+            decidedBy: (input.status ?? 'approved') === 'pending' ? null : 'operator',
             sharedDataPoints: shared,
             notSharedDataPoints: [],
             notRequestedDataPoints: shared === EVERY_DATA_POINT ? [] : ALL_DATA_POINTS.filter((p) => !sharedSet.has(p)),
@@ -344,13 +345,14 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
             if (!sameRequest(cur.dataModelFlags, expectedFlags)) throw new AppError('AUTH_INVALID');
             event = deps.events.connectionChanged(decision.to, cur);
             const now = new Date();
-            if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now };
+            if (decision.to === 'rejected') return { status: 'rejected', statusChangedAt: now, decidedBy: 'admin' };
             const { required, optional } = requestSplit(cur.dataModelFlags);
             const share = new Set([...required, ...optional.filter((p) => decision.optedIn.includes(p))]);
             const requested = new Set([...required, ...optional]);
             return {
               status: 'approved',
               statusChangedAt: now,
+              decidedBy: 'admin',
               approvedOnConfigSession: decision.configSession ?? null,
               sharedDataPoints: ALL_DATA_POINTS.filter((p) => share.has(p)),
               notSharedDataPoints: optional.filter((p) => !share.has(p)),
@@ -403,7 +405,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
             tx,
           );
         }
-        if ((await connections.transition(c.id, [c.status], to, tx)) && event) await event.write(tx);
+        if ((await connections.transition(c.id, [c.status], to, tx, 'operator')) && event) await event.write(tx);
       }, ONCE);
       await event?.dispatch();
       await deps.onAccessChange();

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import { Connection, type ConnectionStatus } from '../db/entities';
+import { Connection, type ConnectionDecider, type ConnectionStatus } from '../db/entities';
 import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 import { EVERY_DATA_POINT } from '../domain/data-points';
 import { isUuid } from '../domain/ids';
@@ -44,8 +44,11 @@ export interface ConnectionStore {
    * there is no such connection.
    */
   updateLocked(id: string, change: (c: Readonly<Connection>) => Partial<Omit<Connection, 'id'>>, tx?: Tx): Promise<Connection | null>;
-  /** Sets the status and its timestamp; returns false when the row was not in `from`. */
-  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus, tx?: Tx): Promise<boolean>;
+  /**
+   * Sets the status, its timestamp and who decided (`by`, docs/connect.md "After the decision";
+   * null: not recorded); returns false when the row was not in `from`.
+   */
+  transition(id: string, from: ConnectionStatus[], to: ConnectionStatus, tx?: Tx, by?: ConnectionDecider | null): Promise<boolean>;
   /** One page of a vendor's connections, newest first, and the total. */
   listForVendor(
     vendorOrgId: number,
@@ -93,6 +96,7 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
           sharedDataPoints: EVERY_DATA_POINT,
           notSharedDataPoints: [],
           notRequestedDataPoints: [],
+          decidedBy: null,
           ...(from === 'pending' ? {} : { statusChangedAt: new Date() }),
         },
       );
@@ -108,12 +112,12 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
         return c;
       });
     },
-    async transition(id, from, to, tx) {
+    async transition(id, from, to, tx, by = null) {
       const now = new Date();
       const n = await emOf(orm, tx).nativeUpdate(
         Connection,
         { id, status: { $in: from } },
-        { status: to, statusChangedAt: now, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
+        { status: to, statusChangedAt: now, decidedBy: to === 'pending' ? null : by, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
       );
       return n > 0;
     },

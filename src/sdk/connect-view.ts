@@ -4,7 +4,7 @@
  * products to choose from with the fields of each, and where the session stands (e-mail
  * verified, proof given, lock, decision and when). Pure: the flow (connect.ts) loads the rows.
  */
-import type { ConnectionStatus, Connection, Org } from '../db/entities';
+import type { ConnectionDecider, ConnectionStatus, Connection, Org } from '../db/entities';
 import { dataPointLabel, DATA_POINT_CATEGORIES, ALWAYS_SHARED_LABELS, type DataPointCategory } from '../domain/data-point-labels';
 import type { HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
 import { requestSplit, dataPointLists } from '../connections/service';
@@ -80,6 +80,12 @@ export interface ConnectSession extends DataPointLists {
   always_shared: { name: string; label: string }[];
   /** When the connection was approved, rejected or terminated (ISO); null while pending. */
   decided_at: string | null;
+  /**
+   * Who decided (docs/connect.md "After the decision"): `admin` (an HR admin of the org on this
+   * page), `operator` (the hrx operator, from the command line), `vendor` (the vendor ended it);
+   * null while pending, or when not recorded (decisions older than the record: the page names no one).
+   */
+  decided_by: ConnectionDecider | null;
   /**
    * "Update credentials" mode (docs/connect.md "Updating refused credentials"): the org's HRMS
    * refused the stored credentials; `hrms_id` and `product_name` name that HRMS, `refused_at`
@@ -175,6 +181,7 @@ export function sessionView(v: ViewInput): ConnectSession {
     data_point_categories: DATA_POINT_CATEGORIES.map((x) => ({ id: x.id, title: x.title })),
     always_shared: ALWAYS_SHARED_LABELS.map((x) => ({ ...x })),
     decided_at: c.status === 'pending' ? null : c.statusChangedAt.toISOString(),
+    decided_by: c.status === 'pending' ? null : c.decidedBy,
     reauth: v.refused
       ? {
           hrms_id: v.refused.hrmsId,

@@ -11,14 +11,12 @@
  * approve while it is still the org's configuration, and may be entered only by a session whose
  * holder verified the token's e-mail ("Establishing an org", ./email-verify.ts). The one
  * replacement it makes: new credentials for the same tenant while the HRMS refuses the stored
- * ones (./connect-reauth.ts). {@link PROOF_LOCK}
- * failed proofs (and wrong e-mail codes) lock the vendor/client pair's approval; every proof,
- * code and approval attempt is audited.
+ * ones (./connect-reauth.ts). Failed proofs (and wrong e-mail codes) lock the vendor/client
+ * pair's approval, and every proof, code and approval attempt is audited (./connect-attempts.ts).
+ * The token-for-session exchange is ./connect-session.ts; what the page shows, ./connect-view.ts.
  */
-import { randomBytes } from 'node:crypto';
-import { decodeJwt } from 'jose';
 import type { AuthFailureGuard } from '../auth/failure-guard';
-import type { ConnectGrant, ConnectPrincipal, Principal } from '../auth/principal';
+import type { ConnectGrant, ConnectPrincipal } from '../auth/principal';
 import { requestSplit, type ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
@@ -27,7 +25,9 @@ import { HrmsError } from '../hrms/connector';
 import type { OrgService } from '../orgs/service';
 import type { HrmsSetupInput, SetupConfigResult, SetupService } from '../setup/service';
 import type { Mailer } from '../mail/mailer';
-import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
+import { createAttempts, type RequestMeta } from './connect-attempts';
+import { createSessionExchange } from './connect-session';
+import type { ConnectStore } from './connect-store';
 import { listsOf, sessionView, type ConnectHrmsProduct, type ConnectSession, type DataPointLists } from './connect-view';
 import type { EmailCodeStore } from './email-code-store';
 import { createEmailVerification, emailNeeded, EMAIL_CODE_POLICY } from './email-verify';
@@ -36,9 +36,8 @@ import { createReauthStep } from './connect-reauth';
 import type { SdkStore, SdkTokenView } from './store';
 
 export type { ConnectHrmsProduct, ConnectSession, DataPointLists } from './connect-view';
-
-/** docs/connect.md "Lockout": five failed proofs lock that connection's approval for 15 minutes. */
-export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
+export { PROOF_LOCK, type RequestMeta } from './connect-attempts';
+export type { OpenedSession } from './connect-session';
 
 /** The answer to a decision. */
 export interface ConnectOutcome extends DataPointLists {
@@ -46,19 +45,7 @@ export interface ConnectOutcome extends DataPointLists {
   status: 'approved' | 'rejected';
 }
 
-/** Where a request came from, for the audit trail. */
-export interface RequestMeta {
-  requestId: string;
-  sourceAddress: string | null;
-}
-
-/** A session just opened: its secret (the cookie value, shown once) and when it ends. */
-export interface OpenedSession {
-  secret: string;
-  connectionId: string;
-  expiresAt: Date;
-}
-
+/** What the flow is built over. */
 export interface ConnectFlowDeps {
   store: SdkStore;
   sessions: ConnectStore;
@@ -91,16 +78,6 @@ function refusedByHrms(err: unknown): err is AppError {
   return err instanceof AppError && err.cause instanceof HrmsError && err.cause.kind === 'auth';
 }
 
-/** The `jti` claim of a token that parses as a JWT (unverified: only a key of the failure limit), else ''. */
-function presentedJti(token: string): string {
-  try {
-    const { jti } = decodeJwt(token);
-    return typeof jti === 'string' ? jti.slice(0, 128) : '';
-  } catch {
-    return '';
-  }
-}
-
 /** Builds the Connect flow. */
 export function createConnectFlow(deps: ConnectFlowDeps) {
   const { sessions } = deps;
@@ -114,59 +91,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     return c;
   }
 
-  const sessionOf = (p: ConnectPrincipal, g: ConnectGrant) => ({
-    id: g.sessionId,
-    connectionId: g.connectionId,
-    vendorOrgId: g.vendorOrgId,
-    clientOrgId: p.orgId,
-    userId: g.userId,
-  });
-
-  async function audit(p: ConnectPrincipal, method: ProofMethod, outcome: ProofOutcome, meta: RequestMeta): Promise<void> {
-    await sessions.audit({ requestId: meta.requestId, session: sessionOf(p, p.connect), method, outcome, sourceAddress: meta.sourceAddress });
-  }
-
-  /**
-   * Runs one `check` under the lock policy (reserved before it runs, so parallel attempts cannot
-   * pass the limit): refused unchecked while the pair is locked (PROOF_FAILED); a `failed`
-   * outcome counts a failure, `proven`/`configured` clear the count. What `check` throws is
-   * rethrown, and the attempt given back (audited `error`, not counted).
-   */
-  async function attempt(
-    p: ConnectPrincipal,
-    method: 'hrms' | 'app_credentials' | 'email',
-    meta: RequestMeta,
-    check: () => Promise<'proven' | 'configured' | 'failed'>,
-  ): Promise<'proven' | 'configured' | 'failed'> {
-    const g = p.connect;
-    const base = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
-    if ((await sessions.beginAttempt(g.vendorOrgId, p.orgId, PROOF_LOCK)).locked) {
-      await sessions.audit({ ...base, outcome: 'locked' });
-      throw new AppError('PROOF_FAILED');
-    }
-    let outcome: 'proven' | 'configured' | 'failed';
-    try {
-      outcome = await check();
-    } catch (err) {
-      await sessions.finishAttempt({ ...base, outcome: 'error' }, PROOF_LOCK);
-      throw err;
-    }
-    await sessions.finishAttempt({ ...base, outcome }, PROOF_LOCK);
-    return outcome;
-  }
-
-  /** A proof `check` under the lock policy ({@link attempt}). Throws PROOF_FAILED (false or locked), or what `check` throws. */
-  async function prove(
-    p: ConnectPrincipal,
-    method: 'hrms' | 'app_credentials' | 'email',
-    meta: RequestMeta,
-    check: () => Promise<boolean>,
-  ): Promise<{ proven: true }> {
-    const ok = (await attempt(p, method, meta, async () => ((await check()) ? 'proven' : 'failed'))) === 'proven';
-    deps.log.info({ clientOrgId: p.orgId, connectionId: p.connect.connectionId, method, proven: ok }, 'connect: proof of control');
-    if (!ok) throw new AppError('PROOF_FAILED');
-    return { proven: true };
-  }
+  const { audit, attempt, prove } = createAttempts({ sessions, log: deps.log });
 
   /**
    * Whether this session may approve: it proved control, or it entered the org's current
@@ -242,44 +167,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   );
 
   return {
-    /**
-     * Exchanges an SDK token for a Connect session, once per token (docs/connect.md "The session"). Returns the
-     * session's secret (for the cookie) and its expiry (the token's). Throws AUTH_INVALID for a
-     * token hrx does not honour or one exchanged before (each a failed authentication of
-     * `opts.source` and of the token's `jti`, docs/behaviour.md "Failed authentications"), THROTTLED past the limit (checked
-     * before the token: a refused exchange never uses the token up).
-     */
-    async openSession(token: string, opts: { source?: string } = {}): Promise<OpenedSession> {
-      const exchange = async (): Promise<OpenedSession | null> => {
-        const active = await deps.verifyToken(token);
-        if (!active) return null;
-        const secret = randomBytes(32).toString('base64url');
-        const id = await sessions.createSession({ secret, jti: active.jti, connectionId: active.connectionId, expiresAt: active.expiresAt });
-        if (!id) return null;
-        deps.log.info({ clientOrgId: active.clientOrgId, connectionId: active.connectionId, sessionId: id }, 'connect: session opened');
-        return { secret, connectionId: active.connectionId, expiresAt: active.expiresAt };
-      };
-      const opened = deps.failures
-        ? await deps.failures.run({ source: opts.source ?? 'unknown', kind: 'sdk', presented: presentedJti(token) }, exchange)
-        : await exchange();
-      if (!opened) throw new AppError('AUTH_INVALID');
-      return opened;
-    },
-
-    /** The principal of an active session secret (the authenticator's check of the cookie), or null. */
-    async verifySession(secret: string): Promise<Principal | null> {
-      if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
-      const s = await sessions.findSession(secret);
-      if (!s) return null;
-      return {
-        orgId: s.clientOrgId,
-        orgUuid: s.clientOrgUuid,
-        isVendor: false,
-        isClient: true,
-        credentialId: s.id,
-        connect: { sessionId: s.id, jti: s.jti, connectionId: s.connectionId, vendorOrgId: s.vendorOrgId, userId: s.userId },
-      };
-    },
+    ...createSessionExchange(deps),
 
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
     async session(p: ConnectPrincipal): Promise<ConnectSession> {

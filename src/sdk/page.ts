@@ -1,6 +1,7 @@
 /**
  * The Connect page (docs/connect.md "Reference: the SDK token and the Connect endpoints"): plain HTML, one inline script and one inline style sheet
- * (./page/connect-*.js, ./page/connect.css), no framework, no external assets. The server renders
+ * (./page/main.ts and the modules it imports, bundled by esbuild: ./page-script.ts;
+ * ./page/connect.css), no framework, no external assets. The server renders
  * only escaped text of its configuration (the API path, the operator's name and contact); the
  * script fills in the rest through the Connect JSON endpoints with `textContent`, never markup,
  * and Trusted Types forbid string-to-DOM sinks altogether. Inline script and style run by a
@@ -12,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connectScript } from './page-script';
 
 /** Escapes text for HTML element content and double- or single-quoted attribute values. */
 export function escapeHtml(s: string): string {
@@ -41,10 +43,7 @@ export function pageHeaders(nonce: string, frameAncestors: string): Record<strin
   };
 }
 
-const asset = (name: string) => readFileSync(new URL(`./page/${name}`, import.meta.url), 'utf8');
-const STYLE = asset('connect.css');
-/** One function over the script's three parts (they share its scope), in strict mode. */
-const SCRIPT = `(() => {\n'use strict';\n${['connect-base.js', 'connect-view.js', 'connect-steps.js'].map(asset).join('\n')}})();`;
+const STYLE = readFileSync(new URL('./page/connect.css', import.meta.url), 'utf8');
 
 /** A small square mark, inline (no request, nothing external). */
 const FAVICON =
@@ -170,7 +169,7 @@ export function renderConnectPage(v: { apiBase: string; operator: PageOperator }
 </div>
 </div></main>
 <footer><div class="wrap"><p id="reach">${reach}</p></div></footer>
-<script nonce="${nonce}">${SCRIPT}</script>
+<script nonce="${nonce}">${connectScript()}</script>
 </body></html>`;
   return { html, nonce };
 }

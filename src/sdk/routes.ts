@@ -11,6 +11,7 @@ import { parseWith, route, type RouteDef } from '../http/router';
 import { hrmsConfigFields } from '../setup/schema';
 import { dataModelFlagsSchema, requestsNothing } from './flags';
 import { pageHeaders, renderConnectPage, type PageOperator } from './page';
+import { connectScript } from './page-script';
 import type { SdkService, SdkTokenRequest } from './service';
 
 const requiredText = (max: number) =>
@@ -116,6 +117,10 @@ const sessionSchema = z.strictObject({
   data_point_categories: z.array(z.strictObject({ id: z.string(), title: z.string() })),
   always_shared: z.array(z.strictObject({ name: z.string(), label: z.string() })),
   decided_at: z.string().nullable(),
+  decided_by: z.enum(['admin', 'operator', 'vendor']).nullable().meta({
+    description:
+      'Who decided (docs/connect.md "After the decision"): `admin` (an HR admin of the org on the Connect page), `operator` (the hrx operator, from the command line), `vendor` (the vendor ended the connection); null while pending or when not recorded.',
+  }),
   reauth: z.strictObject({ hrms_id: z.string(), product_name: z.string(), refused_at: z.string() }).nullable(),
   ...listsSchema,
 });
@@ -132,6 +137,8 @@ const setupResultSchema = z.strictObject({ org_id: z.string().uuid(), hrms_id: z
  * `operator`: the name and contact every Connect page shows (HRX_OPERATOR_NAME, `operatorContact` of config.ts).
  */
 export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncestors: string; secureCookie: boolean; operator: PageOperator }): RouteDef[] {
+  // Bundle the page's script now, at app creation, not on the first page request (./page-script.ts).
+  connectScript();
   const apiBase = `${opts.basePath}/api/sdk/connect`;
   const meta = (ctx: { requestId: string; source: string }) => ({ requestId: ctx.requestId, sourceAddress: ctx.source });
   return [

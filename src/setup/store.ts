@@ -105,7 +105,7 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
         if (!prior.connect_session_id || hrmsConfig.sameTenant) return { revoked: [] };
         // Pending lists as a new request stores them (connections/store.ts request()).
         const rows = await em.execute<{ id: string }[]>(
-          `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null,
+          `update connections set status = 'pending', status_changed_at = now(), approved_on_config_session = null, decided_by = null,
                   shared_data_points = null, not_shared_data_points = '{}', not_requested_data_points = '{}'
             where client_org_id = ? and status = 'approved' and approved_on_config_session = ?
            returning id`,

@@ -3404,6 +3404,8 @@ export interface operations {
                                 label: string;
                             }[];
                             decided_at: string | null;
+                            /** @description Who decided (docs/connect.md "After the decision"): `admin` (an HR admin of the org on the Connect page), `operator` (the hrx operator, from the command line), `vendor` (the vendor ended the connection); null while pending or when not recorded. */
+                            decided_by: ("admin" | "operator" | "vendor") | null;
                             reauth: {
                                 hrms_id: string;
                                 product_name: string;

@@ -112,6 +112,12 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
 /** Connection status of docs/api.md "Vendor connections". */
 export type ConnectionStatus = 'pending' | 'approved' | 'rejected' | 'terminated';
 
+/**
+ * Who made a connection's last decision (docs/connect.md "After the decision"): the client org's
+ * HR admin on the Connect page, the operator through the CLI, or the vendor (terminate).
+ */
+export type ConnectionDecider = 'admin' | 'operator' | 'vendor';
+
 /** One vendor org ↔ one client org (docs/api.md "Vendor connections"). */
 export class Connection {
   id!: string;
@@ -136,6 +142,8 @@ export class Connection {
   statusChangedAt: Date = new Date();
   createdAt: Date = new Date();
   terminatedAt: Date | null = null;
+  /** Who made the last decision (approve, reject, terminate); null while pending or when not recorded (Migration20261128060000). */
+  decidedBy: ConnectionDecider | null = null;
   /**
    * The Connect session that entered the client org's HRMS configuration this approval rested on
    * (docs/connect.md "Reference: the SDK token and the Connect endpoints"; Migration20261123060000): setup-config replacing it sends the connection back
@@ -169,6 +177,7 @@ export const ConnectionSchema = new EntitySchema<Connection>({
     statusChangedAt: { type: 'Date', columnType: 'timestamptz(3)' },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     terminatedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    decidedBy: { type: 'text', nullable: true },
     approvedOnConfigSession: { type: 'uuid', nullable: true },
   },
 });

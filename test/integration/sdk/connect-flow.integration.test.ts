@@ -162,6 +162,7 @@ describe('Connect flow: approve, up to the HRMS credentials', () => {
           { name: 'employeeId', label: 'Employee ID (from your HRMS)' },
         ],
         decided_at: null,
+        decided_by: null,
         reauth: null,
         shared_data_points: [],
         not_shared_data_points: ['name', 'dob', 'gender', 'ctc_basic'],

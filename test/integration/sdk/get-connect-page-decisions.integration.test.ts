@@ -55,6 +55,19 @@ const open = async (viewport: ViewportName, token: string) => {
   await page.waitForSelector('#main:not([hidden]), #invalid:not([hidden])');
   return { page, problems };
 };
+/** The data point categories and how many points each has (src/domain/data-point-labels.ts). */
+const GROUPS: [string, number][] = [
+  ['Personal details', 11],
+  ['Contact details and addresses', 14],
+  ['Bank account', 3],
+  ['Employment', 18],
+  ['Annual CTC (cost to company)', 24],
+  ['Monthly pay', 31],
+  ['Dependants', 7],
+];
+/** Each data point group of the choose step: its summary's text and whether it is open. */
+const groups = (page: Page): Promise<[string, boolean][]> =>
+  page.$$eval('#optional details', (ds: any[]) => ds.map((d) => [d.querySelector('summary').textContent, d.open]));
 /** While `path` is held back, `selector` is disabled and busy, its status says so beside it; one request reached the server. */
 const oneBusyRequest = async (page: Page, selector: string, statusId: string, path: string, act: () => Promise<void>) => {
   proxy.delay(`${API}${path}`, 1200);
@@ -150,6 +163,15 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
       expect(await page.textContent('#hrms-done-name')).toBe(`You proved that you manage Established ${viewport} Co.`);
       expect(await page.isEnabled('#approve')).toBe(true);
       await clean(page, 'proof-given', viewport);
+      // All 108 points optional: one group per category, long ones folded, each counting what is ticked (docs/connect.md "Long lists: groups that fold").
+      expect(await groups(page)).toEqual(GROUPS.map(([title, n]) => [`${title} 0 of ${n} to share`, n <= 6]));
+      await tabTo(page, '#group-0 > summary');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      expect(await focused(page)).toBe('dp-name');
+      await page.keyboard.press('Space');
+      expect((await groups(page))[0]).toEqual(['Personal details 1 of 11 to share', true]);
+      await clean(page, 'groups-folded', viewport);
       // Reject is neutral, asks first, and is one request.
       expect(await page.getAttribute('#reject', 'class')).toBe('secondary');
       const rejects = proxy.count(`POST ${API}/reject/`);
@@ -168,6 +190,7 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
       expect(await page.textContent('h1#heading')).toBe(`You rejected Quiet Insurer ${viewport}'s request`);
       expect(await page.textContent('#outcome-text')).toMatch(/^Rejected on .* receives no data from Established/);
       expect((await inputStates(page, '#optional input')).every((b) => b.disabled && !b.checked)).toBe(true);
+      expect((await groups(page)).map(([summary]) => summary)).toEqual(GROUPS.map(([title, n]) => `${title} 0 of ${n} shared`));
       await clean(page, 'rejected', viewport);
       const [c] = (await dbQuery(app, 'select status from connections where vendor_org_id = $1', [v.org.id])).rows;
       expect(c.status).toBe('rejected');
@@ -204,10 +227,34 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
       await page.reload();
       await page.waitForSelector('#outcome:not([hidden])');
       expect(await page.textContent('h1#heading')).toBe(`Locked Lender ${viewport}'s connection to Locked ${viewport} Co has ended`);
-      expect(await page.textContent('#outcome-text')).toMatch(/^Ended on .* no longer receives data from Locked/);
+      expect(await page.textContent('#outcome-text')).toMatch(/^Ended on .* by Locked Lender \w+\. Locked Lender \w+ no longer receives data from Locked/);
       expect(await page.isHidden('#step-decide')).toBe(true);
       expect((await inputStates(page, '#optional input')).every((b) => b.disabled)).toBe(true);
       await clean(page, 'ended', viewport);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    });
+
+    it(`a connection the operator approved says so, not "You approved"; an unrecorded one names no one (${viewport})`, async () => {
+      const v = await vendor(app.ctx, `Operator Lender ${viewport}`);
+      const token = await tokenFor(v, `hr@operator-${viewport}.example`, `operator ${viewport} co`, { detail_info_fields: { name: -1, dob: 1 } });
+      const [c] = (await dbQuery(app, 'select id from connections where vendor_org_id = $1', [v.org.id])).rows;
+      // `hrx connection approve ID`: the operator's decision (docs/connect.md "After the decision").
+      await app.ctx.services.connections.decide(c.id, 'approved');
+      const { page, problems } = await open(viewport, token);
+      await page.waitForSelector('#outcome:not([hidden])');
+      expect(await page.textContent('h1#heading')).toBe(`The operator of this service approved Operator Lender ${viewport}'s request`);
+      expect(await page.textContent('#outcome-text')).toMatch(
+        /^Approved on .+ by the operator of this service, which runs this hrx service, for operator \w+ co: no one approved it on this page\./,
+      );
+      expect(await page.textContent('#n-sync')).toMatch(/the first sync started when it was approved\.$/);
+      await clean(page, 'approved-by-operator', viewport);
+      // A decision from before who decided was recorded: the page says what happened, not who did it.
+      await dbQuery(app, 'update connections set decided_by = null where id = $1', [c.id]);
+      await page.reload();
+      await page.waitForSelector('#outcome:not([hidden])');
+      expect(await page.textContent('h1#heading')).toBe(`Operator Lender ${viewport}'s request was approved`);
+      expect(await page.textContent('#outcome-text')).toMatch(/^Approved on \d{1,2} \w+ 20\d\d[^.]*\. Operator Lender \w+ receives the 2 data points/);
       expect(problems).toEqual([]);
       await page.context().close();
     });
