@@ -89,5 +89,32 @@ export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord
   );
 }
 
+/** A batch's rows as parallel arrays (`employeeRowArrays`), one element per record. */
+export interface EmployeeRowArrays {
+  ids: string[];
+  employeeIds: string[];
+  recordEnc: string[];
+  maskedEnc: string[];
+}
+
+/**
+ * The sync's row encoder: `records` of `orgId` encoded (`encodeEmployee`) in `byEmployeeId` order,
+ * as the four arrays that `unnest($a::uuid[], $b::text[], $c::text[], $d::text[])` reads. Arrays
+ * rather than one JSON document: nothing is serialized twice (the envelopes are base64url, sent as
+ * they are) and PostgreSQL splits an array far faster than it parses JSON (docs/sync.md "Memory
+ * and throughput").
+ */
+export function employeeRowArrays(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): EmployeeRowArrays {
+  const out: EmployeeRowArrays = { ids: [], employeeIds: [], recordEnc: [], maskedEnc: [] };
+  for (const r of [...records].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId))) {
+    const stored = encodeEmployee(r, orgId, cipher);
+    out.ids.push(r.id);
+    out.employeeIds.push(r.employeeId);
+    out.recordEnc.push(stored.recordEnc);
+    out.maskedEnc.push(stored.maskedEnc);
+  }
+  return out;
+}
+
 /** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */
 export const EMPLOYEE_ROW_COLUMNS = 'r(id uuid, employee_id text, record_enc text, masked_enc text)';
