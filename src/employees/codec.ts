@@ -73,10 +73,10 @@ export function byEmployeeId(a: string, b: string): number {
 }
 
 /**
- * The one row encoder of the employee writes: `records` of `orgId` encoded (`encodeEmployee`) in
+ * The row encoder of the update webhook's writes: `records` of `orgId` encoded (`encodeEmployee`) in
  * `byEmployeeId` order, as the JSON array that `jsonb_to_recordset($n::jsonb) as
- * ${EMPLOYEE_ROW_COLUMNS}` reads. One parameter for a whole batch (the sync's pages are
- * megabytes: see db/tx.ts for why it goes to `pg` directly).
+ * ${EMPLOYEE_ROW_COLUMNS}` reads. One parameter for a whole batch (see db/tx.ts for why it goes
+ * to `pg` directly). The sync's pages use `employeeRowArrays`.
  */
 export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): string {
   return JSON.stringify(
