@@ -1,8 +1,10 @@
 /**
- * Benchmark 2, full sync: the reference simulator (in this process) serves N employees; `hrx
- * worker` runs in a child process; one full sync is queued (`syncQueue.syncNow`, what setup-config
- * does) and timed until its `sync_runs` row says succeeded. The worker's RSS is sampled every
- * 100 ms from /proc. Run for a large and a small org to compare peak memory.
+ * Benchmark 2, full sync: the reference simulator (in this process, so its memory is not the
+ * worker's) serves N employees; `hrx worker` runs in a child process; one full sync is queued
+ * (`syncQueue.syncNow`, what setup-config does) and timed until its `sync_runs` row says
+ * succeeded. The worker's RSS is sampled every 100 ms from /proc. Run for each org size (default
+ * 10,000 and 100,000; `--sync-sizes 10000,100000,1000000` adds a million) to compare peak memory
+ * (docs/sync.md "Memory and throughput": the largest org's peak at most 1.15 × the smallest's).
  */
 import { randomBytes } from 'node:crypto';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
@@ -47,7 +49,17 @@ export interface FullSyncResult {
   /** Peak RSS of the largest org over that of the smallest (1.0 = memory does not grow with org size). */
   peakRssRatioLargeToSmall: number;
   vmHwmRatioLargeToSmall: number;
+  /** Each size's peak RSS during its sync over the smallest size's, by size (ascending). */
+  peakRssRatioToSmallest: { employees: number; ratio: number }[];
+  /** Whether the largest org's peak is at most {@link MAX_PEAK_RATIO} × the smallest's. */
+  flat: boolean;
 }
+
+/** The most a larger org's peak RSS may exceed the smallest's (docs/sync.md "Memory and throughput"). */
+export const MAX_PEAK_RATIO = 1.15;
+
+/** The org sizes run when none are given. */
+export const DEFAULT_SYNC_SIZES = [10_000, 100_000];
 
 async function oneSync(employees: number, timeoutMs: number, log: (s: string) => void): Promise<FullSyncRun> {
   const env = benchEnv();
@@ -130,9 +142,12 @@ export async function fullSyncBench(o: { sizes: number[] }, log: (s: string) => 
   const bySize = [...runs].sort((a, b) => a.employees - b.employees);
   const small = bySize[0]!;
   const large = bySize.at(-1)!;
+  const peakRssRatioLargeToSmall = round(large.peakRssDuringSyncMiB / small.peakRssDuringSyncMiB, 2);
   return {
     runs,
-    peakRssRatioLargeToSmall: round(large.peakRssDuringSyncMiB / small.peakRssDuringSyncMiB, 2),
+    peakRssRatioLargeToSmall,
     vmHwmRatioLargeToSmall: round(large.vmHwmMiB / small.vmHwmMiB, 2),
+    peakRssRatioToSmallest: bySize.map((r) => ({ employees: r.employees, ratio: round(r.peakRssDuringSyncMiB / small.peakRssDuringSyncMiB, 2) })),
+    flat: peakRssRatioLargeToSmall <= MAX_PEAK_RATIO,
   };
 }

@@ -73,10 +73,10 @@ export function byEmployeeId(a: string, b: string): number {
 }
 
 /**
- * The one row encoder of the employee writes: `records` of `orgId` encoded (`encodeEmployee`) in
+ * The row encoder of the update webhook's writes: `records` of `orgId` encoded (`encodeEmployee`) in
  * `byEmployeeId` order, as the JSON array that `jsonb_to_recordset($n::jsonb) as
- * ${EMPLOYEE_ROW_COLUMNS}` reads. One parameter for a whole batch (the sync's pages are
- * megabytes: see db/tx.ts for why it goes to `pg` directly).
+ * ${EMPLOYEE_ROW_COLUMNS}` reads. One parameter for a whole batch (see db/tx.ts for why it goes
+ * to `pg` directly). The sync's pages use `employeeRowArrays`.
  */
 export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): string {
   return JSON.stringify(
@@ -87,6 +87,33 @@ export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord
         return { id: r.id, employee_id: r.employeeId, record_enc: stored.recordEnc, masked_enc: stored.maskedEnc };
       }),
   );
+}
+
+/** A batch's rows as parallel arrays (`employeeRowArrays`), one element per record. */
+export interface EmployeeRowArrays {
+  ids: string[];
+  employeeIds: string[];
+  recordEnc: string[];
+  maskedEnc: string[];
+}
+
+/**
+ * The sync's row encoder: `records` of `orgId` encoded (`encodeEmployee`) in `byEmployeeId` order,
+ * as the four arrays that `unnest($a::uuid[], $b::text[], $c::text[], $d::text[])` reads. Arrays
+ * rather than one JSON document: nothing is serialized twice (the envelopes are base64url, sent as
+ * they are) and PostgreSQL splits an array far faster than it parses JSON (docs/sync.md "Memory
+ * and throughput").
+ */
+export function employeeRowArrays(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): EmployeeRowArrays {
+  const out: EmployeeRowArrays = { ids: [], employeeIds: [], recordEnc: [], maskedEnc: [] };
+  for (const r of [...records].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId))) {
+    const stored = encodeEmployee(r, orgId, cipher);
+    out.ids.push(r.id);
+    out.employeeIds.push(r.employeeId);
+    out.recordEnc.push(stored.recordEnc);
+    out.maskedEnc.push(stored.maskedEnc);
+  }
+  return out;
 }
 
 /** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */

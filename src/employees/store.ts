@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { auditDataPointsLiteral, markEstablished, notWithdrawnSince } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
-import { byEmployeeId, EMPLOYEE_ROW_COLUMNS, employeeRowsJson } from './codec';
+import { byEmployeeId, employeeRowArrays } from './codec';
 import type { DataPoints } from '../domain/data-points';
 import type { EmployeeRecord } from '../domain/record';
 import { isUuid } from '../domain/ids';
@@ -63,6 +63,27 @@ export interface EmployeeLookup {
   audit?: LookupAudit | undefined;
 }
 
+/**
+ * What a sync's page wrote (`upsertPage`): its employee ids and the write mark its rows reached
+ * (the highest `write_seq` among them, a bigint as text). Bounded by the page size.
+ */
+export interface PageWrites {
+  employeeIds: string[];
+  upTo: string;
+}
+
+/** Which stored rows a sync's page may overwrite (docs/sync.md "Memory and throughput"). */
+export interface PageGuard {
+  /** A `writeMark()` taken before the page was asked for: a row written after it (by the update webhook) keeps its values. */
+  writtenUpTo: string;
+  /**
+   * The same run's previous page, when the page was asked for before that one was written (the
+   * sync asks for the next page while it writes the current one): rows that page wrote are the
+   * run's own writes, not the webhook's, so a later listing of the same employee still wins.
+   */
+  previous?: PageWrites | undefined;
+}
+
 export interface EmployeeStore {
   /**
    * Inserts or updates `records` of `orgId` (deduplicated by employeeId), marking them seen by
@@ -70,6 +91,12 @@ export interface EmployeeStore {
    * written after that mark (by the update webhook) keeps its values and is only marked seen.
    */
   upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[], writtenUpTo?: string, tx?: Tx): Promise<number>;
+  /**
+   * `upsertBatch` for one page of sync run `runId`, guarded by `guard`; one statement for the
+   * page (rows as arrays, `employeeRowArrays`), plus one per round when an employee's id changed
+   * under it. Returns how many employees it wrote and what they reached (for the next page's guard).
+   */
+  upsertPage(orgId: number, runId: string, records: EmployeeRecord[], guard: PageGuard, tx?: Tx): Promise<PageWrites & { written: number }>;
   /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */
   writeMark(tx?: Tx): Promise<string>;
   /**
@@ -210,6 +237,77 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
     });
     return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));
   };
+  const upsert = async (
+    orgId: number,
+    runId: string | null,
+    records: readonly EmployeeRecord[],
+    guard: PageGuard | undefined,
+    tx?: Tx,
+  ): Promise<PageWrites & { written: number }> => {
+    const db = await queryableOf(pool, tx);
+    const byEmployee = new Map<string, EmployeeRecord>();
+    for (const r of records) byEmployee.set(r.employeeId, r);
+    if (byEmployee.size === 0) return { written: 0, employeeIds: [], upTo: '0' };
+    // `employeeRowArrays` sends rows in employee_id order: the update webhook locks rows in the
+    // same order, so the two queue on each other instead of deadlocking.
+    let pending = [...byEmployee.values()];
+    let upTo = 0n;
+    // Whether the stored row may take this batch's values: not written since the mark, or
+    // written by the run's previous page (its own write, not the webhook's).
+    const fresh = `($4::bigint is null or employees.write_seq <= $4::bigint
+      or (employees.employee_id = any($8::text[]) and employees.write_seq <= $9::bigint))`;
+    for (let round = 1; pending.length > 0; round++) {
+      // Straight to pg, one statement per page: the rows as four arrays (unnest keeps their
+      // order). A row whose stored id differs from the record's (the employee was created, e.g.
+      // by the update webhook, after `idsFor`) is left alone: its masked envelope carries the id,
+      // so it is re-encoded with the stored id and written again.
+      const rows = employeeRowArrays(orgId, pending, cipher);
+      const res = await db.query(
+        `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+         select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, $2::uuid, null, now()
+           from unnest($3::uuid[], $5::text[], $6::text[], $7::text[]) as r(id, employee_id, record_enc, masked_enc)
+         on conflict (org_id, employee_id) do update
+           set record_enc = case when ${fresh} then excluded.record_enc else employees.record_enc end,
+               masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
+               last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
+               removed_at = case when ${fresh} then null else employees.removed_at end,
+               updated_at = case when ${fresh} then now() else employees.updated_at end,
+               write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
+           where employees.id = excluded.id
+         returning employee_id, write_seq::text as seq`,
+        [
+          orgId,
+          runId,
+          rows.ids,
+          guard?.writtenUpTo ?? null,
+          rows.employeeIds,
+          rows.recordEnc,
+          rows.maskedEnc,
+          guard?.previous?.employeeIds ?? [],
+          guard?.previous?.upTo ?? '0',
+        ],
+      );
+      const written = new Set<string>();
+      for (const r of res.rows as { employee_id: string; seq: string }[]) {
+        written.add(r.employee_id);
+        const seq = BigInt(r.seq);
+        if (seq > upTo) upTo = seq;
+      }
+      const stale = pending.filter((r) => !written.has(r.employeeId));
+      if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);
+      const ids = stale.length
+        ? await idsFor(
+            orgId,
+            stale.map((r) => r.employeeId),
+            tx,
+          )
+        : new Map<string, string>();
+      pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
+    }
+    // An org with an employee is established for good (docs/connect.md "Who may approve").
+    await markEstablished(db, orgId);
+    return { written: byEmployee.size, employeeIds: [...byEmployee.keys()], upTo: upTo.toString() };
+  };
   return {
     async writeMark(tx) {
       const res = await (
@@ -220,51 +318,9 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
       return (res.rows[0] as { mark: string }).mark;
     },
     async upsertBatch(orgId, runId, records, writtenUpTo, tx) {
-      const db = await queryableOf(pool, tx);
-      const byEmployee = new Map<string, EmployeeRecord>();
-      for (const r of records) byEmployee.set(r.employeeId, r);
-      if (byEmployee.size === 0) return 0;
-      // `employeeRowsJson` sends rows in employee_id order: the update webhook locks rows in the
-      // same order, so the two queue on each other instead of deadlocking.
-      let pending = [...byEmployee.values()];
-      // Whether the stored row may take this batch's values: not written since the mark.
-      const fresh = '($4::bigint is null or employees.write_seq <= $4::bigint)';
-      for (let round = 1; pending.length > 0; round++) {
-        // Straight to pg: the batch is one multi-megabyte JSON parameter, which knex's binding
-        // handling would walk again for nothing. A row whose stored id differs from the record's
-        // (the employee was created, e.g. by the update webhook, after `idsFor`) is left alone:
-        // its envelopes carry the id, so it is re-encoded with the stored id and written again.
-        const res = await db.query(
-          `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-           select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, $2::uuid, null, now()
-             from jsonb_to_recordset($3::jsonb) as ${EMPLOYEE_ROW_COLUMNS}
-           on conflict (org_id, employee_id) do update
-             set record_enc = case when ${fresh} then excluded.record_enc else employees.record_enc end,
-                 masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
-                 last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
-                 removed_at = case when ${fresh} then null else employees.removed_at end,
-                 updated_at = case when ${fresh} then now() else employees.updated_at end,
-                 write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
-             where employees.id = excluded.id
-           returning employee_id`,
-          [orgId, runId, employeeRowsJson(orgId, pending, cipher), writtenUpTo ?? null],
-        );
-        const written = new Set((res.rows as { employee_id: string }[]).map((r) => r.employee_id));
-        const stale = pending.filter((r) => !written.has(r.employeeId));
-        if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);
-        const ids = stale.length
-          ? await idsFor(
-              orgId,
-              stale.map((r) => r.employeeId),
-              tx,
-            )
-          : new Map<string, string>();
-        pending = stale.map((r) => ({ ...r, id: ids.get(r.employeeId) ?? r.id }));
-      }
-      // An org with an employee is established for good (docs/connect.md "Who may approve").
-      await markEstablished(db, orgId);
-      return byEmployee.size;
+      return (await upsert(orgId, runId, records, writtenUpTo === undefined ? undefined : { writtenUpTo }, tx)).written;
     },
+    upsertPage: (orgId, runId, records, guard, tx) => upsert(orgId, runId, records, guard, tx),
     async removeUnseen(orgId, runId, tx) {
       return removed(
         await (

@@ -69,7 +69,18 @@ export interface BoundedResponse {
  */
 export function requestBounded(url: string | URL, options: OptionsInit, maxBytes: number): Promise<BoundedResponse> {
   return new Promise((resolve, reject) => {
-    const stream = got.stream(url, { ...options, throwHttpErrors: false, isStream: true } as never);
+    // got adds an `abort` listener to the signal it is given and removes it only when its stream
+    // is destroyed, which a stream read to its end never is. A caller's signal lives long (a
+    // sync's signal spans every page of the run), so each exchange would leave its request, and
+    // through it the body's blocks, reachable from that signal until the run ends: memory growing
+    // with the org's size (docs/sync.md "Memory and throughput"). got gets a signal of this
+    // exchange's own instead, told of the caller's abort by a listener removed once settled.
+    const outer = options.signal ?? undefined;
+    const own = outer ? new AbortController() : undefined;
+    const relay = (): void => own!.abort(outer!.reason);
+    if (outer?.aborted) relay();
+    else outer?.addEventListener('abort', relay, { once: true });
+    const stream = got.stream(url, { ...options, ...(own ? { signal: own.signal } : {}), throwHttpErrors: false, isStream: true } as never);
     let settled = false;
     let head: Omit<BoundedResponse, 'body'> | undefined;
     // The body is copied into blocks of at most BLOCK bytes: chunks handed over by the socket or
@@ -106,12 +117,14 @@ export function requestBounded(url: string | URL, options: OptionsInit, maxBytes
     const finish = (err: Error | null, body?: Buffer): void => {
       if (settled) return;
       settled = true;
+      outer?.removeEventListener('abort', relay);
       if (err) {
         blocks.length = 0; // released now, whatever still holds the destroyed stream
         stream.destroy();
         reject(err);
         return;
       }
+      blocks.length = 0; // the body holds what it needs; the stream object may outlive this call
       resolve({ ...head!, body: body! });
     };
     const cut = (): void => finish(new ResponseTooLargeError(maxBytes, head?.statusCode, head?.statusMessage));

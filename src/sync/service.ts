@@ -23,8 +23,8 @@ import { employeesRemovedEvents, syncCompletedEvent, syncDegradedEvent, syncFail
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
 import type { ErasureStore } from '../employees/erasure-store';
-import { newEmployeeRowId, type EmployeeStore } from '../employees/store';
-import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
+import { newEmployeeRowId, type EmployeeStore, type PageWrites } from '../employees/store';
+import { HrmsError, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
 import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
 import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
@@ -247,18 +247,25 @@ export function createSyncService(deps: SyncServiceDeps) {
         const reportedGone = new Set<string>();
         const bound = createRunBound(deps.bounds);
         try {
-          // Noted before each page is asked for (the generator fetches on the loop's next step):
-          // rows the update webhook writes while a page is in flight keep the webhook's values.
-          let mark = await deps.employees.writeMark();
-          // A removal the HRMS reports yields to any write of the update webhook since the listing began.
-          const listedFrom = mark;
+          // A mark is noted before each page is asked for: rows the update webhook writes while a
+          // page is in flight keep the webhook's values. A removal the HRMS reports yields to any
+          // write of the update webhook since the listing began (the first mark).
+          const listedFrom = await deps.employees.writeMark();
           const pageStream = connector.listEmployees(plan.since ? { since: plan.since } : {})[Symbol.asyncIterator]();
+          // The next page is asked for as soon as the current one is admitted, so the HRMS serves
+          // it while the current one is written (docs/sync.md "Memory and throughput"); at most
+          // one page is held besides the one being written.
+          let ahead = askFor(pageStream, listedFrom);
+          // The previous page's own writes: not the webhook's, though written after the next page's mark.
+          let previous: PageWrites | undefined;
           for (;;) {
-            const next = await untilAnswer(pageStream.next(), stallMs, aborter, watch);
+            const next = await untilAnswer(ahead.page, stallMs, aborter, watch);
             if (next.done) break;
             const page = next.value;
+            const guard = { writtenUpTo: ahead.mark, previous };
             if (held.lost) throw lockLost();
             bound.admit(page); // past the run's bound: nothing of this page is written
+            ahead = askFor(pageStream, await deps.employees.writeMark());
             // Ids in their canonical form (`EMP1 ` is `EMP1`), one record each (the last listed).
             const listed = canonicalPage(page.employees);
             for (const id of listed.keys()) reportedGone.delete(id);
@@ -275,14 +282,14 @@ export function createSyncService(deps: SyncServiceDeps) {
                 tx,
               );
               const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
-              return { kept, written: await deps.employees.upsertBatch(orgId, run.id, kept, mark, tx) };
+              return { kept, writes: await deps.employees.upsertPage(orgId, run.id, kept, guard, tx) };
             });
-            seen += stored.written;
+            previous = stored.writes;
+            seen += stored.writes.written;
             coverage.add(stored.kept);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
             opts.onProgress?.({ pages, employees: seen });
-            mark = await deps.employees.writeMark();
           }
           if (held.lost) throw lockLost();
           let written: Written | undefined;
@@ -349,6 +356,8 @@ export function createSyncService(deps: SyncServiceDeps) {
           throw err;
         } finally {
           held.signal.removeEventListener('abort', onLost);
+          // A page asked for ahead and never used (the run failed meanwhile) stops here.
+          if (!aborter.signal.aborted) aborter.abort(new Error('the sync run is over'));
         }
       } finally {
         // A release that fails leaves the lock to expire on its own (its ttl, at most 60 s).
@@ -364,6 +373,17 @@ export function createSyncService(deps: SyncServiceDeps) {
       await deps.setSchedule(orgId, every);
     },
   };
+}
+
+/**
+ * Asks `pages` for its next page now (the HRMS answers while the caller writes the current one),
+ * with `mark`, the `writeMark()` taken just before (the page's guard). A failure is seen when the
+ * page is awaited (`untilAnswer`); never an unhandled rejection meanwhile.
+ */
+function askFor(pages: AsyncIterator<EmployeePage>, mark: string): { page: Promise<IteratorResult<EmployeePage>>; mark: string } {
+  const page = pages.next();
+  page.catch(() => undefined);
+  return { page, mark };
 }
 
 /**
