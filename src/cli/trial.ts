@@ -5,6 +5,7 @@
  * as an employer's would be), the wait for the first read, and the curl lines to try it.
  */
 import type { Context } from '../context';
+import { CommandError } from './runtime';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,7 +33,7 @@ export interface TrialNames {
 /**
  * Creates the vendor and client orgs, the vendor's API key and the approved connection, then posts
  * the client's setup-config to the API at `apiUrl` (base path included). Throws when
- * setup-config is not answered 200 (its answer in the message: hrx's envelope, no secret).
+ * setup-config is not answered 200 (CommandError with its answer: hrx's envelope, no secret).
  */
 export async function createTrial(services: Context['services'], apiUrl: string, hrms: TrialHrms, names: TrialNames): Promise<TrialOrgs> {
   const vendor = await services.orgs.create({ name: names.vendor, vendor: true, client: false });
@@ -56,7 +57,7 @@ export async function createTrial(services: Context['services'], apiUrl: string,
       api_configs: [],
     }),
   });
-  if (setup.status !== 200) throw new Error(`setup-config answered ${setup.status}: ${await setup.text()}`);
+  if (setup.status !== 200) throw new CommandError(`setup-config answered ${setup.status}: ${await setup.text()}`);
   return { vendorUuid: vendor.org.uuid, clientUuid: client.org.uuid, apiKey };
 }
 
@@ -65,7 +66,7 @@ export const trialReadUrl = (apiUrl: string, t: TrialOrgs): string => `${apiUrl}
 
 /**
  * Reads EMP00001 every 250 ms until it is served (the first sync has run); returns its name.
- * Throws when no read succeeds within `timeoutMs`.
+ * Throws CommandError when no read succeeds within `timeoutMs`.
  */
 export async function waitForFirstRead(apiUrl: string, t: TrialOrgs, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
@@ -77,7 +78,7 @@ export async function waitForFirstRead(apiUrl: string, t: TrialOrgs, timeoutMs: 
     await res.body?.cancel();
     await sleep(250);
   }
-  throw new Error(`no successful read within ${Math.round(timeoutMs / 1000)} s (last status ${status}): is the worker running?`);
+  throw new CommandError(`no successful read within ${Math.round(timeoutMs / 1000)} s (last status ${status}): is the worker running?`);
 }
 
 /** The copy-pasteable curl lines of a trial, against `base` (where the reader reaches the API). */
