@@ -3,7 +3,7 @@
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
   console.error(
-    `hrx needs Node.js 22 or newer (this is ${process.version}). Run it through npm (npx hrx, npm run ...), which puts the Node.js the project installs (the "node" package) first on the PATH.`,
+    `hrx needs Node.js 22 or newer (this is ${process.version}). Run ./hrx after npm ci (which installs Node.js 24, the "node" package, a development dependency), or run it on Node.js 22 or newer.`,
   );
   process.exit(1);
 }

@@ -10,7 +10,8 @@
  * counted, and wrong tokens count against the dashboard's own budget per source address, never
  * against the API's: an operator's typo cannot throttle the vendors behind the same address.
  * Every asset is served by hrx (the dashboard's Google Fonts link is removed from its page), and
- * a Content-Security-Policy keeps it so.
+ * a Content-Security-Policy keeps it so; its translations (`static/locales/...`) come with its
+ * other assets, after the one login. Its title stays readable on a phone (PHONE_TITLE_CSS).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -62,12 +63,23 @@ function sessionOk(cookieHeader: string | undefined, adminToken: string): boolea
 }
 
 /**
+ * Below 769 px Bull Board's header logo loses its dark background but keeps its near-white text,
+ * so the title "Bull Dashboard" is white on the white header: there it takes the page's text
+ * colour (dark on the light theme, light on the dark one; docs/operations.md "The job dashboard:
+ * `/admin/queues`"). Its class names carry a build hash, hence the prefix match.
+ */
+const PHONE_TITLE_CSS = '<style>@media (max-width:768px){[class^="logo-"],[class*=" logo-"]{color:var(--text-color)}}</style>';
+
+/**
  * A views folder holding the dashboard's page without its Google Fonts link (the page falls
- * back to the system's sans-serif): made once per process from the installed @bull-board/ui.
+ * back to the system's sans-serif) and with {@link PHONE_TITLE_CSS}: made once per process from
+ * the installed @bull-board/ui.
  */
 function localViews(): string {
   const ui = path.dirname(createRequire(import.meta.url).resolve('@bull-board/ui/package.json'));
-  const page = readFileSync(path.join(ui, 'dist/index.ejs'), 'utf8').replace(/<link[^>]*fonts\.googleapis\.com[^>]*>\s*/g, '');
+  const page = readFileSync(path.join(ui, 'dist/index.ejs'), 'utf8')
+    .replace(/<link[^>]*fonts\.googleapis\.com[^>]*>\s*/g, '')
+    .replace('</head>', `${PHONE_TITLE_CSS}</head>`);
   const dir = mkdtempSync(path.join(tmpdir(), 'hrx-bull-board-'));
   writeFileSync(path.join(dir, 'index.ejs'), page);
   return dir;

@@ -18,8 +18,7 @@ import type { Logger } from '../logger';
 import { onShutdown } from '../server';
 import { startProcess } from './run';
 import type { StartJobs } from './runtime';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { createTrial, trialCurlLines, waitForFirstRead } from './trial';
 
 /** The Redis key prefix of the demo's queues and locks under `prefix` (HRX_REDIS_PREFIX). */
 export const demoRedisPrefix = (prefix: string): string => `${prefix}:demo`;
@@ -65,55 +64,20 @@ export async function demo(opts: DemoOptions, environmentConfig: Config, log: Lo
     await sim.close();
   };
   try {
-    const vendor = await services.orgs.create({ name: 'Demo Lender', vendor: true, client: false });
-    const client = await services.orgs.create({ name: 'Acme Employer', vendor: false, client: true, domain: 'acme.example' });
-    const apiKey = await services.orgs.createApiKey(vendor.org.uuid);
-    await services.connections.create({
-      vendorUuid: vendor.org.uuid,
-      clientUuid: client.org.uuid,
-      status: 'approved',
-      syncFrequency: 'hourly',
-      consentRequired: false,
-    });
     const base = running.url!;
-    const setup = await fetch(`${base}/api/webhook/v1/setup-config/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_id: client.org.appKey,
-        client_secret: client.appSecret,
-        hrms_id: 'reference',
-        access_credentials: { client_id: 'demo-client', client_secret: simSecret, api_key: '', grant_type: 'client_credentials', hrms_host: sim.url },
-        api_configs: [],
-      }),
-    });
-    if (setup.status !== 200) throw new Error(`setup-config answered ${setup.status}: ${await setup.text()}`);
-    const read = `${base}/api/employee_details/EMP00001?org=${client.org.uuid}&vendor_org=${vendor.org.uuid}`;
-    const deadline = Date.now() + 180_000;
-    let first: Response | undefined;
-    while (Date.now() < deadline) {
-      first = await fetch(read, { headers: { username: apiKey } });
-      if (first.status === 200) break;
-      await sleep(250);
-    }
-    if (first?.status !== 200) throw new Error(`no successful read within 180 s (last status ${first?.status})`);
-    const body = (await first.json()) as { data: { name: string } };
+    const trial = await createTrial(
+      services,
+      base,
+      { url: sim.url, clientId: 'demo-client', clientSecret: simSecret },
+      { vendor: 'Demo Lender', client: 'Acme Employer', domain: 'acme.example' },
+    );
+    const name = await waitForFirstRead(base, trial, 180_000);
     const lines = [
       '',
       `hrx is running at ${base} (API + sync worker), reference HRMS at ${sim.url} with ${employees} employees.`,
-      `First successful read ${process.uptime().toFixed(1)} s after start: EMP00001 is ${body.data.name}.`,
+      `First successful read ${process.uptime().toFixed(1)} s after start: EMP00001 is ${name}.`,
       '',
-      '# Read a synced employee (masked, filtered to what the connection shares):',
-      `curl -s -H 'username: ${apiKey}' '${read}'`,
-      '',
-      "# The vendor's connections:",
-      `curl -s -H 'Authorization: ${apiKey}' '${base}/api/vendor/connections/?page=1&page_size=20'`,
-      '',
-      '# The client org record:',
-      `curl -s -H 'Authorization: ${apiKey}' '${base}/api/org_details/${client.org.uuid}/'`,
-      '',
-      '# Terminate the connection (multipart form):',
-      `curl -s -H 'Authorization: ${apiKey}' -F client_org=${client.org.uuid} '${base}/api/terminate_connection/'`,
+      ...trialCurlLines(base, trial),
       '',
       config.HRX_ADMIN_TOKEN ? `Queues: ${base}/admin/queues (user any, password HRX_ADMIN_TOKEN)` : 'Set HRX_ADMIN_TOKEN to see the queues at /admin/queues.',
       'Press Ctrl-C to stop.',

@@ -15,6 +15,7 @@ import { registerKeyCommands } from './keys';
 import { registerLongCommands } from './long';
 import { registerOperatorCommands } from './operator';
 import type { Cli, StartJobs } from './runtime';
+import { registerSandboxCommand } from './sandbox';
 import { registerSyncCommands } from './sync';
 
 const ENVIRONMENT_HELP = `
@@ -63,6 +64,7 @@ export function buildProgram(cli: Cli): Command {
   registerSyncCommands(program, cli);
   registerEndpointCommands(program, cli);
   registerKeyCommands(program, cli);
+  registerSandboxCommand(program, cli);
   return program;
 }
 

@@ -82,15 +82,19 @@ export interface AxeViolation {
   nodes: string[];
 }
 
-/** Runs axe-core in the page (injected through the DevTools protocol, so the page's CSP stays as served). */
-export async function axe(page: Page): Promise<AxeViolation[]> {
+/**
+ * Runs axe-core in the page (injected through the DevTools protocol, so the page's CSP stays as
+ * served): the WCAG A/AA and best-practice rules, or only the axe rules `rules` names.
+ */
+export async function axe(page: Page, rules?: string[]): Promise<AxeViolation[]> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async (tags) => {
+  const runOnly = rules ? { type: 'rule', values: rules } : { type: 'tag', values: AXE_TAGS };
+  return page.evaluate(async (only) => {
     type Axe = { run(ctx: unknown, o: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> };
     const g = globalThis as PageGlobals & { axe?: Axe };
-    const r = await g.axe!.run(g.document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    const r = await g.axe!.run(g.document, { runOnly: only, resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
-  }, AXE_TAGS);
+  }, runOnly);
 }
 
 /**
