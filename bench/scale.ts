@@ -67,7 +67,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<Timed & { value: T }> {
 }
 
 /** One vendor (with an API key) and `n` client orgs, each configured, connected and with 30 days of runs. */
-async function seed(ctx: Context, n: number): Promise<{ apiKey: string; clientIds: number[] }> {
+export async function seed(ctx: Context, n: number): Promise<{ apiKey: string; clientIds: number[] }> {
   const vendor = await ctx.services.orgs.create({ name: 'Scale Vendor', vendor: true, client: false });
   const apiKey = await ctx.services.orgs.createApiKey(vendor.org.uuid);
   const template = await ctx.services.orgs.create({ name: 'Scale Client 0', vendor: false, client: true });
