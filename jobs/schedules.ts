@@ -9,11 +9,12 @@
  * Each change (approval, termination, frequency, HRMS configuration) refreshes its org's scheduler
  * when it commits, and keeps the stored fingerprint of the set up to date. So the periodic check
  * (every `everyMs`, default 30 s) costs one PostgreSQL aggregate and one Redis round trip whatever
- * the number of orgs: it compares the expected set's fingerprint with the stored one and the
- * queue's scheduler count. A full pass (every scheduler, one listing, only the differences
- * written) runs at start, when Redis becomes ready again, and when they differ: a Redis restarted
- * empty has no fingerprint, so its schedulers are back within one period, well within the 60 s
- * the contract allows. Every step is an idempotent upsert or removal.
+ * the number of orgs, plus upserting the few housekeeping and retention schedulers: it compares
+ * the expected set's fingerprint with the stored one and the queue's scheduler count. A full pass
+ * (every scheduler, one listing, only the differences written) runs at start, when Redis becomes
+ * ready again, and when they differ: a Redis restarted empty has no fingerprint, so its
+ * schedulers are back within one period, well within the 60 s the contract allows. Every step is
+ * an idempotent upsert or removal.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger';
@@ -62,6 +63,9 @@ export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleR
   }
 
   async function check(): Promise<boolean> {
+    // The housekeeping and retention schedulers are a fixed few: upserted every time, as before.
+    await deps.installHousekeeping();
+    await deps.retentionQueue.installScheduler(deps.retentionPurgeMs);
     const [want, { stored, count }] = await Promise.all([deps.schedules.fingerprint(), deps.syncQueue.schedulerState()]);
     if (stored && stored.count === want.count && stored.sum === want.sum && count === want.count) return true;
     deps.log.info({ expected: want.count, stored: stored?.count ?? null, actual: count }, 'job schedulers differ from PostgreSQL; full pass');

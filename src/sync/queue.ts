@@ -99,6 +99,9 @@ export interface SyncQueue {
 /** Jobs of each waiting state `queuedFor` looks at (the queue is short: one job per org and trigger). */
 export const PENDING_SCAN = 200;
 
+/** Job schedulers read per call when all are listed (`applySchedules`, `nextRuns`). */
+const SCHEDULER_PAGE = 500;
+
 /** Job options shared by immediate and scheduled syncs. */
 export const SYNC_JOB_OPTIONS = {
   attempts: 8,
@@ -115,7 +118,21 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
   const fpKey = `${queue.qualifiedName}:scheduler-fingerprint`;
   const install = (orgId: number, everyMs: number) =>
     // The first scheduled run comes one period from now: setup-config queues its own sync.
-    queue.upsertJobScheduler(schedulerId(orgId), { every: everyMs, startDate: Date.now() + everyMs }, { ...syncJob(orgId, 'schedule'), opts: SYNC_JOB_OPTIONS });
+    queue.upsertJobScheduler(
+      schedulerId(orgId),
+      { every: everyMs, startDate: Date.now() + everyMs },
+      { ...syncJob(orgId, 'schedule'), opts: SYNC_JOB_OPTIONS },
+    );
+  // Read a page at a time: one call for every scheduler sends one command per scheduler at once,
+  // which at 10,000 orgs outlasts the request client's command timeout on a busy Redis.
+  const allSchedulers = async () => {
+    const out: Awaited<ReturnType<typeof queue.getJobSchedulers>> = [];
+    for (let start = 0; ; start += SCHEDULER_PAGE) {
+      const page = await queue.getJobSchedulers(start, start + SCHEDULER_PAGE - 1, true);
+      out.push(...page);
+      if (page.length < SCHEDULER_PAGE) return out;
+    }
+  };
   return {
     queue,
     async syncNow(orgId, trigger) {
@@ -144,7 +161,7 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
     async applySchedules(expected, fingerprint) {
       const changed: number[] = [];
       const seen = new Set<number>();
-      for (const s of await queue.getJobSchedulers(0, -1)) {
+      for (const s of await allSchedulers()) {
         const id = s.key || s.id || '';
         const orgId = syncSchedulerOrg(s.id) ?? syncSchedulerOrg(s.key);
         const want = orgId === null ? undefined : expected.get(orgId);
@@ -170,7 +187,7 @@ export function createSyncQueue(redis: Redis, prefix: string): SyncQueue {
     },
     async nextRuns() {
       const out = new Map<number, Date>();
-      for (const s of await queue.getJobSchedulers(0, -1)) {
+      for (const s of await allSchedulers()) {
         const orgId = syncSchedulerOrg(s.id) ?? syncSchedulerOrg(s.key);
         if (orgId !== null && typeof s.next === 'number') out.set(orgId, new Date(s.next));
       }

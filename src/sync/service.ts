@@ -340,7 +340,9 @@ export function createSyncService(deps: SyncServiceDeps) {
           if (isStop(err)) {
             await deps.hrmsConfigs.markInvalid(orgId, STOP_REASONS[err.kind]);
             // No scheduled syncs until new credentials come (their setup refreshes it again).
-            await refreshSchedule(orgId).catch((e: unknown) => deps.log.warn({ orgId, err: e instanceof Error ? e.message : String(e) }, 'sync schedule not refreshed'));
+            await refreshSchedule(orgId).catch((e: unknown) =>
+              deps.log.warn({ orgId, err: e instanceof Error ? e.message : String(e) }, 'sync schedule not refreshed'),
+            );
             return { status: 'failed', runId: run.id, reason: err.kind, message };
           }
           throw err;
