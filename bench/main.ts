@@ -15,8 +15,9 @@ import { DEFAULT_SYNC_SIZES, fullSyncBench, MAX_PEAK_RATIO, type FullSyncResult 
 import { abortAndCleanUp, DATABASE_URL, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
 import { hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
+import { printScale, scaleBench, type ScaleResult } from './scale';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'scale'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -30,7 +31,9 @@ const HELP = `npm run bench -- [options]
   --with-install         first_read: also time npm ci (in a scratch directory)
   external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too
   --hrms-products A,B    hrms_sync: products with a simulator (default every product with a simulator)
-  --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)`;
+  --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)
+  --scale-sizes A,B      scale: client orgs (and one vendor's connections) at each size (default 1000,10000)
+  --scale-no-old         scale: do not replay the reconcile pass from before the periodic check (minutes at 10,000)`;
 
 const log = (s: string) => process.stdout.write(s + '\n');
 
@@ -122,6 +125,8 @@ export async function main(argv: string[]): Promise<number> {
       'with-install': { type: 'boolean' },
       'hrms-products': { type: 'string' },
       'hrms-employees': { type: 'string' },
+      'scale-sizes': { type: 'string' },
+      'scale-no-old': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -195,6 +200,16 @@ export async function main(argv: string[]): Promise<number> {
         },
         log,
       ),
+    scale: () =>
+      scaleBench(
+        {
+          sizes: (values['scale-sizes'] ?? '1000,10000').split(',').map((s) => num(s, 0)),
+          requests: 200,
+          scrapes: 30,
+          oldPass: values['scale-no-old'] !== true,
+        },
+        log,
+      ),
   };
   for (const name of NAMES) {
     if (only && name !== only) continue;
@@ -225,6 +240,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (benchmarks.external) printExternal(benchmarks.external as ExternalResult, log);
   if (benchmarks.hrms_sync) printHrmsSync(benchmarks.hrms_sync as HrmsSyncResult, log);
+  if (benchmarks.scale) printScale(benchmarks.scale as ScaleResult, log);
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   log(`\nresults: ${path.relative(ROOT, file)}`);

@@ -69,13 +69,12 @@ export function retentionWorkerDeps(ctx: Context): RetentionWorkerDeps {
 /** The job-scheduler reconciler's dependencies (jobs/schedules.ts). */
 export function reconcilerDeps(ctx: Context): ScheduleReconcilerDeps {
   return {
-    approvedClientOrgs: () => ctx.services.connections.approvedClientOrgs(),
+    schedules: ctx.syncSchedules,
     redis: ctx.requestRedis,
     syncQueue: ctx.syncQueue,
     installHousekeeping: installHousekeeping(ctx),
     retentionQueue: ctx.retentionQueue,
     retentionPurgeMs: ctx.config.HRX_RETENTION_PURGE_MS,
-    refreshSchedule: (orgId) => ctx.services.sync.refreshSchedule(orgId),
     log: ctx.log,
   };
 }

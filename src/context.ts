@@ -45,7 +45,6 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     employees: employees.syncStore,
     erasures: employees.erasures,
     hrmsConfigs,
-    connections: connectionStore,
     events: events.service,
     counters,
     orgs: orgs.store,
@@ -85,6 +84,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     /** Each client org's HRMS health (sync/health.ts; docs/sync.md "Connection health"), read on the request ORM. */
     syncHealth: sync.health,
     syncQueue: sync.queue,
+    /** Which client orgs must have a sync scheduler, and the set's fingerprint (sync/schedules.ts). */
+    syncSchedules: sync.schedules,
     eventsQueue: events.queue,
     housekeepingQueue,
     retentionQueue: retention.queue,

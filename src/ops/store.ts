@@ -23,7 +23,8 @@ export function createOpsStore(pool: pg.Pool) {
      * Approved connections by health (docs/sync.md "Connection health"): their client org's
      * stored health, `not_configured` without an HRMS configuration; without a stored health (no run
      * since it was kept) as `healthOf` in connections/freshness.ts reads it. One grouped query over
-     * the approved connections.
+     * the approved connections; an org without a stored health costs one probe of
+     * `sync_runs_org_started_idx` (docs/operations.md "Job schedulers at scale").
      */
     async connectionHealth(tx?: Tx): Promise<Record<string, number>> {
       const { rows } = await (

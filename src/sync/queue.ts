@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../redis';
 import { bullPrefix, type JobSpec, type QueueOf } from '../queue/bull';
+import { schedulerHash, type SchedulerFingerprint } from './schedules';
 
 /** Name of the sync queue. */
 export const SYNC_QUEUE = 'sync';
@@ -58,8 +59,24 @@ export interface SyncQueue {
    * fails); resolves with the BullMQ job id.
    */
   syncNow(orgId: number, trigger: SyncTrigger): Promise<string>;
-  /** Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`; an unchanged one is left alone. */
+  /**
+   * Installs (every `everyMs`) or removes (null) the job scheduler of `orgId`; an unchanged one is
+   * left alone. A change is added to the stored fingerprint of the scheduler set.
+   */
   setSchedule(orgId: number, everyMs: number | null): Promise<void>;
+  /**
+   * Makes the sync queue's schedulers exactly `expected` (org id → ms; the full pass of
+   * docs/operations.md "Job schedulers at scale"): one listing, then only the differences are
+   * upserted or removed (any other scheduler on this queue too), and `fingerprint` is stored as the
+   * set's. Resolves with the org ids changed.
+   */
+  applySchedules(expected: ReadonlyMap<number, number>, fingerprint: SchedulerFingerprint): Promise<number[]>;
+  /**
+   * What the periodic check compares (one round trip): the fingerprint stored by the last full pass
+   * and kept by `setSchedule` since (null: none, e.g. Redis restarted empty), and how many
+   * schedulers the queue holds.
+   */
+  schedulerState(): Promise<{ stored: SchedulerFingerprint | null; count: number }>;
   /** When each client org's job scheduler runs next: org id → time (orgs without a scheduler absent). */
   nextRuns(): Promise<Map<number, Date>>;
   /** When client org `orgId`'s job scheduler runs next, or null (no scheduler). */
@@ -82,6 +99,9 @@ export interface SyncQueue {
 /** Jobs of each waiting state `queuedFor` looks at (the queue is short: one job per org and trigger). */
 export const PENDING_SCAN = 200;
 
+/** Job schedulers read per call when all are listed (`applySchedules`, `nextRuns`). */
+const SCHEDULER_PAGE = 500;
+
 /** Job options shared by immediate and scheduled syncs. */
 export const SYNC_JOB_OPTIONS = {
   attempts: 8,
@@ -94,6 +114,25 @@ export const SYNC_JOB_OPTIONS = {
 export function createSyncQueue(redis: RedisClient, prefix: string): SyncQueue {
   const queue: QueueOf<SyncJobs> = new Queue(SYNC_QUEUE, { connection: redis, prefix: bullPrefix(prefix, SYNC_QUEUE) });
   const schedulerId = syncSchedulerId;
+  // Beside the queue's own keys (same prefix), so it goes wherever the queue goes.
+  const fpKey = `${queue.qualifiedName}:scheduler-fingerprint`;
+  const install = (orgId: number, everyMs: number) =>
+    // The first scheduled run comes one period from now: setup-config queues its own sync.
+    queue.upsertJobScheduler(
+      schedulerId(orgId),
+      { every: everyMs, startDate: Date.now() + everyMs },
+      { ...syncJob(orgId, 'schedule'), opts: SYNC_JOB_OPTIONS },
+    );
+  // Read a page at a time: one call for every scheduler sends one command per scheduler at once,
+  // which at 10,000 orgs outlasts the request client's command timeout on a busy Redis.
+  const allSchedulers = async () => {
+    const out: Awaited<ReturnType<typeof queue.getJobSchedulers>> = [];
+    for (let start = 0; ; start += SCHEDULER_PAGE) {
+      const page = await queue.getJobSchedulers(start, start + SCHEDULER_PAGE - 1, true);
+      out.push(...page);
+      if (page.length < SCHEDULER_PAGE) return out;
+    }
+  };
   return {
     queue,
     async syncNow(orgId, trigger) {
@@ -102,27 +141,53 @@ export function createSyncQueue(redis: RedisClient, prefix: string): SyncQueue {
       return String(job.id);
     },
     async setSchedule(orgId, everyMs) {
-      if (everyMs === null) {
-        await queue.removeJobScheduler(schedulerId(orgId));
-        return;
-      }
-      // Unchanged: left alone, so that refreshing (every connection change, the reconcile loop of
-      // jobs/schedules.ts) never pushes the next run further away.
       const existing = await queue.getJobScheduler(schedulerId(orgId));
-      if (existing && existing.every === everyMs) return;
-      // The first scheduled run comes one period from now: setup-config queues its own sync.
-      await queue.upsertJobScheduler(
-        schedulerId(orgId),
-        { every: everyMs, startDate: Date.now() + everyMs },
-        {
-          ...syncJob(orgId, 'schedule'),
-          opts: SYNC_JOB_OPTIONS,
-        },
-      );
+      const before = existing && typeof existing.every === 'number' ? existing.every : null;
+      // Unchanged: left alone, so that refreshing (every connection change, the full pass of
+      // jobs/schedules.ts) never pushes the next run further away.
+      if (before === everyMs || (everyMs === null && !existing)) return;
+      if (everyMs === null) await queue.removeJobScheduler(schedulerId(orgId));
+      else await install(orgId, everyMs);
+      // Two processes changing one org at once may both count it: the fingerprint then differs and
+      // the next periodic check runs a full pass, which stores it afresh.
+      const add = everyMs === null ? 0 : schedulerHash(orgId, everyMs);
+      const remove = before === null ? 0 : schedulerHash(orgId, before);
+      await redis
+        .multi()
+        .hincrby(fpKey, 'count', (everyMs === null ? 0 : 1) - (before === null ? 0 : 1))
+        .hincrby(fpKey, 'sum', add - remove)
+        .exec();
+    },
+    async applySchedules(expected, fingerprint) {
+      const changed: number[] = [];
+      const seen = new Set<number>();
+      for (const s of await allSchedulers()) {
+        const id = s.key || s.id || '';
+        const orgId = syncSchedulerOrg(s.id) ?? syncSchedulerOrg(s.key);
+        const want = orgId === null ? undefined : expected.get(orgId);
+        if (orgId !== null && want !== undefined) {
+          seen.add(orgId);
+          if (s.every === want) continue;
+          await install(orgId, want);
+        } else await queue.removeJobScheduler(id);
+        if (orgId !== null) changed.push(orgId);
+      }
+      for (const [orgId, every] of expected) {
+        if (seen.has(orgId)) continue;
+        await install(orgId, every);
+        changed.push(orgId);
+      }
+      await redis.hset(fpKey, { count: fingerprint.count, sum: fingerprint.sum });
+      return changed;
+    },
+    async schedulerState() {
+      const [stored, count] = await Promise.all([redis.hgetall(fpKey), queue.getJobSchedulersCount()]);
+      const fp = stored.count !== undefined && stored.sum !== undefined ? { count: Number(stored.count), sum: Number(stored.sum) } : null;
+      return { stored: fp, count };
     },
     async nextRuns() {
       const out = new Map<number, Date>();
-      for (const s of await queue.getJobSchedulers(0, -1)) {
+      for (const s of await allSchedulers()) {
         const orgId = syncSchedulerOrg(s.id) ?? syncSchedulerOrg(s.key);
         if (orgId !== null && typeof s.next === 'number') out.set(orgId, new Date(s.next));
       }

@@ -31,6 +31,7 @@ import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
 import type { HealthRecorder } from './health';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
+import { FREQUENCY_MS } from './schedules';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
 import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
@@ -38,14 +39,7 @@ import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } 
 export { SyncInterruptedError };
 import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
-/** Milliseconds between syncs for each `sync_frequency` (docs/api.md "Vendor connections"). */
-export const FREQUENCY_MS: Record<string, number> = {
-  hourly: 3_600_000,
-  every_6_hours: 6 * 3_600_000,
-  every_12_hours: 12 * 3_600_000,
-  daily: 24 * 3_600_000,
-  weekly: 7 * 24 * 3_600_000,
-};
+export { FREQUENCY_MS };
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
@@ -91,8 +85,8 @@ export interface SyncServiceDeps {
   connectorFor: ConnectorLookup;
   connectorOptions?: ConnectorOptions;
   log: Logger;
-  /** Approved connections' frequencies of a client org. */
-  approvedFrequencies: (orgId: number) => Promise<string[]>;
+  /** The period (ms) of a client org's sync scheduler, or null for none (schedules.ts `expectedOf`). */
+  scheduleOf: (orgId: number) => Promise<number | null>;
   /** Installs (`everyMs`) or removes (null) the org's job scheduler. */
   setSchedule: (orgId: number, everyMs: number | null) => Promise<void>;
   /** The outbox (docs/events.md "Outbox"): sync.completed, sync.failed and employee.removed are written with the run's end. */
@@ -175,6 +169,7 @@ export type SyncService = ReturnType<typeof createSyncService>;
 
 /** Builds the sync service. */
 export function createSyncService(deps: SyncServiceDeps) {
+  const refreshSchedule = async (orgId: number): Promise<void> => deps.setSchedule(orgId, await deps.scheduleOf(orgId));
   return {
     /**
      * Runs one full sync of `orgId` as `owner` (the job id). When another sync job holds the lock,
@@ -351,6 +346,10 @@ export function createSyncService(deps: SyncServiceDeps) {
           if (err instanceof SyncBoundError) return { status: 'failed', runId: run.id, reason: err.kind, message };
           if (isStop(err)) {
             await deps.hrmsConfigs.markInvalid(orgId, STOP_REASONS[err.kind]);
+            // No scheduled syncs until new credentials come (their setup refreshes it again).
+            await refreshSchedule(orgId).catch((e: unknown) =>
+              deps.log.warn({ orgId, err: e instanceof Error ? e.message : String(e) }, 'sync schedule not refreshed'),
+            );
             return { status: 'failed', runId: run.id, reason: err.kind, message };
           }
           throw err;
@@ -365,13 +364,11 @@ export function createSyncService(deps: SyncServiceDeps) {
       }
     },
 
-    /** Installs the org's job scheduler on its approved connections' most frequent `sync_frequency`. */
-    async refreshSchedule(orgId: number): Promise<void> {
-      const freqs = await deps.approvedFrequencies(orgId);
-      const hrmsConfig = await deps.hrmsConfigs.load(orgId).catch(() => null);
-      const every = freqs.length && hrmsConfig?.valid ? Math.min(...freqs.map((f) => FREQUENCY_MS[f] ?? FREQUENCY_MS.daily!)) : null;
-      await deps.setSchedule(orgId, every);
-    },
+    /**
+     * Installs the org's job scheduler on its approved connections' most frequent `sync_frequency`
+     * (none without a valid HRMS configuration; schedules.ts).
+     */
+    refreshSchedule,
   };
 }
 

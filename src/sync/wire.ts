@@ -1,5 +1,4 @@
 /** Wiring of the sync feature (see `context.ts`). */
-import type { ConnectionStore } from '../connections/store';
 import type { ErasureStore } from '../employees/erasure-store';
 import type { EmployeeStore } from '../employees/store';
 import type { EventService } from '../events/service';
@@ -12,6 +11,7 @@ import { createHealthRecorder } from './health';
 import { createSyncLock } from './lock';
 import { createSyncQueue } from './queue';
 import { createSyncRunsService } from './runs-service';
+import { createScheduleStore } from './schedules';
 import { createSyncService } from './service';
 import { createSyncRunStore } from './store';
 
@@ -19,8 +19,8 @@ import { createSyncRunStore } from './store';
  * Builds the per-org sync lock and the sync queue (both on the request-path Redis), the run store
  * (`store`, request ORM) and the sync service, which in a worker runs over the syncs' own ORM,
  * pool and transactor (no 2 s limits). Takes the employee store of the syncs' pool, the HRMS
- * configurations (from setup's `wireHrmsConfigs`), the connection store (approved frequencies
- * make the schedule), the erasure store (pages skip erased employees), the event service
+ * configurations (from setup's `wireHrmsConfigs`), the schedule store (`schedules`: which orgs get a
+ * sync scheduler, schedules.ts), the erasure store (pages skip erased employees), the event service
  * (`sync.*`, `employee.removed`), the work counters and the org store (the operator's view of
  * runs, `runs`, names orgs by uuid); registers the queue's close. `health` reads the orgs' health
  * (sync/health.ts) on the request ORM.
@@ -31,7 +31,6 @@ export function wireSync(
     employees: EmployeeStore;
     erasures: ErasureStore;
     hrmsConfigs: HrmsConfigs;
-    connections: Pick<ConnectionStore, 'approvedFrequencies'>;
     events: EventService;
     /** The workers' counters of `/metrics` (src/ops/counters.ts): each run's end is counted. */
     counters: Pick<WorkCounters, 'syncRun'>;
@@ -42,6 +41,7 @@ export function wireSync(
   const lock = createSyncLock(infra.requestRedis, infra.prefix, config.HRX_SYNC_LOCK_TTL_SEC * 1000);
   const queue = infra.adoptQueue('sync queue', createSyncQueue(infra.requestRedis, infra.prefix));
   const store = createSyncRunStore(infra.db.orm);
+  const schedules = createScheduleStore(infra.db.orm);
   const service = createSyncService({
     transactor: infra.syncTransactor,
     hrmsStallMs: config.HRX_SYNC_HRMS_STALL_SEC * 1000,
@@ -54,7 +54,7 @@ export function wireSync(
     connectorFor: deps.hrmsConfigs.connectorFor,
     log,
     connectorOptions: { retries: config.HRX_HRMS_RETRIES, minRetryDelayMs: config.HRX_HRMS_RETRY_MIN_MS, pageSize: config.HRX_SYNC_BATCH_SIZE },
-    approvedFrequencies: (orgId) => deps.connections.approvedFrequencies(orgId),
+    scheduleOf: (orgId) => schedules.expectedOf(orgId),
     setSchedule: (orgId, every) => queue.setSchedule(orgId, every),
     events: deps.events,
     onRunEnd: (r) => deps.counters.syncRun(r),
@@ -69,5 +69,5 @@ export function wireSync(
     findOrg: (uuid) => deps.orgs.findByUuid(uuid),
     hrmsConfig: (orgId) => deps.hrmsConfigs.store.load(orgId),
   });
-  return { service, store, lock, queue, runs, health: createHealthRecorder(infra.db.orm) };
+  return { service, store, lock, queue, runs, schedules, health: createHealthRecorder(infra.db.orm) };
 }

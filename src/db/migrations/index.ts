@@ -25,6 +25,7 @@ import { Migration20261127020000 } from './Migration20261127020000';
 import { Migration20261127030000 } from './Migration20261127030000';
 import { Migration20261127050000 } from './Migration20261127050000';
 import { Migration20261127060000 } from './Migration20261127060000';
+import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
@@ -49,5 +50,6 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261127030000', class: Migration20261127030000 },
   { name: 'Migration20261127050000', class: Migration20261127050000 },
   { name: 'Migration20261127060000', class: Migration20261127060000 },
+  { name: 'Migration20261128030000', class: Migration20261128030000 },
   { name: 'Migration20261128060000', class: Migration20261128060000 },
 ];
