@@ -111,7 +111,7 @@ export interface ExternalResult {
     buildMs: number;
     builtPerSec: number;
     ttlSec: number;
-    /** Rate the pool was sized for: ceiling ops/s × cores × 1.5. */
+    /** Rate the pool was sized for: 1.5 × the larger of ceiling ops/s × cores and the openssl limit. */
     sizedForRps: number;
     /** Seconds left before the first-built request expired, when the measured run ended. */
     secondsToExpiryAtEnd: number;
@@ -333,7 +333,8 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     const nodeRsa = nodeRsaOps(2);
     log(`  node:crypto, one core: ${nodeRsa.signsPerSec} RS256 signs/s, ${nodeRsa.oaepDecryptsPerSec} RSA-OAEP-256 decrypts/s`);
 
-    const sizedForRps = Math.ceil(ceilingBefore.opsPerSec * cores * 1.5);
+    // The openssl limit too: a ceiling loop slowed by other work would size the pool below what hrx answers.
+    const sizedForRps = Math.ceil(Math.max(ceilingBefore.opsPerSec * cores, openssl?.v2RequestsPerSec ?? 0) * 1.5);
     let warmupN = o.warmupSec > 0 ? Math.ceil(sizedForRps * o.warmupSec) + o.connections : 0;
     let measuredN = Math.ceil(sizedForRps * o.durationSec) + o.connections;
     if (warmupN + measuredN > MAX_POOL) {
