@@ -275,7 +275,8 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     HOST: '127.0.0.1',
   });
   try {
-    await waitForHttp(`${origin}/healthz`, child, 90_000);
+    // Several API processes start side by side: on a busy machine that takes a while.
+    await waitForHttp(`${origin}/healthz`, child, 240_000);
     const started = await apiProcesses(child.pid, o.processes);
     const jwksRes = await fetch(`${origin}/.well-known/jwks.json`);
     if (jwksRes.status !== 200) throw new Error(`JWKS answered ${jwksRes.status}`);

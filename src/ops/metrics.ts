@@ -100,8 +100,9 @@ export function createMetrics(deps: MetricsDeps) {
     labelNames: ['pid'] as const,
     registers,
   });
-  const pid = String(process.pid);
-  perProcess.inc({ pid }, 0);
+  // Bound once: the label set is hashed here, not on every request.
+  const ownRequests = perProcess.labels({ pid: String(process.pid) });
+  ownRequests.inc(0);
 
   // Read at scrape time (once, by the process the scrape reached).
   const sources = new Registry();
@@ -218,7 +219,7 @@ export function createMetrics(deps: MetricsDeps) {
     observe(o: RequestObservation): void {
       const labels = { method: o.method, route: o.route, status: o.status };
       requests.inc(labels);
-      perProcess.inc({ pid });
+      ownRequests.inc();
       latency.observe(labels, o.seconds);
       if (o.throttled) refusals.inc({ limit: o.throttled, route: o.route });
     },
