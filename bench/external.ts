@@ -448,6 +448,10 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
       );
     }
     return result;
+  } catch (err) {
+    // What the API child said (a process that failed to start, say) belongs with the failure.
+    if (err instanceof Error && !err.message.includes('\n')) err.message += `\nhrx child's stderr (tail):\n${child.stderrTail().slice(-2000)}`;
+    throw err;
   } finally {
     await child.stop(15_000);
   }

@@ -6,10 +6,11 @@
  * - SIGTERM/SIGINT to the primary: it tells every child to stop (each finishes its requests in
  *   flight, as one `hrx serve` does), waits for them all and exits 0 when every child did; a
  *   second signal, or a child still running after the children's own bound, kills them (exit 1).
- * - A child that exits before it listened (bad settings, port in use, PostgreSQL unreachable):
- *   the primary stops the others and exits 1, as one `hrx serve` would.
- * - A child that exits later, unasked: a new one takes its place; more than `MAX_RESTARTS` in
- *   `RESTART_WINDOW_MS` (a crash loop) stops everything, exit 1, so the orchestrator sees it.
+ * - A child that exits before any child listened (bad settings, port in use, PostgreSQL
+ *   unreachable): the primary stops the others and exits 1, as one `hrx serve` would.
+ * - A child that exits unasked once one has listened (killed; or its start timed out on a busy
+ *   machine): a new one takes its place; more than `MAX_RESTARTS` in `RESTART_WINDOW_MS` (a crash
+ *   loop) stops everything, exit 1, so the orchestrator sees it.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
@@ -78,8 +79,9 @@ export function superviseApiProcesses(n: number, log: Logger): void {
       return;
     }
     failed = true;
-    if (!listened.has(w.id)) {
-      log.error({ pid, code, signal }, 'an API process exited before it listened: stopping the others');
+    // Before any process listened: the settings, the port or PostgreSQL are wrong for all of them.
+    if (listened.size === 0) {
+      log.error({ pid, code, signal }, 'an API process exited before any listened: stopping the others');
       stopAll('a process failed to start');
       return;
     }
