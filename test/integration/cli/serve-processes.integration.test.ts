@@ -87,7 +87,7 @@ describe('hrx serve --processes 2', () => {
     primary.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     primary.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<{ code: number | null; signal: string | null }>((r) => primary!.once('exit', (code, signal) => r({ code, signal })));
-    await waitFor(() => listeningPids().length === 2, 90_000, 200).catch(() => {
+    await waitFor(() => listeningPids().length === 2, 180_000, 200).catch(() => {
       throw new Error(`two API processes did not listen:\n${out}`);
     });
     const children = listeningPids();
@@ -111,7 +111,7 @@ describe('hrx serve --processes 2', () => {
 
     // A child killed from outside is replaced; the survivor and the newcomer answer.
     process.kill(children[0]!, 'SIGKILL');
-    await waitFor(() => listeningPids().length === 3, 90_000, 200).catch(() => {
+    await waitFor(() => listeningPids().length === 3, 180_000, 200).catch(() => {
       throw new Error(`no API process replaced the killed one:\n${out}`);
     });
     const replacement = listeningPids()[2]!;
@@ -130,5 +130,5 @@ describe('hrx serve --processes 2', () => {
       s.listen(port, '127.0.0.1', () => s.close(() => resolve()));
     });
     expect(out).toContain('every API process has exited');
-  }, 240_000);
+  }, 420_000);
 });
