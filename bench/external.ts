@@ -8,10 +8,19 @@
  * response JWE to the vendor key. The loop runs twice, before the load (with the API child idle)
  * and after it (API child stopped); the faster run is the ceiling (the other one was slowed by
  * other work on the machine). The load generator (autocannon) runs in this process.
+ *
+ * The limit hrx is held to: `openssl speed -multi <cores> rsa2048` measured in the same run (while
+ * the API child is idle); a V2 request needs two RSA-2048 private operations (decrypt the request's
+ * key, sign the response), so the machine allows at most signs/s ÷ 2 requests a second. Beside it,
+ * the same private operations through node:crypto (one core, synchronous) and through jose show
+ * where the gap between the RSA operation and a V2 request goes. hrx runs as
+ * `hrx serve --processes <processes>` (default `auto`: one API process per core).
  */
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes, randomUUID, sign } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
 import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
 import { buildEncryptedRequest, openEncryptedResponse } from '../src/crypto/jose/client';
@@ -48,6 +57,27 @@ export interface ExternalOptions {
   warmupSec: number;
   /** Seconds each of the two crypto ceiling loops runs (after 1 s of its own warm-up). */
   ceilingSec: number;
+  /** `hrx serve --processes` of the API child: a number or `auto`. */
+  processes: string;
+}
+
+/** `openssl speed -multi <processes> rsa2048` and what it allows a V2 request. */
+export interface OpensslLimit {
+  command: string;
+  processes: number;
+  /** RSA-2048 private-key signatures a second, all processes together. */
+  signsPerSec: number;
+  verifiesPerSec: number;
+  /** V2 requests a second the machine's RSA allows: two private operations each. */
+  v2RequestsPerSec: number;
+}
+
+/** The RSA-2048 private operations of a V2 request through node:crypto, synchronous, one core. */
+export interface NodeRsa {
+  signsPerSec: number;
+  oaepDecryptsPerSec: number;
+  /** 1 ÷ (1/signs + 1/decrypts): V2 requests a second one core's private operations allow. */
+  v2RequestsPerSecOneCore: number;
 }
 
 export interface ExternalCeiling {
@@ -81,7 +111,7 @@ export interface ExternalResult {
     buildMs: number;
     builtPerSec: number;
     ttlSec: number;
-    /** Rate the pool was sized for: ceiling ops/s × cores × 1.5. */
+    /** Rate the pool was sized for: 1.5 × the larger of ceiling ops/s × cores and the openssl limit. */
     sizedForRps: number;
     /** Seconds left before the first-built request expired, when the measured run ended. */
     secondsToExpiryAtEnd: number;
@@ -94,7 +124,15 @@ export interface ExternalResult {
   /** The faster of the two ceiling runs. */
   ceiling: ExternalCeiling;
   ceilingRuns: ExternalCeiling[];
+  /** `hrx serve --processes` as given, and the API processes it started. */
+  processes: { asked: string; started: number };
+  openssl: OpensslLimit | null;
+  nodeRsa: NodeRsa;
   ratios: {
+    /** endpoint req/s ÷ the openssl limit (signs/s ÷ 2); the target is ≥ 0.5. */
+    endpointToOpensslLimit: number | null;
+    opensslTarget: number;
+    opensslTargetMet: boolean | null;
     /** endpoint req/s ÷ ceiling ops/s (one core). Above 1 is possible: the API's RSA work runs on libuv's thread pool, over every core. */
     endpointToCeilingRps: number;
     /** ceiling CPU ms/op ÷ endpoint server CPU ms/request: share of the API child's CPU that the four RSA operations account for. */
@@ -230,9 +268,16 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
   // hrx API child (`serve` creates the service keys at start).
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = spawnNode('hrx-external', ['bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const child: Child = spawnNode('hrx-external', ['bin/hrx.js', 'serve', '--processes', o.processes], {
+    ...process.env,
+    ...env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  });
   try {
-    await waitForHttp(`${origin}/healthz`, child, 90_000);
+    // Several API processes start side by side: on a busy machine that takes a while.
+    await waitForHttp(`${origin}/healthz`, child, 240_000);
+    const started = await apiProcesses(child.pid, o.processes);
     const jwksRes = await fetch(`${origin}/.well-known/jwks.json`);
     if (jwksRes.status !== 200) throw new Error(`JWKS answered ${jwksRes.status}`);
     const jwks = (await jwksRes.json()) as JSONWebKeySet;
@@ -278,9 +323,19 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
       return c;
     };
     const ceilingBefore = await runCeiling('before');
-
     const cores = cpus().length;
-    const sizedForRps = Math.ceil(ceilingBefore.opsPerSec * cores * 1.5);
+    log(`  openssl speed -multi ${availableParallelism()} rsa2048 (the machine's RSA limit, API child idle)...`);
+    const openssl = opensslLimit(availableParallelism(), 3);
+    log(
+      openssl
+        ? `  openssl: ${openssl.signsPerSec} signs/s over ${openssl.processes} processes → V2 limit ${openssl.v2RequestsPerSec} req/s`
+        : '  openssl: not available (no openssl on PATH, or its output did not parse)',
+    );
+    const nodeRsa = nodeRsaOps(2);
+    log(`  node:crypto, one core: ${nodeRsa.signsPerSec} RS256 signs/s, ${nodeRsa.oaepDecryptsPerSec} RSA-OAEP-256 decrypts/s`);
+
+    // The openssl limit too: a ceiling loop slowed by other work would size the pool below what hrx answers.
+    const sizedForRps = Math.ceil(Math.max(ceilingBefore.opsPerSec * cores, openssl?.v2RequestsPerSec ?? 0) * 1.5);
     let warmupN = o.warmupSec > 0 ? Math.ceil(sizedForRps * o.warmupSec) + o.connections : 0;
     let measuredN = Math.ceil(sizedForRps * o.durationSec) + o.connections;
     if (warmupN + measuredN > MAX_POOL) {
@@ -310,14 +365,14 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     }
     const auditBefore = await countAudit(testPool(ctx));
     log(`  hrx: measuring ${o.durationSec} s with ${o.connections} connections...`);
-    const cpu0 = cpuSeconds(child.pid);
+    const cpu0 = treeCpuSeconds(child.pid);
     const m0 = machineCpu();
     const own0 = process.cpuUsage();
     const pg0 = postgresCpu();
     const tm = process.hrtime.bigint();
     const { r, samples, used } = await fire(origin, headers, measPool, o.connections, o.durationSec);
     const wallSec = Number(process.hrtime.bigint() - tm) / 1e9;
-    const cpu1 = cpuSeconds(child.pid);
+    const cpu1 = treeCpuSeconds(child.pid);
     const m1 = machineCpu();
     const own = process.cpuUsage(own0);
     const pgSec = postgresCpuDelta(pg0, postgresCpu());
@@ -361,7 +416,13 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
       verifiedResponses: { sampled: samples.length, ok },
       ceiling,
       ceilingRuns,
+      processes: { asked: o.processes, started },
+      openssl,
+      nodeRsa,
       ratios: {
+        endpointToOpensslLimit: openssl ? round(endpoint.rps / openssl.v2RequestsPerSec, 3) : null,
+        opensslTarget: 0.5,
+        opensslTargetMet: openssl ? endpoint.rps / openssl.v2RequestsPerSec >= 0.5 : null,
         endpointToCeilingRps: round(endpoint.rps / ceiling.opsPerSec, 3),
         cryptoShareOfServerCpu: endpoint.serverCpuMsPerRequest ? round(ceiling.cpuMsPerOp / endpoint.serverCpuMsPerRequest, 3) : null,
       },
@@ -387,12 +448,95 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
       );
     }
     return result;
+  } catch (err) {
+    // What the API child said (a process that failed to start, say) belongs with the failure.
+    if (err instanceof Error && !err.message.includes('\n')) err.message += `\nhrx child's stderr (tail):\n${child.stderrTail().slice(-2000)}`;
+    throw err;
   } finally {
     await child.stop(15_000);
   }
 }
 
 /* ------------------------------------------------------------ helpers */
+
+/** CPU seconds of `pid` and its children (the API processes of `hrx serve --processes N`), or null when `pid` is gone. */
+function treeCpuSeconds(pid: number): number | null {
+  const own = cpuSeconds(pid);
+  if (own === null) return null;
+  return childPids(pid).reduce((sum, c) => sum + (cpuSeconds(c) ?? 0), own);
+}
+
+/** The pids whose parent is `pid` (from /proc). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** The API processes answering: `hrx serve --processes N` starts N children (waited for, up to 60 s); one process has none. */
+async function apiProcesses(pid: number, asked: string): Promise<number> {
+  const want = asked === 'auto' ? availableParallelism() : Number(asked);
+  if (want <= 1) return 1;
+  const deadline = Date.now() + 60_000;
+  while (childPids(pid).length < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  // Each child listens a moment after it is forked; the probe below goes through whichever is ready.
+  await new Promise((r) => setTimeout(r, 3000));
+  return childPids(pid).length;
+}
+
+/**
+ * `openssl speed -seconds <seconds> -multi <processes> rsa2048`, parsed: the summary line
+ * `rsa 2048 bits <s/sign> <s/verify> <sign/s> <verify/s>` (with -multi, the sum over the processes).
+ * Null when openssl is missing or its output has no such line.
+ */
+function opensslLimit(processes: number, seconds: number): OpensslLimit | null {
+  const args = ['speed', '-seconds', String(seconds), ...(processes > 1 ? ['-multi', String(processes)] : []), 'rsa2048'];
+  let text: string;
+  try {
+    text = execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: (seconds * 2 + 30) * 1000 });
+  } catch {
+    return null;
+  }
+  const m = /^rsa\s+2048 bits\s+\S+\s+\S+\s+([\d.]+)\s+([\d.]+)\s*$/m.exec(text);
+  if (!m) return null;
+  const signsPerSec = Number(m[1]);
+  return {
+    command: `openssl ${args.join(' ')}`,
+    processes,
+    signsPerSec,
+    verifiesPerSec: Number(m[2]),
+    v2RequestsPerSec: round(signsPerSec / 2, 0),
+  };
+}
+
+/** node:crypto's synchronous RS256 sign and RSA-OAEP-256 decrypt (RSA-2048), each for `seconds` on this core. */
+function nodeRsaOps(seconds: number): NodeRsa {
+  const kp = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const data = randomBytes(512);
+  const oaep = { key: kp.privateKey, oaepHash: 'sha256', padding: constants.RSA_PKCS1_OAEP_PADDING };
+  const wrapped = publicEncrypt({ ...oaep, key: kp.publicKey }, randomBytes(32));
+  const rate = (fn: () => unknown) => {
+    for (let i = 0; i < 20; i++) fn();
+    let n = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < seconds * 1000) {
+      fn();
+      n++;
+    }
+    return round(n / ((performance.now() - t0) / 1000), 0);
+  };
+  const signsPerSec = rate(() => sign('sha256', data, kp.privateKey));
+  const oaepDecryptsPerSec = rate(() => privateDecrypt(oaep, wrapped));
+  return { signsPerSec, oaepDecryptsPerSec, v2RequestsPerSecOneCore: round(1 / (1 / signsPerSec + 1 / oaepDecryptsPerSec), 0) };
+}
 
 /** Builds `n` requests, 8 at a time (WebCrypto's RSA work runs on libuv's pool, over every core). */
 async function buildPool(n: number, buildOne: () => Promise<PoolItem>): Promise<PoolItem[]> {
@@ -540,6 +684,17 @@ export function printExternal(r: ExternalResult, log: (s: string) => void): void
     `  ceiling ${String(c.opsPerSec).padStart(7)} ops/s  (jose, one core, run ${c.when} the load: decrypt ${c.stepMs.decryptRequest} + verify ${c.stepMs.verifyRequest} ` +
       `+ sign ${c.stepMs.signResponse} + encrypt ${c.stepMs.encryptResponse} ms; ${c.cpuMsPerOp} CPU ms/op; ` +
       `runs: ${r.ceilingRuns.map((x) => `${x.when} ${x.opsPerSec} ops/s with ${x.otherCpuCores} other cores busy`).join(', ')})`,
+  );
+  const o = r.openssl;
+  log(
+    o
+      ? `  openssl ${String(o.signsPerSec).padStart(7)} signs/s (${o.command}) → limit ${o.v2RequestsPerSec} V2 req/s (two RSA private operations each); ` +
+          `hrx/limit ${r.ratios.endpointToOpensslLimit} (target ≥ ${r.ratios.opensslTarget}: ${r.ratios.opensslTargetMet ? 'MET' : 'NOT MET'}) with ${r.processes.started} API process(es) (--processes ${r.processes.asked})`
+      : '  openssl: not measured (no openssl on PATH)',
+  );
+  log(
+    `  node:crypto, one core, synchronous: ${r.nodeRsa.signsPerSec} RS256 signs/s, ${r.nodeRsa.oaepDecryptsPerSec} RSA-OAEP-256 decrypts/s → ` +
+      `${r.nodeRsa.v2RequestsPerSecOneCore} V2 req/s of private operations per core; jose loop ${c.opsPerSec} ops/s per core (all four operations, WebCrypto)`,
   );
   log(
     `  hrx/ceiling rps ${r.ratios.endpointToCeilingRps}   crypto share of hrx CPU/request ${r.ratios.cryptoShareOfServerCpu ?? '?'}` +

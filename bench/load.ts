@@ -107,8 +107,8 @@ function run(opts: LoadOptions, durationSec: number): Promise<AutocannonResult> 
   });
 }
 
-/** Warms up, then measures; `server` is the child answering (for its CPU use). */
-export async function measureLoad(opts: LoadOptions, server: Child): Promise<LoadFigures> {
+/** Warms up, then measures; `server` is the child answering (for its CPU use); `raw` gets autocannon's result of the measured run (its p99.9, say). */
+export async function measureLoad(opts: LoadOptions, server: Child, raw?: (r: AutocannonResult) => void): Promise<LoadFigures> {
   if (opts.warmupSec > 0) await run(opts, opts.warmupSec);
   const cpu0 = cpuSeconds(server.pid);
   const m0 = machineCpu();
@@ -116,6 +116,7 @@ export async function measureLoad(opts: LoadOptions, server: Child): Promise<Loa
   const pg0 = postgresCpu();
   const t0 = process.hrtime.bigint();
   const r = await run(opts, opts.durationSec);
+  raw?.(r);
   const wallSec = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu1 = cpuSeconds(server.pid);
   const m1 = machineCpu();

@@ -16,8 +16,9 @@ import { abortAndCleanUp, DATABASE_URL, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
 import { hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
 import { printScale, scaleBench, type ScaleResult } from './scale';
+import { printTailLatency, tailLatencyBench, type TailLatencyResult } from './tail-latency';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'scale'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'tail_latency', 'scale'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -30,6 +31,9 @@ const HELP = `npm run bench -- [options]
   --sync-sizes A,B,...   full_sync: org sizes (default 10000,100000; add 1000000 for a million)
   --with-install         first_read: also time npm ci (in a scratch directory)
   external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too
+  tail_latency (the plain read at saturation, then at a fixed 70 % of that for --fixed-duration S, default 30; beside pg-row)
+                         takes --employees, --connections, --duration and --warmup too
+  --processes N|auto     external, tail_latency: hrx serve --processes of the hrx child (external: default auto; tail_latency: 1)
   --hrms-products A,B    hrms_sync: products with a simulator (default every product with a simulator)
   --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)
   --scale-sizes A,B      scale: client orgs (and one vendor's connections) at each size (default 1000,10000)
@@ -127,6 +131,8 @@ export async function main(argv: string[]): Promise<number> {
       'hrms-employees': { type: 'string' },
       'scale-sizes': { type: 'string' },
       'scale-no-old': { type: 'boolean' },
+      processes: { type: 'string' },
+      'fixed-duration': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -143,6 +149,12 @@ export async function main(argv: string[]): Promise<number> {
     const n = v === undefined ? d : Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`bad number "${v}"`);
     return n;
+  };
+  /** `--processes` of the hrx child: `auto` or a whole number (as `hrx serve --processes`). */
+  const processes = (d: string): string => {
+    const v = values.processes ?? d;
+    if (!/^(auto|[1-9][0-9]{0,2})$/.test(v)) throw new Error(`bad --processes "${v}"`);
+    return v;
   };
   const startedAt = new Date();
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -189,6 +201,20 @@ export async function main(argv: string[]): Promise<number> {
           durationSec: num(values.duration, 10),
           warmupSec: num(values.warmup, 2),
           ceilingSec: 5,
+          processes: processes('auto'),
+        },
+        log,
+      ),
+    tail_latency: () =>
+      tailLatencyBench(
+        {
+          employees: num(values.employees, 1000),
+          connections: num(values.connections, 50),
+          durationSec: num(values.duration, 10),
+          warmupSec: num(values.warmup, 2),
+          fixedSec: num(values['fixed-duration'], 30),
+          fraction: 0.7,
+          processes: processes('1'),
         },
         log,
       ),
@@ -239,6 +265,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`  npm ci: ${typeof fr.npmCi === 'string' ? fr.npmCi : `${round(fr.npmCi.ms / 1000, 1)} s (exit ${fr.npmCi.exitCode})`} — install time is extra`);
   }
   if (benchmarks.external) printExternal(benchmarks.external as ExternalResult, log);
+  if (benchmarks.tail_latency) printTailLatency(benchmarks.tail_latency as TailLatencyResult, log);
   if (benchmarks.hrms_sync) printHrmsSync(benchmarks.hrms_sync as HrmsSyncResult, log);
   if (benchmarks.scale) printScale(benchmarks.scale as ScaleResult, log);
   const file = path.join(resultsDir, `${stamp}.json`);

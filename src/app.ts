@@ -14,6 +14,7 @@ import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
 import { externalRoutes } from './external/routes';
 import { createRouter, type RouteDef } from './http/router';
+import type { ClusterMetrics } from './ops/cluster-metrics';
 import { createMetrics, type Metrics } from './ops/metrics';
 import { opsRoutes, type OpsRouteDeps } from './ops/routes';
 import { docsAssetsHandler, DOCS_ASSETS_PREFIX } from './openapi/assets';
@@ -69,11 +70,15 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
   return routes;
 }
 
-/** Builds the app over an open context. `validateResponses` checks every body against its schema. */
-export function buildApp(ctx: Context, opts: { validateResponses?: boolean } = {}): App {
+/**
+ * Builds the app over an open context. `validateResponses` checks every body against its schema;
+ * `clusterMetrics` (in a child of `hrx serve --processes N`) sums `/metrics`' per-process figures
+ * over every process.
+ */
+export function buildApp(ctx: Context, opts: { validateResponses?: boolean; clusterMetrics?: ClusterMetrics | undefined } = {}): App {
   const { config, services } = ctx;
   // One registry per app instance, never prom-client's global one: tests run several apps in one process.
-  const metrics = createMetrics({ store: ctx.ops.store, counters: ctx.ops.counters, queues: ctx.ops.queues, log: ctx.log });
+  const metrics = createMetrics({ store: ctx.ops.store, counters: ctx.ops.counters, queues: ctx.ops.queues, log: ctx.log, cluster: opts.clusterMetrics });
   const routes = routeTable({ ...services, ops: { health: ctx.ops.health, metrics } }, config);
   const authenticate = createAuthenticator({
     orgs: ctx.apiKeyOrgs,

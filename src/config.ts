@@ -86,6 +86,13 @@ export const configSchema = z.object({
     .describe('Prefix of every Redis key and BullMQ queue (the tests use one per file).'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('TCP port of the API.'),
   HOST: z.string().default('127.0.0.1').describe('Address the API listens on (`0.0.0.0` for every interface).'),
+  HRX_PROCESSES: z
+    .string()
+    .regex(/^(auto|[1-9][0-9]{0,2})$/, { message: 'must be auto or a whole number from 1 to 999' })
+    .default('1')
+    .describe(
+      'API processes of `hrx serve` on this machine, sharing `PORT` (`auto`: one per core); `--processes` overrides it. See docs/operations.md "Several processes on one machine".',
+    ),
   HRX_DATA_DIR: z.string().default('./.hrx').describe('Folder of the embedded PostgreSQL and its generated master key (without `DATABASE_URL` only).'),
   HRX_EMBEDDED_PG_PORT: z.coerce
     .number()

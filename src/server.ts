@@ -68,11 +68,17 @@ export async function listen(app: App, host: string, port: number, basePath: str
  * Runs `onStop` once on SIGTERM or SIGINT, then exits 0 (docs/operations.md "Redis or PostgreSQL down; shutdown"); `onStop`
  * failing, a second signal or `graceMs` passing (a bound on `onStop` itself, which has its own
  * shorter limits) exits 1.
+ *
+ * `clusterChild`: a child of `hrx serve --processes N` (docs/operations.md "Several processes on
+ * one machine") also stops when its primary says so or is gone, and a repeated signal is not a
+ * reason to stop at once: a Ctrl-C reaches both the child and its primary, which forwards it, and
+ * forcing is the primary's job (a second signal to it kills the children).
  */
-export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 45_000): void {
+export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 45_000, opts: { clusterChild?: boolean } = {}): void {
   let stopping = false;
   const handle = (signal: string): void => {
     if (stopping) {
+      if (opts.clusterChild) return;
       log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
@@ -96,4 +102,14 @@ export function onShutdown(onStop: () => Promise<void>, log: Logger, graceMs = 4
   };
   process.on('SIGTERM', () => handle('SIGTERM'));
   process.on('SIGINT', () => handle('SIGINT'));
+  if (opts.clusterChild) {
+    process.on('message', (m: unknown) => {
+      if (m === STOP_MESSAGE) handle('primary');
+    });
+    // The primary is gone (killed): nobody forwards a signal any more, so stop now.
+    process.on('disconnect', () => handle('primary gone'));
+  }
 }
+
+/** What the primary of `hrx serve --processes N` sends each child to stop it gracefully. */
+export const STOP_MESSAGE = 'hrx:stop';

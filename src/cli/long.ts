@@ -4,7 +4,7 @@
  * HRMS simulator: the reference HRMS or a product's). Each runs until SIGTERM/SIGINT. What they run is loaded when they
  * run (`run.ts`, `demo.ts`), so `--help` loads none of it.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { HRMS_IDS } from '../hrms/hrms-ids';
 import { choiceOption, intValue, keyValue, numberValue, UsageError } from './args';
 import type { DemoOptions } from './demo';
@@ -35,6 +35,16 @@ export const SIM_DIALECTS: readonly string[] = HRMS_IDS;
 const LISTEN_HELP =
   '\nThe API listens on HOST:PORT (default 127.0.0.1:8080, under HRX_BASE_PATH); PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
 
+const PROCESSES_HELP =
+  '\nWith --processes N (or HRX_PROCESSES) a primary process starts N API processes sharing PORT, restarts one that exits\n' +
+  'unasked, sums /metrics over them, and on SIGTERM/SIGINT stops them all gracefully (docs/operations.md "Several processes on one machine").';
+
+/** Parser of `--processes`: `auto` or a whole number from 1 to 999 (as `HRX_PROCESSES`). */
+function processesValue(v: string): string {
+  if (!/^(auto|[1-9][0-9]{0,2})$/.test(v)) throw new InvalidArgumentError('must be auto or a whole number from 1 to 999.');
+  return v;
+}
+
 // A worker serves no HTTP: it needs only the database and Redis.
 const WORKER_HELP = '\nThe worker listens on no port; PostgreSQL is DATABASE_URL (embedded under HRX_DATA_DIR when unset), Redis is REDIS_URL.';
 
@@ -46,22 +56,41 @@ export function registerLongCommands(program: Command, cli: Cli): void {
     ['worker', 'the sync and events workers only (as many as you like)'],
   ] as const;
   for (const [kind, description] of kinds) {
-    program
+    const command = program
       .command(kind)
       .description(description)
-      .addHelpText('after', `${kind === 'worker' ? WORKER_HELP : LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`)
-      .action(async () => {
-        const { config, log } = cli.env(true);
-        const [{ startProcess }, { onShutdown }] = await Promise.all([import('./run'), import('../server')]);
-        const running = await startProcess(config, log, {
-          api: kind !== 'worker',
-          worker: kind !== 'serve',
-          migrateFirst: kind === 'start',
-          startJobs: cli.startJobs,
-        });
+      .addHelpText('after', `${kind === 'worker' ? WORKER_HELP : LISTEN_HELP}\nSIGTERM/SIGINT: requests and jobs in flight get 25 s to finish.`);
+    if (kind === 'serve') {
+      command
+        .option('--processes <n|auto>', 'API processes on this machine sharing PORT (auto: one per core; default HRX_PROCESSES, else 1)', processesValue)
+        .addHelpText('after', PROCESSES_HELP);
+    }
+    command.action(async (opts: { processes?: string }) => {
+      const { config, log } = cli.env(true);
+      const [{ startProcess }, { onShutdown }, { isApiChild, processCount, superviseApiProcesses }] = await Promise.all([
+        import('./run'),
+        import('../server'),
+        import('./processes'),
+      ]);
+      const child = kind === 'serve' && isApiChild();
+      const processes = kind === 'serve' && !child ? processCount(opts.processes ?? config.HRX_PROCESSES) : 1;
+      if (processes > 1) {
         cli.keepRunning();
-        onShutdown(() => running.stop(), log);
+        superviseApiProcesses(processes, log);
+        return;
+      }
+      const started = startProcess(config, log, {
+        api: kind !== 'worker',
+        worker: kind !== 'serve',
+        migrateFirst: kind === 'start',
+        startJobs: cli.startJobs,
       });
+      // A child listens for its primary's stop from the start: a stop asked while it starts waits for the start, then stops.
+      if (child) onShutdown(async () => (await started).stop(), log, undefined, { clusterChild: true });
+      const running = await started;
+      cli.keepRunning();
+      if (!child) onShutdown(() => running.stop(), log);
+    });
   }
 
   program

@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import { openContext, type Context } from '../context';
 import { migrate } from '../db/orm';
 import type { Logger } from '../logger';
+import { clusterMetricsChild } from '../ops/cluster-metrics';
 import { listen } from '../server';
 import type { StartJobs } from './runtime';
 
@@ -64,7 +65,9 @@ export async function startProcess(
   // V2 service keys are created on first start (race-safe across processes); an unmigrated
   // database only delays it to the first use.
   if (what.api) await ctx.services.external.ensureServiceKeys().catch((err: unknown) => log.warn({ err }, 'service keys not ensured at start'));
-  const server = what.api ? await listen(buildApp(ctx), config.HOST, config.PORT, config.HRX_BASE_PATH, log) : undefined;
+  const server = what.api
+    ? await listen(buildApp(ctx, { clusterMetrics: clusterMetricsChild() }), config.HOST, config.PORT, config.HRX_BASE_PATH, log)
+    : undefined;
   const jobs = what.worker && what.startJobs ? await what.startJobs(ctx) : undefined;
   return {
     ctx,

@@ -14,11 +14,16 @@
  * A source that does not answer (PostgreSQL or Redis down) keeps its families at the values of
  * the last scrape that read it (a counter never drops to a false zero) and sets
  * `hrx_metrics_source_up{source}` to 0; the scrape itself still answers.
+ *
+ * The two kinds live in two registries: with several API processes on one machine
+ * (`cluster-metrics.ts`), the first is summed over every process and the second is read once, by
+ * the process the scrape reached (summing it would count the workers' work once per process).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Queue } from 'bullmq';
 import type { RequestObservation } from '../http/router';
 import type { Logger } from '../logger';
+import type { ClusterMetrics } from './cluster-metrics';
 import { DELIVERY_OUTCOMES, SYNC_DURATION_BUCKETS, type SyncRunTotals, type WorkCounters } from './counters';
 import type { OpsStore } from './store';
 
@@ -56,13 +61,17 @@ export interface MetricsDeps {
   log: Logger;
   /** Process metrics of prom-client (CPU, memory, event loop lag, GC); default true. */
   processMetrics?: boolean;
+  /** In a child of `hrx serve --processes N`: sums the per-process figures over every process. */
+  cluster?: ClusterMetrics | undefined;
 }
 
 /** Builds one instance's registry and its instruments. */
 export function createMetrics(deps: MetricsDeps) {
+  // Counted by this process (summed over the processes of a machine).
   const registry = new Registry();
   const registers = [registry];
   if (deps.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  deps.cluster?.share(registry);
 
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
@@ -84,40 +93,67 @@ export function createMetrics(deps: MetricsDeps) {
     labelNames: ['limit', 'route'] as const,
     registers,
   });
+  // One series per live API process: how the requests spread over the processes of a machine.
+  const perProcess = new Counter({
+    name: 'hrx_process_requests_total',
+    help: 'HTTP requests answered, by API process (pid); the series of every live process sum to hrx_http_requests_total.',
+    labelNames: ['pid'] as const,
+    registers,
+  });
+  // Bound once: the label set is hashed here, not on every request.
+  const ownRequests = perProcess.labels({ pid: String(process.pid) });
+  ownRequests.inc(0);
+
+  // Read at scrape time (once, by the process the scrape reached).
+  const sources = new Registry();
+  const sourceRegisters = [sources];
 
   const syncRuns = new Counter({
     name: 'hrx_sync_runs_total',
     help: 'Finished sync runs by outcome, counted by the workers.',
     labelNames: ['outcome'] as const,
-    registers,
+    registers: sourceRegisters,
   });
   // The last counts read (kept, like the other families, when Redis does not answer).
   let syncDurations: SyncRunTotals[] = [];
   const employeesSynced = new Counter({
     name: 'hrx_sync_employees_total',
     help: 'Employee records written by finished sync runs (employees seen).',
-    registers,
+    registers: sourceRegisters,
   });
-  const employeesRemoved = new Counter({ name: 'hrx_sync_employees_removed_total', help: 'Employees marked removed by succeeded sync runs.', registers });
+  const employeesRemoved = new Counter({
+    name: 'hrx_sync_employees_removed_total',
+    help: 'Employees marked removed by succeeded sync runs.',
+    registers: sourceRegisters,
+  });
   const deliveries = new Counter({
     name: 'hrx_event_deliveries_total',
     help: 'Finished event deliveries by outcome, counted by the workers.',
     labelNames: ['outcome'] as const,
-    registers,
+    registers: sourceRegisters,
   });
-  const deliveriesPending = new Gauge({ name: 'hrx_event_deliveries_pending', help: 'Event deliveries still pending (retries included).', registers });
+  const deliveriesPending = new Gauge({
+    name: 'hrx_event_deliveries_pending',
+    help: 'Event deliveries still pending (retries included).',
+    registers: sourceRegisters,
+  });
   const connectionHealth = new Gauge({
     name: 'hrx_connection_health',
     help: 'Approved connections by the HRMS health of their client org (not_configured, syncing, healthy, needs_reauth, failing).',
     labelNames: ['state'] as const,
-    registers,
+    registers: sourceRegisters,
   });
-  const queueJobs = new Gauge({ name: 'hrx_queue_jobs', help: 'BullMQ jobs per queue and state.', labelNames: ['queue', 'state'] as const, registers });
+  const queueJobs = new Gauge({
+    name: 'hrx_queue_jobs',
+    help: 'BullMQ jobs per queue and state.',
+    labelNames: ['queue', 'state'] as const,
+    registers: sourceRegisters,
+  });
   const sourceUp = new Gauge({
     name: 'hrx_metrics_source_up',
-    help: '1 when the scrape read this source (postgresql, redis), 0 when it did not answer.',
+    help: '1 when the scrape read this source (postgresql, redis; processes: the other API processes of `hrx serve --processes N`), 0 when it did not answer.',
     labelNames: ['source'] as const,
-    registers,
+    registers: sourceRegisters,
   });
 
   async function readPending(): Promise<boolean> {
@@ -155,11 +191,25 @@ export function createMetrics(deps: MetricsDeps) {
 
   // Concurrent scrapes share one read of the sources.
   let inFlight: Promise<string> | null = null;
+  /** This process's own figures, or (several processes) their sum over every live process. */
+  async function counted(): Promise<string> {
+    if (!deps.cluster) return registry.metrics();
+    try {
+      const text = await deps.cluster.aggregate();
+      sourceUp.set({ source: 'processes' }, 1);
+      return text;
+    } catch (err) {
+      deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, "metrics: the other API processes' figures not read");
+      sourceUp.set({ source: 'processes' }, 0);
+      return registry.metrics();
+    }
+  }
+
   async function scrape(): Promise<string> {
-    const [pgUp, redisUp] = await Promise.all([readPending(), readRedis()]);
+    const [pgUp, redisUp, own] = await Promise.all([readPending(), readRedis(), counted()]);
     sourceUp.set({ source: 'postgresql' }, pgUp ? 1 : 0);
     sourceUp.set({ source: 'redis' }, redisUp ? 1 : 0);
-    return (await registry.metrics()) + '\n' + renderSyncDurations(syncDurations);
+    return own.replace(/\n*$/, '\n') + '\n' + (await sources.metrics()) + '\n' + renderSyncDurations(syncDurations);
   }
 
   return {
@@ -169,6 +219,7 @@ export function createMetrics(deps: MetricsDeps) {
     observe(o: RequestObservation): void {
       const labels = { method: o.method, route: o.route, status: o.status };
       requests.inc(labels);
+      ownRequests.inc();
       latency.observe(labels, o.seconds);
       if (o.throttled) refusals.inc({ limit: o.throttled, route: o.route });
     },
