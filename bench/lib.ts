@@ -93,7 +93,7 @@ export async function openBenchContext(env: Record<string, string>): Promise<Con
   onCleanup(`schema ${env.HRX_DB_SCHEMA}`, () => dropSchema(env.HRX_DB_SCHEMA!));
   onCleanup(`redis ${env.HRX_REDIS_PREFIX}`, () => deleteRedisPrefix(env.HRX_REDIS_PREFIX!));
   onCleanup(`context ${env.HRX_DB_SCHEMA}`, async () => {
-    await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
+    await ctx.syncQueue.obliterate().catch(() => undefined);
     await closeTestDb(ctx);
     await ctx.close();
   });

@@ -32,7 +32,7 @@ export interface DemoOptions {
 
 /** Empties the demo's queues, job schedulers included (they live under the demo's own prefix). */
 async function removeQueues(ctx: Context): Promise<void> {
-  await ctx.syncQueue.queue.obliterate({ force: true });
+  await ctx.syncQueue.obliterate();
   await ctx.eventsQueue.queue.obliterate({ force: true });
   await ctx.housekeepingQueue.queue.obliterate({ force: true });
   await ctx.retentionQueue.queue.obliterate({ force: true });

@@ -77,6 +77,11 @@ export interface SyncQueue {
    * schedulers the queue holds.
    */
   schedulerState(): Promise<{ stored: SchedulerFingerprint | null; count: number }>;
+  /**
+   * Deletes the queue with every job and scheduler (BullMQ's `obliterate`, forced) and the stored
+   * fingerprint beside it, which `obliterate` does not know: nothing of the queue is left in Redis.
+   */
+  obliterate(): Promise<void>;
   /** When each client org's job scheduler runs next: org id → time (orgs without a scheduler absent). */
   nextRuns(): Promise<Map<number, Date>>;
   /** When client org `orgId`'s job scheduler runs next, or null (no scheduler). */
@@ -135,6 +140,10 @@ export function createSyncQueue(redis: RedisClient, prefix: string): SyncQueue {
   };
   return {
     queue,
+    async obliterate() {
+      await queue.obliterate({ force: true });
+      await redis.del(fpKey);
+    },
     async syncNow(orgId, trigger) {
       const spec = syncJob(orgId, trigger);
       const job = await queue.add(spec.name, spec.data, SYNC_JOB_OPTIONS);

@@ -116,7 +116,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
     async stop() {
       await server.stop();
       for (const w of workers) await w.close(true).catch(() => undefined);
-      await ctx.syncQueue.queue.obliterate({ force: true }).catch(() => undefined);
+      await ctx.syncQueue.obliterate().catch(() => undefined);
       await ctx.eventsQueue.queue.obliterate({ force: true }).catch(() => undefined);
       await ctx.housekeepingQueue.queue.obliterate({ force: true }).catch(() => undefined);
       const redis = new Redis(REDIS_URL);
