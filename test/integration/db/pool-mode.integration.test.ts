@@ -61,7 +61,10 @@ describe('HRX_DB_POOL_MODE on a direct connection', () => {
       client.release();
     }
     // MikroORM's connections too.
-    const orm = await execute<{ timeout: string; schema: string }>(infra.db.orm, `select current_setting('statement_timeout') as timeout, current_schema() as schema`);
+    const orm = await execute<{ timeout: string; schema: string }>(
+      infra.db.orm,
+      `select current_setting('statement_timeout') as timeout, current_schema() as schema`,
+    );
     expect(orm).toEqual([{ timeout: '1500ms', schema: infra.config.HRX_DB_SCHEMA }]);
   });
 
@@ -73,7 +76,10 @@ describe('HRX_DB_POOL_MODE on a direct connection', () => {
       const select = () => client.query(`select current_schema() as schema, current_setting('statement_timeout') as timeout`);
       expect((await select()).rows).toEqual([{ schema: infra.config.HRX_DB_SCHEMA, timeout: '1500ms' }]);
       expect(await roundTrips(client, select)).toBe(3);
-      const bare = await pg.Client.prototype.query.call(client, `select current_setting('statement_timeout') as timeout`);
+      const bare = await (pg.Client.prototype.query as (text: string) => Promise<pg.QueryResult>).call(
+        client,
+        `select current_setting('statement_timeout') as timeout`,
+      );
       expect(bare.rows).toEqual([{ timeout: '0' }]);
     } finally {
       client.release();
@@ -83,7 +89,12 @@ describe('HRX_DB_POOL_MODE on a direct connection', () => {
   it('session: the check names each setting the server does not run with, and the mode to use', async () => {
     const settings = connectionSettings('session', 't_x', { statementMs: 1500, idleInTxMs: 0 });
     expect(settings.clientOptions).toEqual({ options: '-c search_path=t_x -c statement_timeout=1500' });
-    await expect(settings.verify(async () => [{ name: 'search_path', setting: 't_x' }, { name: 'statement_timeout', setting: '1500' }])).resolves.toBeUndefined();
+    await expect(
+      settings.verify(async () => [
+        { name: 'search_path', setting: 't_x' },
+        { name: 'statement_timeout', setting: '1500' },
+      ]),
+    ).resolves.toBeUndefined();
     await expect(settings.verify(async () => [{ name: 'search_path', setting: 't_x' }])).rejects.toThrow(
       /^the PostgreSQL connection does not run with the settings hrx sent when connecting \(statement_timeout is "", not "1500"\): .*set HRX_DB_POOL_MODE=transaction/,
     );

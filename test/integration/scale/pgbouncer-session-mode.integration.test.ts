@@ -19,7 +19,10 @@ const schemas: string[] = [];
 
 describe.skipIf(!havePgBouncer)('HRX_DB_POOL_MODE=session behind PgBouncer in transaction pooling', () => {
   beforeAll(async () => {
-    [refusing, ignoring] = await Promise.all([startPgBouncer(DATABASE_URL, { poolSize: 2 }), startPgBouncer(DATABASE_URL, { poolSize: 2, ignoreStartupParameters: 'options' })]);
+    [refusing, ignoring] = await Promise.all([
+      startPgBouncer(DATABASE_URL, { poolSize: 2 }),
+      startPgBouncer(DATABASE_URL, { poolSize: 2, ignoreStartupParameters: 'options' }),
+    ]);
   });
   afterAll(async () => {
     await refusing?.stop();
