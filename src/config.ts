@@ -66,6 +66,12 @@ export const configSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]*$/)
     .default('public')
     .describe("Schema inside the database that holds hrx's tables (the tests use one per file)."),
+  HRX_DB_POOL_MODE: z
+    .enum(['session', 'transaction'])
+    .default('session')
+    .describe(
+      'How `search_path` and the statement limits reach PostgreSQL (docs/operations.md "PostgreSQL through PgBouncer"). `session`: as startup parameters of each connection, checked when each pool opens; for a direct connection (or a pooler that passes startup parameters through). `transaction`: with every transaction (`SET LOCAL`), for PgBouncer with `pool_mode = transaction`; a statement outside a transaction then costs two more round trips.',
+    ),
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')

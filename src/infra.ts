@@ -12,7 +12,7 @@ import { createFieldCipher, type FieldCipher } from './crypto/field-cipher';
 import { readOrCreateSecret } from './db/embedded';
 import type { MigrationKeys } from './db/migrations/keys';
 import { BACKGROUND_DB_TIMEOUTS, openDatabase, pgTimeoutOptions, REQUEST_DB_TIMEOUTS, type Database } from './db/orm';
-import { scopeSettingsToTransactions, transactionSettings } from './db/settings';
+import { connectionSettings } from './db/pool-mode';
 import { createTransactor } from './db/tx';
 import type { Logger } from './logger';
 import { createHostPolicy, type HostPolicy } from './outbound/host-policy';
@@ -84,15 +84,17 @@ async function redisReady(client: RedisClient, ms: number): Promise<void> {
 const SERVER_SHUTDOWN = new Set(['57P01', '57P02', '57P03']);
 
 /**
- * A pg pool over `db`'s schema whose errors never end the process. `embedded`: the server is
- * hrx's own child, which a terminal's Ctrl-C stops together with hrx (same process group): its
- * shutdown under the idle clients is then expected and logged at debug, not as a warning.
+ * A pg pool over `db`'s schema whose errors never end the process, with the schema and limits
+ * given as `HRX_DB_POOL_MODE` says (db/pool-mode.ts); `checked` resolves once the server is seen to
+ * run with them (ConfigError if not). `embedded`: the server is hrx's own child, which a
+ * terminal's Ctrl-C stops together with hrx (same process group): its shutdown under the idle
+ * clients is then expected and logged at debug, not as a warning.
  */
-function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger, embedded: boolean): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.url, max, ...pgTimeoutOptions(timeouts) });
-  // Before the pool hands the client out: its statements run in transactions with the schema and limits.
-  const settings = transactionSettings(db.schema, timeouts);
-  pool.on('connect', (client) => scopeSettingsToTransactions(client, settings));
+function openPool(db: Database, mode: Config['HRX_DB_POOL_MODE'], max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger, embedded: boolean) {
+  const settings = connectionSettings(mode, db.schema, timeouts);
+  const pool = new pg.Pool({ connectionString: db.url, max, ...pgTimeoutOptions(timeouts), ...settings.clientOptions });
+  // Before the pool hands the client out (`transaction`: its statements run in transactions with the schema and limits).
+  pool.on('connect', (client) => settings.prepare(client));
   pool.on('error', (err) => {
     const errCode = (err as { code?: unknown }).code;
     if (embedded && typeof errCode === 'string' && SERVER_SHUTDOWN.has(errCode))
@@ -103,7 +105,7 @@ function openPool(db: Database, max: number, timeouts: typeof REQUEST_DB_TIMEOUT
   // listener (pg.Pool listens only while it is idle), which would end the process: the next
   // query on it fails instead, and that failure is the request's 503.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
+  return { pool, checked: () => settings.verify(async (sql) => (await pool.query(sql)).rows) };
 }
 
 /** Work after a change has committed, bounded; see {@link Infra.afterCommit}. */
@@ -183,10 +185,28 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
     throw err;
   }
   const embedded = !config.DATABASE_URL;
-  const pool = openPool(db, opts.poolMax ?? 10, REQUEST_DB_TIMEOUTS, log, embedded);
+  const mode = config.HRX_DB_POOL_MODE;
+  const request = openPool(db, mode, opts.poolMax ?? 10, REQUEST_DB_TIMEOUTS, log, embedded);
+  const pool = request.pool;
   // Syncs write large batches: in a worker they get their own ORM and pool (no 2 s limit).
-  const syncDb = opts.worker ? await db.reopen({ poolMax: 5, timeouts: BACKGROUND_DB_TIMEOUTS }) : db;
-  const syncPool = opts.worker ? openPool(db, 5, BACKGROUND_DB_TIMEOUTS, log, embedded) : pool;
+  let syncDb = db;
+  let syncPool = pool;
+  try {
+    await request.checked();
+    if (opts.worker) {
+      syncDb = await db.reopen({ poolMax: 5, timeouts: BACKGROUND_DB_TIMEOUTS });
+      const sync = openPool(db, mode, 5, BACKGROUND_DB_TIMEOUTS, log, embedded);
+      syncPool = sync.pool;
+      await sync.checked();
+    }
+  } catch (err) {
+    requestRedis.disconnect();
+    redis.disconnect();
+    for (const p of new Set([pool, syncPool])) await p.end().catch(() => undefined);
+    if (syncDb !== db) await syncDb.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw err;
+  }
   // The one transaction type of every store (db/tx.ts).
   const transactor = createTransactor(db.orm);
   const syncTransactor = syncDb === db ? transactor : createTransactor(syncDb.orm);

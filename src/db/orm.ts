@@ -1,8 +1,8 @@
 /**
  * Opens the database: MikroORM over PostgreSQL (external `DATABASE_URL`, or the embedded server),
- * every statement in a transaction whose `search_path` is `HRX_DB_SCHEMA` (so tests can use a
- * schema each) and whose server-side limits are the pool's (db/settings.ts: nothing is kept per
- * connection, so a transaction pooler such as PgBouncer may sit in between).
+ * every statement on `HRX_DB_SCHEMA` (so tests can use a schema each) under the pool's
+ * server-side limits, given per connection or per transaction as `HRX_DB_POOL_MODE` says
+ * (db/pool-mode.ts; `transaction` lets a transaction pooler such as PgBouncer sit in between).
  */
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -13,7 +13,7 @@ import { ALL_ENTITIES } from './entities';
 import { migrationsList } from './migrations/index';
 import type { MigrationKeys } from './migrations/keys';
 import type { EmbeddedDatabase } from './embedded';
-import { scopeSettingsToTransactions, transactionSettings } from './settings';
+import { connectionSettings, startupParametersRefused } from './pool-mode';
 
 /**
  * How long a PostgreSQL call may take (ms; 0 = unlimited). `connectMs` bounds opening a
@@ -21,9 +21,9 @@ import { scopeSettingsToTransactions, transactionSettings } from './settings';
  * `statement_timeout` (the server cancels, so a statement that timed out never commits later);
  * `queryMs` the client's own deadline (a server that does not answer at all); `idleInTxMs` the
  * server's `idle_in_transaction_session_timeout` (a transaction its client gave up on is rolled
- * back, never committed later). The two server-side ones are set per transaction (`SET LOCAL`,
- * db/settings.ts), never as startup parameters. Source: docs/operations.md "Redis or PostgreSQL
- * down; shutdown", "Scaling out".
+ * back, never committed later). The two server-side ones are startup parameters of each
+ * connection, or come with each transaction (`SET LOCAL`), as `HRX_DB_POOL_MODE` says
+ * (db/pool-mode.ts). Source: docs/operations.md "Redis or PostgreSQL down; shutdown", "Scaling out".
  */
 export interface DbTimeouts {
   connectMs: number;
@@ -65,8 +65,7 @@ export function closeConnectionsOnQueryTimeout(): void {
 
 /**
  * The `pg` client options for `t` (also used by the plain `pg.Pool`s of src/infra.ts): the
- * client-side limits only. No startup parameter: a transaction pooler refuses them (the
- * server-side limits come with each transaction, {@link transactionSettings}).
+ * client-side limits only; the server-side ones are db/pool-mode.ts's.
  */
 export function pgTimeoutOptions(t: DbTimeouts): Record<string, number> {
   return {
@@ -107,7 +106,7 @@ export async function openDatabase(
   }
   const schema = config.HRX_DB_SCHEMA;
   const t = opts.timeouts ?? REQUEST_DB_TIMEOUTS;
-  const settings = transactionSettings(schema, t);
+  const settings = connectionSettings(config.HRX_DB_POOL_MODE, schema, t);
   closeConnectionsOnQueryTimeout();
   const orm = await MikroORM.init({
     clientUrl: url,
@@ -121,7 +120,7 @@ export async function openDatabase(
     discovery: { warnWhenNoEntities: false },
     // knex hands `connection` to pg.Client; acquireConnectionTimeout bounds waiting for the pool.
     driverOptions: {
-      connection: pgTimeoutOptions(t),
+      connection: { ...pgTimeoutOptions(t), ...settings.clientOptions },
       acquireConnectionTimeout: t.connectMs,
       // knex's own warnings (e.g. a connection the server closed) go to our log, not stdout.
       log: {
@@ -136,7 +135,7 @@ export async function openDatabase(
       max: opts.poolMax ?? 10,
       acquireTimeoutMillis: t.connectMs,
       afterCreate: (conn: pg.ClientBase, done: (err: Error | null, conn: unknown) => void) => {
-        scopeSettingsToTransactions(conn, settings);
+        settings.prepare(conn);
         done(null, conn);
       },
     },
@@ -146,10 +145,11 @@ export async function openDatabase(
   try {
     if (schema !== 'public') await orm.em.getConnection().execute(`create schema if not exists "${schema}"`);
     else await orm.em.getConnection().execute('select 1');
+    await settings.verify((sql) => orm.em.getConnection().execute(sql));
   } catch (err) {
     await orm.close(true).catch(() => undefined);
     if (embedded) await embedded.stop().catch(() => undefined);
-    throw missingDatabase(err, url) ?? err;
+    throw missingDatabase(err, url) ?? startupParametersRefused(err) ?? err;
   }
   return {
     orm,

@@ -6,8 +6,9 @@
  * server connection is free, so a session `SET` would be lost, or worse, leak to another
  * process's transactions (a worker's 300 s timeout on an API request, an API's 1.5 s on a sync).
  *
- * One code path, direct or pooled: every `pg` connection hrx opens (its `pg.Pool`s and the
- * connections knex opens for MikroORM) gets {@link scopeSettingsToTransactions}. A `BEGIN` becomes
+ * Used in `HRX_DB_POOL_MODE=transaction` only (db/pool-mode.ts; `session` gives the settings as
+ * startup parameters instead): every `pg` connection hrx opens (its `pg.Pool`s and the connections
+ * knex opens for MikroORM) gets {@link scopeSettingsToTransactions}. A `BEGIN` becomes
  * `BEGIN; SET LOCAL ...` (one round trip, as before); a statement outside a transaction runs
  * inside one of its own (`BEGIN; SET LOCAL ...`, the statement, `COMMIT`: two round trips more).
  */

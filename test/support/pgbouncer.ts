@@ -42,10 +42,12 @@ async function freePort(): Promise<number> {
 
 /**
  * Starts PgBouncer in front of `databaseUrl` (trust auth, user from the URL) with `poolSize`
- * server connections per database/user pair; resolves once a query through it answers. PgBouncer
- * refuses to run as root: as root it runs as the `postgres` user (`-u postgres`).
+ * server connections per database/user pair; resolves once a query through it answers.
+ * `ignoreStartupParameters`: its `ignore_startup_parameters` (e.g. `options`: it then drops them
+ * silently instead of refusing the connection). PgBouncer refuses to run as root: as root it runs
+ * as the `postgres` user (`-u postgres`).
  */
-export async function startPgBouncer(databaseUrl: string, opts: { poolSize?: number } = {}): Promise<PgBouncer> {
+export async function startPgBouncer(databaseUrl: string, opts: { poolSize?: number; ignoreStartupParameters?: string } = {}): Promise<PgBouncer> {
   if (!found) throw new Error(`no PgBouncer at ${PGBOUNCER} (apt-get install pgbouncer, or set HRX_TEST_PGBOUNCER)`);
   const target = new URL(databaseUrl);
   const user = decodeURIComponent(target.username || 'postgres');
@@ -67,6 +69,7 @@ export async function startPgBouncer(databaseUrl: string, opts: { poolSize?: num
       `auth_file = ${path.join(dir, 'users.txt')}`,
       'pool_mode = transaction',
       `default_pool_size = ${opts.poolSize ?? 4}`,
+      ...(opts.ignoreStartupParameters ? [`ignore_startup_parameters = ${opts.ignoreStartupParameters}`] : []),
       'max_client_conn = 500',
       `logfile = ${logFile}`,
       `pidfile = ${path.join(dir, 'pgbouncer.pid')}`,

@@ -1,8 +1,8 @@
 /**
  * hrx behind PgBouncer in transaction pooling (docs/operations.md "Scaling out"): a PgBouncer of
  * the test's own (pool_mode = transaction, 4 server connections) in front of the run's PostgreSQL;
- * hrx's API, sync worker and events worker use it as DATABASE_URL, on a schema of their own, and
- * `migrate` runs through it too. Driven 16 requests at a time: plain reads, V2 reads, webhook
+ * hrx's API, sync worker and events worker use it as DATABASE_URL with
+ * `HRX_DB_POOL_MODE=transaction`, on a schema of their own, and `migrate` runs through it too. Driven 16 requests at a time: plain reads, V2 reads, webhook
  * updates, syncs and their event deliveries, and a rate limit; every answer is what it is without
  * PgBouncer (no 500, no 503), and the settings hrx needs (`search_path`, `statement_timeout`) hold
  * inside every transaction although no server connection keeps them.
@@ -64,6 +64,7 @@ describe.skipIf(!havePgBouncer)('hrx behind PgBouncer in transaction pooling', (
     app = await startTestApp({
       env: {
         DATABASE_URL: bouncer.url,
+        HRX_DB_POOL_MODE: 'transaction',
         HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1',
         HRX_RATE_LIMIT_PER_MINUTE: String(LIMIT),
         HRX_RATE_LIMIT_WINDOW_MS: '86400000', // one more request every 270 s: none while the test runs
