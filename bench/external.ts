@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes, randomUUID, sign } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus } from 'node:os';
 import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
@@ -59,6 +59,8 @@ export interface ExternalOptions {
   ceilingSec: number;
   /** `hrx serve --processes` of the API child: a number or `auto`. */
   processes: string;
+  /** When set, the hrx child (and its API processes) run with `--cpu-prof` into this directory. */
+  profileDir?: string | undefined;
 }
 
 /** `openssl speed -multi <processes> rsa2048` and what it allows a V2 request. */
@@ -268,7 +270,10 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
   // hrx API child (`serve` creates the service keys at start).
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = spawnNode('hrx-external', ['bin/hrx.js', 'serve', '--processes', o.processes], {
+  // node:cluster starts the API processes with this process's execArgv: each writes its own profile.
+  const profArgs = o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : [];
+  if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
+  const child: Child = spawnNode('hrx-external', [...profArgs, 'bin/hrx.js', 'serve', '--processes', o.processes], {
     ...process.env,
     ...env,
     PORT: String(port),
