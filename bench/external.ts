@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt, randomBytes, randomUUID, sign } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus } from 'node:os';
 import { CompactEncrypt, CompactSign, compactDecrypt, compactVerify, exportJWK, generateKeyPair, importJWK } from 'jose';
@@ -59,6 +59,8 @@ export interface ExternalOptions {
   ceilingSec: number;
   /** `hrx serve --processes` of the API child: a number or `auto`. */
   processes: string;
+  /** When set, the hrx child (and its API processes) run with `--cpu-prof` into this directory. */
+  profileDir?: string | undefined;
 }
 
 /** `openssl speed -multi <processes> rsa2048` and what it allows a V2 request. */
@@ -120,6 +122,12 @@ export interface ExternalResult {
   };
   endpoint: LoadFigures;
   /** Responses of the measured run decrypted with the vendor key and verified against the JWKS. */
+  /**
+   * The API processes' CPU per measured request, ms, split: main threads (JavaScript, the event
+   * loop) and the other threads (libuv's pool: WebCrypto's RSA and AES work); with `--processes N`
+   * the primary's own (small) CPU counts as other.
+   */
+  apiThreads: { mainMsPerReq: number | null; otherMsPerReq: number | null };
   verifiedResponses: { sampled: number; ok: number };
   /** The faster of the two ceiling runs. */
   ceiling: ExternalCeiling;
@@ -268,7 +276,10 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
   // hrx API child (`serve` creates the service keys at start).
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = spawnNode('hrx-external', ['bin/hrx.js', 'serve', '--processes', o.processes], {
+  // node:cluster starts the API processes with this process's execArgv: each writes its own profile.
+  const profArgs = o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : [];
+  if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
+  const child: Child = spawnNode('hrx-external', [...profArgs, 'bin/hrx.js', 'serve', '--processes', o.processes], {
     ...process.env,
     ...env,
     PORT: String(port),
@@ -366,6 +377,7 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     const auditBefore = await countAudit(testPool(ctx));
     log(`  hrx: measuring ${o.durationSec} s with ${o.connections} connections...`);
     const cpu0 = treeCpuSeconds(child.pid);
+    const main0 = mainThreadsCpuSeconds(child.pid, started > 1);
     const m0 = machineCpu();
     const own0 = process.cpuUsage();
     const pg0 = postgresCpu();
@@ -373,6 +385,7 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     const { r, samples, used } = await fire(origin, headers, measPool, o.connections, o.durationSec);
     const wallSec = Number(process.hrtime.bigint() - tm) / 1e9;
     const cpu1 = treeCpuSeconds(child.pid);
+    const main1 = mainThreadsCpuSeconds(child.pid, started > 1);
     const m1 = machineCpu();
     const own = process.cpuUsage(own0);
     const pgSec = postgresCpuDelta(pg0, postgresCpu());
@@ -413,6 +426,7 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
         exhausted,
       },
       endpoint,
+      apiThreads: apiThreadsOf(main0, main1, cpu0, cpu1, r.requests.total),
       verifiedResponses: { sampled: samples.length, ok },
       ceiling,
       ceilingRuns,
@@ -464,6 +478,41 @@ function treeCpuSeconds(pid: number): number | null {
   const own = cpuSeconds(pid);
   if (own === null) return null;
   return childPids(pid).reduce((sum, c) => sum + (cpuSeconds(c) ?? 0), own);
+}
+
+/**
+ * CPU seconds of the API processes' main threads (each process's thread whose id is its pid: the
+ * event loop, all JavaScript); the rest of a process's CPU is its other threads, chiefly libuv's
+ * pool, where WebCrypto runs the RSA and AES work. The API processes are `pid`'s Node.js children
+ * when `multi` (`--processes N`), else `pid` itself (tsx's esbuild helper is a child of either).
+ * Null when `pid` is gone.
+ */
+function mainThreadsCpuSeconds(pid: number, multi: boolean): number | null {
+  const isNode = (p: number) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, 'utf8').trim() !== 'esbuild';
+    } catch {
+      return false;
+    }
+  };
+  let sum = 0;
+  for (const p of multi ? childPids(pid).filter(isNode) : [pid]) {
+    try {
+      const stat = readFileSync(`/proc/${p}/task/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    } catch {
+      if (p === pid) return null;
+    }
+  }
+  return sum;
+}
+
+/** Main-thread and other-thread CPU ms per request of the API processes (null figures when unmeasured). */
+function apiThreadsOf(main0: number | null, main1: number | null, cpu0: number | null, cpu1: number | null, requests: number): ExternalResult['apiThreads'] {
+  if (main0 === null || main1 === null || cpu0 === null || cpu1 === null || requests === 0) return { mainMsPerReq: null, otherMsPerReq: null };
+  const main = ((main1 - main0) * 1000) / requests;
+  return { mainMsPerReq: round(main, 3), otherMsPerReq: round(((cpu1 - cpu0) * 1000) / requests - main, 3) };
 }
 
 /** The pids whose parent is `pid` (from /proc). */
@@ -679,6 +728,10 @@ export function printExternal(r: ExternalResult, log: (s: string) => void): void
   log(
     `          CPU (cores): server ${f.serverCpuCores ?? '?'} = ${f.serverCpuMsPerRequest ?? '?'} ms/req, postgres ${f.postgresCpuCores} = ${f.postgresCpuMsPerRequest} ms/req, ` +
       `autocannon ${f.loadgenCpuCores}, other ${f.otherCpuCores}; machine ${Math.round(f.machineBusy * 100)}% busy`,
+  );
+  log(
+    `          API processes per request: main threads ${r.apiThreads.mainMsPerReq ?? '?'} CPU ms (JavaScript), other threads ` +
+      `${r.apiThreads.otherMsPerReq ?? '?'} CPU ms (libuv's pool: WebCrypto's RSA and AES)`,
   );
   log(
     `  ceiling ${String(c.opsPerSec).padStart(7)} ops/s  (jose, one core, run ${c.when} the load: decrypt ${c.stepMs.decryptRequest} + verify ${c.stepMs.verifyRequest} ` +

@@ -27,7 +27,7 @@ const HELP = `npm run bench -- [options]
   --connections N        employee_details: autocannon connections (default 50)
   --duration S           employee_details: measured seconds per server (default 10)
   --warmup S             employee_details: warm-up seconds per server (default 2)
-  --profile              employee_details: run the hrx child with --cpu-prof and print its hot spots
+  --profile              employee_details, external: run the hrx child with --cpu-prof (external: into bench/results/prof-external-*)
   --sync-sizes A,B,...   full_sync: org sizes (default 10000,100000; add 1000000 for a million)
   --with-install         first_read: also time npm ci (in a scratch directory)
   external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too
@@ -202,6 +202,7 @@ export async function main(argv: string[]): Promise<number> {
           warmupSec: num(values.warmup, 2),
           ceilingSec: 5,
           processes: processes('auto'),
+          profileDir: values.profile ? path.join(resultsDir, `prof-external-${stamp}`) : undefined,
         },
         log,
       ),

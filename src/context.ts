@@ -53,7 +53,12 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const freshness = wireFreshness(infra, { store: connectionStore, orgs: orgs.store, sync, connectorFor: hrmsConfigs.connectorFor });
   const setup = wireSetup(infra, { orgs: orgs.store, hrmsConfigs, sync, failures: auth.failures, access: employees.access });
   const consents = wireConsent(infra, { employees: employees.service, events: events.service });
-  const external = wireExternal(infra, { orgs: orgs.store, employees: employees.service, basicRevocations: auth.basicRevocations });
+  const external = wireExternal(infra, {
+    orgs: orgs.store,
+    employees: employees.service,
+    basicRevocations: auth.basicRevocations,
+    connectionAccess: (v, c) => employees.access.get(v, c),
+  });
   const retention = wireRetention(infra);
   const sdk = wireSdk(infra, {
     orgs: orgs.service,

@@ -38,6 +38,8 @@ export interface ReadQuery {
   requestId: string;
   /** Mask identity and bank values (plain endpoint) or not (encrypted V2). */
   mask: boolean;
+  /** When set (V2 names its connection), the approved connection must be this one, else 404 INVALID_ORGANISATION. */
+  connectionId?: string;
 }
 
 export type EmployeeService = ReturnType<typeof createEmployeeService>;
@@ -57,7 +59,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
     const live = q.source === 'hrms';
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
-    if (!access) throw new AppError('INVALID_ORGANISATION');
+    if (!access || (q.connectionId !== undefined && access.connectionId !== q.connectionId)) throw new AppError('INVALID_ORGANISATION');
     if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
     // An id that cannot name an employee (only dots, NUL) is never looked up, here or live.
     if (!isUsableEmployeeId(q.employeeRef)) throw new AppError('EMPLOYEE_NOT_FOUND');

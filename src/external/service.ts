@@ -10,7 +10,10 @@
  * 2. refuse a replayed `jti`: `SET <prefix>:jti:<vendorOrgId>:<jti> 1 NX EXAT <exp + 30>` in the
  *    Redis every API process shares; an existing key → 400 INVALID_ENCRYPTED_PAYLOAD;
  * 3. `connection_id` must be an approved connection of the caller, else 404 INVALID_CONNECTION
- *    (another vendor's connection is indistinguishable from a nonexistent one);
+ *    (another vendor's connection is indistinguishable from a nonexistent one). Which client org a
+ *    connection joins never changes, so that pairing is cached per process; whether the connection
+ *    is approved now comes from the connection access cache every read uses (connections/access-cache:
+ *    cleared in every process on each connection change), and the read itself checks it again;
  * 4. read the employee unmasked and filtered (consent, source and audit as the plain endpoint:
  *    404 EMPLOYEE_NOT_FOUND, 403 CONSENT_MISSING, 403 SOURCE_PERMISSION_DENIED);
  * 5. seal `{employee, iat, jti: requestId}`: JWS RS256 by the current service `sig` key inside a
@@ -49,7 +52,12 @@ export interface ExternalServiceDeps {
   orgs: OrgStore;
   /** The employee read of docs/api.md "Employee details" (`mask: false` here). */
   employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
+  /** The vendor's approved connection with a client org (the read's cached check), or null. */
+  connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<{ connectionId: string } | null>;
 }
+
+/** Bound on the cached connection → client org pairings of one process. */
+const MAX_CONNECTION_PAIRINGS = 10_000;
 
 /** One row of `hrx keys list`. */
 export interface VendorKeyInfo {
@@ -78,12 +86,28 @@ function jweKid(token: string): string | undefined {
 export function createExternalService(deps: ExternalServiceDeps) {
   const { store, keyring, vendorKeys, basic } = deps;
 
-  const invalid = (log: Logger, reason: string, extra: Record<string, unknown> = {}): never => {
-    log.info({ reason, ...extra }, 'encrypted payload refused');
+  const invalid = (log: () => Logger, reason: string, extra: Record<string, unknown> = {}): never => {
+    log().info({ reason, ...extra }, 'encrypted payload refused');
     throw new AppError('INVALID_ENCRYPTED_PAYLOAD');
   };
 
   const vendorOrg = (orgUuid: string) => findVendorOrg(deps.orgs, orgUuid);
+
+  // `<vendorOrgId>:<connectionId>` → client org uuid; only found pairings are kept.
+  const pairings = new Map<string, string>();
+  /** The client org uuid of the caller's approved connection `connectionId`, or null. */
+  const approvedClient = async (vendorOrgId: number, connectionId: string): Promise<string | null> => {
+    const key = `${vendorOrgId}:${connectionId}`;
+    let clientOrgUuid = pairings.get(key) ?? null;
+    if (clientOrgUuid === null) {
+      clientOrgUuid = await store.connectionClient(vendorOrgId, connectionId);
+      if (clientOrgUuid === null) return null;
+      if (pairings.size >= MAX_CONNECTION_PAIRINGS) pairings.clear();
+      pairings.set(key, clientOrgUuid);
+    }
+    const access = await deps.connectionAccess(vendorOrgId, clientOrgUuid);
+    return access?.connectionId === connectionId ? clientOrgUuid : null;
+  };
 
   return {
     keyring,
@@ -102,7 +126,8 @@ export function createExternalService(deps: ExternalServiceDeps) {
      */
     async employee(input: { principal: Principal; encryptedPayload: string; requestId: string; log: Logger }): Promise<string> {
       const { principal, requestId } = input;
-      const log = input.log.child({ requestId, vendorOrgId: principal.orgId });
+      // A child logger only for the refusals that log (most requests never do).
+      const log = () => input.log.child({ requestId, vendorOrgId: principal.orgId });
       const decryptKeys = await keyring.decryptKeys(jweKid(input.encryptedPayload));
       const open = async () => {
         const keys = await vendorKeys.forOrg(principal.orgId);
@@ -126,7 +151,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
       const replayKey = `${deps.prefix}:jti:${principal.orgId}:${claims.jti}`;
       const fresh = await deps.redis.set(replayKey, '1', 'EXAT', claims.exp + V2_CLOCK_TOLERANCE_SEC, 'NX');
       if (fresh !== 'OK') return invalid(log, 'jti: replayed');
-      const clientOrgUuid = await store.approvedConnectionClient(principal.orgId, claims.connection_id);
+      const clientOrgUuid = await approvedClient(principal.orgId, claims.connection_id);
       if (!clientOrgUuid) throw new AppError('INVALID_CONNECTION');
       const recipient = keys.find((k) => k.encryptKey);
       // Checked before the read, so nothing is read (or audited) that cannot be delivered.
@@ -140,6 +165,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
           source: claims.source,
           requestId,
           mask: false,
+          connectionId: claims.connection_id,
         });
       } catch (err) {
         // The connection was terminated between the two reads: same answer as no connection.

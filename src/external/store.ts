@@ -66,8 +66,11 @@ export interface ExternalStore {
   findBasicCredential(username: string, tx?: Tx): Promise<BasicCredentialHit | null>;
   /** Revokes a credential; false when the org has no such active credential. */
   revokeBasicCredential(orgId: number, username: string, tx?: Tx): Promise<boolean>;
-  /** The client org uuid of `connectionId` when it is an approved connection of `vendorOrgId`. */
-  approvedConnectionClient(vendorOrgId: number, connectionId: string, tx?: Tx): Promise<string | null>;
+  /**
+   * The client org uuid of `connectionId` when it is a connection of `vendorOrgId`, whatever its
+   * status (a connection's two orgs never change; whether it is approved is asked elsewhere).
+   */
+  connectionClient(vendorOrgId: number, connectionId: string, tx?: Tx): Promise<string | null>;
 }
 
 const LOCK_SQL = `select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:service_keys'))`;
@@ -169,11 +172,11 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
     async revokeBasicCredential(orgId, username, tx) {
       return (await emOf(orm, tx).nativeUpdate(BasicCredential, { orgId, username, revokedAt: null }, { revokedAt: new Date() })) > 0;
     },
-    async approvedConnectionClient(vendorOrgId, connectionId, tx) {
+    async connectionClient(vendorOrgId, connectionId, tx) {
       const [row] = await execute<{ uuid: string }>(
         orm,
         `select o.uuid from connections c join orgs o on o.id = c.client_org_id
-          where c.id = ? and c.vendor_org_id = ? and c.status = 'approved'`,
+          where c.id = ? and c.vendor_org_id = ?`,
         [connectionId, vendorOrgId],
         tx,
       );

@@ -1,4 +1,5 @@
 /** Wiring of the V2 (encrypted employee details) feature (see `context.ts`). */
+import type { ConnectionAccess } from '../connections/access-cache';
 import type { ReadQuery } from '../employees/service';
 import type { RevocationFeed } from '../auth/revocations';
 import type { EmployeeRecord } from '../domain/record';
@@ -15,8 +16,8 @@ import { createExternalStore } from './store';
  * credentials (`basic`: checks cached per process for `HRX_API_KEY_CACHE_TTL_MS`, revocations
  * announced to every process over `basicRevocations`) and the V2 service over them (replay check
  * on the request-path Redis). Takes the org store (keys and credentials are managed per org
- * uuid), the employee read service (the unmasked read of docs/api.md "Employee details") and the Basic revocation
- * feed (from `wireAuth`).
+ * uuid), the employee read service (the unmasked read of docs/api.md "Employee details"), the Basic revocation
+ * feed (from `wireAuth`) and the connection access cache of the reads (`wireEmployees`).
  */
 export function wireExternal(
   infra: Infra,
@@ -24,6 +25,7 @@ export function wireExternal(
     orgs: OrgStore;
     employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
     basicRevocations: RevocationFeed;
+    connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
   },
 ) {
   const { cipher, log } = infra;
@@ -46,6 +48,7 @@ export function wireExternal(
     prefix: infra.prefix,
     orgs: deps.orgs,
     employees: deps.employees,
+    connectionAccess: deps.connectionAccess,
   });
   return { service, store, keyring, basic };
 }

@@ -236,6 +236,19 @@ describe('after decryption: connection, employee, consent, source, body', () => 
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
   });
 
+  it('a terminated connection answers 404 at once after serving, and its id never reaches a newer connection of the same two orgs', async () => {
+    const c4 = await client(app.ctx);
+    await storesOf(app).employees.upsertBatch(c4.org.id, null, [normalizeRecord({ employeeId: 'EMP00001', name: 'Old' }, randomUUID())]);
+    const first = (await connection(app.ctx, v.org.uuid, c4.org.uuid)).id;
+    expect((await post(await request({ connectionId: first }))).status).toBe(200);
+    await app.ctx.services.connections.terminate(v.org.id, c4.org.uuid, randomUUID());
+    expectError(await post(await request({ connectionId: first })), 404, plain('Invalid Connection ID'));
+    const second = (await connection(app.ctx, v.org.uuid, c4.org.uuid)).id;
+    expect(second).not.toBe(first);
+    expect((await post(await request({ connectionId: second }))).status).toBe(200);
+    expectError(await post(await request({ connectionId: first })), 404, plain('Invalid Connection ID'));
+  });
+
   it('unknown employee → 404, consent missing → 403, hrms source not permitted → 403 without requestId', async () => {
     expectError(await post(await request({ employeeId: 'EMP99999' })), 404, plain('Employee not found'));
     expectError(await post(await request({ source: 'hrms' })), 403, { message: 'Source Permission denied', data: {} }, { requestId: false });
