@@ -12,14 +12,14 @@ function setup(healthTtlMs?: number) {
   let healthy = 1;
   const metrics = createMetrics({
     store: {
-      pendingDeliveries: async () => ++reads.pending,
-      connectionHealth: async () => {
+      pendingDeliveries: () => Promise.resolve(++reads.pending),
+      connectionHealth: () => {
         reads.health++;
-        return { healthy };
+        return Promise.resolve({ healthy });
       },
     },
     counters: {
-      read: async () => ({ syncRuns: [], employeesSynced: 0, employeesRemoved: 0, deliveries: { delivered: 0, failed: 0, cancelled: 0 } }),
+      read: () => Promise.resolve({ syncRuns: [], employeesSynced: 0, employeesRemoved: 0, deliveries: { delivered: 0, failed: 0, cancelled: 0 } }),
     },
     queues: [],
     log: createLogger('silent', 'test'),
