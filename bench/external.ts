@@ -31,8 +31,7 @@ import {
   freePort,
   machineCpu,
   openBenchContext,
-  postgresCpu,
-  postgresCpuDelta,
+  openCpuWindow,
   round,
   seedEmployees,
   spawnNode,
@@ -376,23 +375,15 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
     }
     const auditBefore = await countAudit(testPool(ctx));
     log(`  hrx: measuring ${o.durationSec} s with ${o.connections} connections...`);
-    const cpu0 = treeCpuSeconds(child.pid);
     const main0 = mainThreadsCpuSeconds(child.pid, started > 1);
-    const m0 = machineCpu();
-    const own0 = process.cpuUsage();
-    const pg0 = postgresCpu();
-    const tm = process.hrtime.bigint();
+    const window = openCpuWindow(() => treeCpuSeconds(child.pid));
     const { r, samples, used } = await fire(origin, headers, measPool, o.connections, o.durationSec);
-    const wallSec = Number(process.hrtime.bigint() - tm) / 1e9;
-    const cpu1 = treeCpuSeconds(child.pid);
+    const cpu = window.close();
     const main1 = mainThreadsCpuSeconds(child.pid, started > 1);
-    const m1 = machineCpu();
-    const own = process.cpuUsage(own0);
-    const pgSec = postgresCpuDelta(pg0, postgresCpu());
     const secondsToExpiryAtEnd = round(firstExp - Date.now() / 1000, 0);
     const auditRowsWritten = (await countAudit(testPool(ctx))) - auditBefore;
 
-    const endpoint = figuresOf(r, { wallSec, cpu0, cpu1, m0, m1, own, pgSec, cores });
+    const endpoint = figuresOf(r, cpu);
     log(`  hrx: ${endpoint.rps} req/s, p99 ${endpoint.latencyMs.p99} ms, non-2xx ${endpoint.non2xx}, errors ${endpoint.errors}`);
 
     // Decrypt and verify a sample of the measured responses.
@@ -426,7 +417,7 @@ export async function externalBench(o: ExternalOptions, log: (s: string) => void
         exhausted,
       },
       endpoint,
-      apiThreads: apiThreadsOf(main0, main1, cpu0, cpu1, r.requests.total),
+      apiThreads: apiThreadsOf(main0, main1, cpu.cpu0, cpu.cpu1, r.requests.total),
       verifiedResponses: { sampled: samples.length, ok },
       ceiling,
       ceilingRuns,

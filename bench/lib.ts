@@ -5,7 +5,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +14,7 @@ import { loadConfig } from '../src/config';
 import { openContext, type Context } from '../src/context';
 import { migrate } from '../src/db/orm';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
+import { statusMiB } from './proc';
 import { createLogger } from '../src/logger';
 // The bench reads and seeds rows through its own pool on the bench schema, as the tests do.
 import { closeTestDb, dbQuery, storesOf } from '../test/support/db';
@@ -144,6 +144,37 @@ export async function seedOrgs(ctx: Context) {
   return { vendor: vendor.org, apiKey, client: client.org };
 }
 
+/**
+ * `n` client orgs named `<name> 0` … `<name> n-1`: the first made by the org service, the others
+ * copies of its row in one `insert … select` (the service takes seconds per org on a busy
+ * machine), every column copied but the unique ones (uuid, name, app_key, remote org id).
+ * Returns their ids, the service-made one first.
+ */
+export async function seedClientOrgs(ctx: Context, n: number, name: string): Promise<number[]> {
+  const template = await ctx.services.orgs.create({ name: `${name} 0`, vendor: false, client: true });
+  const columns = (
+    await dbQuery<{ column_name: string }>(
+      ctx,
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'orgs' and column_name <> 'id'`,
+    )
+  ).rows.map((r) => r.column_name);
+  const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
+  const fresh: Record<string, string> = {
+    uuid: 'gen_random_uuid()',
+    org_name: `${literal(name + ' ')} || i`,
+    org_name_key: `${literal(name.toLowerCase() + ' ')} || i`,
+    app_key: `${literal(name.toLowerCase().replace(/\W+/g, '-') + '-')} || i || '-' || md5(random()::text)`,
+    remote_org_id: 'null',
+  };
+  const copies = await dbQuery<{ id: number }>(
+    ctx,
+    `insert into orgs (${columns.map((c) => `"${c}"`).join(', ')})
+     select ${columns.map((c) => fresh[c] ?? `"${c}"`).join(', ')} from orgs, generate_series(1, $2::int) i where id = $1 returning id`,
+    [template.org.id, n - 1],
+  );
+  return [template.org.id, ...copies.rows.map((r) => r.id)];
+}
+
 /** Stores the client org's HRMS configuration pointing at a simulator (what setup-config saves). */
 export async function configureHrms(ctx: Context, orgId: number, sim: { url: string }, creds: { clientId: string; clientSecret: string }): Promise<void> {
   await storesOf(ctx).hrmsConfigs.save({
@@ -263,60 +294,8 @@ export async function freePort(): Promise<number> {
 
 /* ------------------------------------------------------------------- /proc */
 
-/** A `kB` line of /proc/<pid>/status (VmRSS, VmHWM) in MiB, or null when the process is gone. */
-export function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds (user + system) used so far by `pid`, or null when it is gone. */
-export function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds used so far by every process named `postgres` (the server and its backends), by pid. */
-export function postgresCpu(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(d), (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** CPU seconds PostgreSQL processes used between two `postgresCpu()` snapshots (new processes counted whole). */
-export function postgresCpuDelta(a: Map<number, number>, b: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, s] of b) sum += s - (a.get(pid) ?? 0);
-  return sum;
-}
-
-/** Whole-machine CPU counters; `busyFraction(a, b)` is the share of all cores busy between two snapshots. */
-export function machineCpu(): { busy: number; total: number } {
-  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = line.reduce((a, b) => a + b, 0);
-  const idle = (line[3] ?? 0) + (line[4] ?? 0);
-  return { busy: total - idle, total };
-}
-export const busyFraction = (a: { busy: number; total: number }, b: { busy: number; total: number }): number =>
-  b.total > a.total ? (b.busy - a.busy) / (b.total - a.total) : 0;
+// The /proc readers live in bench/proc.ts; every benchmark imports them from here.
+export * from './proc';
 
 /** Samples a process's VmRSS every `everyMs`; `window()` starts a new window of peak tracking. */
 export function rssSampler(pid: number, everyMs = 100) {
@@ -379,4 +358,31 @@ export async function poll<T>(what: string, fn: () => Promise<T | undefined>, ti
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
+}
+
+/* ------------------------------------------------------ load run plumbing */
+
+/** The load options of `employee_details`, `external` and `tail_latency` (`npm run bench` flags, as text). */
+export interface LoadFlags {
+  employees?: string | undefined;
+  connections?: string | undefined;
+  duration?: string | undefined;
+  warmup?: string | undefined;
+}
+
+/** A flag's positive number, `d` when absent; throws on anything else. */
+export function positiveNumber(v: string | undefined, d: number): number {
+  const n = v === undefined ? d : Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`bad number "${v}"`);
+  return n;
+}
+
+/** `--employees` (default 1,000), `--connections` (50), `--duration` (10 s) and `--warmup` (2 s). */
+export function loadOptions(f: LoadFlags): { employees: number; connections: number; durationSec: number; warmupSec: number } {
+  return {
+    employees: positiveNumber(f.employees, 1000),
+    connections: positiveNumber(f.connections, 50),
+    durationSec: positiveNumber(f.duration, 10),
+    warmupSec: positiveNumber(f.warmup, 2),
+  };
 }

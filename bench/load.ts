@@ -4,8 +4,7 @@
  * the server child's CPU use and the machine's CPU use over the measured run.
  */
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
-import { busyFraction, cpuSeconds, machineCpu, postgresCpu, postgresCpuDelta, round, type Child } from './lib';
+import { busyFraction, cpuSeconds, openCpuWindow, round, type Child, type CpuWindow } from './lib';
 
 interface AutocannonRequest {
   method?: string;
@@ -110,17 +109,11 @@ function run(opts: LoadOptions, durationSec: number): Promise<AutocannonResult> 
 /** Warms up, then measures; `server` is the child answering (for its CPU use); `raw` gets autocannon's result of the measured run (its p99.9, say). */
 export async function measureLoad(opts: LoadOptions, server: Child, raw?: (r: AutocannonResult) => void): Promise<LoadFigures> {
   if (opts.warmupSec > 0) await run(opts, opts.warmupSec);
-  const cpu0 = cpuSeconds(server.pid);
-  const m0 = machineCpu();
-  const own0 = process.cpuUsage();
-  const pg0 = postgresCpu();
-  const t0 = process.hrtime.bigint();
+  const window = openCpuWindow(() => cpuSeconds(server.pid));
   const r = await run(opts, opts.durationSec);
+  const cpu = window.close();
   raw?.(r);
-  const wallSec = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu1 = cpuSeconds(server.pid);
-  const m1 = machineCpu();
-  return figuresOf(r, { wallSec, cpu0, cpu1, m0, m1, own: process.cpuUsage(own0), pgSec: postgresCpuDelta(pg0, postgresCpu()), cores: cpus().length });
+  return figuresOf(r, cpu);
 }
 
 /** The parts of an autocannon result the figures are made of. */
@@ -137,18 +130,8 @@ export interface RunResult {
 }
 
 /** Where a measured run's CPU went: inputs to `figuresOf`, taken just before and after the run. */
-export interface RunCpu {
-  wallSec: number;
-  cpu0: number | null;
-  cpu1: number | null;
-  m0: ReturnType<typeof machineCpu>;
-  m1: ReturnType<typeof machineCpu>;
-  /** This (load-generating) process's CPU use during the run. */
-  own: NodeJS.CpuUsage;
-  /** PostgreSQL's CPU seconds during the run. */
-  pgSec: number;
-  cores: number;
-}
+/** The CPU readings of a measured run (bench/proc.ts). */
+export type RunCpu = CpuWindow;
 
 /** The figures of one autocannon run: rates, latency, status counts and CPU use per request. */
 export function figuresOf(r: RunResult, m: RunCpu): LoadFigures {

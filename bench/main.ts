@@ -12,7 +12,7 @@ import pg from 'pg';
 import { employeeDetailsBench, type EmployeeDetailsResult } from './employee-details';
 import { firstReadBench } from './first-read';
 import { DEFAULT_SYNC_SIZES, fullSyncBench, MAX_PEAK_RATIO, type FullSyncResult } from './full-sync';
-import { abortAndCleanUp, DATABASE_URL, ROOT, round, runCleanups } from './lib';
+import { abortAndCleanUp, DATABASE_URL, loadOptions, positiveNumber, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
 import { hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
 import { printScale, scaleBench, type ScaleResult } from './scale';
@@ -145,11 +145,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`bench: unknown benchmark "${only}"\n${HELP}\n`);
     return 2;
   }
-  const num = (v: string | undefined, d: number): number => {
-    const n = v === undefined ? d : Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`bad number "${v}"`);
-    return n;
-  };
+  const num = positiveNumber;
+  // --employees, --connections, --duration, --warmup: the same for the three load benchmarks.
+  const load = () => loadOptions(values);
   /** `--processes` of the hrx child: `auto` or a whole number (as `hrx serve --processes`). */
   const processes = (d: string): string => {
     const v = values.processes ?? d;
@@ -183,10 +181,7 @@ export async function main(argv: string[]): Promise<number> {
     employee_details: () =>
       employeeDetailsBench(
         {
-          employees: num(values.employees, 1000),
-          connections: num(values.connections, 50),
-          durationSec: num(values.duration, 10),
-          warmupSec: num(values.warmup, 2),
+          ...load(),
           profileDir: values.profile ? path.join(resultsDir, `prof-${stamp}`) : undefined,
         },
         log,
@@ -196,10 +191,7 @@ export async function main(argv: string[]): Promise<number> {
     external: () =>
       externalBench(
         {
-          employees: num(values.employees, 1000),
-          connections: num(values.connections, 50),
-          durationSec: num(values.duration, 10),
-          warmupSec: num(values.warmup, 2),
+          ...load(),
           ceilingSec: 5,
           processes: processes('auto'),
           profileDir: values.profile ? path.join(resultsDir, `prof-external-${stamp}`) : undefined,
@@ -209,10 +201,7 @@ export async function main(argv: string[]): Promise<number> {
     tail_latency: () =>
       tailLatencyBench(
         {
-          employees: num(values.employees, 1000),
-          connections: num(values.connections, 50),
-          durationSec: num(values.duration, 10),
-          warmupSec: num(values.warmup, 2),
+          ...load(),
           fixedSec: num(values['fixed-duration'], 30),
           fraction: 0.7,
           processes: processes('1'),

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { bucketIndex } from '../src/ops/counters';
 import { dbQuery } from '../test/support/db';
-import { benchEnv, freePort, openBenchContext, round, runCleanups, spawnNode, waitForHttp } from './lib';
+import { benchEnv, freePort, openBenchContext, round, runCleanups, seedClientOrgs, spawnNode, waitForHttp } from './lib';
 
 const { values } = parseArgs({
   options: {
@@ -38,35 +38,7 @@ async function main(): Promise<void> {
   const ctx = await openBenchContext(env);
   const t0 = performance.now();
   const vendor = await ctx.services.orgs.create({ name: 'Bench Vendor', vendor: true, client: false });
-  const template = await ctx.services.orgs.create({ name: 'Bench Client 0', vendor: false, client: true });
-  // The other client orgs are copies of one made by the service (the service takes seconds per
-  // org on a busy machine): every column copied but the unique ones.
-  const columns = (
-    await dbQuery<{ column_name: string }>(
-      ctx,
-      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'orgs' and column_name <> 'id'`,
-    )
-  ).rows.map((r) => r.column_name);
-  const fresh: Record<string, string> = {
-    uuid: 'gen_random_uuid()',
-    org_name: `'Bench Client ' || i`,
-    org_name_key: `'bench client ' || i`,
-    app_key: `'bench-' || i || '-' || md5(random()::text)`,
-    remote_org_id: 'null',
-  };
-  const clientIds = [
-    template.org.id,
-    ...(
-      await dbQuery<{ id: number }>(
-        ctx,
-        `
-    insert into orgs (${columns.map((c) => `"${c}"`).join(', ')})
-    select ${columns.map((c) => fresh[c] ?? `"${c}"`).join(', ')} from orgs, generate_series(1, $2::int) i where id = $1
-    returning id`,
-        [template.org.id, orgs - 1],
-      )
-    ).rows.map((r) => r.id),
-  ];
+  const clientIds = await seedClientOrgs(ctx, orgs, 'Bench Client');
   await dbQuery(
     ctx,
     `

@@ -21,7 +21,7 @@ import { createHrmsConfigStore } from '../src/setup/store';
 import { syncSchedulerOrg } from '../src/sync/queue';
 import { FREQUENCY_MS } from '../src/sync/schedules';
 import { dbQuery } from '../test/support/db';
-import { benchEnv, type Child, freePort, openBenchContext, round, runCleanups, spawnNode, waitForHttp } from './lib';
+import { benchEnv, type Child, freePort, openBenchContext, round, runCleanups, seedClientOrgs, spawnNode, waitForHttp } from './lib';
 
 export interface ScaleOptions {
   sizes: number[];
@@ -72,28 +72,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<Timed & { value: T }> {
 export async function seed(ctx: Context, n: number): Promise<{ apiKey: string; clientIds: number[] }> {
   const vendor = await ctx.services.orgs.create({ name: 'Scale Vendor', vendor: true, client: false });
   const apiKey = await ctx.services.orgs.createApiKey(vendor.org.uuid);
-  const template = await ctx.services.orgs.create({ name: 'Scale Client 0', vendor: false, client: true });
-  // The other client orgs are copies of the one the service made, but for the unique columns.
-  const columns = (
-    await dbQuery<{ column_name: string }>(
-      ctx,
-      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'orgs' and column_name <> 'id'`,
-    )
-  ).rows.map((r) => r.column_name);
-  const fresh: Record<string, string> = {
-    uuid: 'gen_random_uuid()',
-    org_name: `'Scale Client ' || i`,
-    org_name_key: `'scale client ' || i`,
-    app_key: `'scale-' || i || '-' || md5(random()::text)`,
-    remote_org_id: 'null',
-  };
-  const copies = await dbQuery<{ id: number }>(
-    ctx,
-    `insert into orgs (${columns.map((c) => `"${c}"`).join(', ')})
-     select ${columns.map((c) => fresh[c] ?? `"${c}"`).join(', ')} from orgs, generate_series(1, $2::int) i where id = $1 returning id`,
-    [template.org.id, n - 1],
-  );
-  const clientIds = [template.org.id, ...copies.rows.map((r) => r.id)];
+  const clientIds = await seedClientOrgs(ctx, n, 'Scale Client');
   // Each configuration encrypted for its own org, as setup-config stores it (the old pass decrypts them).
   const secret = JSON.stringify({
     credentials: { client_id: 'x', client_secret: 'y', api_key: '', grant_type: 'client_credentials', hrms_host: 'http://127.0.0.1:9' },

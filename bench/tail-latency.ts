@@ -9,21 +9,7 @@
  * direction `employee_details` uses: above 1, hrx answers more reads a second than the bare read).
  */
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
-import {
-  benchEnv,
-  cpuSeconds,
-  freePort,
-  machineCpu,
-  openBenchContext,
-  postgresCpu,
-  postgresCpuDelta,
-  round,
-  seedEmployees,
-  seedOrgs,
-  spawnNode,
-  waitForHttp,
-} from './lib';
+import { benchEnv, cpuSeconds, freePort, openBenchContext, openCpuWindow, round, seedEmployees, seedOrgs, spawnNode, waitForHttp } from './lib';
 import { apiPoolSize } from './employee-details';
 import { figuresOf, measureLoad, type LoadFigures, type RunResult } from './load';
 
@@ -127,11 +113,7 @@ export async function tailLatencyBench(o: TailLatencyOptions, log: (s: string) =
       const askedRps = Math.max(1, Math.round(maxFig.rps * o.fraction));
       log(`  ${name}: ${maxFig.rps} req/s at saturation (p99 ${maxFig.tail.p99} ms); fixed rate ${askedRps} req/s for ${o.fixedSec} s...`);
       let next = 0;
-      const cpu0 = cpuSeconds(child.pid);
-      const m0 = machineCpu();
-      const own0 = process.cpuUsage();
-      const pg0 = postgresCpu();
-      const t0 = process.hrtime.bigint();
+      const window = openCpuWindow(() => cpuSeconds(child.pid));
       const r = await autocannon({
         url: origin,
         connections: o.connections,
@@ -141,16 +123,7 @@ export async function tailLatencyBench(o: TailLatencyOptions, log: (s: string) =
         overallRate: askedRps,
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! }) }],
       });
-      const f = figuresOf(r, {
-        wallSec: Number(process.hrtime.bigint() - t0) / 1e9,
-        cpu0,
-        cpu1: cpuSeconds(child.pid),
-        m0,
-        m1: machineCpu(),
-        own: process.cpuUsage(own0),
-        pgSec: postgresCpuDelta(pg0, postgresCpu()),
-        cores: cpus().length,
-      });
+      const f = figuresOf(r, window.close());
       const fixed = {
         askedRps,
         rps: f.rps,

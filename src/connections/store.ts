@@ -65,6 +65,69 @@ export interface ConnectionStore {
   areConnected(orgA: number, orgB: number, tx?: Tx): Promise<boolean>;
 }
 
+/** A `connections` row as raw SQL returns it through MikroORM's connection (timestamps as text). */
+interface ConnectionRow {
+  id: string;
+  vendor_org_id: number;
+  client_org_id: number;
+  status: ConnectionStatus;
+  shared_data_points: string[] | null;
+  not_shared_data_points: string[];
+  not_requested_data_points: string[];
+  data_model_flags: Connection['dataModelFlags'];
+  sync_frequency: string;
+  live_source: boolean;
+  consent_required: boolean;
+  csm_user: string;
+  created_by_user: string;
+  phone: string;
+  email: string;
+  int_type: string;
+  is_international: boolean;
+  salary_details_flag: boolean;
+  status_changed_at: string | Date;
+  created_at: string | Date;
+  terminated_at: string | Date | null;
+  decided_by: ConnectionDecider | null;
+  approved_on_config_session: string | null;
+}
+
+/** A row of the vendor listing's statement: the total, and a connection of the page (all null when the page is empty). */
+type ListRow = ConnectionRow & { total: number; list_org_name: string; list_org_uuid: string; list_hrms_id: string | null; list_last_sync: string | null };
+
+/**
+ * The `Connection` of a raw row (every column of the entity, as MikroORM would load it), for the
+ * vendor listing's one statement: an unmanaged object, read only.
+ */
+function connectionOfRow(r: ConnectionRow): Connection {
+  const date = (v: string | Date): Date => (v instanceof Date ? v : new Date(v));
+  return Object.assign(new Connection(), {
+    id: r.id,
+    vendorOrgId: Number(r.vendor_org_id),
+    clientOrgId: Number(r.client_org_id),
+    status: r.status,
+    sharedDataPoints: r.shared_data_points,
+    notSharedDataPoints: r.not_shared_data_points,
+    notRequestedDataPoints: r.not_requested_data_points,
+    dataModelFlags: r.data_model_flags,
+    syncFrequency: r.sync_frequency,
+    liveSource: r.live_source,
+    consentRequired: r.consent_required,
+    csmUser: r.csm_user,
+    createdByUser: r.created_by_user,
+    phone: r.phone,
+    email: r.email,
+    intType: r.int_type,
+    isInternational: r.is_international,
+    salaryDetailsFlag: r.salary_details_flag,
+    statusChangedAt: date(r.status_changed_at),
+    createdAt: date(r.created_at),
+    terminatedAt: r.terminated_at === null ? null : date(r.terminated_at),
+    decidedBy: r.decided_by,
+    approvedOnConfigSession: r.approved_on_config_session,
+  });
+}
+
 /** Builds the connection store over `orm`. */
 export function createConnectionStore(orm: MikroORM): ConnectionStore {
   const sql = (q: string, params: unknown[], tx?: Tx) => execute(orm, q, params, tx);
@@ -122,36 +185,39 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       return n > 0;
     },
     async listForVendor(vendorOrgId, statuses, offset, limit, tx) {
-      const [{ total }] = (await sql(
-        `select count(*)::int as total from connections where vendor_org_id = ? and status in (?)`,
-        [vendorOrgId, statuses],
-        tx,
-      )) as [{ total: number }];
-      // The page is cut from `connections` alone (connections_vendor_idx) before anything is
-      // joined: the last-sync subquery then runs for the page's rows, not for every skipped one
-      // (docs/operations.md "Job schedulers at scale": 10,000 connections of one vendor).
-      const ids = (await sql(
-        `select p.id, o.org_name, o.uuid as org_uuid, h.hrms_id,
-                (select max(finished_at) from sync_runs s where s.org_id = p.client_org_id and s.status = 'succeeded') as last_sync
-           from (select id, client_org_id, created_at from connections where vendor_org_id = ? and status in (?)
-                  order by created_at desc, id desc offset ? limit ?) p
-           join orgs o on o.id = p.client_org_id
-           left join hrms_configs h on h.org_id = p.client_org_id
+      // One statement (docs/operations.md "Job schedulers at scale": 10,000 connections of one
+      // vendor): the total, and the page cut from the vendor's index alone (its ids, an
+      // index-only walk up to the offset) before the page's 20 rows are joined to their
+      // connection, org, configuration and last successful sync. The total comes back on every
+      // row, and on one row of nulls when the page is empty.
+      const rows = await execute<ListRow>(
+        orm,
+        `select t.total, p.*
+           from (select count(*)::int as total from connections where vendor_org_id = ? and status in (?)) t
+           left join lateral (
+             select c.*, o.org_name as list_org_name, o.uuid as list_org_uuid, h.hrms_id as list_hrms_id,
+                    (select max(finished_at) from sync_runs s where s.org_id = c.client_org_id and s.status = 'succeeded') as list_last_sync
+               from (select id from connections where vendor_org_id = ? and status in (?)
+                      order by created_at desc, id desc offset ? limit ?) page
+               join connections c on c.id = page.id
+               join orgs o on o.id = c.client_org_id
+               left join hrms_configs h on h.org_id = c.client_org_id
+           ) p on true
           order by p.created_at desc, p.id desc`,
-        [vendorOrgId, statuses, offset, limit],
+        [vendorOrgId, statuses, vendorOrgId, statuses, offset, limit],
         tx,
-      )) as { id: string; org_name: string; org_uuid: string; hrms_id: string | null; last_sync: string | null }[];
-      const conns = await emOf(orm, tx).find(Connection, { id: { $in: ids.map((r) => r.id) } });
-      const byId = new Map(conns.map((c) => [c.id, c]));
+      );
       return {
-        total,
-        rows: ids.map((r) => ({
-          connection: byId.get(r.id)!,
-          clientOrgName: r.org_name,
-          clientOrgUuid: r.org_uuid,
-          hrmsId: r.hrms_id,
-          lastSuccessfulSync: r.last_sync ? new Date(r.last_sync) : null,
-        })),
+        total: rows[0]?.total ?? 0,
+        rows: rows
+          .filter((r) => r.id !== null)
+          .map((r) => ({
+            connection: connectionOfRow(r),
+            clientOrgName: r.list_org_name,
+            clientOrgUuid: r.list_org_uuid,
+            hrmsId: r.list_hrms_id,
+            lastSuccessfulSync: r.list_last_sync ? new Date(r.list_last_sync) : null,
+          })),
       };
     },
     async approvedFrequencies(clientOrgId, tx) {

@@ -63,7 +63,19 @@ export interface MetricsDeps {
   processMetrics?: boolean;
   /** In a child of `hrx serve --processes N`: sums the per-process figures over every process. */
   cluster?: ClusterMetrics | undefined;
+  /**
+   * How long (ms) the connection-health counts read from PostgreSQL are reused by later scrapes
+   * (default {@link HEALTH_TTL_MS}); 0 reads them on every scrape.
+   */
+  healthTtlMs?: number;
 }
+
+/**
+ * The connection-health counts are one grouped query over every approved connection, so their
+ * cost grows with the client orgs (docs/operations.md "Metrics: `GET /metrics`"); scrapes closer
+ * together than this (several Prometheus servers, a dashboard refreshing) share one reading.
+ */
+export const HEALTH_TTL_MS = 5_000;
 
 /** Builds one instance's registry and its instruments. */
 export function createMetrics(deps: MetricsDeps) {
@@ -156,9 +168,20 @@ export function createMetrics(deps: MetricsDeps) {
     registers: sourceRegisters,
   });
 
+  const healthTtl = deps.healthTtlMs ?? HEALTH_TTL_MS;
+  // The last health counts read and when (ms); only a successful read is kept.
+  let health: { at: number; counts: Record<string, number> } | null = null;
+  async function readHealth(): Promise<Record<string, number>> {
+    const now = Date.now();
+    if (health && now - health.at < healthTtl) return health.counts;
+    const counts = await deps.store.connectionHealth();
+    health = { at: now, counts };
+    return counts;
+  }
+
   async function readPending(): Promise<boolean> {
     try {
-      const [pending, health] = await Promise.all([deps.store.pendingDeliveries(), deps.store.connectionHealth()]);
+      const [pending, health] = await Promise.all([deps.store.pendingDeliveries(), readHealth()]);
       deliveriesPending.set(pending);
       for (const state of HEALTH_STATES) connectionHealth.set({ state }, health[state] ?? 0);
       return true;

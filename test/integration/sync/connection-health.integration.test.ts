@@ -10,6 +10,7 @@ import { hrxJson } from '../../support/cli';
 import { ormQuery } from '../../support/db';
 import { client, connection, setupBody, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { HEALTH_TTL_MS } from '../../../src/ops/metrics';
 import { parseExposition, sampleValue } from '../../support/prom';
 import { startReceiver, verifySignature, type Receiver } from '../../support/receiver';
 
@@ -59,6 +60,12 @@ describe('connection health: failing after three failed syncs, healthy again aft
       ['not_configured', 'syncing', 'healthy', 'needs_reauth', 'failing'].map((state) => [state, sampleValue(samples, 'hrx_connection_health', { state })]),
     );
   };
+  /** The gauge once it shows `want`: scrapes reuse the health counts for up to HEALTH_TTL_MS (src/ops/metrics.ts). */
+  const gaugeShows = (want: Record<string, number>) =>
+    waitFor(async () => {
+      const g = await gauge();
+      return Object.entries(want).every(([k, n]) => g[k] === n) ? g : null;
+    }, HEALTH_TTL_MS + 10_000);
 
   it('/metrics counts the approved connection as healthy, and every other state at 0', async () => {
     expect(await gauge()).toEqual({ not_configured: 0, syncing: 0, healthy: 1, needs_reauth: 0, failing: 0 });
@@ -74,7 +81,7 @@ describe('connection health: failing after three failed syncs, healthy again aft
     expect(verifySignature(secret, failing!)).toBe(true);
     expect(failing!.json.data).toMatchObject({ client_org_id: c.org.uuid, health: 'failing', previous_health: 'healthy', reason: 'unavailable' });
     expect(await health()).toBe('failing');
-    expect(await gauge()).toMatchObject({ healthy: 0, failing: 1 });
+    expect(await gaugeShows({ healthy: 0, failing: 1 })).toMatchObject({ healthy: 0, failing: 1 });
     // The job dashboard's log of the job: the health after each of its runs.
     const logs = await waitFor(async () => {
       const l = (await app.ctx.syncQueue.queue.getJobLogs(jobId)).logs;
@@ -106,16 +113,16 @@ describe('connection health: failing after three failed syncs, healthy again aft
     const [back] = await rx.waitForCount('/h', 1, 'connection.healthy', 60_000);
     expect(back!.json.data).toMatchObject({ health: 'healthy', previous_health: 'failing', reason: null });
     expect(await health()).toBe('healthy');
-    expect(await gauge()).toMatchObject({ healthy: 1, failing: 0 });
+    expect(await gaugeShows({ healthy: 1, failing: 0 })).toMatchObject({ healthy: 1, failing: 0 });
     expect(rx.at('/h').map((r) => r.json.type)).toEqual(['connection.failing', 'connection.healthy']);
   });
 
   it('an org whose health was never stored (runs from before it was kept) reads from its last run and its configuration', async () => {
     await ormQuery(app, `delete from org_health where org_id = ?`, [c.org.id]);
     expect(await health()).toBe('healthy');
-    expect(await gauge()).toMatchObject({ healthy: 1, syncing: 0 });
+    expect(await gaugeShows({ healthy: 1, syncing: 0 })).toMatchObject({ healthy: 1, syncing: 0 });
     await ormQuery(app, `update hrms_configs set valid = false where org_id = ?`, [c.org.id]);
     expect(await health()).toBe('needs_reauth');
-    expect(await gauge()).toMatchObject({ healthy: 0, needs_reauth: 1 });
+    expect(await gaugeShows({ healthy: 0, needs_reauth: 1 })).toMatchObject({ healthy: 0, needs_reauth: 1 });
   });
 });
