@@ -4,13 +4,9 @@
  * background work that issues them — the job schedulers' periodic check, the work counters — logs
  * the failure and carries on: no unhandled rejection, which would end the worker process.
  *
- * The Redis here is the test's own (a unix socket under the OS temp dir), paused with SIGSTOP:
- * the shared Redis is never touched.
+ * The Redis here is the test's own (test/support/private-services.ts), paused with SIGSTOP: the
+ * shared Redis is never touched.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +14,9 @@ import { startScheduleReconciler } from '../../../jobs/schedules';
 import { createLogger } from '../../../src/logger';
 import { createWorkCounters } from '../../../src/ops/counters';
 import { waitFor } from '../../support/harness';
+import { pauseRedis, startPrivateRedis, type PrivateRedis } from '../../support/private-services';
 
-const dir = mkdtempSync(join(tmpdir(), 'hrx-redis-timeouts-'));
-const socket = join(dir, 'redis.sock');
-let server: ChildProcess;
+let server: PrivateRedis;
 let client: Redis;
 const lines: Record<string, unknown>[] = [];
 const unhandled: unknown[] = [];
@@ -40,10 +35,9 @@ const log = createLogger(
 );
 
 beforeAll(async () => {
-  server = spawn('redis-server', ['--port', '0', '--unixsocket', socket, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  server = await startPrivateRedis();
   // The request-path client's options (src/infra.ts): a command is sent now or fails now.
-  client = new Redis({
-    path: socket,
+  client = new Redis(server.url, {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
@@ -55,21 +49,20 @@ beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
 });
 
-afterAll(() => {
+afterAll(async () => {
   process.off('unhandledRejection', onUnhandled);
-  if (server?.pid) process.kill(server.pid, 'SIGCONT');
+  if (server) pauseRedis(server, false);
   client?.disconnect();
-  server?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 /** Pauses the test's Redis (it keeps the connection but answers nothing) while `fn` runs. */
 async function whilePaused(fn: () => Promise<void>): Promise<void> {
-  process.kill(server.pid!, 'SIGSTOP');
+  pauseRedis(server, true);
   try {
     await fn();
   } finally {
-    process.kill(server.pid!, 'SIGCONT');
+    pauseRedis(server, false);
   }
 }
 
