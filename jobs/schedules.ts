@@ -73,6 +73,12 @@ export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleR
     return false;
   }
 
+  /**
+   * Starts a pass (or marks one to follow the running one). Never rejects: a pass that fails (a
+   * Redis command timing out under load, PostgreSQL refusing) is logged and tried again at the
+   * next period or 'ready'; the error goes through the logger's `err` serializer, which keeps
+   * names and codes, never a driver's message that may quote values (docs/privacy.md).
+   */
   function kick(why: string): void {
     if (stopped) return;
     if (running) {
@@ -83,7 +89,7 @@ export function startScheduleReconciler(deps: ScheduleReconcilerDeps): ScheduleR
     const pass = why === 'periodic' ? check().then((same) => ({ full: !same, orgs: null })) : reconcile().then((orgs) => ({ full: true, orgs: orgs.length }));
     running = pass
       .then((r) => r.full && deps.log.debug({ why, changed: r.orgs }, 'job schedulers reconciled'))
-      .catch((err: unknown) => deps.log.warn({ why, err: err instanceof Error ? err.message : String(err) }, 'job schedulers not reconciled; retried later'))
+      .catch((err: unknown) => deps.log.warn({ why, err }, 'job schedulers not reconciled; retried later'))
       .finally(() => {
         running = null;
         const next = again;

@@ -64,9 +64,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
         const onProgress = (p: { pages: number; employees: number }): void => {
           // Best effort: the dashboard missing a step never fails the sync.
-          job
-            .updateProgress(p)
-            .catch((err: unknown) => deps.log.debug({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'sync progress not recorded'));
+          job.updateProgress(p).catch((err: unknown) => deps.log.debug({ jobId: job.id, err }, 'sync progress not recorded'));
         };
         outcome = await deps.sync.run(orgId, trigger, String(job.id), { finalAttempt, onProgress, ...(runId ? { runId } : {}), ...(full ? { full } : {}) });
       } catch (err) {

@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import type { OrgStore } from '../orgs/store';
 import type { FreshnessStore, OrgFreshness, RunCoverage } from './freshness-store';
 import { ALL_DATA_POINTS } from '../domain/data-points';
-import { sharedDataPoints } from './service';
+import { sharedDataPoints } from './requested-points';
 import type { ConnectionStore } from './store';
 
 /** A connection's health as the vendor reads it (docs/sync.md "Connection health"). */

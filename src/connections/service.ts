@@ -11,6 +11,7 @@ import type { Staged } from '../events/types';
 import type { OrgStore } from '../orgs/store';
 import type { SyncLock } from '../sync/lock';
 import { displayDate } from './display-date';
+import { dataPointLists, requestedDataPoints, requestSplit } from './requested-points';
 import type { ConnectionStore, VendorConnectionRow } from './store';
 
 /** `sync_frequency` values (docs/api.md "Vendor connections"). */
@@ -72,47 +73,6 @@ export interface ConnectionServiceDeps {
   events: { connectionChanged(status: 'approved' | 'rejected' | 'terminated', c: Connection): Staged };
 }
 
-/** Data points a connection requested, from its `data_model_flags` (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */
-export function requestedDataPoints(flags: Connection['dataModelFlags']): string[] {
-  if (!flags) return [...ALL_DATA_POINTS];
-  const named = new Set<string>();
-  for (const group of Object.values(flags)) {
-    for (const [field, flag] of Object.entries(group)) if (flag !== 0) named.add(field);
-  }
-  return ALL_DATA_POINTS.filter((p) => named.has(p));
-}
-
-/**
- * Requested data points split by flag (docs/connect.md "Reference: the SDK token and the Connect endpoints"), each in record order: `required` (flag
- * -1) and `optional` (flag 1). No flags: every data point optional.
- */
-export function requestSplit(flags: Connection['dataModelFlags']): { required: string[]; optional: string[] } {
-  if (!flags) return { required: [], optional: [...ALL_DATA_POINTS] };
-  const flagOf = new Map<string, number>();
-  for (const group of Object.values(flags)) for (const [field, flag] of Object.entries(group)) flagOf.set(field, flag);
-  return {
-    required: ALL_DATA_POINTS.filter((p) => flagOf.get(p) === -1),
-    optional: ALL_DATA_POINTS.filter((p) => flagOf.get(p) === 1),
-  };
-}
-
-/**
- * The three data point lists of a connection as the vendor listing shows them (docs/api.md "Vendor connections"):
- * approved: shared / opted out / not asked for; otherwise `[]`, every requested point, the rest.
- */
-export function dataPointLists(c: Connection): { shared: string[]; notShared: string[]; notRequested: string[] } {
-  if (c.status === 'approved') {
-    return {
-      shared: sharedDataPoints(c),
-      notShared: c.notSharedDataPoints,
-      notRequested: c.sharedDataPoints === EVERY_DATA_POINT ? [] : c.notRequestedDataPoints,
-    };
-  }
-  const requested = requestedDataPoints(c.dataModelFlags);
-  const req = new Set(requested);
-  return { shared: [], notShared: requested, notRequested: ALL_DATA_POINTS.filter((p) => !req.has(p)) };
-}
-
 const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFlags']): boolean =>
   JSON.stringify(requestSplit(a)) === JSON.stringify(requestSplit(b));
 
@@ -122,12 +82,6 @@ const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFl
  * on (docs/connect.md "Reference: the SDK token and the Connect endpoints", squat-then-replace), recorded so setup-config replacing it revokes the approval.
  */
 export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' };
-
-/** The data points a connection shares now (`[]` unless approved). */
-export function sharedDataPoints(c: Connection): string[] {
-  if (c.status !== 'approved') return [];
-  return c.sharedDataPoints === EVERY_DATA_POINT ? [...ALL_DATA_POINTS] : c.sharedDataPoints;
-}
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
   approved: 'Active',
@@ -384,9 +338,6 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
 
     /** The connection `id`, or null. */
     get: (id: string): Promise<Connection | null> => connections.findById(id),
-
-    /** Ids of the client orgs with an approved connection (the job-scheduler reconciler's truth, jobs/schedules.ts). */
-    approvedClientOrgs: (): Promise<number[]> => connections.approvedClientOrgs(),
 
     /** Approves or rejects a pending (or rejected/approved) connection; throws NOT_FOUND. */
     async decide(connectionId: string, to: 'approved' | 'rejected'): Promise<Connection> {

@@ -75,7 +75,7 @@ export function bucketIndex(seconds: number): number {
 /** Builds the counters over `redis` (the request-path client: a command is sent now or fails now). */
 export function createWorkCounters(redis: RedisClient, prefix: string, log: Logger) {
   const key = `${prefix}:metrics:work`;
-  const lost = (what: string) => (err: unknown) => log.debug({ what, err: err instanceof Error ? err.message : String(err) }, 'work counter not recorded');
+  const lost = (what: string) => (err: unknown) => log.debug({ what, err }, 'work counter not recorded');
   return {
     /** Counts a finished sync run. Never throws, never waits. */
     syncRun(r: SyncRunRecord): void {

@@ -7,7 +7,7 @@
 import type { ConnectionDecider, ConnectionStatus, Connection, Org } from '../db/entities';
 import { dataPointLabel, DATA_POINT_CATEGORIES, ALWAYS_SHARED_LABELS, type DataPointCategory } from '../domain/data-point-labels';
 import type { HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
-import { requestSplit, dataPointLists } from '../connections/service';
+import { requestSplit, dataPointLists } from '../connections/requested-points';
 
 /** The three data point lists of a connection (docs/api.md "Vendor connections"). */
 export interface DataPointLists {

@@ -17,7 +17,8 @@
  */
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectGrant, ConnectPrincipal } from '../auth/principal';
-import { requestSplit, type ConnectionService } from '../connections/service';
+import { requestSplit } from '../connections/requested-points';
+import type { ConnectionService } from '../connections/service';
 import type { Connection } from '../db/entities';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_COMMON_EMAIL_DOMAINS, loadConfig, operatorContact } from '../../src/config';
-import { requestSplit } from '../../src/connections/service';
+import { requestSplit } from '../../src/connections/requested-points';
 import { ALL_DATA_POINTS } from '../../src/domain/data-points';
 import { escapeHtml, pageHeaders, renderConnectPage } from '../../src/sdk/page';
 

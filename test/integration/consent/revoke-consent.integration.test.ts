@@ -5,65 +5,48 @@
  * database at once passes); a new consent serves reads again. Attacks: another vendor's consent,
  * an org the vendor has nothing with, a revoked key, another kind of credential, bad ids.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DOTS_MESSAGE } from '../../../src/employees/employee-id';
 import { appBasic, client, connection, employees, vendor } from '../../support/factories';
-import { call, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../../support/harness';
+import { call } from '../../support/harness';
+import { consentBody, postConsent, postRevoke, useAppPair } from '../../support/setups';
 import { dbQuery } from '../../support/db';
 import { expectError, invalid, plain } from '../../support/expect-error';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_UUID = '0b7f9a52-61c4-4d1e-8f3a-2c5d6e7f8a9b';
 
-let app: TestApp;
-let second: SecondApi;
+const pair = useAppPair();
 let v: Awaited<ReturnType<typeof vendor>>;
 let w: Awaited<ReturnType<typeof vendor>>;
 let c: Awaited<ReturnType<typeof client>>;
 
 beforeAll(async () => {
-  // A connection cache that outlives the test: a refusal can only come from the read itself.
-  app = await startTestApp({ worker: false, env: { HRX_CONNECTION_CACHE_TTL_MS: '60000' } });
-  second = await startSecondApi(app);
-  v = await vendor(app.ctx);
-  w = await vendor(app.ctx);
-  c = await client(app.ctx);
-  await connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
-  await connection(app.ctx, w.org.uuid, c.org.uuid, { consentRequired: true });
-  await employees(app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Asha Rao' }, { employeeId: 'E2' }, { employeeId: 'E3' }]);
+  v = await vendor(pair.app.ctx);
+  w = await vendor(pair.app.ctx);
+  c = await client(pair.app.ctx);
+  await connection(pair.app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
+  await connection(pair.app.ctx, w.org.uuid, c.org.uuid, { consentRequired: true });
+  await employees(pair.app.ctx, c.org.id, [{ employeeId: 'E1', name: 'Asha Rao' }, { employeeId: 'E2' }, { employeeId: 'E3' }]);
 }, 90_000);
-afterAll(async () => {
-  await second?.stop();
-  await app?.stop();
-});
 
 const read = (base: string, who: { org: { uuid: string }; apiKey: string }, id: string) =>
   call(`${base}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${who.org.uuid}`, { headers: { username: who.apiKey } });
 const consent = (who: { apiKey: string }, employeeId: string, expiresInMs = 86_400_000) =>
-  call(`${app.url}/api/v1/employee/consent-data/`, {
-    method: 'POST',
-    headers: { authorization: who.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      org: c.org.uuid,
-      employee_id: employeeId,
-      consent_language: 'I agree to share my data with the lender.',
-      consent_timestamp: new Date().toISOString(),
-      consent_expiry: new Date(Date.now() + expiresInMs).toISOString(),
-    }),
-  });
-const revoke = (authorization: string | undefined, body: unknown, base = app.url) =>
-  call(`${base}/api/v1/employee/consent-data/revoke/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
-    body: JSON.stringify(body),
-  });
+  postConsent(
+    pair.app.url,
+    who.apiKey,
+    consentBody(c.org.uuid, { employeeId, language: 'I agree to share my data with the lender.', expiry: new Date(Date.now() + expiresInMs) }),
+  );
+const revoke = (authorization: string | undefined, body: unknown, base = pair.app.url) =>
+  postRevoke(`${base}/api/v1/employee/consent-data/revoke/`, authorization, body);
 const CONSENT_MISSING = plain('Consent not found or expired');
 
 describe('consent withdrawal by the vendor', () => {
   it('a read allowed before is refused right after in a second API process, and allowed again after a new consent', async () => {
     expect((await consent(v, 'E1')).status).toBe(200);
     expect((await consent(w, 'E1')).status).toBe(200);
-    const before = await read(second.url, v, 'E1');
+    const before = await read(pair.second.url, v, 'E1');
     expect(before.status).toBe(200);
     expect(before.body.data).toMatchObject({ employeeId: 'E1', name: 'Asha Rao' });
 
@@ -78,11 +61,11 @@ describe('consent withdrawal by the vendor', () => {
     expect(Math.abs(Date.parse(res.body.data.revoked_at) - started)).toBeLessThan(5000);
 
     // The very next read, in the other process (its connection cache warm), and in this one.
-    expectError(await read(second.url, v, 'E1'), 403, CONSENT_MISSING);
-    expectError(await read(app.url, v, 'E1'), 403, CONSENT_MISSING);
+    expectError(await read(pair.second.url, v, 'E1'), 403, CONSENT_MISSING);
+    expectError(await read(pair.app.url, v, 'E1'), 403, CONSENT_MISSING);
     // Only the vendor's own consent went: the other vendor still reads.
-    expect((await read(second.url, w, 'E1')).status).toBe(200);
-    const rows = await dbQuery(app, `select vendor_org_id, revoked_at from consents where employee_id = 'E1' order by vendor_org_id`);
+    expect((await read(pair.second.url, w, 'E1')).status).toBe(200);
+    const rows = await dbQuery(pair.app, `select vendor_org_id, revoked_at from consents where employee_id = 'E1' order by vendor_org_id`);
     expect(rows.rows.map((r) => [r.vendor_org_id, r.revoked_at?.toISOString() ?? null])).toEqual([
       [v.org.id, res.body.data.revoked_at],
       [w.org.id, null],
@@ -93,33 +76,33 @@ describe('consent withdrawal by the vendor', () => {
 
     // A new consent serves reads again, in both processes.
     expect((await consent(v, 'E1')).status).toBe(200);
-    expect((await read(second.url, v, 'E1')).status).toBe(200);
-    expect((await read(app.url, v, 'E1')).status).toBe(200);
+    expect((await read(pair.second.url, v, 'E1')).status).toBe(200);
+    expect((await read(pair.app.url, v, 'E1')).status).toBe(200);
   });
 
   it('revokes only the consent in force: an older, longer-lasting record stays superseded and never serves reads again', async () => {
     expect((await consent(v, 'E2', 7 * 86_400_000)).status).toBe(200);
     expect((await consent(v, 'E2', 86_400_000)).status).toBe(200);
-    expect((await read(second.url, v, 'E2')).status).toBe(200);
-    const res = await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E2' }, second.url);
+    expect((await read(pair.second.url, v, 'E2')).status).toBe(200);
+    const res = await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E2' }, pair.second.url);
     expect(res.status).toBe(200);
-    expectError(await read(second.url, v, 'E2'), 403, CONSENT_MISSING);
-    expectError(await read(app.url, v, 'E2'), 403, CONSENT_MISSING);
+    expectError(await read(pair.second.url, v, 'E2'), 403, CONSENT_MISSING);
+    expectError(await read(pair.app.url, v, 'E2'), 403, CONSENT_MISSING);
     // The newer record (in force) is revoked; the older one keeps its status, unrevoked.
-    const rows = await dbQuery(app, `select revoked_at from consents where employee_id = 'E2' order by created_at desc, id desc`);
+    const rows = await dbQuery(pair.app, `select revoked_at from consents where employee_id = 'E2' order by created_at desc, id desc`);
     expect(rows.rows.map((r) => r.revoked_at?.toISOString() ?? null)).toEqual([res.body.data.revoked_at, null]);
-    const history = await call(`${app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=E2`, { headers: { authorization: v.apiKey } });
+    const history = await call(`${pair.app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=E2`, { headers: { authorization: v.apiKey } });
     expect(history.body.data.map((k: { status: string }) => k.status)).toEqual(['revoked', 'superseded']);
     // Nothing came back into force: a second withdrawal finds nothing, reads stay refused.
     expectError(await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E2' }), 404, CONSENT_MISSING);
-    expectError(await read(app.url, v, 'E2'), 403, CONSENT_MISSING);
+    expectError(await read(pair.app.url, v, 'E2'), 403, CONSENT_MISSING);
   });
 
   it('is audited as a withdrawal, not as a read', async () => {
     expect((await consent(v, 'E3')).status).toBe(200);
     const res = await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'E3' });
     expect(res.status).toBe(200);
-    const audit = await dbQuery(app, `select actor_org_id, action, client_org_id, employee_id, data_points from audit_log where request_id = $1`, [
+    const audit = await dbQuery(pair.app, `select actor_org_id, action, client_org_id, employee_id, data_points from audit_log where request_id = $1`, [
       res.headers.get('x-request-id'),
     ]);
     expect(audit.rows).toEqual([{ actor_org_id: v.org.id, action: 'consent.revoke', client_org_id: c.org.id, employee_id: 'E3', data_points: [] }]);
@@ -133,20 +116,20 @@ describe('consent withdrawal by the vendor: attacks and bad input', () => {
     expectError(await revoke(w.apiKey, { org: c.org.uuid, employee_id: 'E3' }), 404, CONSENT_MISSING);
     expectError(await revoke(v.apiKey, { org: UNKNOWN_UUID, employee_id: 'E3' }), 404, CONSENT_MISSING);
     expectError(await revoke(v.apiKey, { org: c.org.uuid, employee_id: 'NOBODY' }), 404, CONSENT_MISSING);
-    expect((await read(second.url, v, 'E3')).status).toBe(200);
+    expect((await read(pair.second.url, v, 'E3')).status).toBe(200);
   });
 
   it("refuses a revoked key, a missing one and an employer's credential", async () => {
-    const key = await app.ctx.services.orgs.createApiKey(v.org.uuid);
-    const [listed] = await app.ctx.services.orgs.listApiKeys(v.org.uuid);
+    const key = await pair.app.ctx.services.orgs.createApiKey(v.org.uuid);
+    const [listed] = await pair.app.ctx.services.orgs.listApiKeys(v.org.uuid);
     expect(listed!.prefix).toBe(key.slice(0, 8));
-    await app.ctx.services.orgs.revokeApiKey(listed!.id);
+    await pair.app.ctx.services.orgs.revokeApiKey(listed!.id);
     const body = { org: c.org.uuid, employee_id: 'E3' };
     expectError(await revoke(key, body), 401, plain('Invalid token.'));
-    expectError(await revoke(key, body, second.url), 401, plain('Invalid token.'));
+    expectError(await revoke(key, body, pair.second.url), 401, plain('Invalid token.'));
     expectError(await revoke(undefined, body), 401, plain('Authentication credentials were not provided.'));
     expectError(await revoke(appBasic(c), body), 401, plain('Invalid token.'));
-    expect((await read(second.url, v, 'E3')).status).toBe(200);
+    expect((await read(pair.second.url, v, 'E3')).status).toBe(200);
   });
 
   it('answers bad ids and bodies with a 400 naming the field', async () => {
@@ -162,6 +145,6 @@ describe('consent withdrawal by the vendor: attacks and bad input', () => {
     const missing = await revoke(v.apiKey, { org: c.org.uuid });
     expect(missing.status).toBe(400);
     expect(missing.body.data.errors[0].field).toBe('employee_id');
-    expect((await read(second.url, v, 'E3')).status).toBe(200);
+    expect((await read(pair.second.url, v, 'E3')).status).toBe(200);
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedCalls, type Ask } from '../../support/documented';
 import * as f from '../../support/factories';
 import { startTestApp, type TestApp } from '../../support/harness';
+import { consentBody } from '../../support/setups';
 
 let app: TestApp;
 const { expectAnswer } = documentedCalls(() => app.url, 1024 * 1024);
@@ -35,13 +36,7 @@ describe('one answer for a malformed id (docs/api.md "Conventions")', () => {
 
   it('is the answer to an unknown id, on every route that takes an org id', async () => {
     const now = Date.now();
-    const consent = (org: string) => ({
-      org,
-      employee_id: 'E1',
-      consent_language: 'I agree.',
-      consent_timestamp: new Date(now - 1000).toISOString(),
-      consent_expiry: new Date(now + 86_400_000).toISOString(),
-    });
+    const consent = (org: string) => consentBody(org, { timestamp: new Date(now - 1000), expiry: new Date(now + 86_400_000) });
     const routes: [string, string, (id: string) => string, (id: string) => Ask, number][] = [
       [
         'GET',

@@ -18,6 +18,7 @@ import * as f from '../../support/factories';
 import { call, DATABASE_URL, dropSchema, startTestApp, type TestApp } from '../../support/harness';
 import { privateEnv, startPrivateApp } from '../../support/private-app';
 import { startPrivateRedis } from '../../support/private-services';
+import { consentBody } from '../../support/setups';
 
 /** Documented statuses not provoked here, by `METHOD /path` (`*`: every operation), and why. */
 const NOT_PROVOKED: Record<string, Record<number, string>> = {
@@ -160,13 +161,7 @@ describe('setup, consent and V2 answer as documented', () => {
   it('consent: record, history, withdrawal by the vendor and by the employer', async () => {
     const p = '/api/v1/employee/consent-data/';
     const now = Date.now();
-    const consent = (org: string) => ({
-      org,
-      employee_id: 'E1',
-      consent_language: 'I agree.',
-      consent_timestamp: new Date(now - 1000).toISOString(),
-      consent_expiry: new Date(now + 86_400_000).toISOString(),
-    });
+    const consent = (org: string) => consentBody(org, { timestamp: new Date(now - 1000), expiry: new Date(now + 86_400_000) });
     await expectAnswer('POST', p, p, { json: consent(c.org.uuid) }, 401);
     await expectAnswer('POST', p, p, { json: {}, headers: vendorHeaders() }, 400);
     await expectAnswer('POST', p, p, { json: consent(randomUUID()), headers: vendorHeaders() }, 404);

@@ -10,10 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCompletedEvent } from '../../../src/events/catalog';
 import * as f from '../../support/factories';
-import { DATABASE_URL, dropSchema, startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
+import { startSim, startTestApp, waitFor, type TestApp } from '../../support/harness';
 import { dbQuery } from '../../support/db';
-import { privateEnv, startPrivateApp, type PrivateApp } from '../../support/private-app';
-import { startPrivateRedis, type PrivateRedis } from '../../support/private-services';
+import { usePrivateRedisApp } from '../../support/setups';
 import { startReceiver, type Receiver } from '../../support/receiver';
 import { parseExposition, sampleValue } from '../../support/prom';
 
@@ -183,25 +182,14 @@ describe('GET /metrics: event deliveries', () => {
 });
 
 describe('GET /metrics with Redis down (a private redis-server)', () => {
-  let redis: PrivateRedis;
-  let app: PrivateApp;
-
-  beforeAll(async () => {
-    redis = await startPrivateRedis();
-    app = await startPrivateApp(privateEnv(DATABASE_URL, redis.url));
-  }, 60_000);
-  afterAll(async () => {
-    await app?.stop();
-    await redis?.stop();
-    if (app) await dropSchema(app.config.HRX_DB_SCHEMA);
-  });
+  const s = usePrivateRedisApp();
 
   it('still answers, keeps the last queue depths and says Redis was not read', async () => {
-    await app.ctx.syncQueue.syncNow(1_000_001, 'test');
-    const up = await scrape(app);
+    await s.app.ctx.syncQueue.syncNow(1_000_001, 'test');
+    const up = await scrape(s.app);
     expect(sampleValue(up, 'hrx_queue_jobs', { queue: 'sync', state: 'waiting' })).toBe(1);
-    await redis.stop();
-    const down = await scrape(app);
+    await s.redis.stop();
+    const down = await scrape(s.app);
     expect(sampleValue(down, 'hrx_metrics_source_up', { source: 'redis' })).toBe(0);
     expect(sampleValue(down, 'hrx_metrics_source_up', { source: 'postgresql' })).toBe(1);
     expect(sampleValue(down, 'hrx_queue_jobs', { queue: 'sync', state: 'waiting' })).toBe(1);

@@ -4,27 +4,14 @@
  * redis-server this file stops and pauses (test/support/private-services.ts), never the shared one;
  * PostgreSQL is the shared one (a fresh schema).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, DATABASE_URL, dropSchema, waitFor } from '../../support/harness';
-import { privateEnv, startPrivateApp, type PrivateApp } from '../../support/private-app';
-import { pauseRedis, startPrivateRedis, type PrivateRedis } from '../../support/private-services';
+import { describe, expect, it } from 'vitest';
+import { call, waitFor } from '../../support/harness';
+import { pauseRedis } from '../../support/private-services';
+import { usePrivateRedisApp } from '../../support/setups';
 
-let redis: PrivateRedis;
-let app: PrivateApp;
+const s = usePrivateRedisApp();
 
-beforeAll(async () => {
-  redis = await startPrivateRedis();
-  app = await startPrivateApp(privateEnv(DATABASE_URL, redis.url));
-}, 60_000);
-
-afterAll(async () => {
-  if (redis) pauseRedis(redis, false);
-  await app?.stop();
-  await redis?.stop();
-  if (app) await dropSchema(app.config.HRX_DB_SCHEMA);
-});
-
-const ready = () => call(`${app.url}/readyz`);
+const ready = () => call(`${s.app.url}/readyz`);
 /** Polls /readyz until it answers 200 (the request-path Redis client reconnects within about 1 s). */
 const waitReady = () =>
   waitFor(
@@ -47,7 +34,7 @@ describe('GET /readyz', () => {
   });
 
   it('answers 503 naming Redis while Redis is stopped, 200 again once it is back', async () => {
-    await redis.stop();
+    await s.redis.stop();
     try {
       const res = await ready();
       expect(res.status).toBe(503);
@@ -56,16 +43,16 @@ describe('GET /readyz', () => {
         checks: { postgresql: checkOk, redis: { status: expect.stringMatching(/^(error|timeout)$/), ms: expect.any(Number) } },
       });
       // /healthz asks nothing of Redis: the process is alive.
-      expect((await call(`${app.url}/healthz`)).status).toBe(200);
+      expect((await call(`${s.app.url}/healthz`)).status).toBe(200);
     } finally {
-      await redis.start();
+      await s.redis.start();
     }
     const back = await waitReady();
     expect(back.body.status).toBe('ok');
   }, 30_000);
 
   it('answers 503 within about 1 s while Redis accepts but does not answer (paused)', async () => {
-    pauseRedis(redis, true);
+    pauseRedis(s.redis, true);
     try {
       const t = performance.now();
       const res = await ready();
@@ -77,7 +64,7 @@ describe('GET /readyz', () => {
       // The 1 s bound, plus scheduling slack on a busy machine; never the 1.5 s command timeout.
       expect(ms).toBeLessThan(1450);
     } finally {
-      pauseRedis(redis, false);
+      pauseRedis(s.redis, false);
     }
     expect((await waitReady()).status).toBe(200);
   }, 30_000);
