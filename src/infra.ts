@@ -105,7 +105,7 @@ function openPool(db: Database, mode: Config['HRX_DB_POOL_MODE'], max: number, t
   // listener (pg.Pool listens only while it is idle), which would end the process: the next
   // query on it fails instead, and that failure is the request's 503.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return { pool, checked: () => settings.verify(async (sql) => (await pool.query(sql)).rows) };
+  return { pool, checked: () => settings.verify(async (sql) => (await pool.query<Record<string, unknown>>(sql)).rows) };
 }
 
 /** Work after a change has committed, bounded; see {@link Infra.afterCommit}. */

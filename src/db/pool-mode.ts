@@ -53,7 +53,7 @@ export function connectionSettings(mode: DbPoolMode, schema: string, t: ServerLi
   if (!SCHEMA.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
   if (mode === 'transaction') {
     const settings = transactionSettings(schema, t);
-    return { clientOptions: {}, prepare: (client) => scopeSettingsToTransactions(client, settings), verify: async () => undefined };
+    return { clientOptions: {}, prepare: (client) => scopeSettingsToTransactions(client, settings), verify: () => Promise.resolve() };
   }
   // What the server must report (pg_settings.setting: ms, without a unit); a 0 limit is not set.
   const expected: [name: string, value: string][] = [

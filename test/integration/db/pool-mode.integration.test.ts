@@ -49,7 +49,8 @@ describe('HRX_DB_POOL_MODE on a direct connection', () => {
     const client = await infra.pool.connect();
     try {
       expect(Object.hasOwn(client, 'query')).toBe(false);
-      expect(client.query).toBe(pg.Client.prototype.query);
+      // seam: compares the functions themselves, never calls them unbound.
+      expect(Object.is(Reflect.get(client, 'query'), Reflect.get(pg.Client.prototype, 'query'))).toBe(true);
       const show = async (name: string) => (await client.query(`show ${name}`)).rows[0][name];
       expect(await show('statement_timeout')).toBe('1500ms');
       expect(await show('idle_in_transaction_session_timeout')).toBe('10s');
@@ -90,12 +91,14 @@ describe('HRX_DB_POOL_MODE on a direct connection', () => {
     const settings = connectionSettings('session', 't_x', { statementMs: 1500, idleInTxMs: 0 });
     expect(settings.clientOptions).toEqual({ options: '-c search_path=t_x -c statement_timeout=1500' });
     await expect(
-      settings.verify(async () => [
-        { name: 'search_path', setting: 't_x' },
-        { name: 'statement_timeout', setting: '1500' },
-      ]),
+      settings.verify(() =>
+        Promise.resolve([
+          { name: 'search_path', setting: 't_x' },
+          { name: 'statement_timeout', setting: '1500' },
+        ]),
+      ),
     ).resolves.toBeUndefined();
-    await expect(settings.verify(async () => [{ name: 'search_path', setting: 't_x' }])).rejects.toThrow(
+    await expect(settings.verify(() => Promise.resolve([{ name: 'search_path', setting: 't_x' }]))).rejects.toThrow(
       /^the PostgreSQL connection does not run with the settings hrx sent when connecting \(statement_timeout is "", not "1500"\): .*set HRX_DB_POOL_MODE=transaction/,
     );
     expect(() => connectionSettings('session', 'x y', { statementMs: 0, idleInTxMs: 0 })).toThrow(/invalid schema name/);
