@@ -79,7 +79,10 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
   const tSpawn = performance.now();
   // Its own application_name, so its PostgreSQL backends (and their CPU) can be told apart.
   const appName = `hrx-bench-worker-${randomBytes(4).toString('hex')}`;
-  const worker = spawnNode(`worker-${employees}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env, PGAPPNAME: appName });
+  // HRX_BENCH_WORKER_PROF=<dir>: the worker writes a V8 CPU profile there (bench/profile.ts reads it).
+  const profDir = process.env.HRX_BENCH_WORKER_PROF;
+  const profArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const worker = spawnNode(`worker-${employees}`, [...profArgs, 'bin/hrx.js', 'worker'], { ...process.env, ...env, PGAPPNAME: appName });
   const backends = new Map<number, { first: number; last: number }>();
   const sampleBackends = async (): Promise<void> => {
     const pids = await dbQuery<{ pid: number }>(ctx, 'select pid from pg_stat_activity where application_name = $1', [appName]);
