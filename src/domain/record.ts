@@ -285,8 +285,14 @@ function fill(template: Json, input: unknown): Json {
   }
   if (isJsonObject(template)) {
     if (!isPlainObject(input)) return template;
+    // Object.keys and a plain loop, not Object.entries: no [key, value] pair per field (a full
+    // sync fills every field of every employee).
     const out: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(template)) out[k] = fill(v, input[k]);
+    const keys = Object.keys(template);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      out[k] = fill(template[k]!, input[k]);
+    }
     return out;
   }
   if (typeof template === 'string' || template === null) {
