@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { blindIndex, blindIndexes, blindIndexKeys } from '../../src/crypto/blind-index';
 import { createFieldCipher, DecryptionError, keyId } from '../../src/crypto/field-cipher';
 import { normalizeRecord } from '../../src/domain/record';
-import { decodeEmployee, encodeEmployee, maskedAad, recordAad } from '../../src/employees/codec';
+import { decodeEmployee, encodeEmployee, envelopeArrayLiteral, maskedAad, recordAad } from '../../src/employees/codec';
 import { deriveKey } from '../../src/infra';
 
 const master = randomBytes(32);
@@ -112,5 +112,18 @@ describe('field cipher IVs', () => {
     const body = Buffer.concat([c.update('{"name":"A"}', 'utf8'), c.final(), c.getAuthTag()]);
     const envelope = `v1.${keyId(k)}.${iv.toString('base64url')}.${body.toString('base64url')}`;
     expect(createFieldCipher(k).decrypt(envelope, 'employee-record:1:E1')).toBe('{"name":"A"}');
+  });
+});
+
+describe('envelope array literal', () => {
+  it('lists envelopes unquoted, and refuses a value that would need quoting', () => {
+    const cipher = createFieldCipher(deriveKey(master, 'field-cipher'));
+    const a = cipher.encrypt('{"x":1}', 'a');
+    const b = cipher.encrypt('"quoted", {braced}', 'b');
+    expect(envelopeArrayLiteral([a, b])).toBe(`{${a},${b}}`);
+    expect(envelopeArrayLiteral([])).toBe('{}');
+    for (const bad of ['NULL', 'v1.abc.x,y.z', 'v1.abc.x"y.z', 'v1.abc.x y.z', 'v1.abc.x}.z', 'v1.abc.x\\y.z']) {
+      expect(() => envelopeArrayLiteral([a, bad])).toThrow('not a field envelope');
+    }
   });
 });
