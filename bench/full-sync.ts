@@ -42,6 +42,12 @@ export interface FullSyncRun {
   vmHwmMiB: number;
   rssSamples: number;
   workerCpuSec: number;
+  /** CPU of the PostgreSQL backends serving the worker (by their application_name) during the sync. */
+  postgresCpuSec: number;
+  /** CPU of this process during the sync: the simulator serving the pages (plus the 100 ms poll). */
+  simulatorCpuSec: number;
+  /** CPU per employee, µs: worker, its PostgreSQL backends, the simulator (docs/benchmarks.md). */
+  cpuUsPerEmployee: { worker: number; postgres: number; simulator: number };
 }
 
 export interface FullSyncResult {
@@ -71,13 +77,32 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
   await configureHrms(ctx, client.id, sim, simCreds);
 
   const tSpawn = performance.now();
-  const worker = spawnNode(`worker-${employees}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
+  // Its own application_name, so its PostgreSQL backends (and their CPU) can be told apart.
+  const appName = `hrx-bench-worker-${randomBytes(4).toString('hex')}`;
+  // HRX_BENCH_WORKER_PROF=<dir>: the worker writes a V8 CPU profile there (bench/profile.ts reads it).
+  const profDir = process.env.HRX_BENCH_WORKER_PROF;
+  const profArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const worker = spawnNode(`worker-${employees}`, [...profArgs, 'bin/hrx.js', 'worker'], { ...process.env, ...env, PGAPPNAME: appName });
+  const backends = new Map<number, { first: number; last: number }>();
+  const sampleBackends = async (): Promise<void> => {
+    const pids = await dbQuery<{ pid: number }>(ctx, 'select pid from pg_stat_activity where application_name = $1', [appName]);
+    for (const { pid } of pids.rows) {
+      const s = cpuSeconds(pid);
+      if (s === null) continue;
+      const b = backends.get(pid);
+      if (b) b.last = s;
+      else backends.set(pid, { first: s, last: s });
+    }
+  };
   const rss = rssSampler(worker.pid, 100);
   try {
     await workerRegistered(ctx, worker);
     const workerBootMs = round(performance.now() - tSpawn, 0);
     const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
     const cpu0 = cpuSeconds(worker.pid) ?? 0;
+    await sampleBackends();
+    const idleBackends = new Set(backends.keys());
+    const sim0 = process.cpuUsage();
     rss.window();
 
     const t0 = performance.now();
@@ -86,6 +111,7 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
       `the ${employees}-employee sync to succeed`,
       async () => {
         if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
+        await sampleBackends();
         const r = (
           await dbQuery<{ status: string; error: string | null; pages: number; employees_seen: number; run_ms: number }>(
             ctx,
@@ -105,6 +131,12 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
     const mem = rss.read();
     const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
     const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
+    const simUsage = process.cpuUsage(sim0);
+    await sampleBackends();
+    // A backend opened during the sync counts whole (its connection's start is the sync's work).
+    let pgSec = 0;
+    for (const [pid, b] of backends) pgSec += b.last - (idleBackends.has(pid) ? b.first : 0);
+    const simulatorCpuSec = round((simUsage.user + simUsage.system) / 1e6, 2);
 
     const stored = (await dbQuery<{ n: number }>(ctx, 'select count(*)::int as n from employees where org_id = $1 and removed_at is null', [client.id]))
       .rows[0]!.n;
@@ -123,9 +155,17 @@ async function oneSync(employees: number, timeoutMs: number, log: (s: string) =>
       vmHwmMiB,
       rssSamples: mem.samples,
       workerCpuSec,
+      postgresCpuSec: round(pgSec, 2),
+      simulatorCpuSec,
+      cpuUsPerEmployee: {
+        worker: round((workerCpuSec * 1e6) / employees, 0),
+        postgres: round((pgSec * 1e6) / employees, 0),
+        simulator: round((simulatorCpuSec * 1e6) / employees, 0),
+      },
     };
     log(
-      `  ${employees} employees: ${wallMs} ms (${run.employeesPerSec}/s), worker peak RSS ${run.peakRssDuringSyncMiB} MiB (idle ${idleRssMiB}, VmHWM ${vmHwmMiB})`,
+      `  ${employees} employees: ${wallMs} ms (${run.employeesPerSec}/s), worker peak RSS ${run.peakRssDuringSyncMiB} MiB (idle ${idleRssMiB}, VmHWM ${vmHwmMiB}); ` +
+        `CPU µs/employee: worker ${run.cpuUsPerEmployee.worker}, postgres ${run.cpuUsPerEmployee.postgres}, simulator ${run.cpuUsPerEmployee.simulator}`,
     );
     return run;
   } finally {

@@ -105,7 +105,9 @@ function printFullSync(r: FullSyncResult): void {
     log(
       `  ${String(s.employees).padStart(6)} employees: ${String(s.wallMs).padStart(6)} ms queue→succeeded (run ${s.runMs} ms, ${s.pages} pages)   ` +
         `${s.employeesPerSec} employees/s   worker RSS idle ${s.idleRssMiB} MiB, peak during sync ${s.peakRssDuringSyncMiB} MiB, VmHWM ${s.vmHwmMiB} MiB   ` +
-        `worker CPU ${s.workerCpuSec} s   (boot ${s.workerBootMs} ms)`,
+        `worker CPU ${s.workerCpuSec} s   (boot ${s.workerBootMs} ms)\n` +
+        `         CPU per employee: worker ${s.cpuUsPerEmployee.worker} µs, postgres ${s.cpuUsPerEmployee.postgres} µs, simulator ${s.cpuUsPerEmployee.simulator} µs ` +
+        `(postgres ${s.postgresCpuSec} s, simulator ${s.simulatorCpuSec} s)`,
     );
   }
   log(`  peak RSS over the smallest org's: ${r.peakRssRatioToSmallest.map((x) => `${x.employees}: ${x.ratio}`).join(', ')}`);

@@ -141,7 +141,28 @@ export function changedDataPoints(before: EmployeeRecord, after: EmployeeRecord)
  */
 export function pointsWithValue(record: EmployeeRecord): string[] {
   const out: string[] = [];
-  for (const leaf of RECORD_LEAVES) if (getPath(record, leaf.path) !== leaf.empty) out.push(leaf.name);
-  for (const f of DEPENDENT_FIELDS) if (record.dependentDetails.some((d) => d[f] !== EMPTY_DEPENDENT[f])) out.push(`dependentDetails_${f}`);
+  countPointsWithValue(record, (i) => out.push(ALL_DATA_POINTS[i]!));
   return out;
+}
+
+/**
+ * Tells `hit` the index (in `ALL_DATA_POINTS`) of each data point of `record` that holds a
+ * value, in order: what `pointsWithValue` names, without building a name list per record (a
+ * sync's coverage counts every employee, src/domain/coverage.ts).
+ */
+export function countPointsWithValue(record: EmployeeRecord, hit: (index: number) => void): void {
+  for (let i = 0; i < RECORD_LEAVES.length; i++) {
+    const leaf = RECORD_LEAVES[i]!;
+    if (getPath(record, leaf.path) !== leaf.empty) hit(i);
+  }
+  const deps = record.dependentDetails;
+  for (let f = 0; f < DEPENDENT_FIELDS.length; f++) {
+    const field = DEPENDENT_FIELDS[f]!;
+    for (const d of deps) {
+      if (d[field] !== EMPTY_DEPENDENT[field]) {
+        hit(RECORD_LEAVES.length + f);
+        break;
+      }
+    }
+  }
 }

@@ -116,5 +116,19 @@ export function employeeRowArrays(orgId: number, records: readonly EmployeeRecor
   return out;
 }
 
+/** What every envelope looks like (crypto/field-cipher): none of it needs quoting in an array literal. */
+const ENVELOPE = /^v1\.[0-9a-f]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * `envelopes` as one PostgreSQL array literal (`{a,b,…}`) for a `$n::text[]` parameter. An
+ * envelope is never `NULL` and holds no quote, brace, comma, backslash or space, so it goes in
+ * unquoted; `pg` would quote and escape each one (two scans of a few KiB that change nothing,
+ * two per employee in a full sync). Throws when one is not an envelope (it would need quoting).
+ */
+export function envelopeArrayLiteral(envelopes: readonly string[]): string {
+  for (const e of envelopes) if (!ENVELOPE.test(e)) throw new Error('not a field envelope');
+  return `{${envelopes.join(',')}}`;
+}
+
 /** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */
 export const EMPLOYEE_ROW_COLUMNS = 'r(id uuid, employee_id text, record_enc text, masked_enc text)';

@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { auditDataPointsLiteral, markEstablished, notWithdrawnSince } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
-import { byEmployeeId, employeeRowArrays } from './codec';
+import { byEmployeeId, employeeRowArrays, envelopeArrayLiteral } from './codec';
 import type { DataPoints } from '../domain/data-points';
 import type { EmployeeRecord } from '../domain/record';
 import { isUuid } from '../domain/ids';
@@ -281,8 +281,8 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
           rows.ids,
           guard?.writtenUpTo ?? null,
           rows.employeeIds,
-          rows.recordEnc,
-          rows.maskedEnc,
+          envelopeArrayLiteral(rows.recordEnc),
+          envelopeArrayLiteral(rows.maskedEnc),
           guard?.previous?.employeeIds ?? [],
           guard?.previous?.upTo ?? '0',
         ],

@@ -5,12 +5,12 @@
  * envelopes whole and comes back equal, in the record's key order, and an envelope moved to
  * another row or swapped with the other one does not open.
  */
-import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
+import { createCipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { blindIndex, blindIndexes, blindIndexKeys } from '../../src/crypto/blind-index';
-import { createFieldCipher, DecryptionError } from '../../src/crypto/field-cipher';
+import { createFieldCipher, DecryptionError, keyId } from '../../src/crypto/field-cipher';
 import { normalizeRecord } from '../../src/domain/record';
-import { decodeEmployee, encodeEmployee, maskedAad, recordAad } from '../../src/employees/codec';
+import { decodeEmployee, encodeEmployee, envelopeArrayLiteral, maskedAad, recordAad } from '../../src/employees/codec';
 import { deriveKey } from '../../src/infra';
 
 const master = randomBytes(32);
@@ -90,5 +90,40 @@ describe('employee record envelopes', () => {
     expect(() => decodeEmployee({ id: rec.id, employeeId: 'EMP-7', recordEnc: stored.recordEnc }, 6, cipher)).toThrow(DecryptionError);
     expect(() => decodeEmployee({ id: rec.id, employeeId: 'EMP-7', recordEnc: stored.maskedEnc }, 5, cipher)).toThrow(DecryptionError);
     expect(() => cipher.decrypt(stored.recordEnc, maskedAad(5, 'EMP-7'))).toThrow(DecryptionError);
+  });
+});
+
+describe('field cipher IVs', () => {
+  it('gives every encryption its own 96-bit IV, across the batches IVs are drawn in, and each envelope opens', () => {
+    const cipher = createFieldCipher(deriveKey(master, 'field-cipher'));
+    // 600 encryptions cross two draws of the IV source (256 IVs each).
+    const envelopes = Array.from({ length: 600 }, (_, i) => cipher.encrypt(`value ${i}`, `aad:${i}`));
+    const ivs = envelopes.map((e) => e.split('.')[2]!);
+    for (const iv of ivs) expect(Buffer.from(iv, 'base64url')).toHaveLength(12);
+    expect(new Set(ivs).size).toBe(600);
+    envelopes.forEach((e, i) => expect(cipher.decrypt(e, `aad:${i}`)).toBe(`value ${i}`));
+  });
+
+  it('opens an envelope made the way every earlier version made it (one randomBytes(12) IV per encryption)', () => {
+    const k = deriveKey(master, 'field-cipher');
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', k, iv);
+    c.setAAD(Buffer.from('employee-record:1:E1', 'utf8'));
+    const body = Buffer.concat([c.update('{"name":"A"}', 'utf8'), c.final(), c.getAuthTag()]);
+    const envelope = `v1.${keyId(k)}.${iv.toString('base64url')}.${body.toString('base64url')}`;
+    expect(createFieldCipher(k).decrypt(envelope, 'employee-record:1:E1')).toBe('{"name":"A"}');
+  });
+});
+
+describe('envelope array literal', () => {
+  it('lists envelopes unquoted, and refuses a value that would need quoting', () => {
+    const cipher = createFieldCipher(deriveKey(master, 'field-cipher'));
+    const a = cipher.encrypt('{"x":1}', 'a');
+    const b = cipher.encrypt('"quoted", {braced}', 'b');
+    expect(envelopeArrayLiteral([a, b])).toBe(`{${a},${b}}`);
+    expect(envelopeArrayLiteral([])).toBe('{}');
+    for (const bad of ['NULL', 'v1.abc.x,y.z', 'v1.abc.x"y.z', 'v1.abc.x y.z', 'v1.abc.x}.z', 'v1.abc.x\\y.z']) {
+      expect(() => envelopeArrayLiteral([a, bad])).toThrow('not a field envelope');
+    }
   });
 });

@@ -68,10 +68,16 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 /** `v` when it is a JSON object, else an empty one. */
 export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 
+/** Text that `text` returns as it is: non-blank, no edge whitespace, words joined by one space. */
+const NORMAL_TEXT = /^\S+(?: \S+)*$/;
+
 /** Trimmed text with inner whitespace collapsed; numbers become text; blank -> undefined. */
 export function text(v: unknown): string | undefined {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'string') return undefined;
+  // Most values are already clean (words joined by single spaces): a test allocates nothing,
+  // a replace and a trim would copy every one of them (a full sync maps every field).
+  if (NORMAL_TEXT.test(v)) return v;
   const t = v.replace(/\s+/g, ' ').trim();
   return t === '' ? undefined : t;
 }
@@ -141,13 +147,27 @@ const int = (v: unknown, lo: number, hi: number): number | undefined => {
 /** Removes `undefined` fields and nested objects left empty; arrays are kept (every product's mapping ends with it). */
 export function compact<T>(o: T): T {
   if (!isObj(o)) return o;
+  // Object.keys and a plain loop, not Object.entries: no [key, value] pair per field (this runs
+  // on every object of every employee of a sync).
   const out: Obj = {};
-  for (const [k, v] of Object.entries(o)) {
-    const c = isObj(v) ? compact(v) : v;
-    if (c === undefined || (isObj(c) && Object.keys(c).length === 0)) continue;
-    out[k] = c;
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    let v = o[k];
+    if (v === undefined) continue;
+    if (isObj(v)) {
+      v = compact(v);
+      if (isEmptyObj(v as Obj)) continue;
+    }
+    out[k] = v;
   }
   return out as T;
+}
+
+/** Whether `o` has no own enumerable key (without building the key array). */
+function isEmptyObj(o: Obj): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return false;
+  return true;
 }
 
 function address(v: unknown) {
