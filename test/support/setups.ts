@@ -69,15 +69,7 @@ export async function stopPrivateRedisApp(s: PrivateRedisApp | undefined): Promi
  * `beforeAll` has run.
  */
 export function usePrivateRedisApp(): PrivateRedisApp {
-  let started: PrivateRedisApp | undefined;
-  beforeAll(async () => {
-    started = await startPrivateRedisApp();
-  }, 60_000);
-  afterAll(() => stopPrivateRedisApp(started));
-  const need = (): PrivateRedisApp => {
-    if (!started) throw new Error('read before its beforeAll has run');
-    return started;
-  };
+  const need = useStarted(startPrivateRedisApp, stopPrivateRedisApp, 60_000);
   return {
     get redis() {
       return need().redis;
@@ -94,15 +86,7 @@ export function usePrivateRedisApp(): PrivateRedisApp {
  * `beforeAll`, which then sees them).
  */
 export function useAppPair(): AppPair {
-  let pair: AppPair | undefined;
-  beforeAll(async () => {
-    pair = await startAppPair();
-  }, 90_000);
-  afterAll(() => stopAppPair(pair));
-  const need = (): AppPair => {
-    if (!pair) throw new Error('read before its beforeAll has run');
-    return pair;
-  };
+  const need = useStarted(startAppPair, stopAppPair, 90_000);
   return {
     get app() {
       return need().app;
@@ -141,4 +125,20 @@ export function postRevoke(url: string, authorization: string | undefined, body:
     headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
     body: JSON.stringify(body),
   });
+}
+
+/**
+ * Registers `beforeAll(start)` (within `timeoutMs`) and `afterAll(stop)`; answers a reader of what
+ * `start` made, which throws when called before that `beforeAll` has run.
+ */
+function useStarted<T>(start: () => Promise<T>, stop: (started: T | undefined) => Promise<void>, timeoutMs: number): () => T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  }, timeoutMs);
+  afterAll(() => stop(started));
+  return () => {
+    if (started === undefined) throw new Error('read before its beforeAll has run');
+    return started;
+  };
 }
