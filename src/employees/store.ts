@@ -218,6 +218,16 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
   return out;
 }
 
+/**
+ * The stored row ids of some employees of an org: `$1` the org id, `$2` the employee ids (text[]);
+ * rows `{ employee_id, id }` for those that exist. One index probe per id (a join over the ids),
+ * never a scan of the org: until ANALYZE has seen a growing org, PostgreSQL takes
+ * `employee_id = any(<500 ids>)` to match every row and read the whole org on each page, which
+ * made a first sync O(n²) (docs/sync.md "Memory and throughput").
+ */
+export const EMPLOYEE_IDS_SQL = `select e.employee_id, e.id from unnest($2::text[]) as k(employee_id)
+  join employees e on e.org_id = $1 and e.employee_id = k.employee_id`;
+
 /** Builds the employee store over `pool` (calls given a `Tx` run on its connection instead). */
 export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
   // Lookups wait for the next turn of the event loop (setImmediate, after the current batch of
@@ -232,7 +242,7 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
     const res = await (
       await queryableOf(pool, tx)
     ).query({
-      text: `select employee_id, id from employees where org_id = $1 and employee_id = any($2::text[])`,
+      text: EMPLOYEE_IDS_SQL,
       values: [orgId, employeeIds],
     });
     return new Map((res.rows as { employee_id: string; id: string }[]).map((r) => [r.employee_id, r.id]));

@@ -49,8 +49,12 @@ export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): Em
     async lock(tx, orgId, employeeIds) {
       const client = await pgClientOf(tx);
       const res = await client.query(
-        `select id, employee_id, record_enc, removed_at is not null as removed from employees
-          where org_id = $1 and employee_id = any($2::text[]) order by employee_id collate "C" for update`,
+        // A join over the ids (one index probe each), not `employee_id = any(…)`: see the
+        // employee store's `idsFor` (an org's rows unanalyzed yet are otherwise read in full).
+        `select e.id, e.employee_id, e.record_enc, e.removed_at is not null as removed
+           from (select distinct k from unnest($2::text[]) as k) as k(employee_id)
+           join employees e on e.org_id = $1 and e.employee_id = k.employee_id
+          order by e.employee_id collate "C" for update of e`,
         [orgId, [...employeeIds]],
       );
       const out = new Map<string, LockedEmployee>();

@@ -1,0 +1,87 @@
+/**
+ * A page's employee-id lookup on an org PostgreSQL has no statistics for yet (docs/sync.md
+ * "Memory and throughput"): a first sync grows the org from nothing, and autovacuum's ANALYZE
+ * comes later. The lookup must probe the `(org_id, employee_id)` index once per id and never read
+ * the rest of the org: `employee_id = any(<500 ids>)` was planned as "every row of the org, then
+ * filter", so each page read the whole org. Checked on the plan PostgreSQL runs (EXPLAIN ANALYZE):
+ * the rows it visits, not a time.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMPLOYEE_IDS_SQL } from '../../../src/employees/store';
+import { startTestApp, type TestApp } from '../../support/harness';
+import * as f from '../../support/factories';
+import { dbQuery, storesOf } from '../../support/db';
+
+let app: TestApp;
+let orgId: number;
+const ORG_SIZE = 20_000;
+
+beforeAll(async () => {
+  app = await startTestApp({ worker: false });
+  orgId = (await f.client(app.ctx, 'Growing Employer')).org.id;
+  // As during a first sync: rows written, never analyzed (this test's own schema, so turning
+  // autovacuum off for its table touches nobody else).
+  await dbQuery(app, `alter table employees set (autovacuum_enabled = false)`);
+  await dbQuery(
+    app,
+    `insert into employees (id, org_id, employee_id, record_enc, masked_enc, updated_at)
+     select gen_random_uuid(), $1, 'EMP' || i, repeat('r', 1500), repeat('m', 1500), now() from generate_series(1, $2::int) i`,
+    [orgId, ORG_SIZE],
+  );
+}, 120_000);
+afterAll(async () => app?.stop());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+/** The plan PostgreSQL ran for `sql` with `values`, as its nodes. */
+async function executedPlan(sql: string, values: unknown[]): Promise<PlanNode[]> {
+  const res = await dbQuery(app, `explain (analyze, format json) ${sql}`, values);
+  return nodes((res.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+}
+
+/** Rows of `employees` the plan's nodes produced, and those they read and threw away. */
+function employeeRowsTouched(plan: PlanNode[]): { produced: number; discarded: number } {
+  const onEmployees = plan.filter((n) => n['Relation Name'] === 'employees');
+  return {
+    produced: onEmployees.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0),
+    discarded: onEmployees.reduce((sum, n) => sum + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0), 0),
+  };
+}
+
+describe('employee-id lookup of a page, on an org without statistics', () => {
+  it('the table has no statistics (the situation the lookup must survive)', async () => {
+    const stats = await dbQuery(app, `select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = 'employees'`);
+    expect(stats.rows[0].n).toBe(0);
+  });
+
+  it('a page of 500 new employees: no row of the org is read', async () => {
+    const ids = Array.from({ length: 500 }, (_, i) => `NEW${i + 1}`);
+    const plan = await executedPlan(EMPLOYEE_IDS_SQL, [orgId, ids]);
+    expect(employeeRowsTouched(plan)).toEqual({ produced: 0, discarded: 0 });
+  });
+
+  it('a page of 500 stored employees: exactly their 500 rows are read', async () => {
+    const ids = Array.from({ length: 500 }, (_, i) => `EMP${ORG_SIZE - i}`);
+    const plan = await executedPlan(EMPLOYEE_IDS_SQL, [orgId, ids]);
+    expect(employeeRowsTouched(plan)).toEqual({ produced: 500, discarded: 0 });
+  });
+
+  it('the store answers with the stored ids of those that exist, none for the rest', async () => {
+    const stored = await dbQuery(app, `select employee_id, id from employees where org_id = $1 and employee_id in ('EMP1', 'EMP7')`, [orgId]);
+    const expected = new Map(stored.rows.map((r: { employee_id: string; id: string }) => [r.employee_id, r.id]));
+    const ids = await storesOf(app).employees.idsFor(orgId, ['EMP1', 'EMP7', 'NOPE', randomUUID()]);
+    expect(ids).toEqual(expected);
+    expect(ids.size).toBe(2);
+  });
+});
