@@ -89,45 +89,52 @@ export function employeeRowsJson(orgId: number, records: readonly EmployeeRecord
   );
 }
 
-/** A batch's rows as parallel arrays (`employeeRowArrays`), one element per record. */
-export interface EmployeeRowArrays {
-  ids: string[];
-  employeeIds: string[];
-  recordEnc: string[];
-  maskedEnc: string[];
+/** One employee row as the sync writes it: store id, employee id and both envelopes. */
+export interface EncodedEmployeeRow {
+  id: string;
+  employeeId: string;
+  recordEnc: string;
+  maskedEnc: string;
 }
 
 /**
- * The sync's row encoder: `records` of `orgId` encoded (`encodeEmployee`) in `byEmployeeId` order,
- * as the four arrays that `unnest($a::uuid[], $b::text[], $c::text[], $d::text[])` reads. Arrays
- * rather than one JSON document: nothing is serialized twice (the envelopes are base64url, sent as
- * they are) and PostgreSQL splits an array far faster than it parses JSON (docs/sync.md "Memory
- * and throughput").
+ * The sync's row encoder: `records` of `orgId` encoded (`encodeEmployee`) in `byEmployeeId` order
+ * (the order the update webhook locks rows in, so the two queue instead of deadlocking).
  */
-export function employeeRowArrays(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): EmployeeRowArrays {
-  const out: EmployeeRowArrays = { ids: [], employeeIds: [], recordEnc: [], maskedEnc: [] };
-  for (const r of [...records].sort((a, b) => byEmployeeId(a.employeeId, b.employeeId))) {
-    const stored = encodeEmployee(r, orgId, cipher);
-    out.ids.push(r.id);
-    out.employeeIds.push(r.employeeId);
-    out.recordEnc.push(stored.recordEnc);
-    out.maskedEnc.push(stored.maskedEnc);
+export function encodeEmployeeRows(orgId: number, records: readonly EmployeeRecord[], cipher: FieldCipher): EncodedEmployeeRow[] {
+  return [...records]
+    .sort((a, b) => byEmployeeId(a.employeeId, b.employeeId))
+    .map((r) => {
+      const stored = encodeEmployee(r, orgId, cipher);
+      return { id: r.id, employeeId: r.employeeId, recordEnc: stored.recordEnc, maskedEnc: stored.maskedEnc };
+    });
+}
+
+/**
+ * Most rows one upsert statement carries: four bind parameters each, well under the 65,535 a
+ * statement may have (PostgreSQL's protocol counts them in 16 bits). A larger page (an HRMS that
+ * lists everyone at once) is written in several statements of one transaction.
+ */
+export const MAX_ROWS_PER_STATEMENT = 4096;
+
+/**
+ * `rows` as the body of a `VALUES` list of bind parameters, `(id, employee_id, record_enc,
+ * masked_enc)` per row in order, numbered from `$first`: `sql` goes between `(values ` and `)`,
+ * `values` are the parameters. Each envelope is a parameter of its own: PostgreSQL takes a text
+ * parameter as it is, where an array literal of envelopes is scanned character by character,
+ * twice (docs/sync.md "Memory and throughput"). Throws RangeError past
+ * {@link MAX_ROWS_PER_STATEMENT} rows.
+ */
+export function employeeRowsValues(rows: readonly EncodedEmployeeRow[], first: number): { sql: string; values: string[] } {
+  if (rows.length > MAX_ROWS_PER_STATEMENT) throw new RangeError(`at most ${MAX_ROWS_PER_STATEMENT} rows per statement`);
+  const tuples: string[] = [];
+  const values: string[] = [];
+  for (const r of rows) {
+    const n = first + values.length;
+    tuples.push(`($${n}::uuid,$${n + 1}::text,$${n + 2}::text,$${n + 3}::text)`);
+    values.push(r.id, r.employeeId, r.recordEnc, r.maskedEnc);
   }
-  return out;
-}
-
-/** What every envelope looks like (crypto/field-cipher): none of it needs quoting in an array literal. */
-const ENVELOPE = /^v1\.[0-9a-f]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
-/**
- * `envelopes` as one PostgreSQL array literal (`{a,b,…}`) for a `$n::text[]` parameter. An
- * envelope is never `NULL` and holds no quote, brace, comma, backslash or space, so it goes in
- * unquoted; `pg` would quote and escape each one (two scans of a few KiB that change nothing,
- * two per employee in a full sync). Throws when one is not an envelope (it would need quoting).
- */
-export function envelopeArrayLiteral(envelopes: readonly string[]): string {
-  for (const e of envelopes) if (!ENVELOPE.test(e)) throw new Error('not a field envelope');
-  return `{${envelopes.join(',')}}`;
+  return { sql: tuples.join(','), values };
 }
 
 /** The column list matching `employeeRowsJson` in `jsonb_to_recordset(...) as r(...)`. */

@@ -13,7 +13,7 @@ import type pg from 'pg';
 import { auditDataPointsLiteral, markEstablished, notWithdrawnSince } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
-import { byEmployeeId, employeeRowArrays, envelopeArrayLiteral } from './codec';
+import { byEmployeeId, employeeRowsValues, encodeEmployeeRows, MAX_ROWS_PER_STATEMENT } from './codec';
 import type { DataPoints } from '../domain/data-points';
 import type { EmployeeRecord } from '../domain/record';
 import { isUuid } from '../domain/ids';
@@ -93,8 +93,8 @@ export interface EmployeeStore {
   upsertBatch(orgId: number, runId: string | null, records: EmployeeRecord[], writtenUpTo?: string, tx?: Tx): Promise<number>;
   /**
    * `upsertBatch` for one page of sync run `runId`, guarded by `guard`; one statement for the
-   * page (rows as arrays, `employeeRowArrays`), plus one per round when an employee's id changed
-   * under it. Returns how many employees it wrote and what they reached (for the next page's guard).
+   * page (up to `MAX_ROWS_PER_STATEMENT` rows, a `VALUES` list of bind parameters), plus one per
+   * round when an employee's id changed under it. Returns how many employees it wrote and what they reached (for the next page's guard).
    */
   upsertPage(orgId: number, runId: string, records: EmployeeRecord[], guard: PageGuard, tx?: Tx): Promise<PageWrites & { written: number }>;
   /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */
@@ -258,50 +258,45 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
     const byEmployee = new Map<string, EmployeeRecord>();
     for (const r of records) byEmployee.set(r.employeeId, r);
     if (byEmployee.size === 0) return { written: 0, employeeIds: [], upTo: '0' };
-    // `employeeRowArrays` sends rows in employee_id order: the update webhook locks rows in the
+    // `encodeEmployeeRows` sends rows in employee_id order: the update webhook locks rows in the
     // same order, so the two queue on each other instead of deadlocking.
     let pending = [...byEmployee.values()];
     let upTo = 0n;
     // Whether the stored row may take this batch's values: not written since the mark, or
     // written by the run's previous page (its own write, not the webhook's).
-    const fresh = `($4::bigint is null or employees.write_seq <= $4::bigint
-      or (employees.employee_id = any($8::text[]) and employees.write_seq <= $9::bigint))`;
+    const fresh = `($3::bigint is null or employees.write_seq <= $3::bigint
+      or (employees.employee_id = any($4::text[]) and employees.write_seq <= $5::bigint))`;
+    const guardValues = [guard?.writtenUpTo ?? null, guard?.previous?.employeeIds ?? [], guard?.previous?.upTo ?? '0'];
     for (let round = 1; pending.length > 0; round++) {
-      // Straight to pg, one statement per page: the rows as four arrays (unnest keeps their
-      // order). A row whose stored id differs from the record's (the employee was created, e.g.
-      // by the update webhook, after `idsFor`) is left alone: its masked envelope carries the id,
-      // so it is re-encoded with the stored id and written again.
-      const rows = employeeRowArrays(orgId, pending, cipher);
-      const res = await db.query(
-        `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
-         select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, $2::uuid, null, now()
-           from unnest($3::uuid[], $5::text[], $6::text[], $7::text[]) as r(id, employee_id, record_enc, masked_enc)
-         on conflict (org_id, employee_id) do update
-           set record_enc = case when ${fresh} then excluded.record_enc else employees.record_enc end,
-               masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
-               last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
-               removed_at = case when ${fresh} then null else employees.removed_at end,
-               updated_at = case when ${fresh} then now() else employees.updated_at end,
-               write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
-           where employees.id = excluded.id
-         returning employee_id, write_seq::text as seq`,
-        [
-          orgId,
-          runId,
-          rows.ids,
-          guard?.writtenUpTo ?? null,
-          rows.employeeIds,
-          envelopeArrayLiteral(rows.recordEnc),
-          envelopeArrayLiteral(rows.maskedEnc),
-          guard?.previous?.employeeIds ?? [],
-          guard?.previous?.upTo ?? '0',
-        ],
-      );
+      // Straight to pg, one statement per page (of up to MAX_ROWS_PER_STATEMENT rows): the rows
+      // as a VALUES list of bind parameters, each envelope one parameter, in order. A row whose
+      // stored id differs from the record's (the employee was created, e.g. by the update
+      // webhook, after `idsFor`) is left alone: its masked envelope carries the id, so it is
+      // re-encoded with the stored id and written again.
+      const rows = encodeEmployeeRows(orgId, pending, cipher);
       const written = new Set<string>();
-      for (const r of res.rows as { employee_id: string; seq: string }[]) {
-        written.add(r.employee_id);
-        const seq = BigInt(r.seq);
-        if (seq > upTo) upTo = seq;
+      for (let at = 0; at < rows.length; at += MAX_ROWS_PER_STATEMENT) {
+        const list = employeeRowsValues(rows.slice(at, at + MAX_ROWS_PER_STATEMENT), 6);
+        const res = await db.query(
+          `insert into employees (id, org_id, employee_id, record_enc, masked_enc, last_sync_run_id, removed_at, updated_at)
+           select r.id, $1, r.employee_id, r.record_enc, r.masked_enc, $2::uuid, null, now()
+             from (values ${list.sql}) as r(id, employee_id, record_enc, masked_enc)
+           on conflict (org_id, employee_id) do update
+             set record_enc = case when ${fresh} then excluded.record_enc else employees.record_enc end,
+                 masked_enc = case when ${fresh} then excluded.masked_enc else employees.masked_enc end,
+                 last_sync_run_id = coalesce(excluded.last_sync_run_id, employees.last_sync_run_id),
+                 removed_at = case when ${fresh} then null else employees.removed_at end,
+                 updated_at = case when ${fresh} then now() else employees.updated_at end,
+                 write_seq = case when ${fresh} then nextval('employee_write_seq') else employees.write_seq end
+             where employees.id = excluded.id
+           returning employee_id, write_seq::text as seq`,
+          [orgId, runId, ...guardValues, ...list.values],
+        );
+        for (const r of res.rows as { employee_id: string; seq: string }[]) {
+          written.add(r.employee_id);
+          const seq = BigInt(r.seq);
+          if (seq > upTo) upTo = seq;
+        }
       }
       const stale = pending.filter((r) => !written.has(r.employeeId));
       if (stale.length > 0 && round >= 5) throw new Error(`employee ids of org ${orgId} kept changing during an upsert`);

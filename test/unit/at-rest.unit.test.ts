@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { blindIndex, blindIndexes, blindIndexKeys } from '../../src/crypto/blind-index';
 import { createFieldCipher, DecryptionError, keyId } from '../../src/crypto/field-cipher';
 import { normalizeRecord } from '../../src/domain/record';
-import { decodeEmployee, encodeEmployee, envelopeArrayLiteral, maskedAad, recordAad } from '../../src/employees/codec';
+import { decodeEmployee, encodeEmployee, employeeRowsValues, MAX_ROWS_PER_STATEMENT, maskedAad, recordAad } from '../../src/employees/codec';
 import { deriveKey } from '../../src/infra';
 
 const master = randomBytes(32);
@@ -115,15 +115,25 @@ describe('field cipher IVs', () => {
   });
 });
 
-describe('envelope array literal', () => {
-  it('lists envelopes unquoted, and refuses a value that would need quoting', () => {
-    const cipher = createFieldCipher(deriveKey(master, 'field-cipher'));
-    const a = cipher.encrypt('{"x":1}', 'a');
-    const b = cipher.encrypt('"quoted", {braced}', 'b');
-    expect(envelopeArrayLiteral([a, b])).toBe(`{${a},${b}}`);
-    expect(envelopeArrayLiteral([])).toBe('{}');
-    for (const bad of ['NULL', 'v1.abc.x,y.z', 'v1.abc.x"y.z', 'v1.abc.x y.z', 'v1.abc.x}.z', 'v1.abc.x\\y.z']) {
-      expect(() => envelopeArrayLiteral([a, bad])).toThrow('not a field envelope');
-    }
+describe('employee rows as a VALUES list of bind parameters', () => {
+  const row = (n: number) => ({ id: `id-${n}`, employeeId: `E${n}`, recordEnc: `v1.r${n}`, maskedEnc: `v1.m${n}` });
+
+  it('numbers four parameters per row from the first one given, and sends every value as a parameter in row order', () => {
+    const list = employeeRowsValues([row(1), row(2)], 6);
+    expect(list.sql).toBe('($6::uuid,$7::text,$8::text,$9::text),($10::uuid,$11::text,$12::text,$13::text)');
+    expect(list.values).toEqual(['id-1', 'E1', 'v1.r1', 'v1.m1', 'id-2', 'E2', 'v1.r2', 'v1.m2']);
+  });
+
+  it('a value that would need quoting in SQL or an array literal stays a parameter, never part of the text', () => {
+    const hostile = { id: 'x', employeeId: "E1'); drop table employees; --", recordEnc: '"},{', maskedEnc: 'NULL' };
+    const list = employeeRowsValues([hostile], 1);
+    expect(list.sql).toBe('($1::uuid,$2::text,$3::text,$4::text)');
+    expect(list.values).toEqual(['x', "E1'); drop table employees; --", '"},{', 'NULL']);
+  });
+
+  it(`refuses more than ${MAX_ROWS_PER_STATEMENT} rows (a statement's bind parameters are counted in 16 bits)`, () => {
+    const rows = Array.from({ length: MAX_ROWS_PER_STATEMENT + 1 }, (_, i) => row(i));
+    expect(() => employeeRowsValues(rows, 1)).toThrow(RangeError);
+    expect(employeeRowsValues(rows.slice(1), 6).values).toHaveLength(4 * MAX_ROWS_PER_STATEMENT);
   });
 });
