@@ -71,6 +71,17 @@ const LOCK_KEY = `hashtext(current_schema() || ':hrx:employee-erasure')`;
 const epochMs = (expr: string): string => `round(1000 * extract(epoch from ${expr}))::float8`;
 
 /**
+ * The tombstones among some hashes of an org's employee ids: `$1` the org id, `$2` the hashes
+ * (text[]); rows `{ id_hash }` of those erased. One primary-key probe per hash (a lateral
+ * subquery per hash, kept apart by its `limit 1`, exact for a key), for the reason the employee
+ * store's `EMPLOYEE_IDS_SQL` gives: an org's tombstones would otherwise be read in full on every
+ * page of a sync (a plain join was planned as a hash join over all of them).
+ */
+export const TOMBSTONE_HASHES_SQL = `select t.id_hash from unnest($2::text[]) as k(id_hash)
+  cross join lateral (select id_hash from employee_tombstones
+                       where org_id = $1 and id_hash = k.id_hash limit 1) as t`;
+
+/**
  * Builds the store over `pool` (calls given a `Tx` run on its connection). `keys`: the tombstone
  * keys, current first (new tombstones), then retired ones (still matched after a master-key
  * rotation); `cipher` opens consent statements to digest them. Throws when `keys` is empty.
@@ -96,7 +107,7 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
       const res = await (
         await queryableOf(pool, tx)
       ).query({
-        text: `select id_hash from employee_tombstones where org_id = $1 and id_hash = any($2::text[])`,
+        text: TOMBSTONE_HASHES_SQL,
         values: [orgId, [...hashes.keys()]],
       });
       return new Set((res.rows as { id_hash: string }[]).map((r) => hashes.get(r.id_hash)!));

@@ -220,13 +220,15 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
 
 /**
  * The stored row ids of some employees of an org: `$1` the org id, `$2` the employee ids (text[]);
- * rows `{ employee_id, id }` for those that exist. One index probe per id (a join over the ids),
- * never a scan of the org: until ANALYZE has seen a growing org, PostgreSQL takes
+ * rows `{ employee_id, id }` for those that exist. One index probe per id (a lateral subquery
+ * per id, kept from being merged into a join by its `limit 1`, exact for a unique key), never a
+ * scan of the org: until ANALYZE has seen a growing org, PostgreSQL takes
  * `employee_id = any(<500 ids>)` to match every row and read the whole org on each page, which
  * made a first sync O(n²) (docs/sync.md "Memory and throughput").
  */
-export const EMPLOYEE_IDS_SQL = `select e.employee_id, e.id from unnest($2::text[]) as k(employee_id)
-  join employees e on e.org_id = $1 and e.employee_id = k.employee_id`;
+export const EMPLOYEE_IDS_SQL = `select k.employee_id, e.id from unnest($2::text[]) as k(employee_id)
+  cross join lateral (select id from employees
+                       where org_id = $1 and employee_id = k.employee_id limit 1) as e`;
 
 /** Builds the employee store over `pool` (calls given a `Tx` run on its connection instead). */
 export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): EmployeeStore {

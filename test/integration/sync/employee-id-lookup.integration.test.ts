@@ -1,13 +1,15 @@
 /**
- * A page's employee-id lookup on an org PostgreSQL has no statistics for yet (docs/sync.md
+ * A page's employee-id and tombstone lookups on an org PostgreSQL has no statistics for yet (docs/sync.md
  * "Memory and throughput"): a first sync grows the org from nothing, and autovacuum's ANALYZE
  * comes later. The lookup must probe the `(org_id, employee_id)` index once per id and never read
  * the rest of the org: `employee_id = any(<500 ids>)` was planned as "every row of the org, then
- * filter", so each page read the whole org. Checked on the plan PostgreSQL runs (EXPLAIN ANALYZE):
- * the rows it visits, not a time.
+ * filter", so each page read the whole org. The same holds for the page's tombstone lookup (the
+ * erasure check) over the org's tombstones. Checked on the plan PostgreSQL runs (EXPLAIN
+ * ANALYZE): the rows it visits, not a time.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOMBSTONE_HASHES_SQL } from '../../../src/employees/erasure-store';
 import { EMPLOYEE_IDS_SQL } from '../../../src/employees/store';
 import { startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
@@ -23,6 +25,8 @@ beforeAll(async () => {
   // As during a first sync: rows written, never analyzed (this test's own schema, so turning
   // autovacuum off for its table touches nobody else).
   await dbQuery(app, `alter table employees set (autovacuum_enabled = false)`);
+  await dbQuery(app, `alter table employee_tombstones set (autovacuum_enabled = false)`);
+  await dbQuery(app, `insert into employee_tombstones (org_id, id_hash) select $1, 'hash-' || i from generate_series(1, $2::int) i`, [orgId, ORG_SIZE]);
   await dbQuery(
     app,
     `insert into employees (id, org_id, employee_id, record_enc, masked_enc, updated_at)
@@ -50,9 +54,9 @@ async function executedPlan(sql: string, values: unknown[]): Promise<PlanNode[]>
   return nodes((res.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
 }
 
-/** Rows of `employees` the plan's nodes produced, and those they read and threw away. */
-function employeeRowsTouched(plan: PlanNode[]): { produced: number; discarded: number } {
-  const onEmployees = plan.filter((n) => n['Relation Name'] === 'employees');
+/** Rows of `table` the plan's nodes produced, and those they read and threw away. */
+function rowsTouched(plan: PlanNode[], table = 'employees'): { produced: number; discarded: number } {
+  const onEmployees = plan.filter((n) => n['Relation Name'] === table);
   return {
     produced: onEmployees.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0),
     discarded: onEmployees.reduce((sum, n) => sum + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0), 0),
@@ -61,20 +65,23 @@ function employeeRowsTouched(plan: PlanNode[]): { produced: number; discarded: n
 
 describe('employee-id lookup of a page, on an org without statistics', () => {
   it('the table has no statistics (the situation the lookup must survive)', async () => {
-    const stats = await dbQuery(app, `select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = 'employees'`);
+    const stats = await dbQuery(
+      app,
+      `select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename in ('employees', 'employee_tombstones')`,
+    );
     expect(stats.rows[0].n).toBe(0);
   });
 
   it('a page of 500 new employees: no row of the org is read', async () => {
     const ids = Array.from({ length: 500 }, (_, i) => `NEW${i + 1}`);
     const plan = await executedPlan(EMPLOYEE_IDS_SQL, [orgId, ids]);
-    expect(employeeRowsTouched(plan)).toEqual({ produced: 0, discarded: 0 });
+    expect(rowsTouched(plan)).toEqual({ produced: 0, discarded: 0 });
   });
 
   it('a page of 500 stored employees: exactly their 500 rows are read', async () => {
     const ids = Array.from({ length: 500 }, (_, i) => `EMP${ORG_SIZE - i}`);
     const plan = await executedPlan(EMPLOYEE_IDS_SQL, [orgId, ids]);
-    expect(employeeRowsTouched(plan)).toEqual({ produced: 500, discarded: 0 });
+    expect(rowsTouched(plan)).toEqual({ produced: 500, discarded: 0 });
   });
 
   it('the store answers with the stored ids of those that exist, none for the rest', async () => {
@@ -83,5 +90,19 @@ describe('employee-id lookup of a page, on an org without statistics', () => {
     const ids = await storesOf(app).employees.idsFor(orgId, ['EMP1', 'EMP7', 'NOPE', randomUUID()]);
     expect(ids).toEqual(expected);
     expect(ids.size).toBe(2);
+  });
+});
+
+describe('tombstone lookup of a page (the erasure check), on an org without statistics', () => {
+  it('500 hashes, 3 of them erased: the 3 are found, probing one key per hash, none of the org’s other tombstones read', async () => {
+    const hashes = [...Array.from({ length: 497 }, (_, i) => `other-${i}`), 'hash-1', 'hash-2', `hash-${ORG_SIZE}`];
+    const plan = await executedPlan(TOMBSTONE_HASHES_SQL, [orgId, hashes]);
+    expect(plan[0]!['Actual Rows']).toBe(3);
+    // Rows per loop are averaged (3 found over 500 probes shows as 0): a scan of the org's
+    // tombstones shows as all 20,000 of them, produced or discarded.
+    const touched = rowsTouched(plan, 'employee_tombstones');
+    expect(touched.discarded).toBe(0);
+    expect(touched.produced).toBeLessThanOrEqual(hashes.length);
+    expect(plan.some((n) => n['Relation Name'] === 'employee_tombstones' && n['Actual Loops'] === hashes.length)).toBe(true);
   });
 });
