@@ -49,8 +49,9 @@ export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): Em
     async lock(tx, orgId, employeeIds) {
       const client = await pgClientOf(tx);
       const res = await client.query(
-        // A join over the ids (one index probe each), not `employee_id = any(…)`: see the
-        // employee store's `idsFor` (an org's rows unanalyzed yet are otherwise read in full).
+        // A join over the ids rather than `employee_id = any(…)`, which PostgreSQL plans as a read
+        // of the whole org while it has no statistics for it (see `EMPLOYEE_IDS_SQL`). Not that
+        // constant's lateral form: the rows must be locked in employee_id order (one statement).
         `select e.id, e.employee_id, e.record_enc, e.removed_at is not null as removed
            from (select distinct k from unnest($2::text[]) as k) as k(employee_id)
            join employees e on e.org_id = $1 and e.employee_id = k.employee_id
