@@ -94,7 +94,8 @@ export interface EmployeeStore {
   /**
    * `upsertBatch` for one page of sync run `runId`, guarded by `guard`; one statement for the
    * page (up to `MAX_ROWS_PER_STATEMENT` rows, a `VALUES` list of bind parameters), plus one per
-   * round when an employee's id changed under it. Returns how many employees it wrote and what they reached (for the next page's guard).
+   * round when an employee's id changed under it. Returns how many employees it wrote and what
+   * they reached (for the next page's guard).
    */
   upsertPage(orgId: number, runId: string, records: EmployeeRecord[], guard: PageGuard, tx?: Tx): Promise<PageWrites & { written: number }>;
   /** The employee write sequence's high-water mark now (a bigint as text), for `upsertBatch`. */

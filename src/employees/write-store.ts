@@ -43,21 +43,25 @@ export interface EmployeeWriteStore {
   audit(entries: readonly AuditEntryInput[], tx?: Tx): Promise<void>;
 }
 
+/**
+ * Locks some employee rows of an org (removed ones included) until the transaction ends: `$1` the
+ * org id, `$2` the employee ids (text[]); rows `{ id, employee_id, record_enc, removed }` in
+ * `employee_id` order (`collate "C"`, the order the sync writes in, so the two never deadlock).
+ * A join over the ids, one index probe each, rather than `employee_id = any(…)`, which PostgreSQL
+ * plans as a read of the whole org while it has no statistics for it (see the employee store's
+ * `EMPLOYEE_IDS_SQL`); not that constant's lateral form, so that one sort orders the locks.
+ */
+export const LOCK_EMPLOYEES_SQL = `select e.id, e.employee_id, e.record_enc, e.removed_at is not null as removed
+  from (select distinct k from unnest($2::text[]) as k) as k(employee_id)
+  join employees e on e.org_id = $1 and e.employee_id = k.employee_id
+  order by e.employee_id collate "C" for update of e`;
+
 /** Builds the webhook's write store; `pool` serves calls made without a transaction. */
 export function createEmployeeWriteStore(pool: pg.Pool, cipher: FieldCipher): EmployeeWriteStore {
   return {
     async lock(tx, orgId, employeeIds) {
       const client = await pgClientOf(tx);
-      const res = await client.query(
-        // A join over the ids rather than `employee_id = any(…)`, which PostgreSQL plans as a read
-        // of the whole org while it has no statistics for it (see `EMPLOYEE_IDS_SQL`). Not that
-        // constant's lateral form: the rows must be locked in employee_id order (one statement).
-        `select e.id, e.employee_id, e.record_enc, e.removed_at is not null as removed
-           from (select distinct k from unnest($2::text[]) as k) as k(employee_id)
-           join employees e on e.org_id = $1 and e.employee_id = k.employee_id
-          order by e.employee_id collate "C" for update of e`,
-        [orgId, [...employeeIds]],
-      );
+      const res = await client.query(LOCK_EMPLOYEES_SQL, [orgId, [...employeeIds]]);
       const out = new Map<string, LockedEmployee>();
       for (const r of res.rows as { id: string; employee_id: string; record_enc: string; removed: boolean }[]) {
         const decoded = decodeEmployee({ id: r.id, employeeId: r.employee_id, recordEnc: r.record_enc }, orgId, cipher);

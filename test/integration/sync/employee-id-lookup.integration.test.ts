@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOMBSTONE_HASHES_SQL } from '../../../src/employees/erasure-store';
 import { EMPLOYEE_IDS_SQL } from '../../../src/employees/store';
+import { LOCK_EMPLOYEES_SQL } from '../../../src/employees/write-store';
+import { MAX_UPDATE_BATCH } from '../../../src/employees/routes';
 import { startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
 import { dbQuery, storesOf } from '../../support/db';
@@ -104,5 +106,21 @@ describe('tombstone lookup of a page (the erasure check), on an org without stat
     expect(touched.discarded).toBe(0);
     expect(touched.produced).toBeLessThanOrEqual(hashes.length);
     expect(plan.some((n) => n['Relation Name'] === 'employee_tombstones' && n['Actual Loops'] === hashes.length)).toBe(true);
+  });
+});
+
+describe('row locks of an update webhook batch, on an org without statistics', () => {
+  it(`a batch of ${MAX_UPDATE_BATCH} ids, half of them stored: exactly those rows are read (and locked), in employee_id order`, async () => {
+    const ids = Array.from({ length: MAX_UPDATE_BATCH }, (_, i) => (i % 2 === 0 ? `EMP${i + 1}` : `NEW${i + 1}`));
+    const plan = await executedPlan(LOCK_EMPLOYEES_SQL, [orgId, ids]);
+    expect(plan[0]!['Actual Rows']).toBe(MAX_UPDATE_BATCH / 2);
+    // Rows per loop are averaged (500 found over 1,000 probes): a scan of the org shows as its
+    // 20,000 rows, produced or discarded.
+    const touched = rowsTouched(plan);
+    expect(touched.discarded).toBe(0);
+    expect(touched.produced).toBeLessThanOrEqual(MAX_UPDATE_BATCH);
+    const rows = (await dbQuery(app, LOCK_EMPLOYEES_SQL, [orgId, [...ids, 'EMP1']])).rows.map((r: { employee_id: string }) => r.employee_id);
+    expect(rows).toHaveLength(MAX_UPDATE_BATCH / 2);
+    expect(rows).toEqual([...rows].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 });

@@ -22,8 +22,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => app?.stop());
 
-const page = (name: string) =>
-  Array.from({ length: PAGE }, (_, i) => normalizeRecord({ employeeId: `E${i + 1}`, name: `${name} ${i + 1}` }, newEmployeeRowId()));
+/** An employee id from the HRMS that would break SQL or an array literal were it ever spliced in. */
+const HOSTILE_ID = `E0'),('x"},{\\`;
+const page = (name: string) => [
+  ...Array.from({ length: PAGE - 1 }, (_, i) => normalizeRecord({ employeeId: `E${i + 1}`, name: `${name} ${i + 1}` }, newEmployeeRowId())),
+  normalizeRecord({ employeeId: HOSTILE_ID, name: `${name} hostile` }, newEmployeeRowId()),
+];
 
 describe(`a page of ${PAGE} employees (three statements)`, () => {
   it('stores every row once, each stamped with the run, and the write mark covers the last of them', async () => {
@@ -38,6 +42,8 @@ describe(`a page of ${PAGE} employees (three statements)`, () => {
       [orgId, runId],
     );
     expect(stored.rows[0]).toEqual({ n: PAGE, ids: PAGE, top: writes.upTo, seen: PAGE });
+    const hostile = await dbQuery(app, `select count(*)::int as n from employees where org_id = $1 and employee_id = $2`, [orgId, HOSTILE_ID]);
+    expect(hostile.rows[0].n).toBe(1);
   });
 
   it('a second run rewrites every row of the page, keeping each store id', async () => {
@@ -53,8 +59,8 @@ describe(`a page of ${PAGE} employees (three statements)`, () => {
       expect(r.id).toBe(ids.get(r.employee_id));
       expect(r.last_sync_run_id).toBe(runId);
     }
-    const last = (await dbQuery(app, `select id, record_enc from employees where org_id = $1 and employee_id = $2`, [orgId, `E${PAGE}`])).rows[0];
-    const decoded = decodeEmployee({ id: last.id, employeeId: `E${PAGE}`, recordEnc: last.record_enc }, orgId, app.ctx.cipher);
-    expect(decoded.name).toBe(`Second ${PAGE}`);
+    const last = (await dbQuery(app, `select id, record_enc from employees where org_id = $1 and employee_id = $2`, [orgId, HOSTILE_ID])).rows[0];
+    const decoded = decodeEmployee({ id: last.id, employeeId: HOSTILE_ID, recordEnc: last.record_enc }, orgId, app.ctx.cipher);
+    expect(decoded.name).toBe('Second hostile');
   });
 });
