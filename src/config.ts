@@ -3,6 +3,7 @@
  * Throws `ConfigError` naming the first bad variable; never echoes secret values.
  */
 import { z } from 'zod';
+import { normalizeHost } from './outbound/host-policy';
 
 const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
   message: 'must be 32 bytes, base64-encoded',
@@ -238,6 +239,24 @@ export const configSchema = z.object({
     .transform((v) => v === '1')
     .describe(
       "`1` lets HRMS hosts be (or resolve to) loopback, private, link-local and other reserved addresses: a local simulator, an HRMS on the operator's own network. `0` refuses them (SSRF guard).",
+    ),
+  HRX_HRMS_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const hosts = v
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean);
+      const normalized = hosts.map(normalizeHost);
+      if (normalized.some((h) => h === null)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated host names or IP addresses, without scheme, port, path or wildcard' });
+        return z.NEVER;
+      }
+      return normalized as string[];
+    })
+    .describe(
+      "HRMS hosts on the operator's own network, comma-separated, each a host name or IP address spelled exactly as in the HRMS URL (e.g. `hrms-sim`): a URL with one of these hosts may reach a private address while every other host stays refused. Narrower than `HRX_HRMS_ALLOW_PRIVATE_HOSTS=1`; a sandbox's simulator needs only this.",
     ),
   HRX_HRMS_LIVE_WAIT_MS: z.coerce
     .number()

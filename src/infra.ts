@@ -219,11 +219,18 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   // Outside hosts (HRMS hosts, vendor endpoints) go through the SSRF guard unless the operator
   // allows private hosts. Each refusal is logged naming the setting that would allow it (never
   // the host or its addresses), in the API (setup-config, live reads) and the worker (syncs).
-  const refusal = (setting: string, what: string) => (): void => {
-    log.warn({ setting }, `${what} refused: it is, or resolves to, a private, loopback or reserved address (${setting}=1 allows such hosts)`);
+  const refusal = (setting: string, what: string, oneHost?: string) => (): void => {
+    const allows = oneHost ? `${oneHost}=<host> allows one named host, ${setting}=1 every such host` : `${setting}=1 allows such hosts`;
+    log.warn({ setting }, `${what} refused: it is, or resolves to, a private, loopback or reserved address (${allows})`);
   };
   const hostPolicies: { hrms: HostPolicy | undefined; events: HostPolicy | undefined } = {
-    hrms: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS ? undefined : createHostPolicy({ onRefused: refusal('HRX_HRMS_ALLOW_PRIVATE_HOSTS', 'HRMS host') }),
+    // HRX_HRMS_ALLOWED_HOSTS exempts the operator's own named hosts and keeps the guard for every other.
+    hrms: config.HRX_HRMS_ALLOW_PRIVATE_HOSTS
+      ? undefined
+      : createHostPolicy({
+          allowHosts: config.HRX_HRMS_ALLOWED_HOSTS,
+          onRefused: refusal('HRX_HRMS_ALLOW_PRIVATE_HOSTS', 'HRMS host', 'HRX_HRMS_ALLOWED_HOSTS'),
+        }),
     events:
       config.HRX_EVENTS_ALLOW_PRIVATE_HOSTS || config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK
         ? undefined

@@ -11,7 +11,12 @@
  * address checked is the address connected to and DNS rebinding gains nothing; IP-literal hosts,
  * which are never looked up, are checked up front by `checkUrl`. The policy knows nothing of
  * HRMS APIs, the store or routes: connectors take it as an option (`ConnectorOptions.hostPolicy`),
- * and the registry wiring builds it from `HRX_HRMS_ALLOW_PRIVATE_HOSTS`.
+ * and the registry wiring builds it from `HRX_HRMS_ALLOW_PRIVATE_HOSTS` and `HRX_HRMS_ALLOWED_HOSTS`.
+ *
+ * An operator whose HRMS (or sandbox simulator) sits on its own network names that one host in
+ * `allowHosts` instead of lifting the guard: only a URL whose host is spelled exactly so may reach
+ * a private address, and every other host stays refused, so an employer's admin who may set the
+ * HRMS host still cannot point hrx at Redis, PostgreSQL or cloud metadata beside it.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import http from 'node:http';
@@ -167,6 +172,29 @@ export function isHostNotAllowed(err: unknown): boolean {
   return false;
 }
 
+/**
+ * A host as the policy compares it: the WHATWG URL parser's host (lower case, IDNA to punycode,
+ * IPv4 in dotted decimal, IPv6 compressed without brackets), without one trailing dot. Returns
+ * null for text that is not a bare host (a port, path, scheme, user info or wildcard).
+ */
+export function normalizeHost(text: string): string | null {
+  const t = text.trim();
+  if (t === '' || /[/?#@*\\\s]/.test(t)) return null;
+  // A colon belongs only inside an IPv6 literal (bracketed or bare): `host:80` is refused, though
+  // the URL parser would drop the scheme's default port without a trace.
+  const v6 = isIP(t.replace(/^\[(.*)\]$/, '$1')) === 6;
+  if (!v6 && t.includes(':')) return null;
+  let url: URL;
+  try {
+    url = new URL(`http://${v6 && !t.startsWith('[') ? `[${t}]` : t}/`);
+  } catch {
+    return null;
+  }
+  if (url.port !== '' || url.username !== '' || url.password !== '' || url.pathname !== '/') return null;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host === '' ? null : host;
+}
+
 /** `dns.lookup` with `all: true`: how a policy resolves names (tests substitute their own). */
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -191,23 +219,35 @@ export interface HostPolicy {
 /**
  * Builds the policy that refuses private, loopback, link-local and reserved hosts. `onRefused`
  * is called for each host refused for its address (not for a wrong scheme), with nothing of the
- * host: the caller logs which setting would allow it.
+ * host: the caller logs which setting would allow it. `allowHosts` (each as `normalizeHost`
+ * returns it) are hosts the operator placed on its own network: a URL whose host is exactly one
+ * of them may reach any address; a name merely ending in one (`x.hrms-sim`) or an address one
+ * resolves to, spelled as a literal, is checked as any other. Throws TypeError for an entry that
+ * is not a bare host.
  */
-export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => void } = {}): HostPolicy {
+export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => void; allowHosts?: readonly string[] } = {}): HostPolicy {
   const resolve: Resolver = opts.resolve ?? ((hostname, options, callback) => dnsLookup(hostname, options, callback));
+  const allowed = new Set<string>();
+  for (const h of opts.allowHosts ?? []) {
+    const n = normalizeHost(h);
+    if (n === null) throw new TypeError('an allowed host must be a bare host name or IP address');
+    allowed.add(n);
+  }
+  const isAllowed = (host: string): boolean => allowed.size > 0 && allowed.has(normalizeHost(host) ?? '');
   const refused = (): HostNotAllowedError => {
     opts.onRefused?.();
     return new HostNotAllowedError();
   };
   const lookup: LookupFunction = (hostname, options, callback) => {
+    const exempt = isAllowed(hostname);
     if (isIP(hostname)) {
       // net never looks up an IP literal; checked here too should a caller do so.
-      if (isBlockedAddress(hostname)) return callback(refused(), '', 0);
+      if (!exempt && isBlockedAddress(hostname)) return callback(refused(), '', 0);
     }
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       if (!addresses?.length) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
-      if (addresses.some((a) => isBlockedAddress(a.address))) return callback(refused(), '', 0);
+      if (!exempt && addresses.some((a) => isBlockedAddress(a.address))) return callback(refused(), '', 0);
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       return callback(null, first.address, first.family);
@@ -216,7 +256,7 @@ export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => v
   return {
     checkUrl(url) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HostNotAllowedError();
-      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && isBlockedAddress(url.hostname)) throw refused();
+      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && !isAllowed(url.hostname) && isBlockedAddress(url.hostname)) throw refused();
     },
     lookup,
     agent: {

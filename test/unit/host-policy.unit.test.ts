@@ -12,6 +12,7 @@ import {
   HostNotAllowedError,
   isBlockedAddress,
   isHostNotAllowed,
+  normalizeHost,
   subnetsOutside,
   type Resolver,
 } from '../../src/outbound/host-policy';
@@ -196,13 +197,18 @@ describe('checkUrl (before any connection)', () => {
 });
 
 /** Calls the policy's lookup the way net does; resolves with what its callback got. */
-function lookupWith(resolved: LookupAddress[] | NodeJS.ErrnoException, hostname = 'hrms.example.com', options: { all?: boolean; family?: number } = {}) {
+function lookupWith(
+  resolved: LookupAddress[] | NodeJS.ErrnoException,
+  hostname = 'hrms.example.com',
+  options: { all?: boolean; family?: number } = {},
+  allowHosts: string[] = [],
+) {
   const calls: { hostname: string; options: LookupAllOptions }[] = [];
   const resolve: Resolver = (h, o, cb) => {
     calls.push({ hostname: h, options: o });
     queueMicrotask(() => (resolved instanceof Error ? cb(resolved, []) : cb(null, resolved)));
   };
-  const { lookup } = createHostPolicy({ resolve });
+  const { lookup } = createHostPolicy({ resolve, allowHosts });
   return new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family: unknown; calls: typeof calls }>((r) => {
     lookup(hostname, options, (err, address, family) => r({ err, address, family, calls }));
   });
@@ -276,5 +282,65 @@ describe('HRX_HRMS_ALLOW_PRIVATE_HOSTS', () => {
       expect(() => loadConfig({ HRX_HRMS_ALLOW_PRIVATE_HOSTS: bad })).toThrow(ConfigError);
     }
     expect(() => loadConfig({ HRX_HRMS_ALLOW_PRIVATE_HOSTS: 'yes' })).toThrow(/HRX_HRMS_ALLOW_PRIVATE_HOSTS/);
+  });
+});
+
+describe('allowHosts (HRX_HRMS_ALLOWED_HOSTS): named hosts on the operator network', () => {
+  const LOOPBACK: LookupAddress[] = [{ address: '127.0.0.1', family: 4 }];
+  const PRIVATE: LookupAddress[] = [{ address: '10.1.2.3', family: 4 }];
+
+  it('lets exactly a listed name reach a private address, in any case and with a trailing dot', async () => {
+    for (const name of ['hrms-sim', 'HRMS-Sim', 'hrms-sim.']) {
+      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim']);
+      expect(res, name).toMatchObject({ err: null, address: '10.1.2.3', family: 4 });
+    }
+    expect((await lookupWith(LOOPBACK, 'localhost', { all: true }, ['LOCALHOST'])).address).toEqual(LOOPBACK);
+  });
+
+  it.each(['redis', 'postgres', 'x.hrms-sim', 'hrms-sim.evil.example', 'hrms-sim-2', 'hrms'])(
+    'still refuses %s, a name that is not listed, when it resolves to a private address',
+    async (name) => {
+      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim']);
+      expect(res.err).toBeInstanceOf(HostNotAllowedError);
+    },
+  );
+
+  it('lets a listed IP literal through checkUrl in each spelling the URL parser gives it, and no other', () => {
+    const policy = createHostPolicy({ allowHosts: ['10.0.0.5', '::1'] });
+    for (const raw of ['http://10.0.0.5:9100/', 'http://167772165/', 'http://[::1]:9100/', 'http://[0::1]/']) {
+      expect(() => policy.checkUrl(new URL(raw)), raw).not.toThrow();
+    }
+    for (const raw of ['http://10.0.0.6/', 'http://127.0.0.1/', 'http://169.254.169.254/', 'http://[::2]/', 'ftp://10.0.0.5/']) {
+      expect(() => policy.checkUrl(new URL(raw)), raw).toThrow(HostNotAllowedError);
+    }
+  });
+
+  it('without a list, the same names and literals are refused (the control)', async () => {
+    expect((await lookupWith(PRIVATE, 'hrms-sim')).err).toBeInstanceOf(HostNotAllowedError);
+    expect(() => createHostPolicy().checkUrl(new URL('http://10.0.0.5:9100/'))).toThrow(HostNotAllowedError);
+  });
+
+  it('normalizes a host as the URL parser does, and refuses anything but a bare host', () => {
+    expect(['hrms-sim', 'HRMS-Sim.', '127.0.0.1', '2130706433', '::1', '[0:0::1]', 'münchen.de'].map(normalizeHost)).toEqual([
+      'hrms-sim',
+      'hrms-sim',
+      '127.0.0.1',
+      '127.0.0.1',
+      '::1',
+      '::1',
+      'xn--mnchen-3ya.de',
+    ]);
+    for (const bad of ['', ' ', 'hrms-sim:9100', 'hrms-sim:80', '*.corp.example', 'http://hrms-sim', 'hrms-sim/api', 'user@hrms-sim', 'a b', '.']) {
+      expect(normalizeHost(bad), bad).toBeNull();
+    }
+    expect(() => createHostPolicy({ allowHosts: ['hrms-sim:9100'] })).toThrow(TypeError);
+  });
+
+  it('the setting: empty by default, a comma-separated list normalized, a bad entry refused by name', () => {
+    expect(loadConfig({}).HRX_HRMS_ALLOWED_HOSTS).toEqual([]);
+    expect(loadConfig({ HRX_HRMS_ALLOWED_HOSTS: ' HRMS-Sim , 10.0.0.5,,' }).HRX_HRMS_ALLOWED_HOSTS).toEqual(['hrms-sim', '10.0.0.5']);
+    for (const bad of ['hrms-sim:9100', 'http://hrms-sim', '*.corp.example', 'ok,bad/path']) {
+      expect(() => loadConfig({ HRX_HRMS_ALLOWED_HOSTS: bad }), bad).toThrow(/HRX_HRMS_ALLOWED_HOSTS/);
+    }
   });
 });

@@ -5,7 +5,9 @@
  * prefix), with only the compose network's names and the simulator's port replaced by this
  * machine's. The one-shot must leave a vendor whose API key reads a synced employee; run again
  * (`docker compose up` starts it again), it creates no second pair of orgs and issues a new key;
- * without HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 it says which setting the sandbox needs.
+ * without the simulator's host in HRX_HRMS_ALLOWED_HOSTS it says which setting the sandbox needs.
+ * As docs/docker.md "Sandbox" has it, hrx keeps its HRMS host guard on and names only the
+ * simulator's host (`hrms-sim` there, `localhost` here).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { call, startTestApp, type TestApp } from '../../support/harness';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, { command: string[] }>;
+  'x-hrx': { environment: Record<string, string> };
 };
 
 async function freePort(): Promise<number> {
@@ -38,7 +41,7 @@ describe('compose profile sandbox: its commands, run for real', () => {
   let sandboxArgs: string[];
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0', HRX_HRMS_ALLOWED_HOSTS: 'localhost' } });
     const simPort = String(await freePort());
     const simArgs = commandOf('hrms-sim', (a) => (a === '0.0.0.0' ? '127.0.0.1' : a === '9100' ? simPort : a));
     sim = spawn(process.execPath, [HRX_BIN, ...simArgs], { env: { ...process.env, ...app.env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -47,7 +50,7 @@ describe('compose profile sandbox: its commands, run for real', () => {
       sim.stdout!.on('data', (d: Buffer) => (d.toString().includes('"port"') ? resolve() : undefined));
       sim.on('exit', (code) => reject(new Error(`hrms-sim exited ${code}`)));
     });
-    sandboxArgs = commandOf('sandbox', (a) => (a === 'http://hrx:8080' ? app.url : a.replace('http://hrms-sim:9100', `http://127.0.0.1:${simPort}`)));
+    sandboxArgs = commandOf('sandbox', (a) => (a === 'http://hrx:8080' ? app.url : a.replace('http://hrms-sim:9100', `http://localhost:${simPort}`)));
   }, 60_000);
 
   afterAll(async () => {
@@ -84,10 +87,17 @@ describe('compose profile sandbox: its commands, run for real', () => {
     expect(orgs.orgs.map((o) => o.org_name).sort()).toEqual(['Sandbox Employer', 'Sandbox Lender']);
   }, 120_000);
 
-  it('without HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 it names the setting, and creates nothing', async () => {
-    const run = await runHrx(sandboxArgs, { ...app.env, HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0' });
+  it('compose names the simulator in HRX_HRMS_ALLOWED_HOSTS for hrx and its worker, and lifts no guard by default', () => {
+    const env = compose['x-hrx'].environment;
+    expect(env.HRX_HRMS_ALLOWED_HOSTS).toBe('${HRX_HRMS_ALLOWED_HOSTS:-}');
+    expect(env.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe('${HRX_HRMS_ALLOW_PRIVATE_HOSTS:-0}');
+    expect(readFileSync(path.join(ROOT, 'docs/docker.md'), 'utf8')).toContain('export HRX_HRMS_ALLOWED_HOSTS=hrms-sim\n');
+  });
+
+  it("without the simulator's host in HRX_HRMS_ALLOWED_HOSTS it names the setting, and creates nothing", async () => {
+    const run = await runHrx(sandboxArgs, { ...app.env, HRX_HRMS_ALLOWED_HOSTS: '' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('set HRX_HRMS_ALLOW_PRIVATE_HOSTS=1');
+    expect(run.stderr).toContain('set HRX_HRMS_ALLOWED_HOSTS=localhost (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1)');
     expect((await app.ctx.services.orgList.list({}, { page: 1, pageSize: 100 })).pageInfo.totalItems).toBe(2);
   }, 60_000);
 });

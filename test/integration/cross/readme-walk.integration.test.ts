@@ -194,8 +194,13 @@ describe.skipIf(skip)('README "Running it for real"', () => {
       cwd: workDir,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // The test's own schema and Redis prefix; the README sets everything else.
-      env: { ...process.env, HRX_DB_SCHEMA: schema, HRX_REDIS_PREFIX: `hrxtest:walk:${id}` },
+      // The test's own schema and Redis prefix; the README sets everything else. Neither HRMS
+      // host setting comes from outside: the README's own allows the simulator's host.
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'HRX_HRMS_ALLOW_PRIVATE_HOSTS' && k !== 'HRX_HRMS_ALLOWED_HOSTS')),
+        HRX_DB_SCHEMA: schema,
+        HRX_REDIS_PREFIX: `hrxtest:walk:${id}`,
+      },
     });
     let stdout = '';
     let stderr = '';

@@ -55,7 +55,7 @@ describe('HRMS host refusals in the log', () => {
       expect(logged[0]).toMatchObject({
         level: 40,
         setting: 'HRX_HRMS_ALLOW_PRIVATE_HOSTS',
-        msg: 'HRMS host refused: it is, or resolves to, a private, loopback or reserved address (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 allows such hosts)',
+        msg: 'HRMS host refused: it is, or resolves to, a private, loopback or reserved address (HRX_HRMS_ALLOWED_HOSTS=<host> allows one named host, HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 every such host)',
       });
     }
     for (const l of lines) expect(JSON.stringify(l)).not.toMatch(addresses);
