@@ -11,6 +11,8 @@
  * knex opens for MikroORM) gets {@link scopeSettingsToTransactions}. A `BEGIN` becomes
  * `BEGIN; SET LOCAL ...` (one round trip, as before); a statement outside a transaction runs
  * inside one of its own (`BEGIN; SET LOCAL ...`, the statement, `COMMIT`: two round trips more).
+ * Statement names are dropped: a prepared statement would be asked for on a server connection that
+ * never saw it (the stores name their hottest statements for `session` mode, db/README.md).
  */
 import type pg from 'pg';
 
@@ -54,7 +56,10 @@ export function scopeSettingsToTransactions(client: pg.ClientBase, settings: str
   // seam: pg's query has a dozen overloads; this wrapper forwards whatever it is given.
   const raw = client.query.bind(client) as unknown as RawQuery;
   let inTransaction = false;
-  const wrapped = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+  const wrapped = (given: unknown, values?: unknown, callback?: unknown): unknown => {
+    // A named (prepared) statement lives on one server connection, which a transaction pooler
+    // does not keep: its name is dropped here, so it runs unnamed (parsed and planned each time).
+    const config = unnamed(given);
     const cb = (typeof values === 'function' ? values : callback) as Callback | undefined;
     const vals = typeof values === 'function' ? undefined : values;
     const text = typeof config === 'string' ? config : (config as { text?: unknown; submit?: unknown } | null)?.text;
@@ -91,6 +96,17 @@ export function scopeSettingsToTransactions(client: pg.ClientBase, settings: str
   };
   // seam: the instance property shadows pg's prototype method for this client only.
   (client as unknown as { query: typeof wrapped }).query = wrapped;
+}
+
+/**
+ * `config` without its statement `name` when it is a plain query config (`{text, values, name}`)
+ * that has one; anything else (a string, a submittable) unchanged. Exported for its test.
+ */
+export function unnamed(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || typeof (config as { submit?: unknown }).submit === 'function') return config;
+  if (!(config as { name?: unknown }).name) return config;
+  const { name: _name, ...rest } = config as { name?: unknown };
+  return rest;
 }
 
 /** Runs `work`, answering through `cb` when given, else as a promise (pg's two forms). */

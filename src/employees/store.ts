@@ -205,7 +205,11 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
     items.map((i) => i.audit?.connectionId ?? null),
     items.map((i) => (i.audit ? auditDataPointsLiteral(i.audit.dataPoints) : null)),
   ];
-  const res = await pool.query({ text: LOOKUP_SQL, values });
+  // Named: prepared once per connection, so PostgreSQL does not parse, analyse and plan this
+  // statement for every batch of reads (about half of its CPU per read when unnamed; see
+  // docs/benchmarks.md "employee_details"). With HRX_DB_POOL_MODE=transaction the connection drops
+  // the name (db/settings.ts): a transaction pooler keeps no prepared statement.
+  const res = await pool.query({ name: 'hrx_employee_lookup', text: LOOKUP_SQL, values });
   const out: (StoredEmployeeRow | null)[] = items.map(() => null);
   for (const r of res.rows as Record<string, unknown>[]) {
     out[(r.ord as number) - 1] = {

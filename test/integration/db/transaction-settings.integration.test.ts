@@ -3,7 +3,8 @@
  * (src/db/settings.ts, docs/operations.md "Scaling out"): on a real PostgreSQL connection, a
  * statement outside a transaction and the statements of a transaction opened as knex opens one
  * see the schema and the limits, the session itself keeps none of them, errors and the statement
- * timeout reach the caller, and the connection is idle (not in a transaction) afterwards.
+ * timeout reach the caller, and the connection is idle (not in a transaction) afterwards. A named
+ * statement runs unnamed: no prepared statement stays on the connection.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -68,6 +69,28 @@ describe('settings held by each transaction', () => {
   it('refuses a cursor or stream outside a transaction (it would run on the default schema)', () => {
     const cursor = { text: 'select * from marks', submit: () => undefined };
     expect(() => client.query(cursor as unknown as pg.QueryConfig)).toThrow(/must run inside a transaction/);
+  });
+
+  it('runs a named statement unnamed, in a transaction or not: the session holds no prepared statement (a pooler would not keep it)', async () => {
+    const prepared = async () => (await bare('select name from pg_prepared_statements')).rows;
+    expect(await prepared()).toEqual([]);
+    expect((await client.query({ name: 'hrx_test_named', text: 'select $1::int + 1 as n', values: [4] })).rows).toEqual([{ n: 5 }]);
+    await client.query({ text: 'BEGIN;', values: [] });
+    try {
+      expect((await client.query({ name: 'hrx_test_named_tx', text: 'select current_schema() as s', values: [] })).rows).toEqual([{ s: schema }]);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+    expect(await prepared()).toEqual([]);
+    // Control: the same call on a connection without the wrapper (session mode) prepares it.
+    const direct = new pg.Client({ connectionString: DATABASE_URL });
+    await direct.connect();
+    try {
+      await direct.query({ name: 'hrx_test_named', text: 'select $1::int + 1 as n', values: [4] });
+      expect((await direct.query('select name from pg_prepared_statements')).rows).toEqual([{ name: 'hrx_test_named' }]);
+    } finally {
+      await direct.end();
+    }
   });
 
   it('answers through a callback too (the form pg.Pool and knex use)', async () => {
