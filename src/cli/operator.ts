@@ -78,6 +78,26 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
     });
 
   org
+    .command('rotate-secret')
+    .description("replace an org's app_secret; prints {uuid, org_name, app_key, app_secret} (the new secret is shown once; the old one is refused at once)")
+    .argument('<uuid>', "the org's uuid", uuidValue)
+    .addOption(jsonOption())
+    .addHelpText(
+      'after',
+      '\nThe app_key stays. Give the new secret to the employer: setup-config, the employee update webhook, the access log, erasure and consent withdrawal refuse the old one from now on.',
+    )
+    .action(async (uuid: string, opts: { json?: boolean }) => {
+      await withContext(
+        cli,
+        async (ctx) => {
+          const { org: o, appSecret } = await ctx.services.orgs.rotateAppSecret(uuid);
+          output({ uuid: o.uuid, org_name: o.orgName, app_key: o.appKey, app_secret: appSecret }, opts.json);
+        },
+        { notFound: `no org with uuid ${uuid}` },
+      );
+    });
+
+  org
     .command('update')
     .description('change what the Connect page tells the HR admin about a vendor (docs/connect.md); prints {uuid, org_name, purpose, privacy_url}')
     .argument('<uuid>', "the org's uuid", uuidValue)

@@ -31,7 +31,7 @@ export async function checkAppCredentials(
   if (!r.ok || !org) return null;
   // A row from before keyed hashes: from now on a wrong secret for it costs no scrypt either.
   if (r.keyedHashToStore && orgs.setAppSecretKeyedHash) {
-    await orgs.setAppSecretKeyedHash(org.id, r.keyedHashToStore).catch(() => undefined);
+    await orgs.setAppSecretKeyedHash(org.id, r.keyedHashToStore, org.appSecretHash).catch(() => undefined);
   }
   return org;
 }

@@ -81,23 +81,30 @@ export function orgRecord(org: Org, defaultLogoUrl: string, callerOrgId: number)
 
 export type OrgService = ReturnType<typeof createOrgService>;
 
-/** A new org's identity and application credentials (docs/api.md "Credentials": the secret stored only hashed). */
-async function newOrgFields(
-  name: string,
+/** A fresh app_secret and what the store keeps of it (docs/api.md "Credentials": the secret stored only hashed). */
+async function newAppSecret(
   pepper: KeyObject | undefined,
-): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretKeyedHash' | 'appSecretLast4'>; appSecret: string }> {
+): Promise<{ appSecret: string; stored: { appSecretHash: string; appSecretKeyedHash: string | null; appSecretLast4: string } }> {
   const appSecret = newSecret();
   return {
     appSecret,
-    fields: {
-      uuid: randomUUID(),
-      orgName: name,
-      appName: name,
-      appKey: newSecret('app_').slice(0, 36),
+    stored: {
       appSecretHash: await hashSecret(appSecret),
       appSecretLast4: appSecret.slice(-4),
       appSecretKeyedHash: pepper ? keyedSecretHash(appSecret, pepper) : null,
     },
+  };
+}
+
+/** A new org's identity and application credentials. */
+async function newOrgFields(
+  name: string,
+  pepper: KeyObject | undefined,
+): Promise<{ fields: Pick<NewOrg, 'uuid' | 'orgName' | 'appName' | 'appKey' | 'appSecretHash' | 'appSecretKeyedHash' | 'appSecretLast4'>; appSecret: string }> {
+  const { appSecret, stored } = await newAppSecret(pepper);
+  return {
+    appSecret,
+    fields: { uuid: randomUUID(), orgName: name, appName: name, appKey: newSecret('app_').slice(0, 36), ...stored },
   };
 }
 
@@ -224,6 +231,19 @@ export function createOrgService(deps: OrgServiceDeps) {
     async revokeApiKey(keyId: string): Promise<void> {
       if (!isUuid(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
       await deps.onApiKeyRevoked?.(keyId.toLowerCase());
+    },
+
+    /**
+     * Replaces the org's `app_secret` with a new one, returned in clear this once (docs/cli.md
+     * `hrx org rotate-secret`). The old secret is refused from the moment this returns, by every
+     * process: application credentials are checked against the store on every request, never
+     * cached. The `app_key` stays. Throws NOT_FOUND for an unknown uuid.
+     */
+    async rotateAppSecret(uuid: string): Promise<{ org: Org; appSecret: string }> {
+      const org = await orgByUuid(uuid);
+      const { appSecret, stored } = await newAppSecret(peppers[0]);
+      await deps.orgs.setAppSecret(org.id, stored);
+      return { org, appSecret };
     },
 
     /**

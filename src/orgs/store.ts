@@ -45,8 +45,14 @@ export interface OrgStore {
   findByUuid(uuid: string, tx?: Tx): Promise<Org | null>;
   findById(id: number, tx?: Tx): Promise<Org | null>;
   findByAppKey(appKey: string, tx?: Tx): Promise<Org | null>;
-  /** Stores the keyed hash of an org's app_secret where it has none yet (orgs made before Migration20261123020000). */
-  setAppSecretKeyedHash(orgId: number, keyedHash: string, tx?: Tx): Promise<void>;
+  /**
+   * Stores the keyed hash of an org's app_secret where it has none yet (orgs made before
+   * Migration20261123020000) and its slow hash is still `slowHash` (the secret checked): a
+   * secret replaced meanwhile (`setAppSecret`) never gets the old one's keyed hash.
+   */
+  setAppSecretKeyedHash(orgId: number, keyedHash: string, slowHash: string, tx?: Tx): Promise<void>;
+  /** Replaces an org's app_secret (its hashes and last four characters) and sets `modified_on`. */
+  setAppSecret(orgId: number, secret: { appSecretHash: string; appSecretKeyedHash: string | null; appSecretLast4: string }, tx?: Tx): Promise<void>;
   /** The org matching `match` (see {@link ClientMatch}), or null. */
   findClient(match: ClientMatch, tx?: Tx): Promise<Org | null>;
   /**
@@ -127,8 +133,11 @@ export function createOrgStore(orm: MikroORM): OrgStore {
     findByUuid: async (uuid, tx) => (isUuid(uuid) ? emOf(orm, tx).findOne(Org, { uuid }) : null),
     findById: (id, tx) => emOf(orm, tx).findOne(Org, { id }),
     findByAppKey: (appKey, tx) => emOf(orm, tx).findOne(Org, { appKey }),
-    async setAppSecretKeyedHash(orgId, keyedHash, tx) {
-      await emOf(orm, tx).nativeUpdate(Org, { id: orgId, appSecretKeyedHash: null }, { appSecretKeyedHash: keyedHash });
+    async setAppSecretKeyedHash(orgId, keyedHash, slowHash, tx) {
+      await emOf(orm, tx).nativeUpdate(Org, { id: orgId, appSecretKeyedHash: null, appSecretHash: slowHash }, { appSecretKeyedHash: keyedHash });
+    },
+    async setAppSecret(orgId, secret, tx) {
+      await emOf(orm, tx).nativeUpdate(Org, { id: orgId }, { ...secret, modifiedOn: new Date() });
     },
     async addApiKey(orgId, keyHash, prefix, tx) {
       const em = emOf(orm, tx);
