@@ -5,7 +5,9 @@
  *
  * Two features wire in two steps, to break cycles: `connections` (its store is read by `orgs`
  * and `sync`, its service needs the org store and sync) and `setup` (the HRMS configurations
- * feed `employees` and `sync`, the setup service needs sync). `db` is handed out for migrations
+ * feed `employees` and `sync`, the setup service needs sync); the Connect sessions' store is
+built before `orgs` (replacing an org's app_secret withdraws the proofs it gave) and handed to
+`sdk`. `db` is handed out for migrations
  * alone (`migrate(ctx.db, ...)`: the CLI, the test harness, bench); features get their stores by wiring.
  */
 import { wireAuth } from './auth/wire';
@@ -22,6 +24,7 @@ import { wireOps } from './ops/wire';
 import { wireOrgs } from './orgs/wire';
 import { createHousekeepingQueue } from './queue/housekeeping';
 import { wireRetention } from './retention/wire';
+import { createConnectStore } from './sdk/connect-store';
 import { wireSdk } from './sdk/wire';
 import { wireHrmsConfigs, wireSetup } from './setup/wire';
 import { wireSync } from './sync/wire';
@@ -35,7 +38,14 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const infra = await openInfra(config, log, opts);
   const auth = wireAuth(infra);
   const connectionStore = wireConnectionStore(infra);
-  const orgs = wireOrgs(infra, { connections: connectionStore, revocations: auth.revocations });
+  // Connect sessions' proof state, which a replaced app_secret withdraws (built before the orgs,
+  // which need it, and handed to the sdk feature, which owns it).
+  const connectSessions = createConnectStore(infra.db.orm);
+  const orgs = wireOrgs(infra, {
+    connections: connectionStore,
+    revocations: auth.revocations,
+    onAppSecretRotated: (orgId, tx) => connectSessions.withdrawAppCredentialProofs(orgId, tx),
+  });
   // What the workers count for /metrics (docs/operations.md "Metrics: `GET /metrics`"), in Redis beside the queues.
   const counters = createWorkCounters(infra.requestRedis, infra.prefix, log);
   const events = wireEvents(infra, { orgs: orgs.store, counters });
@@ -66,6 +76,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     setup: setup.service,
     keyring: external.keyring,
     failures: auth.failures,
+    sessions: connectSessions,
   });
   // The periodic relay and consent scan (src/queue/housekeeping.ts), apart from syncs and
   // deliveries; retention's purge keeps a queue of its own (src/retention/queue.ts).

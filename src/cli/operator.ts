@@ -84,7 +84,7 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
     .addOption(jsonOption())
     .addHelpText(
       'after',
-      '\nThe app_key stays. Give the new secret to the employer: setup-config, the employee update webhook, the access log, erasure and consent withdrawal refuse the old one from now on.',
+      '\nThe app_key stays. Give the new secret to the employer: setup-config, the employee update webhook, the access log, erasure and consent withdrawal refuse the old one from now on, and Connect sessions that proved control with it must prove again.',
     )
     .action(async (uuid: string, opts: { json?: boolean }) => {
       await withContext(

@@ -6,6 +6,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import { hashApiKey, hashSecret, keyedSecretHash, maskSecret, newSecret } from '../crypto/secrets';
 import type { Org } from '../db/entities';
+import type { Transactor, Tx } from '../db/tx';
 import { AppError } from '../errors';
 import { checkAppCredentials } from './app-credentials';
 import type { ApiKeyInfo, ClientMatch, NewOrg, OrgStore } from './store';
@@ -47,6 +48,13 @@ export interface OrgServiceDeps {
   secretPeppers?: KeyObject[];
   /** Tells every API process a key was revoked (their key caches drop it, auth/revocations.ts). */
   onApiKeyRevoked?: (keyId: string) => Promise<void>;
+  /**
+   * Runs in the transaction that replaces an org's app_secret: withdraws what the old secret
+   * proved elsewhere (the Connect flow's proof of control, sdk/connect-store.ts).
+   */
+  onAppSecretRotated?: (orgId: number, tx: Tx) => Promise<void>;
+  /** Opens the transaction a secret's replacement and its consequences commit in (db/tx.ts). */
+  transactor?: Transactor;
 }
 
 /**
@@ -237,12 +245,18 @@ export function createOrgService(deps: OrgServiceDeps) {
      * Replaces the org's `app_secret` with a new one, returned in clear this once (docs/cli.md
      * `hrx org rotate-secret`). The old secret is refused from the moment this returns, by every
      * process: application credentials are checked against the store on every request, never
-     * cached. The `app_key` stays. Throws NOT_FOUND for an unknown uuid.
+     * cached. In the same transaction, what the old secret proved is withdrawn
+     * (`onAppSecretRotated`: Connect sessions proven with it must prove again). The `app_key`
+     * stays. Throws NOT_FOUND for an unknown uuid.
      */
     async rotateAppSecret(uuid: string): Promise<{ org: Org; appSecret: string }> {
       const org = await orgByUuid(uuid);
       const { appSecret, stored } = await newAppSecret(peppers[0]);
-      await deps.orgs.setAppSecret(org.id, stored);
+      const replace = async (tx?: Tx): Promise<void> => {
+        await deps.orgs.setAppSecret(org.id, stored, tx);
+        if (tx && deps.onAppSecretRotated) await deps.onAppSecretRotated(org.id, tx);
+      };
+      await (deps.transactor ? deps.transactor.transaction((tx) => replace(tx)) : replace());
       return { org, appSecret };
     },
 

@@ -1,6 +1,7 @@
 /** Wiring of the orgs feature (see `context.ts`). */
 import type { RevocationFeed } from '../auth/revocations';
 import type { ConnectionStore } from '../connections/store';
+import type { Tx } from '../db/tx';
 import type { Infra } from '../infra';
 import { createOrgListStore } from './list-store';
 import { createOrgListing } from './list-service';
@@ -9,10 +10,18 @@ import { createOrgStore } from './store';
 
 /**
  * Builds the org store and service. Takes the connection store (an org's profile is visible to
- * the orgs it is connected to) and the revocation feed (a revoked API key is announced to every
- * process).
+ * the orgs it is connected to), the revocation feed (a revoked API key is announced to every
+ * process) and what withdraws the proofs of a replaced app_secret.
  */
-export function wireOrgs(infra: Infra, deps: { connections: Pick<ConnectionStore, 'areConnected'>; revocations: RevocationFeed }) {
+export function wireOrgs(
+  infra: Infra,
+  deps: {
+    connections: Pick<ConnectionStore, 'areConnected'>;
+    revocations: RevocationFeed;
+    /** Withdraws what an org's replaced app_secret proved (the Connect sessions' proof of control). */
+    onAppSecretRotated?: (orgId: number, tx: Tx) => Promise<void>;
+  },
+) {
   const { config } = infra;
   const store = createOrgStore(infra.db.orm);
   const publicUrl = (config.HRX_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`) + config.HRX_BASE_PATH;
@@ -23,6 +32,8 @@ export function wireOrgs(infra: Infra, deps: { connections: Pick<ConnectionStore
     areConnected: (a, b) => deps.connections.areConnected(a, b),
     secretPeppers: infra.secretPeppers,
     onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
+    onAppSecretRotated: deps.onAppSecretRotated,
+    transactor: infra.transactor,
   });
   // The operator's list (`hrx org list`).
   const listing = createOrgListing(createOrgListStore(infra.db.orm));

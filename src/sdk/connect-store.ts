@@ -63,6 +63,12 @@ export interface ConnectStore {
   createSession(s: { secret: string; jti: string; connectionId: string; expiresAt: Date }, tx?: Tx): Promise<string | null>;
   /** The active session whose secret is `secret`, or null. */
   findSession(secret: string, tx?: Tx): Promise<ConnectSessionView | null>;
+  /**
+   * Withdraws proof (b) (`app_credentials`) from every session of a connection whose client org is
+   * `clientOrgId`: its app_secret was replaced, so what the old one proved no longer counts (the
+   * session must prove again). Proofs by HRMS credentials and verified e-mail codes stay.
+   */
+  withdrawAppCredentialProofs(clientOrgId: number, tx?: Tx): Promise<void>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
   findSessionById(id: string, tx?: Tx): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null; emailVerifiedAt: Date | null } | null>;
   /** Whether the pair's approval is locked now. */
@@ -141,6 +147,14 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
         ...tokenFieldsOf(row),
         provenAt: row.proven_at ? new Date(row.proven_at as string) : null,
       };
+    },
+    async withdrawAppCredentialProofs(clientOrgId, tx) {
+      await sql(
+        `update connect_sessions s set proven_at = null, proof_method = null
+           from connections c where c.id = s.connection_id and c.client_org_id = ? and s.proof_method = 'app_credentials'`,
+        [clientOrgId],
+        tx,
+      );
     },
     async findSessionById(id, tx) {
       const [row] = await sql(`select proven_at, proof_method, email_verified_at from connect_sessions where id = ?`, [id], tx);

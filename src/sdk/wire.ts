@@ -9,7 +9,7 @@ import type { Infra } from '../infra';
 import type { OrgService } from '../orgs/service';
 import type { SetupService } from '../setup/service';
 import { createSmtpMailer } from '../mail/mailer';
-import { createConnectStore } from './connect-store';
+import { createConnectStore, type ConnectStore } from './connect-store';
 import { productView } from './connect-view';
 import { createEmailCodeStore } from './email-code-store';
 import { createSdkService } from './service';
@@ -33,11 +33,13 @@ export function wireSdk(
     setup: SetupService;
     keyring: ServiceKeyring;
     failures: AuthFailureGuard | undefined;
+    /** The Connect sessions' store, when the context built it first (see context.ts). */
+    sessions?: ConnectStore;
   },
 ) {
   const { keyring } = deps;
   const store = createSdkStore(infra.db.orm, infra.cipher, infra.blindIndexKeys);
-  const sessions = createConnectStore(infra.db.orm);
+  const sessions = deps.sessions ?? createConnectStore(infra.db.orm);
   const service = createSdkService({
     store,
     sessions,

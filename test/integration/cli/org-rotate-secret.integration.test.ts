@@ -3,12 +3,13 @@
  * executable against a running API: the employer's new app_secret works at once on every door that
  * takes application credentials (Basic: the access log; in the body: setup-config), the old one
  * is refused there at once with the usual 401, the app_key stays, and the output shows the new
- * secret once. Another org's secret is untouched; an unknown org is refused naming it.
+ * secret once. A Connect session that proved control with the old secret must prove again. Another org's secret is untouched; an unknown org is refused naming it.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HRX_BIN, hrxJson } from '../../support/cli';
+import { connectCall, openSession } from '../../support/connect';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 import { dbQuery, storesOf } from '../../support/db';
@@ -84,6 +85,25 @@ describe('hrx org rotate-secret', () => {
     expect((await dbQuery(app, 'select app_secret_keyed_hash from orgs where id = $1', [c.org.id])).rows[0].app_secret_keyed_hash).toBe(
       rotated.app_secret_keyed_hash,
     );
+  });
+
+  it('a Connect session proven with the old secret must prove again, and only the new secret proves', async () => {
+    const c = await f.client(app.ctx, 'Employer rotate.example', 'rotate.example');
+    expect((await setup(c, c.appSecret)).status).toBe(200); // established: Connect asks for proof of control
+    const lender = await f.vendor(app.ctx);
+    const token = await f.sdkToken(app.ctx, lender.org, { email: 'hr@rotate.example', org_name: 'Employer rotate.example' });
+    expect(token.org_id).toBe(c.org.uuid);
+    const s = await openSession(app.url, token.access_token);
+    const prove = (secret: string) => connectCall(app.url, s, 'proof/', { app_key: c.org.appKey, app_secret: secret });
+    expect((await prove(c.appSecret)).status).toBe(200);
+
+    const out = (await hrxJson(['org', 'rotate-secret', c.org.uuid], app.env)) as Record<string, string>;
+    const refused = await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
+    expect([refused.status, refused.body.message]).toEqual([403, 'Proof of control failed']);
+    expect((await prove(c.appSecret)).status).toBe(403);
+    expect((await prove(out.app_secret!)).status).toBe(200);
+    const approved = await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
+    expect([approved.status, approved.body.data.status]).toEqual([200, 'approved']);
   });
 
   it('refuses an unknown org naming it, and changes nothing', async () => {
