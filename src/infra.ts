@@ -84,6 +84,21 @@ async function redisReady(client: RedisClient, ms: number): Promise<void> {
 const SERVER_SHUTDOWN = new Set(['57P01', '57P02', '57P03']);
 
 /**
+ * How long (s) a connection of hrx's `pg` pools lives: once older, the pool closes it when it is
+ * next idle and opens a new one when needed. It bounds how long a plan PostgreSQL cached for a
+ * prepared statement (the employee read's, src/employees/store.ts) outlives the data it was made
+ * for: a generic plan stays until the table's statistics change (ANALYZE), so one made while
+ * `employees` was nearly empty (a sequential scan) would otherwise serve the grown table for as
+ * long as autovacuum takes to analyze it. A new connection plans afresh.
+ */
+export const PG_POOL_CONNECTION_LIFETIME_S = 300;
+
+/** The options of hrx's `pg` pools (see {@link PG_POOL_CONNECTION_LIFETIME_S}). */
+export function pgPoolOptions(url: string, max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, clientOptions: { options?: string }): pg.PoolConfig {
+  return { connectionString: url, max, maxLifetimeSeconds: PG_POOL_CONNECTION_LIFETIME_S, ...pgTimeoutOptions(timeouts), ...clientOptions };
+}
+
+/**
  * A pg pool over `db`'s schema whose errors never end the process, with the schema and limits
  * given as `HRX_DB_POOL_MODE` says (db/pool-mode.ts); `checked` resolves once the server is seen to
  * run with them (ConfigError if not). `embedded`: the server is hrx's own child, which a
@@ -92,7 +107,7 @@ const SERVER_SHUTDOWN = new Set(['57P01', '57P02', '57P03']);
  */
 function openPool(db: Database, mode: Config['HRX_DB_POOL_MODE'], max: number, timeouts: typeof REQUEST_DB_TIMEOUTS, log: Logger, embedded: boolean) {
   const settings = connectionSettings(mode, db.schema, timeouts);
-  const pool = new pg.Pool({ connectionString: db.url, max, ...pgTimeoutOptions(timeouts), ...settings.clientOptions });
+  const pool = new pg.Pool(pgPoolOptions(db.url, max, timeouts, settings.clientOptions));
   // Before the pool hands the client out (`transaction`: its statements run in transactions with the schema and limits).
   pool.on('connect', (client) => settings.prepare(client));
   pool.on('error', (err) => {

@@ -191,6 +191,9 @@ async function lookupIsolated(pool: pg.Pool, items: readonly EmployeeLookup[]): 
   return out;
 }
 
+/** The name the read's statement is prepared under, once per connection (`session` pool mode). */
+export const LOOKUP_STATEMENT = 'hrx_employee_lookup';
+
 /** Runs one batch of lookups; the result has one entry per lookup, in order. */
 async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Promise<(StoredEmployeeRow | null)[]> {
   const values = [
@@ -207,9 +210,10 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
   ];
   // Named: prepared once per connection, so PostgreSQL does not parse, analyse and plan this
   // statement for every batch of reads (about half of its CPU per read when unnamed; see
-  // docs/benchmarks.md "employee_details"). With HRX_DB_POOL_MODE=transaction the connection drops
-  // the name (db/settings.ts): a transaction pooler keeps no prepared statement.
-  const res = await pool.query({ name: 'hrx_employee_lookup', text: LOOKUP_SQL, values });
+  // docs/benchmarks.md "The read's statement prepared"). With HRX_DB_POOL_MODE=transaction the
+  // connection drops the name (db/settings.ts): a transaction pooler keeps no prepared statement.
+  // A connection's cached plan lives at most PG_POOL_CONNECTION_LIFETIME_S (src/infra.ts).
+  const res = await pool.query({ name: LOOKUP_STATEMENT, text: LOOKUP_SQL, values });
   const out: (StoredEmployeeRow | null)[] = items.map(() => null);
   for (const r of res.rows as Record<string, unknown>[]) {
     out[(r.ord as number) - 1] = {
