@@ -6,9 +6,9 @@
  * Two features wire in two steps, to break cycles: `connections` (its store is read by `orgs`
  * and `sync`, its service needs the org store and sync) and `setup` (the HRMS configurations
  * feed `employees` and `sync`, the setup service needs sync); the Connect sessions' store is
-built before `orgs` (replacing an org's app_secret withdraws the proofs it gave) and handed to
-`sdk`. `db` is handed out for migrations
- * alone (`migrate(ctx.db, ...)`: the CLI, the test harness, bench); features get their stores by wiring.
+ * built before `orgs` (replacing an org's app_secret withdraws the proofs it gave) and handed to
+ * `sdk`. `db` is handed out for migrations alone (`migrate(ctx.db, ...)`: the CLI, the test
+ * harness, bench); features get their stores by wiring.
  */
 import { wireAuth } from './auth/wire';
 import type { Config } from './config';
