@@ -100,9 +100,9 @@ export function scopeSettingsToTransactions(client: pg.ClientBase, settings: str
 
 /**
  * `config` without its statement `name` when it is a plain query config (`{text, values, name}`)
- * that has one; anything else (a string, a submittable) unchanged. Exported for its test.
+ * that has one; anything else (a string, a submittable) unchanged.
  */
-export function unnamed(config: unknown): unknown {
+function unnamed(config: unknown): unknown {
   if (typeof config !== 'object' || config === null || typeof (config as { submit?: unknown }).submit === 'function') return config;
   if (!(config as { name?: unknown }).name) return config;
   const { name: _name, ...rest } = config as { name?: unknown };
