@@ -54,7 +54,7 @@ export interface OrgServiceDeps {
    */
   onAppSecretRotated?: (orgId: number, tx: Tx) => Promise<void>;
   /** Opens the transaction a secret's replacement and its consequences commit in (db/tx.ts). */
-  transactor?: Transactor;
+  transactor: Transactor;
 }
 
 /**
@@ -252,11 +252,10 @@ export function createOrgService(deps: OrgServiceDeps) {
     async rotateAppSecret(uuid: string): Promise<{ org: Org; appSecret: string }> {
       const org = await orgByUuid(uuid);
       const { appSecret, stored } = await newAppSecret(peppers[0]);
-      const replace = async (tx?: Tx): Promise<void> => {
+      await deps.transactor.transaction(async (tx) => {
         await deps.orgs.setAppSecret(org.id, stored, tx);
-        if (tx && deps.onAppSecretRotated) await deps.onAppSecretRotated(org.id, tx);
-      };
-      await (deps.transactor ? deps.transactor.transaction((tx) => replace(tx)) : replace());
+        await deps.onAppSecretRotated?.(org.id, tx);
+      });
       return { org, appSecret };
     },
 
