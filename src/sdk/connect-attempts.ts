@@ -8,6 +8,13 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
 
+/**
+ * What an attempt's check found. Proof (b) answers `{ outcome: 'proven', appSecretHash }`: the
+ * stored hash its `app_secret` matched, which must still be the org's when the proof is recorded
+ * (ConnectStore.finishAttempt); a bare `'proven'` never records proof (b).
+ */
+export type CheckOutcome = 'proven' | 'configured' | 'failed' | { outcome: 'proven'; appSecretHash: string };
+
 /** docs/connect.md "Lockout": five failed proofs lock that connection's approval for 15 minutes. */
 export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
 
@@ -36,13 +43,14 @@ export function createAttempts(deps: { sessions: ConnectStore; log: Logger }) {
    * Runs one `check` under the lock policy (reserved before it runs, so parallel attempts cannot
    * pass the limit): refused unchecked while the pair is locked (PROOF_FAILED); a `failed`
    * outcome counts a failure, `proven`/`configured` clear the count. What `check` throws is
-   * rethrown, and the attempt given back (audited `error`, not counted).
+   * rethrown, and the attempt given back (audited `error`, not counted). Resolves with the outcome
+   * recorded: a proof (b) whose secret was replaced since its check is `failed`.
    */
   async function attempt(
     p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
-    check: () => Promise<'proven' | 'configured' | 'failed'>,
+    check: () => Promise<CheckOutcome>,
   ): Promise<'proven' | 'configured' | 'failed'> {
     const g = p.connect;
     const base = { requestId: meta.requestId, session: sessionOf(p, g), method, sourceAddress: meta.sourceAddress };
@@ -50,25 +58,34 @@ export function createAttempts(deps: { sessions: ConnectStore; log: Logger }) {
       await sessions.audit({ ...base, outcome: 'locked' });
       throw new AppError('PROOF_FAILED');
     }
-    let outcome: 'proven' | 'configured' | 'failed';
+    let checked: CheckOutcome;
     try {
-      outcome = await check();
+      checked = await check();
     } catch (err) {
       await sessions.finishAttempt({ ...base, outcome: 'error' }, PROOF_LOCK);
       throw err;
     }
-    await sessions.finishAttempt({ ...base, outcome }, PROOF_LOCK);
-    return outcome;
+    const settled = typeof checked === 'string' ? { outcome: checked } : checked;
+    const recorded = await sessions.finishAttempt({ ...base, ...settled }, PROOF_LOCK);
+    return recorded === 'error' ? 'failed' : recorded; // never `error` here: only a check that threw settles so
   }
 
-  /** A proof `check` under the lock policy ({@link attempt}). Throws PROOF_FAILED (false or locked), or what `check` throws. */
+  /**
+   * A proof `check` under the lock policy ({@link attempt}); proof (b)'s check answers the stored
+   * hash it matched instead of `true`. Throws PROOF_FAILED (false, locked, or proof (b)'s secret
+   * replaced since the check), or what `check` throws.
+   */
   async function prove(
     p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
-    check: () => Promise<boolean>,
+    check: () => Promise<boolean | { appSecretHash: string }>,
   ): Promise<{ proven: true }> {
-    const ok = (await attempt(p, method, meta, async () => ((await check()) ? 'proven' : 'failed'))) === 'proven';
+    const judged = async (): Promise<CheckOutcome> => {
+      const r = await check();
+      return typeof r === 'boolean' ? (r ? 'proven' : 'failed') : { outcome: 'proven', appSecretHash: r.appSecretHash };
+    };
+    const ok = (await attempt(p, method, meta, judged)) === 'proven';
     deps.log.info({ clientOrgId: p.orgId, connectionId: p.connect.connectionId, method, proven: ok }, 'connect: proof of control');
     if (!ok) throw new AppError('PROOF_FAILED');
     return { proven: true };

@@ -49,6 +49,12 @@ export interface ProofAttempt {
 /** How a reserved attempt ends (see {@link ConnectStore.finishAttempt}). */
 export type SettledOutcome = 'proven' | 'configured' | 'failed' | 'error';
 
+/**
+ * A reserved attempt as its check ended. `appSecretHash`, for proof (b) (`app_credentials`): the
+ * org's stored scrypt hash the presented `app_secret` was checked against.
+ */
+export type SettledAttempt = ProofAttempt & { outcome: SettledOutcome; appSecretHash?: string };
+
 /** Lock policy: `maxFailures` failed proofs lock the pair for `lockMs`. */
 export interface LockPolicy {
   maxFailures: number;
@@ -87,8 +93,15 @@ export interface ConnectStore {
    * control of an established org) and clears the pair's count; `configured` (a new org's first
    * configuration stored by the HRMS step) clears the count and marks nothing; `failed` keeps it
    * counted and locks the pair once `maxFailures` are counted; `error` gives the attempt back.
+   *
+   * Proof (b) counts only while the secret it checked is the org's secret (docs/connect.md "Who may
+   * approve"): a `proven` `app_credentials` attempt is settled `failed` unless the org still
+   * holds `appSecretHash`, read under a share lock on the org's row. A rotation
+   * (`hrx org rotate-secret`) that committed after the check thus voids the proof here, and one
+   * still in flight waits for this transaction and then withdraws what it recorded. Returns the
+   * outcome recorded.
    */
-  finishAttempt(a: ProofAttempt & { outcome: SettledOutcome }, policy: LockPolicy, tx?: Tx): Promise<void>;
+  finishAttempt(a: SettledAttempt, policy: LockPolicy, tx?: Tx): Promise<SettledOutcome>;
   /** Audits an attempt that reserved nothing (`locked`, `configured`, `approved`, `refused`). */
   audit(a: ProofAttempt, tx?: Tx): Promise<void>;
 }
@@ -195,16 +208,25 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
       });
     },
     async finishAttempt(a, policy, tx) {
-      await transactionOf(orm, tx, async (em) => {
+      return transactionOf(orm, tx, async (em) => {
         const pair = [a.session.vendorOrgId, a.session.clientOrgId];
+        let outcome = a.outcome;
+        if (outcome === 'proven' && a.method === 'app_credentials') {
+          // FOR SHARE waits for a rotation that has updated the row and not committed yet, then
+          // reads the row as it committed; a rotation that comes later waits for this one.
+          const held = a.appSecretHash
+            ? await em.execute(`select 1 as held from orgs where id = ? and app_secret_hash = ? for share`, [a.session.clientOrgId, a.appSecretHash])
+            : [];
+          if (held.length === 0) outcome = 'failed';
+        }
         // A stored configuration (`configured`) marks nothing: the session entered it, it proved nothing.
-        if (a.outcome === 'proven' && a.method === 'email')
+        if (outcome === 'proven' && a.method === 'email')
           await em.execute(`update connect_sessions set email_verified_at = now() where id = ?`, [a.session.id]);
-        else if (a.outcome === 'proven')
+        else if (outcome === 'proven')
           await em.execute(`update connect_sessions set proven_at = now(), proof_method = ? where id = ?`, [a.method, a.session.id]);
-        if (a.outcome === 'proven' || a.outcome === 'configured') {
+        if (outcome === 'proven' || outcome === 'configured') {
           await em.execute(`update connect_proof_locks set failures = 0 where vendor_org_id = ? and client_org_id = ? and locked_until is null`, pair);
-        } else if (a.outcome === 'failed') {
+        } else if (outcome === 'failed') {
           await em.execute(
             `update connect_proof_locks set locked_until = case
                 when locked_until is null and failures >= ? then now() + ? * interval '1 millisecond' else locked_until end
@@ -217,7 +239,8 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
             pair,
           );
         }
-        await em.execute(AUDIT_SQL, auditParams(a));
+        await em.execute(AUDIT_SQL, auditParams({ ...a, outcome }));
+        return outcome;
       });
     },
     async audit(a, tx) {

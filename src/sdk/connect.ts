@@ -275,7 +275,12 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
      */
     async proof(p: ConnectPrincipal, creds: { app_key: string; app_secret: string }, meta: RequestMeta): Promise<{ proven: true }> {
       await openConnection(p.connect);
-      const check = async () => ((await deps.orgs.verifyClientBasic(creds.app_key, creds.app_secret))?.orgId === p.orgId ? true : null);
+      // The stored hash the secret matched goes with the proof: it is recorded only while the org
+      // still holds that secret (a rotation racing this check voids it, docs/connect.md).
+      const check = async () => {
+        const org = await deps.orgs.verifyAppCredentials(creds.app_key, creds.app_secret);
+        return org?.isClient && org.id === p.orgId ? { appSecretHash: org.appSecretHash } : null;
+      };
       return prove(
         p,
         'app_credentials',
@@ -283,7 +288,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         async () =>
           (deps.failures
             ? await deps.failures.run({ source: meta.sourceAddress ?? 'unknown', kind: 'app', presented: creds.app_key }, check)
-            : await check()) === true,
+            : await check()) ?? false,
       );
     },
 

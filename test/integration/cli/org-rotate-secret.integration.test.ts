@@ -3,7 +3,9 @@
  * executable against a running API: the employer's new app_secret works at once on every door that
  * takes application credentials (Basic: the access log; in the body: setup-config), the old one
  * is refused there at once with the usual 401, the app_key stays, and the output shows the new
- * secret once. A Connect session that proved control with the old secret must prove again. Another org's secret is untouched; an unknown org is refused naming it.
+ * secret once. A Connect session that proved control with the old secret must prove again, also
+ * when the old secret's check was under way as the rotation committed (both orders, held apart by
+ * row locks). Another org's secret is untouched; an unknown org is refused naming it.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -12,7 +14,7 @@ import { HRX_BIN, hrxJson } from '../../support/cli';
 import { connectCall, openSession } from '../../support/connect';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
-import { dbQuery, storesOf } from '../../support/db';
+import { dbQuery, storesOf, testPool } from '../../support/db';
 
 const run = promisify(execFile);
 const simCreds = { clientId: 'rotate-client', clientSecret: 'rotate-secret-value-51d' };
@@ -38,6 +40,32 @@ const setup = (c: Awaited<ReturnType<typeof f.client>>, secret: string) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ ...f.setupBody(c, sim, simCreds), client_secret: secret }),
   });
+
+/** An established employer, a lender's token for it and an open Connect session. */
+async function establishedSession(domain: string) {
+  const c = await f.client(app.ctx, `Employer ${domain}`, domain);
+  expect((await setup(c, c.appSecret)).status).toBe(200); // established: Connect asks for proof of control
+  const lender = await f.vendor(app.ctx);
+  const token = await f.sdkToken(app.ctx, lender.org, { email: `hr@${domain}`, org_name: `Employer ${domain}` });
+  expect(token.org_id).toBe(c.org.uuid);
+  const s = await openSession(app.url, token.access_token);
+  const [row] = (await dbQuery(app, `select s.id from connect_sessions s join connections k on k.id = s.connection_id where k.client_org_id = $1`, [c.org.id]))
+    .rows;
+  const prove = (secret: string) => connectCall(app.url, s, 'proof/', { app_key: c.org.appKey, app_secret: secret });
+  const approve = () => connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
+  return { c, s, sessionId: row.id as string, prove, approve };
+}
+
+/** Waits until a backend of this database waits on a row lock in a statement matching `query`. */
+async function lockWaiter(query: RegExp, alsoDone?: () => boolean): Promise<'waiting' | 'done'> {
+  for (let i = 0; i < 400; i++) {
+    const { rows } = await dbQuery(app, `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    if (rows.some((r: { query: string }) => query.test(r.query))) return 'waiting';
+    if (alsoDone?.()) return 'done';
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no statement matching ${query} waited on a lock`);
+}
 
 describe('hrx org rotate-secret', () => {
   it('the new secret works at once, the old one is refused at once, the app_key stays', async () => {
@@ -104,6 +132,56 @@ describe('hrx org rotate-secret', () => {
     expect((await prove(out.app_secret!)).status).toBe(200);
     const approved = await connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
     expect([approved.status, approved.body.data.status]).toEqual([200, 'approved']);
+  });
+
+  it('a proof of the old secret checked before the rotation committed is refused after it, and proves nothing', async () => {
+    const { c, prove, approve } = await establishedSession('rotate-before.example');
+    // The rotation's update of the org row, not committed yet: the proof's check still reads the old secret.
+    const rotation = await testPool(app).connect();
+    try {
+      await rotation.query('begin');
+      await rotation.query(`update orgs set app_secret_hash = 'replaced-by-the-rotation', app_secret_keyed_hash = null where id = $1`, [c.org.id]);
+      let settled = false;
+      const proof = prove(c.appSecret).finally(() => (settled = true));
+      // The proof is recorded only after the org row shows its secret unchanged: it waits for the rotation.
+      expect(await lockWaiter(/for share/i, () => settled)).toBe('waiting');
+      await rotation.query('commit');
+      const res = await proof;
+      expect([res.status, res.body.message]).toEqual([403, 'Proof of control failed']);
+    } finally {
+      rotation.release();
+    }
+    const refused = await approve();
+    expect([refused.status, refused.body.message]).toEqual([403, 'Proof of control failed']);
+    const audited = await dbQuery(app, `select outcome from connect_proof_audit where client_org_id = $1 and method = 'app_credentials'`, [c.org.id]);
+    expect(audited.rows.map((r: { outcome: string }) => r.outcome)).toEqual(['failed']);
+  });
+
+  it('a proof of the old secret recorded while the rotation runs is withdrawn by it', async () => {
+    const { c, sessionId, prove, approve } = await establishedSession('rotate-during.example');
+    // Hold the session row, so the proof (checked with the old secret) waits to be recorded.
+    const holder = await testPool(app).connect();
+    let rotated: Promise<unknown> | undefined;
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from connect_sessions where id = $1 for update', [sessionId]);
+      const proof = prove(c.appSecret);
+      expect(await lockWaiter(/update connect_sessions set proven_at/i)).toBe('waiting');
+      // The rotation (what `hrx org rotate-secret` runs, in process: the proof's statement must not
+      // reach its 1.5 s timeout meanwhile); it must not complete before the proof is settled.
+      let finished = false;
+      rotated = app.ctx.services.orgs.rotateAppSecret(c.org.uuid).finally(() => (finished = true));
+      expect(await lockWaiter(/^update ("[^"]+"\.)?"orgs"/i, () => finished)).toBe('waiting');
+      await holder.query('commit');
+      expect((await proof).status).toBe(200);
+    } finally {
+      holder.release();
+    }
+    const { appSecret } = (await rotated) as { appSecret: string };
+    const refused = await approve();
+    expect([refused.status, refused.body.message]).toEqual([403, 'Proof of control failed']);
+    expect((await prove(appSecret)).status).toBe(200);
+    expect((await approve()).status).toBe(200);
   });
 
   it('refuses an unknown org naming it, and changes nothing', async () => {
