@@ -239,6 +239,22 @@ export const EMPLOYEE_IDS_SQL = `select k.employee_id, e.id from unnest($2::text
   cross join lateral (select id from employees
                        where org_id = $1 and employee_id = k.employee_id limit 1) as e`;
 
+/**
+ * The removal of the employees an HRMS reported gone (`removeReported`): `$1` the org id, `$2` the
+ * HRMS employee ids (text[]), `$3` the write mark. The rows are found as {@link EMPLOYEE_IDS_SQL}
+ * finds them, one index probe per id, never a scan of the org (a large list reported gone on an
+ * org without statistics would otherwise read every row); the conditions that decide the removal
+ * stay on the updated row, so PostgreSQL checks them again on a row a concurrent write changed
+ * (the update webhook's later write wins).
+ */
+export const REMOVE_REPORTED_SQL = `update employees e set removed_at = now(), updated_at = now()
+  where e.id = any(array(
+          select x.id from (select distinct k from unnest($2::text[]) as k) as k(employee_id)
+            cross join lateral (select id from employees
+                                 where org_id = $1 and employee_id = k.employee_id limit 1) as x))
+    and e.org_id = $1 and e.removed_at is null and e.write_seq <= $3::bigint
+  returning e.id, e.employee_id`;
+
 /** Builds the employee store over `pool` (calls given a `Tx` run on its connection instead). */
 export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): EmployeeStore {
   // Lookups wait for the next turn of the event loop (setImmediate, after the current batch of
@@ -351,16 +367,7 @@ export function createEmployeeStore(pool: pg.Pool, cipher: FieldCipher): Employe
     },
     async removeReported(orgId, employeeIds, writtenUpTo, tx) {
       if (employeeIds.length === 0) return [];
-      return removed(
-        await (
-          await queryableOf(pool, tx)
-        ).query(
-          `update employees set removed_at = now(), updated_at = now()
-          where org_id = $1 and removed_at is null and employee_id = any($2::text[]) and write_seq <= $3::bigint
-        returning id, employee_id`,
-          [orgId, employeeIds, writtenUpTo],
-        ),
-      );
+      return removed(await (await queryableOf(pool, tx)).query(REMOVE_REPORTED_SQL, [orgId, employeeIds, writtenUpTo]));
     },
     idsFor,
     findEmployee(q) {

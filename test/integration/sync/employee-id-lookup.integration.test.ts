@@ -4,18 +4,19 @@
  * comes later. The lookup must probe the `(org_id, employee_id)` index once per id and never read
  * the rest of the org: `employee_id = any(<500 ids>)` was planned as "every row of the org, then
  * filter", so each page read the whole org. The same holds for the page's tombstone lookup (the
- * erasure check) over the org's tombstones. Checked on the plan PostgreSQL runs (EXPLAIN
+ * erasure check) over the org's tombstones, the update webhook's row locks and an incremental
+ * sync's removal of the employees the HRMS reported gone. Checked on the plan PostgreSQL runs (EXPLAIN
  * ANALYZE): the rows it visits, not a time.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOMBSTONE_HASHES_SQL } from '../../../src/employees/erasure-store';
-import { EMPLOYEE_IDS_SQL } from '../../../src/employees/store';
+import { EMPLOYEE_IDS_SQL, REMOVE_REPORTED_SQL } from '../../../src/employees/store';
 import { LOCK_EMPLOYEES_SQL } from '../../../src/employees/write-store';
 import { MAX_UPDATE_BATCH } from '../../../src/employees/routes';
 import { startTestApp, type TestApp } from '../../support/harness';
 import * as f from '../../support/factories';
-import { dbQuery, storesOf } from '../../support/db';
+import { dbQuery, storesOf, testPool } from '../../support/db';
 
 let app: TestApp;
 let orgId: number;
@@ -122,5 +123,50 @@ describe('row locks of an update webhook batch, on an org without statistics', (
     const rows = (await dbQuery(app, LOCK_EMPLOYEES_SQL, [orgId, [...ids, 'EMP1']])).rows.map((r: { employee_id: string }) => r.employee_id);
     expect(rows).toHaveLength(MAX_UPDATE_BATCH / 2);
     expect(rows).toEqual([...rows].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+});
+
+describe('removal of the employees an HRMS reported gone (incremental sync), on an org without statistics', () => {
+  it('2,000 ids reported gone, 1,000 of them stored: exactly those rows are read and removed', async () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => (i % 2 === 0 ? `EMP${15_001 + i}` : `GONE${i}`));
+    const mark = await storesOf(app).employees.writeMark();
+    const client = await testPool(app).connect();
+    try {
+      await client.query('begin');
+      const res = await client.query(`explain (analyze, format json) ${REMOVE_REPORTED_SQL}`, [orgId, ids, mark]);
+      const plan = nodes((res.rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+      expect(plan[0]!['Actual Rows']).toBe(1000);
+      // A scan of the org shows as its 20,000 rows, produced or discarded; the probes and the
+      // updated rows' own index scan produce 1,000 each.
+      const touched = rowsTouched(plan);
+      expect(touched.discarded).toBe(0);
+      expect(touched.produced).toBeLessThanOrEqual(2000);
+      const removed = await client.query(`select count(*)::int as n from employees where org_id = $1 and removed_at is not null`, [orgId]);
+      expect(removed.rows[0].n).toBe(1000);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  });
+
+  it('the store removes those stored and not written since the mark, answering them in employeeId order', async () => {
+    const mark = await storesOf(app).employees.writeMark();
+    // Written after the mark (as by the update webhook): it stays.
+    await dbQuery(app, `update employees set write_seq = nextval('employee_write_seq') where org_id = $1 and employee_id = 'EMP14003'`, [orgId]);
+    const gone = await storesOf(app).employees.removeReported(orgId, ['EMP14002', 'EMP14001', 'EMP14003', 'GONE', 'EMP14001'], mark);
+    expect(gone.map((g) => g.employeeId)).toEqual(['EMP14001', 'EMP14002']);
+    const rows = await dbQuery(
+      app,
+      `select employee_id, removed_at is not null as removed from employees where org_id = $1 and employee_id = any($2) order by 1`,
+      [orgId, ['EMP14001', 'EMP14002', 'EMP14003', 'EMP14004']],
+    );
+    expect(rows.rows).toEqual([
+      { employee_id: 'EMP14001', removed: true },
+      { employee_id: 'EMP14002', removed: true },
+      { employee_id: 'EMP14003', removed: false },
+      { employee_id: 'EMP14004', removed: false },
+    ]);
+    // Asked again: nothing left to remove.
+    expect(await storesOf(app).employees.removeReported(orgId, ['EMP14001', 'EMP14002'], mark)).toEqual([]);
   });
 });
