@@ -6,14 +6,14 @@
 import type { ConnectGrant, ConnectPrincipal } from '../auth/principal';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
-import type { ConnectStore, LockPolicy, ProofMethod, ProofOutcome } from './connect-store';
+import type { ConnectStore, LockPolicy, ProofBasis, ProofMethod, ProofOutcome } from './connect-store';
 
 /**
- * What an attempt's check found. Proof (b) answers `{ outcome: 'proven', appSecretHash }`: the
- * stored hash its `app_secret` matched, which must still be the org's when the proof is recorded
- * (ConnectStore.finishAttempt); a bare `'proven'` never records proof (b).
+ * What an attempt's check found. A proof of control answers `{ outcome: 'proven', basis }`: what
+ * it was checked against, which must still be stored when the proof is recorded
+ * (ConnectStore.finishAttempt); a bare `'proven'` records an e-mail code only.
  */
-export type CheckOutcome = 'proven' | 'configured' | 'failed' | { outcome: 'proven'; appSecretHash: string };
+export type CheckOutcome = 'proven' | 'configured' | 'failed' | { outcome: 'proven'; basis: ProofBasis };
 
 /** docs/connect.md "Lockout": five failed proofs lock that connection's approval for 15 minutes. */
 export const PROOF_LOCK: LockPolicy = { maxFailures: 5, lockMs: 15 * 60_000 };
@@ -71,19 +71,19 @@ export function createAttempts(deps: { sessions: ConnectStore; log: Logger }) {
   }
 
   /**
-   * A proof `check` under the lock policy ({@link attempt}); proof (b)'s check answers the stored
-   * hash it matched instead of `true`. Throws PROOF_FAILED (false, locked, or proof (b)'s secret
-   * replaced since the check), or what `check` throws.
+   * A proof `check` under the lock policy ({@link attempt}); a proof of control's check answers
+   * its basis instead of `true`. Throws PROOF_FAILED (false, locked, or the basis replaced since
+   * the check), or what `check` throws.
    */
   async function prove(
     p: ConnectPrincipal,
     method: 'hrms' | 'app_credentials' | 'email',
     meta: RequestMeta,
-    check: () => Promise<boolean | { appSecretHash: string }>,
+    check: () => Promise<boolean | ProofBasis>,
   ): Promise<{ proven: true }> {
     const judged = async (): Promise<CheckOutcome> => {
       const r = await check();
-      return typeof r === 'boolean' ? (r ? 'proven' : 'failed') : { outcome: 'proven', appSecretHash: r.appSecretHash };
+      return typeof r === 'boolean' ? (r ? 'proven' : 'failed') : { outcome: 'proven', basis: r };
     };
     const ok = (await attempt(p, method, meta, judged)) === 'proven';
     deps.log.info({ clientOrgId: p.orgId, connectionId: p.connect.connectionId, method, proven: ok }, 'connect: proof of control');

@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { execute, transactionOf, type Tx } from '../db/tx';
 import { isUuid } from '../domain/ids';
+import { HRMS_CONFIG_VERSION_SQL } from '../setup/store';
 import { tokenFieldsOf } from './store';
 
 /** An active Connect session with its SDK token's claims (the token row unrevoked, both unexpired). */
@@ -50,10 +51,14 @@ export interface ProofAttempt {
 export type SettledOutcome = 'proven' | 'configured' | 'failed' | 'error';
 
 /**
- * A reserved attempt as its check ended. `appSecretHash`, for proof (b) (`app_credentials`): the
- * org's stored scrypt hash the presented `app_secret` was checked against.
+ * What a proof of control was checked against, which must still be stored when the proof is
+ * recorded: proof (b), the org's scrypt hash the presented `app_secret` matched; proof (a), the
+ * version of the HRMS configuration whose credentials were compared (`HrmsConfiguration.version`).
  */
-export type SettledAttempt = ProofAttempt & { outcome: SettledOutcome; appSecretHash?: string };
+export type ProofBasis = { appSecretHash: string } | { hrmsConfigVersion: string };
+
+/** A reserved attempt as its check ended; `basis` for a `proven` proof of control (a) or (b). */
+export type SettledAttempt = ProofAttempt & { outcome: SettledOutcome; basis?: ProofBasis };
 
 /** Lock policy: `maxFailures` failed proofs lock the pair for `lockMs`. */
 export interface LockPolicy {
@@ -94,12 +99,13 @@ export interface ConnectStore {
    * configuration stored by the HRMS step) clears the count and marks nothing; `failed` keeps it
    * counted and locks the pair once `maxFailures` are counted; `error` gives the attempt back.
    *
-   * Proof (b) counts only while the secret it checked is the org's secret (docs/connect.md "Who may
-   * approve"): a `proven` `app_credentials` attempt is settled `failed` unless the org still
-   * holds `appSecretHash`, read under a share lock on the org's row. A rotation
-   * (`hrx org rotate-secret`) that committed after the check thus voids the proof here, and one
-   * still in flight waits for this transaction and then withdraws what it recorded. Returns the
-   * outcome recorded.
+   * A proof of control counts only while what it was checked against is still stored
+   * (docs/connect.md "Who may approve"): a `proven` `app_credentials` or `hrms` attempt is
+   * settled `failed` unless its `basis` still holds (the org's secret, or its HRMS
+   * configuration), read under a share lock on that row. A replacement (`hrx org rotate-secret`,
+   * setup-config) that committed after the check thus voids the proof here, and one still in
+   * flight waits for this transaction and then withdraws what it recorded. Returns the outcome
+   * recorded.
    */
   finishAttempt(a: SettledAttempt, policy: LockPolicy, tx?: Tx): Promise<SettledOutcome>;
   /** Audits an attempt that reserved nothing (`locked`, `configured`, `approved`, `refused`). */
@@ -107,6 +113,25 @@ export interface ConnectStore {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Whether a proof's basis is still stored, under a share lock on its row: FOR SHARE waits for a
+ * replacement that has updated the row and not committed yet, then reads the row as it
+ * committed; a replacement that comes later waits for the caller's transaction. A proof without
+ * the basis of its method never holds.
+ */
+async function basisHeld(em: Tx, a: SettledAttempt): Promise<boolean> {
+  const b = a.basis;
+  let rows: unknown[] = [];
+  if (a.method === 'app_credentials' && b && 'appSecretHash' in b)
+    rows = await em.execute(`select 1 as held from orgs where id = ? and app_secret_hash = ? for share`, [a.session.clientOrgId, b.appSecretHash]);
+  else if (a.method === 'hrms' && b && 'hrmsConfigVersion' in b)
+    rows = await em.execute(`select 1 as held from hrms_configs where org_id = ? and ${HRMS_CONFIG_VERSION_SQL} = ? for share`, [
+      a.session.clientOrgId,
+      b.hrmsConfigVersion,
+    ]);
+  return rows.length > 0;
+}
 
 const AUDIT_SQL = `insert into connect_proof_audit
   (request_id, connection_id, vendor_org_id, client_org_id, session_id, user_id, method, outcome, source_address)
@@ -211,14 +236,7 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
       return transactionOf(orm, tx, async (em) => {
         const pair = [a.session.vendorOrgId, a.session.clientOrgId];
         let outcome = a.outcome;
-        if (outcome === 'proven' && a.method === 'app_credentials') {
-          // FOR SHARE waits for a rotation that has updated the row and not committed yet, then
-          // reads the row as it committed; a rotation that comes later waits for this one.
-          const held = a.appSecretHash
-            ? await em.execute(`select 1 as held from orgs where id = ? and app_secret_hash = ? for share`, [a.session.clientOrgId, a.appSecretHash])
-            : [];
-          if (held.length === 0) outcome = 'failed';
-        }
+        if (outcome === 'proven' && (a.method === 'app_credentials' || a.method === 'hrms') && !(await basisHeld(em, a))) outcome = 'failed';
         // A stored configuration (`configured`) marks nothing: the session entered it, it proved nothing.
         if (outcome === 'proven' && a.method === 'email')
           await em.execute(`update connect_sessions set email_verified_at = now() where id = ?`, [a.session.id]);

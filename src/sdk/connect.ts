@@ -255,7 +255,9 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
           seen.stored = out.stored;
           return 'configured';
         }
-        return (await deps.setup.proveHrms(p.orgId, input)) ? 'proven' : 'failed';
+        // Recorded only while the compared configuration is still stored (setup-config racing this check voids it).
+        const basis = await deps.setup.proveHrms(p.orgId, input);
+        return basis ? { outcome: 'proven', basis } : 'failed';
       });
       if (seen.stored) {
         deps.log.info({ clientOrgId: p.orgId, connectionId: g.connectionId, hrmsId: input.hrms_id }, 'connect: hrms configured');

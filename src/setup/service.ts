@@ -270,11 +270,12 @@ export function createSetupService(deps: SetupServiceDeps) {
      * Proof of control (a) (docs/connect.md "Reference: the SDK token and the Connect endpoints"): whether `input` names the org's configured `hrms_id`
      * and host, carries credentials equal to the stored ones (SHA-256 digests compared with
      * `timingSafeEqual`), and the HRMS still accepts them. `api_configs` are not compared (the
-     * stored ones are used for the check). Returns false for any mismatch, for an org without a configuration, and when
-     * the HRMS refuses the credentials; throws HRMS_CREDENTIALS_REJECTED when the HRMS could not
-     * be reached (not a failed proof), VALIDATION for malformed input.
+     * stored ones are used for the check). Returns the compared configuration's `version` (the
+     * proof holds only while it is stored), or null for any mismatch, for an org without a
+     * configuration, and when the HRMS refuses the credentials; throws HRMS_CREDENTIALS_REJECTED
+     * when the HRMS could not be reached (not a failed proof), VALIDATION for malformed input.
      */
-    async proveHrms(orgId: number, input: HrmsSetupInput): Promise<boolean> {
+    async proveHrms(orgId: number, input: HrmsSetupInput): Promise<{ hrmsConfigVersion: string } | null> {
       const definition = checkInput(input);
       const current = await deps.hrmsConfigs.load(orgId);
       const given = credentialDigest(input.access_credentials);
@@ -285,16 +286,16 @@ export function createSetupService(deps: SetupServiceDeps) {
         !credsEqual ||
         !sameHrms({ hrmsId: current.hrmsId, host: current.credentials.hrms_host }, { hrmsId: input.hrms_id, host: input.access_credentials.hrms_host })
       ) {
-        return false;
+        return null;
       }
       try {
         // The stored credentials (equal to the given ones), against the stored host.
         await verifyWithHrms(definition, { credentials: current.credentials, apiConfigs: current.apiConfigs });
       } catch (err) {
-        if (err instanceof AppError && (err.cause as HrmsError | undefined)?.kind === 'auth') return false;
+        if (err instanceof AppError && (err.cause as HrmsError | undefined)?.kind === 'auth') return null;
         throw err;
       }
-      return true;
+      return { hrmsConfigVersion: current.version };
     },
 
     /** Whether `orgId` is established (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */

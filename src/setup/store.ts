@@ -3,6 +3,7 @@
  * bound to their org by the AEAD's associated data. Every method takes an optional `Tx`
  * (db/tx.ts), last, to run in a caller's transaction.
  */
+import { createHash } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { markEstablished, pgTextArray } from '../db/sql';
 import type { FieldCipher } from '../crypto/field-cipher';
@@ -20,7 +21,17 @@ export interface HrmsConfiguration {
   invalidReason: string | null;
   /** The Connect session that entered it for a new org (docs/connect.md "The session"), or null (setup-config). */
   connectSessionId: string | null;
+  /**
+   * Which save this is: the SHA-256 (hex) of the stored ciphertext, new with every save (a fresh
+   * IV), the same in SQL as {@link HRMS_CONFIG_VERSION_SQL}. A Connect proof by the HRMS step is
+   * recorded only while the configuration it compared is still this one (docs/connect.md "Who may
+   * approve").
+   */
+  version: string;
 }
+
+/** {@link HrmsConfiguration.version} of an `hrms_configs` row, as a SQL expression. */
+export const HRMS_CONFIG_VERSION_SQL = `encode(sha256(convert_to(credentials_enc, 'UTF8')), 'hex')`;
 
 /**
  * Whether a client org is established (docs/connect.md "Who may approve"): it has, or once had,
@@ -46,7 +57,10 @@ export interface HrmsConfigStore {
    * docs/connect.md "Updating refused credentials"): the Connect session that entered the tenant
    * stays recorded and the approvals resting on it stay, so a later setup-config still ends them.
    */
-  save(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'> & { sameTenant?: boolean }, tx?: Tx): Promise<{ revoked: string[] }>;
+  save(
+    hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId' | 'version'> & { sameTenant?: boolean },
+    tx?: Tx,
+  ): Promise<{ revoked: string[] }>;
   /**
    * Stores the first configuration of a NOT established org, entered in Connect session
    * `sessionId` (docs/connect.md "The session"). Atomic with the check: the org row is locked `for update`, which
@@ -54,7 +68,11 @@ export interface HrmsConfigStore {
    * configuration (their foreign-key checks lock the org row `for key share`). Returns false,
    * storing nothing, when the org is established.
    */
-  saveIfUnestablished(hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId'>, sessionId: string, tx?: Tx): Promise<boolean>;
+  saveIfUnestablished(
+    hrmsConfig: Omit<HrmsConfiguration, 'valid' | 'invalidReason' | 'connectSessionId' | 'version'>,
+    sessionId: string,
+    tx?: Tx,
+  ): Promise<boolean>;
   /** Whether `orgId` is established (for good: erased and removed employees count). */
   establishment(orgId: number, tx?: Tx): Promise<Establishment>;
   /** The decrypted configuration, or null. Throws `DecryptionError` if it was tampered with. */
@@ -139,7 +157,8 @@ export function createHrmsConfigStore(orm: MikroORM, cipher: FieldCipher): HrmsC
       const row = await emOf(orm, tx).findOne(HrmsConfig, { orgId });
       if (!row) return null;
       const dec = JSON.parse(cipher.decrypt(row.credentialsEnc, aad(orgId))) as Pick<HrmsConfiguration, 'credentials' | 'apiConfigs'>;
-      return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId };
+      const version = createHash('sha256').update(row.credentialsEnc, 'utf8').digest('hex');
+      return { orgId, hrmsId: row.hrmsId, ...dec, valid: row.valid, invalidReason: row.invalidReason, connectSessionId: row.connectSessionId, version };
     },
     async reauthNeeded(orgId, tx) {
       const [r] = await execute<{ hrms_id: string; refused_at: Date | string }>(
