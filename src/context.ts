@@ -38,13 +38,15 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const infra = await openInfra(config, log, opts);
   const auth = wireAuth(infra);
   const connectionStore = wireConnectionStore(infra);
-  // Connect sessions' proof state, which a replaced app_secret withdraws (built before the orgs,
-  // which need it, and handed to the sdk feature, which owns it).
+  // Connect sessions' proof state, which a replaced app_secret withdraws, and the SDK tokens a
+  // revoked API key issued (built before the orgs, which need it, and handed to the sdk feature,
+  // which owns it).
   const connectSessions = createConnectStore(infra.db.orm);
   const orgs = wireOrgs(infra, {
     connections: connectionStore,
     revocations: auth.revocations,
     onAppSecretRotated: (orgId, tx) => connectSessions.withdrawAppCredentialProofs(orgId, tx),
+    onApiKeyRevoking: (keyId, tx) => connectSessions.revokeTokensIssuedBy(keyId, tx),
   });
   // What the workers count for /metrics (docs/operations.md "Metrics: `GET /metrics`"), in Redis beside the queues.
   const counters = createWorkCounters(infra.requestRedis, infra.prefix, log);

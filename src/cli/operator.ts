@@ -137,7 +137,9 @@ export function registerOperatorCommands(program: Command, cli: Cli): void {
     });
   apikey
     .command('revoke')
-    .description('revoke an API key: every API process refuses it within 1 s; prints {id, revoked: true}')
+    .description(
+      'revoke an API key: every API process refuses it within 1 s, and the SDK tokens it issued (with their Connect sessions) end at once; prints {id, revoked: true}',
+    )
     .argument('<id>', "the key's id (from apikey list)")
     .addOption(jsonOption())
     .action(async (id: string, opts: { json?: boolean }) => {

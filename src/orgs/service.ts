@@ -49,6 +49,11 @@ export interface OrgServiceDeps {
   /** Tells every API process a key was revoked (their key caches drop it, auth/revocations.ts). */
   onApiKeyRevoked?: (keyId: string) => Promise<void>;
   /**
+   * Runs in the transaction that revokes an API key: revokes what the key issued (the SDK tokens
+   * and with them their Connect sessions, sdk/connect-store.ts).
+   */
+  onApiKeyRevoking?: (keyId: string, tx: Tx) => Promise<void>;
+  /**
    * Runs in the transaction that replaces an org's app_secret: withdraws what the old secret
    * proved elsewhere (the Connect flow's proof of control, sdk/connect-store.ts).
    */
@@ -233,12 +238,20 @@ export function createOrgService(deps: OrgServiceDeps) {
 
     /**
      * Revokes API key `keyId` and tells every API process, which stop accepting it at once
-     * (auth/revocations.ts; their caches expire within 1 s should the message be lost). Throws
-     * 404 NOT_FOUND when there is no such active key.
+     * (auth/revocations.ts; their caches expire within 1 s should the message be lost). The SDK
+     * tokens the key issued are revoked in the same transaction (`onApiKeyRevoking`), so their
+     * Connect sessions end too. Throws 404 NOT_FOUND when there is no such active key.
      */
     async revokeApiKey(keyId: string): Promise<void> {
-      if (!isUuid(keyId) || !(await deps.orgs.revokeApiKey(keyId.toLowerCase()))) throw new AppError('NOT_FOUND');
-      await deps.onApiKeyRevoked?.(keyId.toLowerCase());
+      if (!isUuid(keyId)) throw new AppError('NOT_FOUND');
+      const id = keyId.toLowerCase();
+      const revoked = await deps.transactor.transaction(async (tx) => {
+        if (!(await deps.orgs.revokeApiKey(id, tx))) return false;
+        await deps.onApiKeyRevoking?.(id, tx);
+        return true;
+      });
+      if (!revoked) throw new AppError('NOT_FOUND');
+      await deps.onApiKeyRevoked?.(id);
     },
 
     /**

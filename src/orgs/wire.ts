@@ -20,6 +20,8 @@ export function wireOrgs(
     revocations: RevocationFeed;
     /** Withdraws what an org's replaced app_secret proved (the Connect sessions' proof of control). */
     onAppSecretRotated?: (orgId: number, tx: Tx) => Promise<void>;
+    /** Revokes what a revoked API key issued (the SDK tokens, and with them their Connect sessions). */
+    onApiKeyRevoking?: (keyId: string, tx: Tx) => Promise<void>;
   },
 ) {
   const { config } = infra;
@@ -33,6 +35,7 @@ export function wireOrgs(
     secretPeppers: infra.secretPeppers,
     onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
     onAppSecretRotated: deps.onAppSecretRotated,
+    onApiKeyRevoking: deps.onApiKeyRevoking,
     transactor: infra.transactor,
   });
   // The operator's list (`hrx org list`).

@@ -80,6 +80,13 @@ export interface ConnectStore {
    * session must prove again). Proofs by HRMS credentials and verified e-mail codes stay.
    */
   withdrawAppCredentialProofs(clientOrgId: number, tx?: Tx): Promise<void>;
+  /**
+   * Revokes every SDK token API key `apiKeyId` issued that is still honoured; their Connect
+   * sessions end with them (a session lives only while its token is unrevoked). For the
+   * transaction that revokes the key (docs/connect.md "Reference: the SDK token and the Connect
+   * endpoints").
+   */
+  revokeTokensIssuedBy(apiKeyId: string, tx?: Tx): Promise<void>;
   /** Session `id`'s proof state (whatever its liveness), or null. */
   findSessionById(id: string, tx?: Tx): Promise<{ provenAt: Date | null; proofMethod: 'hrms' | 'app_credentials' | null; emailVerifiedAt: Date | null } | null>;
   /** Whether the pair's approval is locked now. */
@@ -193,6 +200,9 @@ export function createConnectStore(orm: MikroORM): ConnectStore {
         [clientOrgId],
         tx,
       );
+    },
+    async revokeTokensIssuedBy(apiKeyId, tx) {
+      await sql(`update sdk_tokens set revoked_at = now() where issued_by_api_key_id = ? and revoked_at is null`, [apiKeyId], tx);
     },
     async findSessionById(id, tx) {
       const [row] = await sql(`select proven_at, proof_method, email_verified_at from connect_sessions where id = ?`, [id], tx);

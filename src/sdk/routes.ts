@@ -167,7 +167,8 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
         ].join(' '),
         errors: ['INVALID_EMAIL'],
       },
-      handler: async ({ body, principal }) => ({ data: await sdk.issueToken(principal, parseTokenRequest(body)) }),
+      // The credential is an API key (above), so the principal's credential id is the key's id.
+      handler: async ({ body, principal }) => ({ data: await sdk.issueToken(principal, parseTokenRequest(body), { apiKeyId: principal.credentialId }) }),
     }),
     route({
       method: 'GET',

@@ -126,9 +126,10 @@ export function createSdkService(deps: SdkServiceDeps) {
     /**
      * Issues an SDK token for the calling vendor (docs/connect.md "Reference: the SDK token and the Connect endpoints"). Throws AUTH_INVALID when the
      * key is not a vendor org's, VALIDATION when the request resolves to an org that is not a
-     * client org or to the caller itself.
+     * client org or to the caller itself. `issuedBy.apiKeyId`: the API key the request came
+     * with, recorded so that revoking the key revokes the token (and ends its Connect session).
      */
-    async issueToken(vendor: Principal, req: SdkTokenRequest): Promise<SdkTokenResult> {
+    async issueToken(vendor: Principal, req: SdkTokenRequest, issuedBy: { apiKeyId: string | null } = { apiKeyId: null }): Promise<SdkTokenResult> {
       if (!vendor.isVendor) throw new AppError('AUTH_INVALID');
       const email = req.email.toLowerCase();
       const domain = email.slice(email.lastIndexOf('@') + 1);
@@ -157,6 +158,7 @@ export function createSdkService(deps: SdkServiceDeps) {
         userId: user.id,
         issuedAt: new Date(iat * 1000),
         expiresAt: new Date(exp * 1000),
+        issuedByApiKeyId: issuedBy.apiKeyId,
       });
       deps.log.info({ vendorOrgId: vendor.orgId, clientOrgId: org.id, orgCreated: created, connectionId: connection.id, jti }, 'sdk token issued');
       return { org_id: org.uuid, access_token: token, exp: SDK_TOKEN_TTL_SEC, corporate_reference_data: req.corporate_reference_data ?? {} };

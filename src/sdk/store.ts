@@ -59,7 +59,7 @@ export interface SdkTokenView {
   hrmsConfiguredAt: Date | null;
 }
 
-export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' | 'clientOrgId' | 'userId' | 'issuedAt' | 'expiresAt'>;
+export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' | 'clientOrgId' | 'userId' | 'issuedAt' | 'expiresAt' | 'issuedByApiKeyId'>;
 
 export interface SdkStore {
   /** The user of `orgId` with `email` (lower-cased by the caller), created with `fullName` if missing. */

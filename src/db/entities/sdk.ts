@@ -47,6 +47,8 @@ export class SdkToken {
   expiresAt!: Date;
   revokedAt: Date | null = null;
   hrmsConfiguredAt: Date | null = null;
+  /** The vendor API key that issued it (its revocation revokes the token), or null (issued otherwise, or before keys were recorded). */
+  issuedByApiKeyId: string | null = null;
 }
 
 export const SdkTokenSchema = new EntitySchema<SdkToken>({
@@ -62,6 +64,7 @@ export const SdkTokenSchema = new EntitySchema<SdkToken>({
     expiresAt: { type: 'Date', columnType: 'timestamptz(3)' },
     revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     hrmsConfiguredAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+    issuedByApiKeyId: { type: 'uuid', nullable: true },
   },
 });
 

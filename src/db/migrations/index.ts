@@ -28,6 +28,7 @@ import { Migration20261127060000 } from './Migration20261127060000';
 import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128130000 } from './Migration20261128130000';
+import { Migration20261129010000 } from './Migration20261129010000';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -54,4 +55,5 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261128030000', class: Migration20261128030000 },
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
+  { name: 'Migration20261129010000', class: Migration20261129010000 },
 ];

@@ -3,7 +3,9 @@
  * revoke"), through the real executable, against two API processes: a key that works on both
  * is refused by both (401 `Invalid token.`) within 1 s of the revoke command returning, although
  * both had just cached it (for a minute: HRX_API_KEY_CACHE_TTL_MS=60000, so the pub/sub message,
- * not the cache's 1 s default TTL, is what stops it). The listing never shows a key or its hash.
+ * not the cache's 1 s default TTL, is what stops it). The SDK tokens the key issued are revoked
+ * with it: their Connect sessions end and an unexchanged one opens none, while another key's
+ * token and session go on. The listing never shows a key or its hash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startSecondApi, startTestApp, type SecondApi, type TestApp } from '../../support/harness';
@@ -11,6 +13,7 @@ import { hrxJson } from '../../support/cli';
 import * as f from '../../support/factories';
 import { expectError, plain } from '../../support/expect-error';
 import { dbQuery } from '../../support/db';
+import { connectCall, openSession } from '../../support/connect';
 
 let app: TestApp;
 let second: SecondApi;
@@ -73,6 +76,35 @@ describe('hrx apikey list / revoke', () => {
     }
     const listed = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys.find((k: { id: string }) => k.id === id);
     expect(listed.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it('revoking a key revokes the SDK tokens it issued: their Connect sessions end, another key’s go on', async () => {
+    const [keyA, keyB] = [await app.ctx.services.orgs.createApiKey(v.org.uuid), await app.ctx.services.orgs.createApiKey(v.org.uuid)];
+    const idA = (await hrxJson(['apikey', 'list', '--org', v.org.uuid], app.env)).api_keys.find((k: { prefix: string }) => k.prefix === keyA.slice(0, 8))
+      .id as string;
+    // One employer per token: a new token for a connection would revoke the connection's earlier ones anyway.
+    const token = async (key: string, domain: string) => {
+      await f.client(app.ctx, `Employer ${domain}`, domain);
+      const res = await call(`${app.url}/api/sdk/token/`, {
+        method: 'POST',
+        headers: { authorization: key, 'content-type': 'application/json' },
+        body: JSON.stringify({ fullname: 'Asha Rao', email: `hr@${domain}`, org_name: `Employer ${domain}` }),
+      });
+      expect(res.status).toBe(200);
+      return res.body.data.access_token as string;
+    };
+    const sessionA = await openSession(app.url, await token(keyA, 'revoke-a.example'));
+    const unexchangedA = await token(keyA, 'revoke-a2.example');
+    const sessionB = await openSession(app.url, await token(keyB, 'revoke-b.example'));
+    for (const s of [sessionA, sessionB]) expect((await connectCall(app.url, s, '')).status).toBe(200);
+
+    expect(await hrxJson(['apikey', 'revoke', idA], app.env)).toEqual({ id: idA, revoked: true });
+    expectError(await connectCall(app.url, sessionA, ''), 401, plain('Invalid token.'));
+    expectError(await connectCall(app.url, sessionA, 'reject/', {}), 401, plain('Invalid token.'));
+    await expect(openSession(app.url, unexchangedA)).rejects.toThrow(/session exchange failed: 401/);
+    expect((await connectCall(app.url, sessionB, '')).status).toBe(200);
+    const rows = await dbQuery(app, `select count(*)::int as n from sdk_tokens where issued_by_api_key_id = $1 and revoked_at is null`, [idA]);
+    expect(rows.rows[0].n).toBe(0);
   });
 
   it('revoking an unknown or already revoked id fails with exit code 1', async () => {
