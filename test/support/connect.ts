@@ -2,6 +2,8 @@
  * Connect flow helpers for integration tests (docs/connect.md "The session"): exchanging an SDK token for the
  * session cookie, and calling the Connect endpoints with it.
  */
+import { dbQuery } from './db';
+import * as f from './factories';
 import { call, type TestApp } from './harness';
 
 /** A Connect session opened from a token: the `Cookie` header value and the raw `Set-Cookie`. */
@@ -48,4 +50,23 @@ export async function verifyEmail(app: Pick<TestApp, 'url' | 'mailbox'>, session
   const code = await app.mailbox.code(email, app.mailbox.to(email).length - 1);
   const res = await connectCall(app.url, session, 'verify-email/', { code });
   if (res.status !== 200) throw new Error(`verify-email: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/**
+ * A new lender's Connect session for employer `c` (its token names the employer by the e-mail
+ * domain `domain`, which `c` must own), and the session's row id (`connect_sessions.id`).
+ */
+export async function lenderSession(
+  app: TestApp,
+  c: { org: { id: number; uuid: string } },
+  domain: string,
+): Promise<{ session: TestSession; sessionId: string }> {
+  const lender = await f.vendor(app.ctx);
+  const token = await f.sdkToken(app.ctx, lender.org, { email: `hr@${domain}`, org_name: `Employer ${domain}` });
+  if (token.org_id !== c.org.uuid) throw new Error(`the token resolved to ${token.org_id}, not the employer ${c.org.uuid}`);
+  const session = await openSession(app.url, token.access_token);
+  const { rows } = await dbQuery(app, `select s.id from connect_sessions s join connections k on k.id = s.connection_id where k.client_org_id = $1`, [
+    c.org.id,
+  ]);
+  return { session, sessionId: rows[0].id as string };
 }

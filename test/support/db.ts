@@ -39,6 +39,21 @@ export function testPool(t: HasContext): pg.Pool {
   return pool;
 }
 
+/**
+ * Waits until a backend of `t`'s database waits on a lock in a statement matching `query`
+ * (`'waiting'`), or until `done()` holds (`'done'`); throws after about 10 s. For tests that force
+ * the order of two transactions with a row lock they hold.
+ */
+export async function lockWaiter(t: HasContext, query: RegExp, done?: () => boolean): Promise<'waiting' | 'done'> {
+  for (let i = 0; i < 400; i++) {
+    const { rows } = await dbQuery(t, `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    if (rows.some((r: { query: string }) => query.test(r.query))) return 'waiting';
+    if (done?.()) return 'done';
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no statement matching ${query} waited on a lock`);
+}
+
 /** Runs `text` with `values` on `t`'s schema (the test's own pool). */
 export function dbQuery<R extends pg.QueryResultRow = any>(t: HasContext, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
   return testPool(t).query<R>(text, values);

@@ -11,10 +11,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HRX_BIN, hrxJson } from '../../support/cli';
-import { connectCall, openSession } from '../../support/connect';
+import { connectCall, lenderSession, openSession } from '../../support/connect';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
-import { dbQuery, storesOf, testPool } from '../../support/db';
+import { dbQuery, lockWaiter, storesOf, testPool } from '../../support/db';
 
 const run = promisify(execFile);
 const simCreds = { clientId: 'rotate-client', clientSecret: 'rotate-secret-value-51d' };
@@ -45,26 +45,10 @@ const setup = (c: Awaited<ReturnType<typeof f.client>>, secret: string) =>
 async function establishedSession(domain: string) {
   const c = await f.client(app.ctx, `Employer ${domain}`, domain);
   expect((await setup(c, c.appSecret)).status).toBe(200); // established: Connect asks for proof of control
-  const lender = await f.vendor(app.ctx);
-  const token = await f.sdkToken(app.ctx, lender.org, { email: `hr@${domain}`, org_name: `Employer ${domain}` });
-  expect(token.org_id).toBe(c.org.uuid);
-  const s = await openSession(app.url, token.access_token);
-  const [row] = (await dbQuery(app, `select s.id from connect_sessions s join connections k on k.id = s.connection_id where k.client_org_id = $1`, [c.org.id]))
-    .rows;
+  const { session: s, sessionId } = await lenderSession(app, c, domain);
   const prove = (secret: string) => connectCall(app.url, s, 'proof/', { app_key: c.org.appKey, app_secret: secret });
   const approve = () => connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] });
-  return { c, s, sessionId: row.id as string, prove, approve };
-}
-
-/** Waits until a backend of this database waits on a row lock in a statement matching `query`. */
-async function lockWaiter(query: RegExp, alsoDone?: () => boolean): Promise<'waiting' | 'done'> {
-  for (let i = 0; i < 400; i++) {
-    const { rows } = await dbQuery(app, `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-    if (rows.some((r: { query: string }) => query.test(r.query))) return 'waiting';
-    if (alsoDone?.()) return 'done';
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no statement matching ${query} waited on a lock`);
+  return { c, s, sessionId, prove, approve };
 }
 
 describe('hrx org rotate-secret', () => {
@@ -144,7 +128,7 @@ describe('hrx org rotate-secret', () => {
       let settled = false;
       const proof = prove(c.appSecret).finally(() => (settled = true));
       // The proof is recorded only after the org row shows its secret unchanged: it waits for the rotation.
-      expect(await lockWaiter(/for share/i, () => settled)).toBe('waiting');
+      expect(await lockWaiter(app, /for share/i, () => settled)).toBe('waiting');
       await rotation.query('commit');
       const res = await proof;
       expect([res.status, res.body.message]).toEqual([403, 'Proof of control failed']);
@@ -166,12 +150,12 @@ describe('hrx org rotate-secret', () => {
       await holder.query('begin');
       await holder.query('select 1 from connect_sessions where id = $1 for update', [sessionId]);
       const proof = prove(c.appSecret);
-      expect(await lockWaiter(/update connect_sessions set proven_at/i)).toBe('waiting');
+      expect(await lockWaiter(app, /update connect_sessions set proven_at/i)).toBe('waiting');
       // The rotation (what `hrx org rotate-secret` runs, in process: the proof's statement must not
       // reach its 1.5 s timeout meanwhile); it must not complete before the proof is settled.
       let finished = false;
       rotated = app.ctx.services.orgs.rotateAppSecret(c.org.uuid).finally(() => (finished = true));
-      expect(await lockWaiter(/^update ("[^"]+"\.)?"orgs"/i, () => finished)).toBe('waiting');
+      expect(await lockWaiter(app, /^update ("[^"]+"\.)?"orgs"/i, () => finished)).toBe('waiting');
       await holder.query('commit');
       expect((await proof).status).toBe(200);
     } finally {

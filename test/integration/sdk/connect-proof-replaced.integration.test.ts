@@ -11,8 +11,8 @@
  */
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectCall, openSession } from '../../support/connect';
-import { dbQuery, testPool } from '../../support/db';
+import { connectCall, lenderSession } from '../../support/connect';
+import { dbQuery, lockWaiter, testPool } from '../../support/db';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 
@@ -48,30 +48,14 @@ async function establishedSession(domain: string) {
       body: JSON.stringify(f.setupBody(c, sim, creds)),
     });
   expect((await setup(simA, credsA)).status).toBe(200);
-  const lender = await f.vendor(app.ctx);
-  const token = await f.sdkToken(app.ctx, lender.org, { email: `hr@${domain}`, org_name: `Employer ${domain}` });
-  expect(token.org_id).toBe(c.org.uuid);
-  const s = await openSession(app.url, token.access_token);
-  const [row] = (await dbQuery(app, `select s.id from connect_sessions s join connections k on k.id = s.connection_id where k.client_org_id = $1`, [c.org.id]))
-    .rows;
+  const { session: s, sessionId } = await lenderSession(app, c, domain);
   return {
     c,
-    sessionId: row.id as string,
+    sessionId,
     setup,
     prove: (sim: Sim, creds: typeof credsA) => connectCall(app.url, s, 'hrms/', hrmsBody(sim, creds)),
     approve: () => connectCall(app.url, s, 'approve/', { opted_in: [], opted_out: [] }),
   };
-}
-
-/** Waits until a backend of this database waits on a lock in a statement matching `query` (or `done()`). */
-async function lockWaiter(query: RegExp, done?: () => boolean): Promise<'waiting' | 'done'> {
-  for (let i = 0; i < 400; i++) {
-    const { rows } = await dbQuery(app, `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-    if (rows.some((r: { query: string }) => query.test(r.query))) return 'waiting';
-    if (done?.()) return 'done';
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no statement matching ${query} waited on a lock`);
 }
 
 /** Runs `work` on a connection of its own inside a transaction, committed at the end. */
@@ -97,7 +81,7 @@ describe('proof of control by the HRMS step, racing a setup-config that replaces
       await replacement.query('select 1 from hrms_configs where org_id = $1 for update', [c.org.id]);
       let settled = false;
       const proof = prove(simA, credsA).finally(() => (settled = true));
-      expect(await lockWaiter(/from hrms_configs where .* for share/i, () => settled)).toBe('waiting');
+      expect(await lockWaiter(app, /from hrms_configs where .* for share/i, () => settled)).toBe('waiting');
       const aad = `hrms-config:${c.org.id}`; // src/setup/store.ts
       const [stored] = (await replacement.query('select credentials_enc from hrms_configs where org_id = $1', [c.org.id])).rows;
       const again = app.ctx.cipher.encrypt(app.ctx.cipher.decrypt(stored.credentials_enc, aad), aad);
@@ -122,12 +106,12 @@ describe('proof of control by the HRMS step, racing a setup-config that replaces
       // Hold the session row, so the proof (checked against simulator A's configuration) waits to be recorded.
       await holder.query('select 1 from connect_sessions where id = $1 for update', [sessionId]);
       const pending = prove(simA, credsA);
-      expect(await lockWaiter(/update connect_sessions set proven_at/i)).toBe('waiting');
+      expect(await lockWaiter(app, /update connect_sessions set proven_at/i)).toBe('waiting');
       // The employer moves to simulator B; its save must wait for the proof (the proof's
       // statement times out after 1.5 s, so this runs at once).
       let finished = false;
       replaced = setup(simB, credsB).finally(() => (finished = true));
-      expect(await lockWaiter(/from hrms_configs where org_id = .* for update/i, () => finished)).toBe('waiting');
+      expect(await lockWaiter(app, /from hrms_configs where org_id = .* for update/i, () => finished)).toBe('waiting');
       return { pending }; // settled after the commit
     });
     expect((await pending).status).toBe(200);
