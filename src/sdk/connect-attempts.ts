@@ -44,7 +44,7 @@ export function createAttempts(deps: { sessions: ConnectStore; log: Logger }) {
    * pass the limit): refused unchecked while the pair is locked (PROOF_FAILED); a `failed`
    * outcome counts a failure, `proven`/`configured` clear the count. What `check` throws is
    * rethrown, and the attempt given back (audited `error`, not counted). Resolves with the outcome
-   * recorded: a proof (b) whose secret was replaced since its check is `failed`.
+   * recorded: a proof of control whose basis was replaced since its check is `failed`.
    */
   async function attempt(
     p: ConnectPrincipal,

@@ -39,19 +39,29 @@ export function testPool(t: HasContext): pg.Pool {
   return pool;
 }
 
+/** The PostgreSQL backend pid of `client`'s connection (for {@link lockWaiter}). */
+export async function backendPid(client: pg.ClientBase): Promise<number> {
+  return (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+}
+
 /**
- * Waits until a backend of `t`'s database waits on a lock in a statement matching `query`
- * (`'waiting'`), or until `done()` holds (`'done'`); throws after about 10 s. For tests that force
- * the order of two transactions with a row lock they hold.
+ * Waits until a backend waits on a lock held by backend `blockerPid` (`pg_blocking_pids`) in a
+ * statement matching `query`, and resolves with its pid; or resolves null once `done()` holds.
+ * Throws after about 10 s. Keyed on the blocker, not only on the statement, since other test
+ * files run the same statements in other schemas of the same database at the same time. For
+ * tests that force the order of two transactions with a row lock they hold.
  */
-export async function lockWaiter(t: HasContext, query: RegExp, done?: () => boolean): Promise<'waiting' | 'done'> {
+export async function lockWaiter(t: HasContext, blockerPid: number, query: RegExp, done?: () => boolean): Promise<number | null> {
   for (let i = 0; i < 400; i++) {
-    const { rows } = await dbQuery(t, `select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-    if (rows.some((r: { query: string }) => query.test(r.query))) return 'waiting';
-    if (done?.()) return 'done';
+    const { rows } = await dbQuery<{ pid: number; query: string }>(t, `select pid, query from pg_stat_activity where $1 = any(pg_blocking_pids(pid))`, [
+      blockerPid,
+    ]);
+    const waiting = rows.find((r) => query.test(r.query));
+    if (waiting) return waiting.pid;
+    if (done?.()) return null;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`no statement matching ${query} waited on a lock`);
+  throw new Error(`no statement matching ${query} waited on a lock of backend ${blockerPid}`);
 }
 
 /** Runs `text` with `values` on `t`'s schema (the test's own pool). */

@@ -14,7 +14,7 @@ import { HRX_BIN, hrxJson } from '../../support/cli';
 import { connectCall, lenderSession, openSession } from '../../support/connect';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
-import { dbQuery, lockWaiter, storesOf, testPool } from '../../support/db';
+import { backendPid, dbQuery, lockWaiter, storesOf, testPool } from '../../support/db';
 
 const run = promisify(execFile);
 const simCreds = { clientId: 'rotate-client', clientSecret: 'rotate-secret-value-51d' };
@@ -128,7 +128,7 @@ describe('hrx org rotate-secret', () => {
       let settled = false;
       const proof = prove(c.appSecret).finally(() => (settled = true));
       // The proof is recorded only after the org row shows its secret unchanged: it waits for the rotation.
-      expect(await lockWaiter(app, /for share/i, () => settled)).toBe('waiting');
+      expect(await lockWaiter(app, await backendPid(rotation), /for share/i, () => settled)).not.toBeNull();
       await rotation.query('commit');
       const res = await proof;
       expect([res.status, res.body.message]).toEqual([403, 'Proof of control failed']);
@@ -150,12 +150,12 @@ describe('hrx org rotate-secret', () => {
       await holder.query('begin');
       await holder.query('select 1 from connect_sessions where id = $1 for update', [sessionId]);
       const proof = prove(c.appSecret);
-      expect(await lockWaiter(app, /update connect_sessions set proven_at/i)).toBe('waiting');
+      const proofPid = await lockWaiter(app, await backendPid(holder), /update connect_sessions set proven_at/i);
       // The rotation (what `hrx org rotate-secret` runs, in process: the proof's statement must not
       // reach its 1.5 s timeout meanwhile); it must not complete before the proof is settled.
       let finished = false;
       rotated = app.ctx.services.orgs.rotateAppSecret(c.org.uuid).finally(() => (finished = true));
-      expect(await lockWaiter(app, /^update ("[^"]+"\.)?"orgs"/i, () => finished)).toBe('waiting');
+      expect(await lockWaiter(app, proofPid!, /^update ("[^"]+"\.)?"orgs"/i, () => finished)).not.toBeNull();
       await holder.query('commit');
       expect((await proof).status).toBe(200);
     } finally {

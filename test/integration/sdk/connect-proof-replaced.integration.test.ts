@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCall, lenderSession } from '../../support/connect';
-import { dbQuery, lockWaiter, testPool } from '../../support/db';
+import { backendPid, dbQuery, lockWaiter, testPool } from '../../support/db';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 
@@ -81,7 +81,7 @@ describe('proof of control by the HRMS step, racing a setup-config that replaces
       await replacement.query('select 1 from hrms_configs where org_id = $1 for update', [c.org.id]);
       let settled = false;
       const proof = prove(simA, credsA).finally(() => (settled = true));
-      expect(await lockWaiter(app, /from hrms_configs where .* for share/i, () => settled)).toBe('waiting');
+      expect(await lockWaiter(app, await backendPid(replacement), /from hrms_configs where .* for share/i, () => settled)).not.toBeNull();
       const aad = `hrms-config:${c.org.id}`; // src/setup/store.ts
       const [stored] = (await replacement.query('select credentials_enc from hrms_configs where org_id = $1', [c.org.id])).rows;
       const again = app.ctx.cipher.encrypt(app.ctx.cipher.decrypt(stored.credentials_enc, aad), aad);
@@ -106,12 +106,12 @@ describe('proof of control by the HRMS step, racing a setup-config that replaces
       // Hold the session row, so the proof (checked against simulator A's configuration) waits to be recorded.
       await holder.query('select 1 from connect_sessions where id = $1 for update', [sessionId]);
       const pending = prove(simA, credsA);
-      expect(await lockWaiter(app, /update connect_sessions set proven_at/i)).toBe('waiting');
+      const proofPid = await lockWaiter(app, await backendPid(holder), /update connect_sessions set proven_at/i);
       // The employer moves to simulator B; its save must wait for the proof (the proof's
       // statement times out after 1.5 s, so this runs at once).
       let finished = false;
       replaced = setup(simB, credsB).finally(() => (finished = true));
-      expect(await lockWaiter(app, /from hrms_configs where org_id = .* for update/i, () => finished)).toBe('waiting');
+      expect(await lockWaiter(app, proofPid!, /from hrms_configs where org_id = .* for update/i, () => finished)).not.toBeNull();
       return { pending }; // settled after the commit
     });
     expect((await pending).status).toBe(200);
