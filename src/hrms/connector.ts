@@ -3,7 +3,7 @@
  * native employee data into partial employee records. It knows nothing of the store or of hrx's
  * HTTP routes (docs/architecture.md).
  */
-import type { PartialEmployeeRecord } from '../domain/record';
+import type { DeepPartial, MonthlyDetails, PartialEmployeeRecord } from '../domain/record';
 import type { HostPolicy } from '../outbound/host-policy';
 
 /** Access credentials as stored from setup-config (docs/api.md "Setup config"; docs/hrms/connectors.md says which field holds what for each product). */
@@ -107,6 +107,31 @@ export interface EmployeePage {
   next?: string;
 }
 
+/**
+ * One pay month of one employee as a product's payroll API reports it (docs/sync.md "Pay history"):
+ * the record's `monthly` shape, `month` and `year` required, everything the API does not give
+ * left out (never guessed).
+ */
+export interface PayMonthEntry {
+  /** The HRMS employee id, as `listEmployees` yields it. */
+  employeeId: string;
+  month: DeepPartial<MonthlyDetails> & { month: number; year: number };
+}
+
+/** One page of pay months (`HrmsConnector.listPayMonths`). */
+export interface PayMonthsPage {
+  entries: PayMonthEntry[];
+  /** Opaque cursor resuming after this page; absent on the last page. */
+  next?: string;
+}
+
+/** Which pay months to read: the `months` most recent pay periods the payroll has closed. */
+export interface PayMonthsOptions {
+  /** How many months back from the latest closed one (24 on the first full sync, 2 after). */
+  months: number;
+  cursor?: string;
+}
+
 /** How to list (contract v2). */
 export interface ListOptions {
   /** Resume after the page that returned this `next` cursor; absent: from the start. */
@@ -206,6 +231,12 @@ export interface HrmsConnector {
   listEmployees(options?: ListOptions): AsyncIterable<EmployeePage>;
   /** Live read of one employee by its HRMS employee id; `null` when the HRMS has none. */
   getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null>;
+  /**
+   * Pay months from the product's payroll API, page by page, through the same budget, retries and
+   * cancellation as `listEmployees`. Present only on products whose definition names a `payroll`
+   * source. Throws `HrmsError` as `listEmployees` does.
+   */
+  listPayMonths?(options: PayMonthsOptions): AsyncIterable<PayMonthsPage>;
 }
 
 /** Builds a connector for an `hrms_id` bound to one org's access (docs/behaviour.md "Sync": `reference` is always supported). */
@@ -243,5 +274,11 @@ export interface HrmsConnectorDefinition {
    * least daily (docs/hrms/connectors.md).
    */
   reportsRemovals?: boolean;
+  /**
+   * The product's payroll API that backfills pay history (docs/sync.md "Pay history"), as its
+   * README names it (e.g. Keka's pay register); absent: the product publishes none, and pay months
+   * come only from the synced record's `monthly` and the update webhook.
+   */
+  payroll?: { source: string };
   create: ConnectorFactory;
 }
