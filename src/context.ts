@@ -127,6 +127,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
       consents: consents.service,
       events: events.service,
       endpoints: events.endpoints,
+      /** A vendor's self-service over its own endpoints and deliveries (docs/events.md "Self-service"). */
+      vendorEndpoints: events.selfService,
       external: external.service,
       sdk: sdk.service,
       retention: retention.service,

@@ -128,12 +128,14 @@ export function createDeliverer(deps: DelivererDeps) {
         deps.onEnd?.('cancelled');
         return { status: 'cancelled' };
       }
-      const secret = deps.cipher.decrypt(work.secretEnc, endpointSecretAad(work.endpointId));
+      const secrets = [work.secretEnc, ...(work.previousSecretEnc ? [work.previousSecretEnc] : [])].map((enc) =>
+        deps.cipher.decrypt(enc, endpointSecretAad(work.endpointId)),
+      );
       const at = new Date(now());
-      const headers = { ...webhookHeaders(secret, work.eventId, Math.floor(at.getTime() / 1000), work.body), 'user-agent': 'hrx-events/1' };
+      const headers = { ...webhookHeaders(secrets, work.eventId, Math.floor(at.getTime() / 1000), work.body), 'user-agent': 'hrx-events/1' };
       const res = await postOnce(work.url, headers, work.body, deps.timeoutMs, deps.hostPolicy);
       const ok = res.httpStatus !== null && res.httpStatus >= 200 && res.httpStatus < 300;
-      const { attempt, status } = await deps.store.recordAttempt({
+      const { attempt, nth, status } = await deps.store.recordAttempt({
         deliveryId: id,
         at,
         durationMs: res.durationMs,
@@ -150,7 +152,7 @@ export function createDeliverer(deps: DelivererDeps) {
         'event delivery attempt',
       );
       if (status === 'pending') {
-        return { status: 'retry', attempt, httpStatus: res.httpStatus, retryInMs: deps.scheduleMs[attempt - 1] ?? 0 };
+        return { status: 'retry', attempt, httpStatus: res.httpStatus, retryInMs: deps.scheduleMs[nth - 1] ?? 0 };
       }
       if (status === 'delivered' || status === 'failed') {
         deps.onEnd?.(status);

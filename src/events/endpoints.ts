@@ -14,6 +14,7 @@ import { endpointSecretAad, newSigningSecret } from './signing';
 import type { EventStore } from './store';
 import { EVENT_TYPES, isEventType, type EventType } from './types';
 import { isUuid } from '../domain/ids';
+import { isHostNotAllowed, type HostPolicy } from '../outbound/host-policy';
 
 /** Longest endpoint URL accepted. */
 export const MAX_URL_LENGTH = 2048;
@@ -52,6 +53,29 @@ export function validateEndpointUrl(raw: string, opts: { allowHttpLoopback: bool
   return url.href;
 }
 
+/**
+ * Refuses, at registration, an endpoint whose host is or resolves to a private, loopback,
+ * link-local or reserved address under `policy` (the SSRF guard every delivery goes through,
+ * docs/events.md "Delivery"): an IP literal is checked as written, a name by resolving it now
+ * (a name that does not resolve yet is accepted; each delivery checks the address it connects
+ * to again). Without a policy (the operator allowed private hosts or loopback) nothing is
+ * refused. Throws a VALIDATION `AppError` naming `url`.
+ */
+export async function refuseBlockedHost(url: string, policy: HostPolicy | undefined): Promise<void> {
+  if (!policy) return;
+  const refused = () => AppError.validation([{ field: 'url', message: 'must not point to a private, loopback, link-local or reserved address' }]);
+  const parsed = new URL(url);
+  try {
+    policy.checkUrl(parsed);
+  } catch {
+    throw refused();
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return;
+  const blocked = await new Promise<boolean>((resolve) => policy.lookup(host, { all: true }, (err) => resolve(err ? isHostNotAllowed(err) : false)));
+  if (blocked) throw refused();
+}
+
 /** Parses a `--events a,b` list: known types, deduplicated, in catalogue order; absent or empty = every type. */
 export function parseEventTypes(list: string | undefined): EventType[] {
   if (list === undefined || list.trim() === '') return [...EVENT_TYPES];
@@ -80,6 +104,8 @@ export interface EndpointServiceDeps {
   cipher: FieldCipher;
   queue: Pick<EventsQueue, 'remove'>;
   allowHttpLoopback: boolean;
+  /** The SSRF guard of deliveries, also asked at registration; absent when the operator lifted it. */
+  hostPolicy?: HostPolicy | undefined;
   /** Told how many pending deliveries a removal cancelled (the workers' counters of `/metrics`); must not throw. */
   onCancelled?: (n: number) => void;
 }
@@ -97,11 +123,13 @@ export function createEndpointService(deps: EndpointServiceDeps) {
     /**
      * Registers an endpoint of vendor org `orgUuid` for `events` (default: every type). Returns it
      * with its signing secret (`whsec_...`), which is shown this once: only its encryption is
-     * kept. Throws VALIDATION for a non-vendor org, a refused URL or an unknown event type.
+     * kept. Throws VALIDATION for a non-vendor org, a refused URL (scheme, or a host the SSRF
+     * guard refuses: `refuseBlockedHost`) or an unknown event type.
      */
     async add(input: { orgUuid: string; url: string; events?: EventType[] }): Promise<EndpointView & { secret: string }> {
       const org = await vendorOrg(input.orgUuid);
       const url = validateEndpointUrl(input.url, { allowHttpLoopback: deps.allowHttpLoopback });
+      await refuseBlockedHost(url, deps.hostPolicy);
       const events = input.events?.length ? input.events : [...EVENT_TYPES];
       const id = randomUUID();
       const secret = newSigningSecret();

@@ -40,13 +40,19 @@ export function sign(secret: string, msgId: string, timestampSec: number, body: 
   return `v1,${mac}`;
 }
 
-/** The three Standard Webhooks headers of one attempt (plus the JSON content type). */
-export function webhookHeaders(secret: string, msgId: string, timestampSec: number, body: string): Record<string, string> {
+/**
+ * The three Standard Webhooks headers of one attempt (plus the JSON content type). Several
+ * secrets (the current one first, then one still in its rotation overlap) give several
+ * signatures, space-delimited (`v1,sig1 v1,sig2`: the spec's "Signature scheme" for key rotation);
+ * a receiver accepts the message when any one verifies.
+ */
+export function webhookHeaders(secrets: string | readonly string[], msgId: string, timestampSec: number, body: string): Record<string, string> {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'content-type': 'application/json',
     'webhook-id': msgId,
     'webhook-timestamp': String(timestampSec),
-    'webhook-signature': sign(secret, msgId, timestampSec, body),
+    'webhook-signature': list.map((s) => sign(s, msgId, timestampSec, body)).join(' '),
   };
 }
 

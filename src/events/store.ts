@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { notWithdrawnSince, pgTextArray } from '../db/sql';
 import { EVERY_DATA_POINT, type DataPoints } from '../domain/data-points';
 import { execute, transactionOf, type Tx } from '../db/tx';
-import type { Audience, EventType } from './types';
+import type { Audience, EventType, OutboxEventType } from './types';
 
 /** An endpoint as stored; the secret stays encrypted here. */
 export interface EndpointRow {
@@ -30,7 +30,7 @@ export interface RecipientRow {
 /** An event row to insert; `payload` is the exact JSON body. */
 export interface NewEvent {
   id: string;
-  type: EventType;
+  type: OutboxEventType;
   vendorOrgId: number;
   clientOrgId: number | null;
   connectionId: string | null;
@@ -44,11 +44,13 @@ export interface DeliveryWork {
   status: string;
   attempts: number;
   eventId: string;
-  type: EventType;
+  type: OutboxEventType;
   body: string;
   endpointId: string;
   url: string;
   secretEnc: string;
+  /** The secret before the last rotation while it still signs too (docs/events.md "Self-service"), else null. */
+  previousSecretEnc: string | null;
   endpointRemoved: boolean;
   /** False when the vendor may no longer hear of it (see `ENTITLED_SQL`). */
   entitled: boolean;
@@ -229,7 +231,7 @@ export function createEventStore(orm: MikroORM) {
     async loadDelivery(id: string, tx?: Tx): Promise<DeliveryWork | null> {
       const [r] = await sql(
         `select d.id, d.status, d.attempts, e.id as event_id, e.type, e.payload::text as body, ep.id as endpoint_id, ep.url,
-                ep.secret_enc, ep.removed_at is not null as endpoint_removed, ${ENTITLED_SQL} as entitled
+                ep.secret_enc, case when ep.previous_secret_until > now() then ep.previous_secret_enc end as previous_secret_enc, ep.removed_at is not null as endpoint_removed, ${ENTITLED_SQL} as entitled
            from event_deliveries d join events e on e.id = d.event_id join event_endpoints ep on ep.id = d.endpoint_id
           where d.id = ?::uuid`,
         [id],
@@ -241,11 +243,12 @@ export function createEventStore(orm: MikroORM) {
         status: r.status as string,
         attempts: r.attempts as number,
         eventId: r.event_id as string,
-        type: r.type as EventType,
+        type: r.type as OutboxEventType,
         body: r.body as string,
         endpointId: r.endpoint_id as string,
         url: r.url as string,
         secretEnc: r.secret_enc as string,
+        previousSecretEnc: (r.previous_secret_enc as string | null) ?? null,
         endpointRemoved: r.endpoint_removed === true,
         entitled: r.entitled === true,
       };
@@ -258,24 +261,26 @@ export function createEventStore(orm: MikroORM) {
 
     /**
      * Records one attempt and moves the delivery on in one statement: `delivered` on success,
-     * `failed` once `maxAttempts` were made, else still `pending` with its next attempt time. A
-     * delivery already ended (e.g. cancelled meanwhile) keeps its status; the attempt is recorded
-     * anyway. Returns the attempt number and the delivery's status after it.
+     * `failed` once `maxAttempts` were made since the delivery was queued or last replayed
+     * (`replay_base`), else still `pending` with its next attempt time. A delivery already ended
+     * (e.g. cancelled meanwhile) keeps its status; the attempt is recorded anyway. Returns the
+     * attempt number (counting every attempt ever made), `nth` (counting since the last replay)
+     * and the delivery's status after it.
      */
-    async recordAttempt(a: AttemptRecord, tx?: Tx): Promise<{ attempt: number; status: string }> {
+    async recordAttempt(a: AttemptRecord, tx?: Tx): Promise<{ attempt: number; nth: number; status: string }> {
       const [r] = await sql(
         `with d as (
            update event_deliveries set
              attempts = attempts + 1,
              status = case when status <> 'pending' then status when ?::bool then 'delivered'
-                           when attempts + 1 >= ? then 'failed' else 'pending' end,
-             next_attempt_at = now() + (coalesce((?::int[])[attempts + 1], 0) * interval '1 millisecond'),
-             finished_at = case when status = 'pending' and (?::bool or attempts + 1 >= ?) then now() else finished_at end
-           where id = ?::uuid returning attempts, status)
+                           when attempts + 1 - replay_base >= ? then 'failed' else 'pending' end,
+             next_attempt_at = now() + (coalesce((?::int[])[attempts + 1 - replay_base], 0) * interval '1 millisecond'),
+             finished_at = case when status = 'pending' and (?::bool or attempts + 1 - replay_base >= ?) then now() else finished_at end
+           where id = ?::uuid returning attempts, status, replay_base)
          insert into event_attempts (delivery_id, attempt, at, http_status, error, status_text, duration_ms)
          select ?::uuid, d.attempts, ?, ?, ?, ?, ? from d
          on conflict (delivery_id, attempt) do nothing
-         returning attempt, (select status from d) as status`,
+         returning attempt, (select attempts - replay_base from d) as nth, (select status from d) as status`,
         [
           a.ok,
           a.maxAttempts,
@@ -292,7 +297,7 @@ export function createEventStore(orm: MikroORM) {
         ],
         tx,
       );
-      return { attempt: (r?.attempt as number) ?? 0, status: (r?.status as string) ?? 'unknown' };
+      return { attempt: (r?.attempt as number) ?? 0, nth: (r?.nth as number) ?? 0, status: (r?.status as string) ?? 'unknown' };
     },
 
     /**

@@ -26,6 +26,15 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * The type of the test event a vendor sends itself (docs/events.md "Self-service"): delivered
+ * to the one endpoint it names, never subscribable, not in `EVENT_TYPES`.
+ */
+export const TEST_EVENT_TYPE = 'endpoint.test';
+
+/** Any type an outbox row may carry: a catalogue type or the test event's. */
+export type OutboxEventType = EventType | typeof TEST_EVENT_TYPE;
+
 /** True when `t` is one of `EVENT_TYPES`. */
 export const isEventType = (t: string): t is EventType => (EVENT_TYPES as readonly string[]).includes(t);
 

@@ -7,10 +7,12 @@ import { createEndpointService } from './endpoints';
 import { createEventsQueue } from './queue';
 import { createEventService } from './service';
 import { createEventStore } from './store';
+import { createSelfService } from './self-service';
+import { createSelfServiceStore } from './self-service-store';
 
 /**
  * Builds the event store, the events queue (on the request-path Redis), the event service, the
- * endpoint service (`endpoints`) and the deliverer the events worker runs. Takes the org store
+ * endpoint service (`endpoints`), the vendor's self-service over them (`selfService`) and the deliverer the events worker runs. Takes the org store
  * (endpoints are registered per org uuid) and the work counters (each delivery's end is
  * counted); registers the queue's close.
  */
@@ -28,6 +30,7 @@ export function wireEvents(infra: Infra, deps: { orgs: OrgStore; counters: Pick<
     cipher,
     queue,
     allowHttpLoopback: config.HRX_EVENTS_ALLOW_HTTP_LOOPBACK,
+    hostPolicy: infra.hostPolicies.events,
     onCancelled: (n) => deps.counters.deliveries('cancelled', n),
   });
   const deliverer = createDeliverer({
@@ -40,5 +43,14 @@ export function wireEvents(infra: Infra, deps: { orgs: OrgStore; counters: Pick<
     hostPolicy: infra.hostPolicies.events,
     onEnd: (outcome) => deps.counters.deliveries(outcome),
   });
-  return { service, store, queue, endpoints, deliverer };
+  const selfService = createSelfService({
+    endpoints,
+    store: createSelfServiceStore(infra.db.orm),
+    outbox: store,
+    events: service,
+    queue,
+    transactor: infra.transactor,
+    cipher,
+  });
+  return { service, store, queue, endpoints, selfService, deliverer };
 }

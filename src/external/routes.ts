@@ -15,6 +15,19 @@ const jwkSchema = z.strictObject({
   alg: z.enum(['RSA-OAEP-256', 'RS256']),
 });
 
+const isoMs = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+/** A vendor key as listed (`hrx keys list` prints the same rows). */
+const vendorKeySchema = z.strictObject({
+  kid: z.string(),
+  bits: z.number().int(),
+  use: z.string().nullable(),
+  alg: z.string().nullable(),
+  status: z.enum(['active', 'revoked']),
+  created_at: isoMs,
+  revoked_at: isoMs.nullable(),
+});
+
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
   return [
@@ -49,6 +62,7 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
         return { data, extra: { status_code: 'success', status: 200 } };
       },
     }),
+    ...vendorKeyRoutes(external),
     route({
       method: 'GET',
       path: '/.well-known/jwks.json',
@@ -62,6 +76,68 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
         description: 'Current keys first, then keys still in their grace period after a rotation.',
       },
       handler: async () => ({ raw: await external.jwks() }),
+    }),
+  ];
+}
+
+/**
+ * The vendor's own keys (docs/api.md "Vendor self-service", docs/v2.md "Vendor keys"): the
+ * operator's `hrx keys add|list|revoke` over the vendor's API key, only its own keys.
+ */
+function vendorKeyRoutes(external: ExternalService): RouteDef[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/vendor/keys/',
+      credential: 'apiKey',
+      role: 'vendor',
+      response: z.array(vendorKeySchema),
+      doc: {
+        operationId: 'listVendorKeys',
+        tag: 'external',
+        summary: "Lists the calling vendor's public keys (V2 and the credential), revoked ones included, newest first.",
+      },
+      handler: async ({ principal }) => ({ data: await external.listVendorKeys(principal.orgUuid) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/vendor/keys/',
+      credential: 'apiKey',
+      role: 'vendor',
+      bodyType: 'json',
+      body: z.strictObject({ jwk: z.record(z.string(), z.unknown()) }),
+      response: vendorKeySchema,
+      doc: {
+        operationId: 'addVendorKey',
+        tag: 'external',
+        status: 201,
+        summary: 'Registers a public RSA key of the calling vendor (2048 to 8192 bits); answers `201` with the key as listed.',
+        description: [
+          '`jwk` is the PUBLIC JWK (no private members); its `kid`, else its RFC 7638 thumbprint, names it and must be new for the vendor',
+          '(revoked keys included). `use`/`alg` (`sig`/`RS256`, `enc`/`RSA-OAEP-256`) limit what it serves; V2 answers are encrypted to',
+          'the newest active key that can encrypt.',
+        ].join(' '),
+      },
+      handler: async ({ principal, body }) => ({ status: 201, data: await external.addOwnVendorKey(principal.orgUuid, body.jwk) }),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/vendor/keys/:kid/',
+      credential: 'apiKey',
+      role: 'vendor',
+      params: z.object({ kid: z.string() }),
+      response: z.strictObject({ kid: z.string(), revoked: z.literal(true) }),
+      doc: {
+        operationId: 'revokeVendorKey',
+        tag: 'external',
+        summary: "Revokes one of the calling vendor's keys: V2 requests it signed are refused in every API process within 5 seconds.",
+        description: "Another vendor's key, a revoked one and an unknown `kid` are `404 Not found.` alike.",
+        errors: ['NOT_FOUND'],
+      },
+      async handler({ principal, params }) {
+        await external.revokeVendorKey(principal.orgUuid, params.kid);
+        return { data: { kid: params.kid, revoked: true as const } };
+      },
     }),
   ];
 }

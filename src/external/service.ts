@@ -199,6 +199,25 @@ export function createExternalService(deps: ExternalServiceDeps) {
       return { kid: key.kid };
     },
 
+    /**
+     * `addVendorKey` for the vendor's own API (docs/api.md "Vendor self-service"): the same
+     * checks (RSA, 2048 to 8192 bits, public members only), a refused JWK or a `kid` the org
+     * already used (revoked keys included) answered as VALIDATION naming `jwk`. Returns the key as
+     * listed.
+     */
+    async addOwnVendorKey(orgUuid: string, jwk: unknown): Promise<VendorKeyInfo> {
+      let kid: string;
+      try {
+        ({ kid } = await this.addVendorKey(orgUuid, jwk));
+      } catch (err) {
+        if (err instanceof InvalidKeyError || err instanceof KidConflictError) throw AppError.validation([{ field: 'jwk', message: err.message }]);
+        throw err;
+      }
+      const listed = (await this.listVendorKeys(orgUuid)).find((k) => k.kid === kid);
+      if (!listed) throw new AppError('INTERNAL', { message: 'registered key not listed' });
+      return listed;
+    },
+
     /** Every key of the vendor org, newest first. */
     async listVendorKeys(orgUuid: string): Promise<VendorKeyInfo[]> {
       const org = await vendorOrg(orgUuid);
