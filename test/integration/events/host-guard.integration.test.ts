@@ -9,7 +9,9 @@ import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncCompletedEvent } from '../../../src/events/catalog';
 import { postOnce } from '../../../src/events/delivery';
-import { ormQuery } from '../../support/db';
+import { randomUUID } from 'node:crypto';
+import { endpointSecretAad, newSigningSecret } from '../../../src/events/signing';
+import { ormQuery, storesOf } from '../../support/db';
 import { client, connection, vendor } from '../../support/factories';
 import { startTestApp, waitFor, type TestApp } from '../../support/harness';
 
@@ -45,7 +47,12 @@ describe('events: the outbound host guard', () => {
     const c = await client(app.ctx);
     await connection(app.ctx, v.org.uuid, c.org.uuid);
     for (const url of [`https://127.0.0.1:${port}/hook`, `https://localhost:${port}/hook`]) {
-      await app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url, events: ['sync.completed'] });
+      // Registration refuses these now; an endpoint whose name resolved elsewhere then (DNS
+      // rebinding) is what the delivery-time guard is for: such rows are written straight.
+      await expect(app.ctx.services.endpoints.add({ orgUuid: v.org.uuid, url, events: ['sync.completed'] })).rejects.toMatchObject({ code: 'VALIDATION' });
+      const id = randomUUID();
+      const secretEnc = app.ctx.cipher.encrypt(newSigningSecret(), endpointSecretAad(id));
+      await storesOf(app).events.insertEndpoint({ id, orgId: v.org.id, url, eventTypes: ['sync.completed'], secretEnc });
     }
     const { deliveryIds } = await app.ctx.services.events.emit(
       syncCompletedEvent({
