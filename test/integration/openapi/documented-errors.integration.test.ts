@@ -30,6 +30,12 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
+  // The self-service ids are any text (a malformed one is 404, as an unknown one): no path segment fails them.
+  'DELETE /api/vendor/keys/{kid}/': { 400: 'no path segment fails the `kid` parameter' },
+  'DELETE /api/vendor/endpoints/{id}/': { 400: 'no path segment fails the `id` parameter' },
+  'POST /api/vendor/endpoints/{id}/rotate-secret/': { 400: 'no path segment fails the `id` parameter' },
+  'POST /api/vendor/endpoints/{id}/test/': { 400: 'no path segment fails the `id` parameter' },
+  'POST /api/vendor/deliveries/{id}/replay/': { 400: 'no path segment fails the `id` parameter' },
 };
 
 const MAX_BODY = 4096;
@@ -207,6 +213,49 @@ describe('setup, consent and V2 answer as documented', () => {
     await expectAnswer('POST', p, p, { json: await sealed(randomUUID()), headers }, 404);
     await bodyLimits('POST', p, p, headers);
     await expectAnswer('POST', p, p, { json: { encrypted_payload: 'a.b.c.d.e' }, headers, source: LOCKED }, 429);
+  });
+});
+
+describe('vendor self-service answers as documented', () => {
+  it('event endpoints, deliveries and replay', async () => {
+    const list = '/api/vendor/endpoints/';
+    await expectAnswer('GET', list, list, {}, 401);
+    await expectAnswer('GET', list, list, { headers: vendorHeaders(), source: LOCKED }, 429);
+    await expectAnswer('POST', list, list, { json: { url: 'http://127.0.0.1:9/x' } }, 401);
+    await expectAnswer('POST', list, list, { json: { url: 'https://10.0.0.1/x' }, headers: vendorHeaders() }, 400);
+    await bodyLimits('POST', list, list, vendorHeaders());
+    await expectAnswer('POST', list, list, { json: { url: 'https://93.184.215.14/x' }, headers: vendorHeaders(), source: LOCKED }, 429);
+    const ep = (await call(`${app.url}${list}`, { method: 'POST', headers: { ...vendorHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://93.184.215.14/x' }) })).body.data as { id: string };
+    for (const [method, doc, suffix] of [
+      ['DELETE', '/api/vendor/endpoints/{id}/', ''],
+      ['POST', '/api/vendor/endpoints/{id}/rotate-secret/', 'rotate-secret/'],
+      ['POST', '/api/vendor/endpoints/{id}/test/', 'test/'],
+      ['GET', '/api/vendor/endpoints/{id}/deliveries/', 'deliveries/'],
+    ] as const) {
+      await expectAnswer(method, doc, `${list}${ep.id}/${suffix}`, {}, 401);
+      await expectAnswer(method, doc, `${list}${randomUUID()}/${suffix}`, { headers: vendorHeaders() }, 404);
+      await expectAnswer(method, doc, `${list}${ep.id}/${suffix}`, { headers: vendorHeaders(), source: LOCKED }, 429);
+    }
+    const deliveries = '/api/vendor/endpoints/{id}/deliveries/';
+    await expectAnswer('GET', deliveries, `${list}${ep.id}/deliveries/?page=0`, { headers: vendorHeaders() }, 400);
+    const replay = '/api/vendor/deliveries/{id}/replay/';
+    await expectAnswer('POST', replay, `/api/vendor/deliveries/${randomUUID()}/replay/`, {}, 401);
+    await expectAnswer('POST', replay, `/api/vendor/deliveries/${randomUUID()}/replay/`, { headers: vendorHeaders() }, 404);
+    await expectAnswer('POST', replay, `/api/vendor/deliveries/${randomUUID()}/replay/`, { headers: vendorHeaders(), source: LOCKED }, 429);
+  });
+
+  it('vendor keys', async () => {
+    const keys = '/api/vendor/keys/';
+    await expectAnswer('GET', keys, keys, {}, 401);
+    await expectAnswer('GET', keys, keys, { headers: vendorHeaders(), source: LOCKED }, 429);
+    await expectAnswer('POST', keys, keys, { json: { jwk: { kty: 'RSA' } } }, 401);
+    await expectAnswer('POST', keys, keys, { json: { jwk: { kty: 'EC' } }, headers: vendorHeaders() }, 400);
+    await bodyLimits('POST', keys, keys, vendorHeaders());
+    await expectAnswer('POST', keys, keys, { json: { jwk: { kty: 'RSA' } }, headers: vendorHeaders(), source: LOCKED }, 429);
+    const one = '/api/vendor/keys/{kid}/';
+    await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', {}, 401);
+    await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', { headers: vendorHeaders() }, 404);
+    await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', { headers: vendorHeaders(), source: LOCKED }, 429);
   });
 });
 
