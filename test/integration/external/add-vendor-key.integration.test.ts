@@ -48,7 +48,7 @@ describe('POST /api/vendor/keys/', () => {
     });
     expect(read.status).toBe(200);
     const opened = await openEncryptedResponse({ data: read.body.data, vendorPrivateKey: next.privateJwk, serviceSigningJwks: jwks });
-    expect(opened.employee.employeeId).toBe('EMP00001');
+    expect(opened.employee).toMatchObject({ employeeId: 'EMP00001' });
   });
 
   it('400 naming jwk: under 2048 bits, private members, not RSA, a kid already used', async () => {

@@ -122,6 +122,21 @@ describe('the typed client, from setup-config to reads', () => {
     expect(expectDocumented('POST', '/api/external/employee/', 400, bad.error)).toMatchObject({ message: 'Invalid encrypted payload' });
   });
 
+  it("manages the vendor's own endpoints and keys (events, external)", async () => {
+    const api = apiClient(app.url);
+    const headers = { authorization: v.apiKey };
+    const added = await api.POST('/api/vendor/endpoints/', { headers, body: { url: 'https://93.184.215.14/hooks', events: ['sync.completed'] } });
+    expect(added.response.status).toBe(201);
+    const ep = expectDocumented('POST', '/api/vendor/endpoints/', 201, added.data)!.data;
+    expect(ep).toMatchObject({ url: 'https://93.184.215.14/hooks', events: ['sync.completed'] });
+    const listed = await api.GET('/api/vendor/endpoints/{id}/deliveries/', { headers, params: { path: { id: ep.id } } });
+    expect(expectDocumented('GET', '/api/vendor/endpoints/{id}/deliveries/', 200, listed.data)!.data).toEqual([]);
+    const keys = await api.GET('/api/vendor/keys/', { headers });
+    expect(expectDocumented('GET', '/api/vendor/keys/', 200, keys.data)!.data.map((k) => k.kid)).toEqual([v.kid]);
+    const missing = await api.DELETE('/api/vendor/keys/{kid}/', { headers, params: { path: { kid: 'nope' } } });
+    expect(expectDocumented('DELETE', '/api/vendor/keys/{kid}/', 404, missing.error)).toMatchObject({ message: 'Not found.' });
+  });
+
   it('issues an SDK token and refuses a bad e-mail (sdk)', async () => {
     const api = apiClient(app.url);
     const res = await api.POST('/api/sdk/token/', {
