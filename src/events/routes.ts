@@ -19,7 +19,10 @@ const endpointSchema = z.strictObject({
   created_at: isoMs,
 });
 
-const secretSchema = z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/).meta({ description: 'The Standard Webhooks signing secret; shown in this answer only.' });
+const secretSchema = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
+  .meta({ description: 'The Standard Webhooks signing secret; shown in this answer only.' });
 
 const addBody = z.strictObject({
   url: z.string().min(1, 'required').max(2048),
@@ -119,8 +122,8 @@ export function eventRoutes(self: SelfService): RouteDef[] {
         operationId: 'testEventEndpoint',
         tag: 'events',
         status: 202,
-        summary: 'Sends an `endpoint.test` event to one of the calling vendor\'s endpoints through the outbox; answers `202`.',
-        description: 'Signed, retried and recorded like every event; its delivery shows in the endpoint\'s deliveries.',
+        summary: "Sends an `endpoint.test` event to one of the calling vendor's endpoints through the outbox; answers `202`.",
+        description: "Signed, retried and recorded like every event; its delivery shows in the endpoint's deliveries.",
         errors: ['NOT_FOUND'],
       },
       handler: async ({ principal, params }) => ({ status: 202, data: await self.sendTest(principal, params.id) }),
@@ -158,7 +161,7 @@ export function eventRoutes(self: SelfService): RouteDef[] {
         status: 202,
         summary: "Sends one of the calling vendor's deliveries again: the same event (same `webhook-id`) to the same endpoint; answers `202`.",
         description:
-          'An ended delivery gets the whole retry schedule again; a pending one is queued as it is. The endpoint must still be registered. Another vendor\'s delivery is `404 Not found.`.',
+          "An ended delivery gets the whole retry schedule again; a pending one is queued as it is. The endpoint must still be registered. Another vendor's delivery is `404 Not found.`.",
         errors: ['NOT_FOUND'],
       },
       handler: async ({ principal, params }) => ({ status: 202, data: await self.replay(principal, params.id) }),

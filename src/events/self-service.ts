@@ -98,7 +98,17 @@ export function createSelfService(deps: SelfServiceDeps) {
       const payload = { type: TEST_EVENT_TYPE, timestamp: at.toISOString(), data: { endpoint_id: endpointId, vendor_org_id: org.orgUuid } };
       await deps.transactor.transaction((tx) =>
         deps.outbox.insertOutbox(
-          [{ id: eventId, type: TEST_EVENT_TYPE, vendorOrgId: org.orgId, clientOrgId: null, connectionId: null, payload: JSON.stringify(payload), createdAt: at }],
+          [
+            {
+              id: eventId,
+              type: TEST_EVENT_TYPE,
+              vendorOrgId: org.orgId,
+              clientOrgId: null,
+              connectionId: null,
+              payload: JSON.stringify(payload),
+              createdAt: at,
+            },
+          ],
           [{ id: deliveryId, eventId, endpointId }],
           tx,
         ),

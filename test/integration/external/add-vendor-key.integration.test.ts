@@ -32,7 +32,15 @@ describe('POST /api/vendor/keys/', () => {
     const next = rsa(3072, 'rotated-2026');
     const res = await vendorCall(app, v.apiKey, 'POST', '/api/vendor/keys/', { jwk: next.publicJwk });
     expect(res.status).toBe(201);
-    expect(res.body.data).toEqual({ kid: 'rotated-2026', bits: 3072, use: null, alg: null, status: 'active', created_at: expect.any(String), revoked_at: null });
+    expect(res.body.data).toEqual({
+      kid: 'rotated-2026',
+      bits: 3072,
+      use: null,
+      alg: null,
+      status: 'active',
+      created_at: expect.any(String),
+      revoked_at: null,
+    });
     const jwks = (await call(`${app.url}/.well-known/jwks.json`)).body as JSONWebKeySet;
     const encrypted = await buildEncryptedRequest({
       connectionId: conn.id,

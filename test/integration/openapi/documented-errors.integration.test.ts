@@ -225,7 +225,13 @@ describe('vendor self-service answers as documented', () => {
     await expectAnswer('POST', list, list, { json: { url: 'https://10.0.0.1/x' }, headers: vendorHeaders() }, 400);
     await bodyLimits('POST', list, list, vendorHeaders());
     await expectAnswer('POST', list, list, { json: { url: 'https://93.184.215.14/x' }, headers: vendorHeaders(), source: LOCKED }, 429);
-    const ep = (await call(`${app.url}${list}`, { method: 'POST', headers: { ...vendorHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://93.184.215.14/x' }) })).body.data as { id: string };
+    const ep = (
+      await call(`${app.url}${list}`, {
+        method: 'POST',
+        headers: { ...vendorHeaders(), 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://93.184.215.14/x' }),
+      })
+    ).body.data as { id: string };
     for (const [method, doc, suffix] of [
       ['DELETE', '/api/vendor/endpoints/{id}/', ''],
       ['POST', '/api/vendor/endpoints/{id}/rotate-secret/', 'rotate-secret/'],
