@@ -2,7 +2,7 @@
  * The credential checks products share at setup-config (docs/api.md "Setup config", docs/hrms/connectors.md): the product's
  * `grant_type`, its required `access_credentials` fields, and `api_configs` entries only of the
  * `api_id`s it knows, each at most once. Problems name the body field, e.g.
- * `access_credentials.api_key` "required for keka"; they never quote a value.
+ * `access_credentials.api_key` "required for <hrms_id>"; they never quote a value.
  */
 import type { CredentialProblem, HrmsAccess, HrmsCredentials } from './connector';
 

@@ -22,13 +22,13 @@ export interface HrmsFieldInfo {
   required: boolean;
   /** A secret: entered in a password field, never shown back. */
   secret: boolean;
-  /** Example value, e.g. `https://acme.keka.com`. */
+  /** Example value, e.g. `https://acme.hrms.example`. */
   placeholder?: string;
 }
 
 /** A supported HRMS product (docs/hrms/connectors.md). */
 export interface HrmsProductInfo {
-  /** The `hrms_id` of setup-config, e.g. `keka`. */
+  /** The `hrms_id` of setup-config, as `HRMS_IDS` (hrms-ids.ts) names it. */
   hrmsId: string;
   /** The product's name as its users know it, e.g. "Zoho People". */
   displayName: string;

@@ -3,7 +3,7 @@ import type { HrmsAccess } from './connector';
 
 /**
  * The tenant as the origin of `hrms_host` (scheme, lower-cased host, port), e.g.
- * `https://acme.keka.com`: every org configured on one HRMS host shares one budget. A host that
+ * `https://acme.hrms.example`: every org configured on one HRMS host shares one budget. A host that
  * does not parse is used as given (the connector refuses it before any request).
  */
 export function tenantByHost(access: HrmsAccess): string {
