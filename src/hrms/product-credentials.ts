@@ -5,11 +5,12 @@
  * `access_credentials.api_key` "required for <hrms_id>"; they never quote a value.
  */
 import type { CredentialProblem, HrmsAccess, HrmsCredentials } from './connector';
+import type { GrantType } from './grant-types';
 
 /** What one product requires. */
 export interface ProductCredentialRule {
   hrmsId: string;
-  grantType: string;
+  grantType: GrantType;
   /** `access_credentials` fields that must be non-blank. */
   required: readonly (keyof Pick<HrmsCredentials, 'client_id' | 'client_secret' | 'api_key'>)[];
   /** The `api_id`s the product's `api_configs` may carry. */

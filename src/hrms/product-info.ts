@@ -2,6 +2,7 @@
  * The shape of a supported HRMS product's entry (`products.ts` lists them): its own module so
  * each product folder's `product.ts` can use it without importing the list that imports it.
  */
+import type { GrantType } from './grant-types';
 
 /**
  * Where a field's value goes in the setup-config body (docs/api.md "Setup config"):
@@ -33,6 +34,6 @@ export interface HrmsProductInfo {
   /** The product's name as its users know it, e.g. "Zoho People". */
   displayName: string;
   /** The `grant_type` every setup-config for this product carries (docs/hrms/connectors.md). */
-  grantType: string;
+  grantType: GrantType;
   fields: readonly HrmsFieldInfo[];
 }

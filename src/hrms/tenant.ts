@@ -13,3 +13,13 @@ export function tenantByHost(access: HrmsAccess): string {
     return access.credentials.hrms_host;
   }
 }
+
+/**
+ * The tenant on a host every company shares (one API address for all, such as a vendor's single
+ * `api.<vendor>.com`): the host's origin plus the credentials' `client_id`, which names the
+ * company (docs/behaviour.md "Live reads and the HRMS budget": one company's syncs never spend
+ * another's budget). The id is not a secret; the budget store hashes the tenant into its key.
+ */
+export function tenantByClientId(access: HrmsAccess): string {
+  return `${tenantByHost(access)}#${access.credentials.client_id ?? ''}`;
+}
