@@ -48,6 +48,15 @@ module.exports = {
       to: { path: 'routes\\.ts$|^src/http/' },
     },
     {
+      name: 'hrms-product-not-to-other-product',
+      comment:
+        "A product folder (src/hrms/<hrms_id>/) never imports another product's folder: what two products share " +
+        'lives beside them in src/hrms/ (decode.ts, cursor.ts, ...) or the simulator kit src/hrms/sim/ (src/hrms/README.md "Shared mechanics").',
+      severity: 'error',
+      from: { path: '^src/hrms/([^/]+)/' },
+      to: { path: '^src/hrms/[^/]+/', pathNot: '^src/hrms/($1|sim)/' },
+    },
+    {
       name: 'routes-not-to-other-routes',
       comment: "One feature's routes.ts never imports another feature's routes.ts (share a schema module instead).",
       severity: 'error',

@@ -12,9 +12,8 @@
  *   that runs full fails the benchmark. The tenant's budget window is cleared first, as it would be
  *   by the time a scheduled sync runs (an hour later), so the figure is the incremental sync's own.
  */
-import type { DialectSim } from '../src/hrms/sim/dialect';
 import { DIALECT_SIMS } from '../src/hrms/sim/dialects';
-import { greythrListing } from '../src/hrms/greythr/sim/server';
+import { HRMS_CATALOG } from '../src/hrms/catalog';
 import { connectorFor } from '../src/hrms/registry';
 import {
   benchEnv,
@@ -34,48 +33,6 @@ import { dbQuery, storesOf } from '../test/support/db';
 
 /** The sync's page size (HRX_SYNC_BATCH_SIZE, default 500) capped at the product's largest page. */
 const pageSize = (max: number): number => Math.min(max, Number(process.env.HRX_SYNC_BATCH_SIZE ?? 500));
-
-/**
- * The fewest requests a full listing of the simulator's employees needs (Keka and Zoho People: 200
- * a page, their maximum, and one token request; the others: see each).
- */
-const MIN_REQUESTS: Record<string, (sim: DialectSim) => number> = {
-  // Two listings (Working, Relieved), each at least one page.
-  keka: (sim) => {
-    const relieved = sim.expected().filter((e) => e.status === 'Inactive').length;
-    const working = sim.expected().length - relieved;
-    return 1 + Math.max(1, Math.ceil(working / 200)) + Math.max(1, Math.ceil(relieved / 200));
-  },
-  // No total: the listing ends on a short page, so an exact multiple of 200 costs one more.
-  zoho_people: (sim) => 1 + Math.floor(sim.expected().length / 200) + 1,
-  // One token, the lists of values (one POST, asked whatever the answer), /hr/v2/categories only
-  // when category entries come without their descriptions, then `employees` and its 7 sections
-  // (SECTIONS in src/hrms/greythr/connector.ts) each read through at 200 a page. The sections are
-  // sparse (an employee with no PF or separation is not listed), so their sizes are what the
-  // simulator serves. Every answer says `pages.hasNext`, so a list ends on its last page (an exact
-  // multiple of 200 costs nothing more) and an empty one still costs a request. Not counted: which
-  // lists start at page 1 is undocumented, so the connector asks page 0 first; a 1-based list
-  // answers it as page 1 and then repeats it for page 1 (sections.ts), one more request per such
-  // list of more than one page.
-  greythr: (sim) => {
-    const listing = greythrListing(sim);
-    if (!listing) return Number.NaN;
-    let n = 1 + 1 + (listing.categoriesWithoutDescs ? 1 : 0);
-    for (const size of listing.sizes.values()) n += Math.max(1, Math.ceil(size / pageSize(200)));
-    return n;
-  },
-  // The simulator's default (`api` both): the connector gets a v1 token and lists v1
-  // `limit`/`offset` pages of at most 100 (src/hrms/personio/v1.ts); `metadata.total_pages` ends the
-  // listing on its last page.
-  personio: (sim) => 1 + Math.max(1, Math.ceil(sim.expected().length / pageSize(100))),
-  // One request per dataset (active, inactive), each answering the whole dataset; no token. When
-  // the setup has a `payroll` api_configs entry (POST /payrollapi/ctcbreakup), one more request
-  // per 500 employees.
-  darwinbox: (sim) => 2 + (sim.setup().api_configs.some((c) => c.api_id === 'payroll') ? Math.ceil(sim.expected().length / 500) : 0),
-  // One custom report (POST /api/v1/reports/custom) answering every employee, read as a stream
-  // (src/hrms/bamboohr/connector.ts); no token.
-  bamboohr: () => 1,
-};
 
 export interface HrmsSyncFigures {
   wallMs: number;
@@ -166,7 +123,7 @@ async function oneProduct(hrmsId: string, employees: number, log: (s: string) =>
     const vmHwmMiB = round(statusMiB(worker.pid, 'VmHWM') ?? 0, 1);
     const workerCpuSec = round((cpuSeconds(worker.pid) ?? 0) - cpu0, 2);
     if (full.employeesSeen !== employees) throw new Error(`the full sync saw ${full.employeesSeen} employees, expected ${employees}`);
-    const minRequests = MIN_REQUESTS[hrmsId]?.(sim) ?? Number.NaN;
+    const minRequests = (await HRMS_CATALOG.find((p) => p.hrmsId === hrmsId)?.minSyncRequests?.(sim, pageSize)) ?? Number.NaN;
     log(
       `  ${hrmsId} full: ${full.wallMs} ms, ${full.requests} requests (minimum ${minRequests}), max ${full.maxInWindow} in a window of ${sim.stats().limit.requests}, worker peak RSS ${round(mem.windowPeakMiB, 1)} MiB`,
     );
@@ -202,6 +159,9 @@ function scheduledLine(incrementalListing: boolean, i: HrmsSyncFigures, changed:
     ? `incremental (${changed} changed): ${i.wallMs} ms, ${i.requests} requests, ${i.employeesSeen} employees seen`
     : `no incremental listing: scheduled sync ran ${i.kind}, ${i.requests} requests, ${i.wallMs} ms (${changed} changed, ${i.employeesSeen} employees seen)`;
 }
+
+/** The products benched by default: every product of the catalog that declares its minimum (`minSyncRequests`, src/hrms/product-module.ts), in its order. */
+export const HRMS_BENCH_PRODUCTS: readonly string[] = HRMS_CATALOG.filter((p) => p.minSyncRequests).map((p) => p.hrmsId);
 
 /** Runs the benchmark for each of `products` (hrms_ids with a simulator) in turn. */
 export async function hrmsSyncBench(o: { products: string[]; employees: number }, log: (s: string) => void): Promise<HrmsSyncResult> {

@@ -14,7 +14,7 @@ import { firstReadBench } from './first-read';
 import { DEFAULT_SYNC_SIZES, fullSyncBench, MAX_PEAK_RATIO, type FullSyncResult } from './full-sync';
 import { abortAndCleanUp, DATABASE_URL, loadOptions, positiveNumber, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
-import { hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
+import { HRMS_BENCH_PRODUCTS, hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
 import { printScale, scaleBench, type ScaleResult } from './scale';
 import { printTailLatency, tailLatencyBench, type TailLatencyResult } from './tail-latency';
 
@@ -34,7 +34,7 @@ const HELP = `npm run bench -- [options]
   tail_latency (the plain read at saturation, then at a fixed 70 % of that for --fixed-duration S, default 30; beside pg-row)
                          takes --employees, --connections, --duration and --warmup too
   --processes N|auto     external, tail_latency: hrx serve --processes of the hrx child (external: default auto; tail_latency: 1)
-  --hrms-products A,B    hrms_sync: products with a simulator (default every product with a simulator)
+  --hrms-products A,B    hrms_sync: products with a simulator (default every product of the catalog that declares its minimum requests)
   --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)
   --scale-sizes A,B      scale: client orgs (and one vendor's connections) at each size (default 1000,10000)
   --scale-no-old         scale: do not replay the reconcile pass from before the periodic check (minutes at 10,000)`;
@@ -213,7 +213,7 @@ export async function main(argv: string[]): Promise<number> {
     hrms_sync: () =>
       hrmsSyncBench(
         {
-          products: (values['hrms-products'] ?? 'keka,zoho_people,greythr,personio,darwinbox,bamboohr').split(','),
+          products: values['hrms-products']?.split(',') ?? [...HRMS_BENCH_PRODUCTS],
           employees: num(values['hrms-employees'], 10_000),
         },
         log,

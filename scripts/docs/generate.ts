@@ -8,7 +8,10 @@
  * - docs/settings.md: every setting of src/config.ts (zod schema → JSON Schema → a table);
  * - docs/data-points.md: every data point name, by group, from src/domain/data-points.ts;
  * - docs/errors.md: the error table of src/errors.ts;
- * - README.md's "Connecting an HRMS" section and docs/hrms/README.md (scripts/docs/hrms-products.ts).
+ * - README.md's "Connecting an HRMS" section and its documentation entry of the products' pages,
+ *   docs/hrms/README.md and docs/hrms/connectors.md's table of published descriptions
+ *   (scripts/docs/hrms-products.ts), and src/hrms/catalog.ts (scripts/docs/catalog-source.ts);
+ * - docs/cli.md: every command's help (scripts/cli-doc.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -20,7 +23,9 @@ import { dataPointLabel } from '../../src/domain/data-point-labels';
 import { ERRORS } from '../../src/errors';
 import { openApiDocument, type OpenApiDocument } from '../../src/openapi/document';
 import { HRX_VERSION } from '../../src/openapi/routes';
-import { hrmsPagesIndex, readmeWithProducts } from './hrms-products';
+import { renderCliDoc } from '../cli-doc';
+import { CATALOG_FILE, catalogSource } from './catalog-source';
+import { connectorsWithDescriptions, hrmsPagesIndex, readmeWithProducts } from './hrms-products';
 
 /**
  * A stand-in for the services: every property is another stand-in and calling one throws.
@@ -149,6 +154,9 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     'docs/data-points.md': dataPointsMarkdown(),
     'docs/errors.md': errorsMarkdown(),
     'README.md': readmeWithProducts(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')),
+    'docs/hrms/connectors.md': connectorsWithDescriptions(readFileSync(new URL('../../docs/hrms/connectors.md', import.meta.url), 'utf8')),
+    [CATALOG_FILE]: catalogSource(),
+    'docs/cli.md': renderCliDoc(),
     'docs/hrms/README.md': hrmsPagesIndex((repoPath) => existsSync(new URL(`../../${repoPath}`, import.meta.url))),
   };
 }

@@ -16,7 +16,7 @@ export interface HrmsCredentials {
   client_secret?: string;
   api_key?: string;
   /**
-   * Label tables for numeric enumerations (products that take them: Keka, src/hrms/keka/README.md): per
+   * Label tables for numeric enumerations (the products that take them say so on their page, docs/hrms/README.md): per
    * product field, code → hrx word. The setup-config counterpart of `ConnectorOptions.enumLabels`.
    */
   enum_labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
@@ -258,7 +258,7 @@ export interface HrmsConnectorDefinition {
   hrmsId: string;
   /**
    * Problems of `access` for this product, in body order, each naming its field (e.g.
-   * `access_credentials.api_key` "required for keka"); empty when usable. Shape only: no call.
+   * `access_credentials.api_key` "required for <hrms_id>"); empty when usable. Shape only: no call.
    */
   checkCredentials(access: HrmsAccess): CredentialProblem[];
   /** The product's published request limit for one tenant: `requests` per `windowMs`. */

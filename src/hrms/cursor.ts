@@ -10,7 +10,7 @@
 import type { z } from 'zod';
 import { HrmsError } from './connector';
 
-/** The error for a cursor `of` (e.g. "the keka connector") did not make: `bad_response`. */
+/** The error for a cursor `of` (e.g. "the <hrms_id> connector") did not make: `bad_response`. */
 export function notACursor(of: string): HrmsError {
   return new HrmsError('bad_response', `not a cursor of ${of}`);
 }

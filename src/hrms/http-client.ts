@@ -146,7 +146,7 @@ export function resolveOptions(options: ConnectorOptions): ResolvedConnectorOpti
 export class HrmsHttpClient {
   readonly opts: ResolvedConnectorOptions;
 
-  /** @param userAgent sent as `User-Agent`, e.g. `hrx-keka-connector` */
+  /** @param userAgent sent as `User-Agent`, e.g. `hrx-<hrms_id>-connector` */
   constructor(
     options: ConnectorOptions,
     private readonly userAgent: string,

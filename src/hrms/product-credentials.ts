@@ -2,14 +2,15 @@
  * The credential checks products share at setup-config (docs/api.md "Setup config", docs/hrms/connectors.md): the product's
  * `grant_type`, its required `access_credentials` fields, and `api_configs` entries only of the
  * `api_id`s it knows, each at most once. Problems name the body field, e.g.
- * `access_credentials.api_key` "required for keka"; they never quote a value.
+ * `access_credentials.api_key` "required for <hrms_id>"; they never quote a value.
  */
 import type { CredentialProblem, HrmsAccess, HrmsCredentials } from './connector';
+import type { GrantType } from './grant-types';
 
 /** What one product requires. */
 export interface ProductCredentialRule {
   hrmsId: string;
-  grantType: string;
+  grantType: GrantType;
   /** `access_credentials` fields that must be non-blank. */
   required: readonly (keyof Pick<HrmsCredentials, 'client_id' | 'client_secret' | 'api_key'>)[];
   /** The `api_id`s the product's `api_configs` may carry. */

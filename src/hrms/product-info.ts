@@ -2,6 +2,7 @@
  * The shape of a supported HRMS product's entry (`products.ts` lists them): its own module so
  * each product folder's `product.ts` can use it without importing the list that imports it.
  */
+import type { GrantType } from './grant-types';
 
 /**
  * Where a field's value goes in the setup-config body (docs/api.md "Setup config"):
@@ -22,17 +23,17 @@ export interface HrmsFieldInfo {
   required: boolean;
   /** A secret: entered in a password field, never shown back. */
   secret: boolean;
-  /** Example value, e.g. `https://acme.keka.com`. */
+  /** Example value, e.g. `https://acme.hrms.example`. */
   placeholder?: string;
 }
 
 /** A supported HRMS product (docs/hrms/connectors.md). */
 export interface HrmsProductInfo {
-  /** The `hrms_id` of setup-config, e.g. `keka`. */
+  /** The `hrms_id` of setup-config, as `HRMS_IDS` (hrms-ids.ts) names it. */
   hrmsId: string;
   /** The product's name as its users know it, e.g. "Zoho People". */
   displayName: string;
   /** The `grant_type` every setup-config for this product carries (docs/hrms/connectors.md). */
-  grantType: string;
+  grantType: GrantType;
   fields: readonly HrmsFieldInfo[];
 }

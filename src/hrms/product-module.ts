@@ -5,7 +5,7 @@
 import type { HrmsConnectorDefinition } from './connector';
 import type { HrmsId } from './hrms-ids';
 import type { HrmsProductInfo } from './product-info';
-import type { DialectSimFactory } from './sim/dialect';
+import type { DialectSim, DialectSimFactory } from './sim/dialect';
 
 /** One HRMS product, as its folder exports it. */
 export interface HrmsProductModule<Id extends HrmsId = HrmsId> {
@@ -21,4 +21,40 @@ export interface HrmsProductModule<Id extends HrmsId = HrmsId> {
   startSim: DialectSimFactory;
   /** Its users' page, a path from the repository root (`src/hrms/<hrms_id>/README.md`); none for the reference HRMS. */
   docsPage?: string;
+  /**
+   * What the repository's documentation list says after the page's link (README.md
+   * "Documentation", generated), e.g. a condition on what hrx reads; empty for none.
+   */
+  docsNote?: string;
+  /**
+   * The vendor's machine-readable API description, where it publishes one (docs/hrms/connectors.md
+   * "The vendor's published API is the authority"): test/integration/hrms/vendor-contract runs
+   * the product against it, and docs/hrms/connectors.md's table lists it. `undefined`: the
+   * product publishes none, and each request cites the vendor's documentation page instead.
+   */
+  publishedApi?: PublishedApiDescription;
+  /**
+   * The fewest HRMS requests (token and data) a full sync of `sim`'s employees needs, as the
+   * product's paging allows: the `hrms_sync` benchmark's minimum (docs/benchmarks.md). `pageSize`
+   * caps a product's largest page at the sync's (HRX_SYNC_BATCH_SIZE). `undefined`: not benched
+   * (the reference HRMS).
+   */
+  minSyncRequests?: (sim: DialectSim, pageSize: (max: number) => number) => number | Promise<number>;
+}
+
+/** A vendor's published API description as committed in the product folder (docs/hrms/connectors.md "The vendor's published API is the authority"). */
+export interface PublishedApiDescription {
+  /** The committed description, a path from the product folder, e.g. `openapi/public.yaml`. */
+  file: string;
+  /** Where the vendor publishes it (a repository, a path, the format), for the docs table. */
+  origin: string;
+  /** How it is in the repository (copied under which licence, or hand-encoded rules), for the docs table. */
+  inRepo: string;
+  /** The operations a vendor-contract run must have used (operationId, else `METHOD template`). */
+  operations: readonly string[];
+  /**
+   * Requests the wrong-credential check may send outside the description, each with its reason;
+   * every other request of the run must be described.
+   */
+  outsideOnWrongCredentials?: readonly string[];
 }

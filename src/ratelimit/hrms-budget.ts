@@ -87,7 +87,7 @@ export interface HrmsBudgetDeps {
 /** Hands out the shared budget of each HRMS tenant. */
 export interface HrmsBudgets {
   /**
-   * The budget of `tenant` (a connector definition's `tenantOf`, e.g. `https://acme.keka.com`;
+   * The budget of `tenant` (a connector definition's `tenantOf`, e.g. `https://acme.hrms.example`;
    * hashed into the key, never stored as given) of product `hrmsId` under `limit`. Budgets of one
    * `hrmsId` and `tenant` share one log whatever their `limit`: a lower `limit.requests` only
    * caps that caller. With `opts.maxWaitMs`, `take` throws `BudgetWaitExceeded` (the wait still

@@ -26,7 +26,7 @@ export const accessCredentialsSchema = z
       .optional()
       .meta({
         description:
-          'Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`.',
+          'Label tables for enumerations a product sends as numbers without published meanings (only products whose page, listed in docs/hrms/README.md, says they take them): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`.',
       }),
   })
   .meta({ id: 'AccessCredentials', description: 'HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs.' });

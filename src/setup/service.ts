@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { AppError } from '../errors';
 import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
+import { isGrantType, unreachable, type GrantType } from '../hrms/grant-types';
 import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
@@ -92,13 +93,28 @@ export function sameHrms(a: { hrmsId: string; host: string }, b: { hrmsId: strin
  * grant type are ignored; the products' grants (docs/hrms/connectors.md) use every field they may carry.
  */
 function credentialDigest(c: HrmsCredentials): Buffer {
-  const material =
-    c.grant_type === 'api_key'
-      ? [c.grant_type, c.api_key ?? '']
-      : c.grant_type === 'client_credentials'
-        ? [c.grant_type, c.client_id ?? '', c.client_secret ?? '']
-        : [c.grant_type, c.client_id ?? '', c.client_secret ?? '', c.api_key ?? ''];
-  return createHash('sha256').update(JSON.stringify(material)).digest();
+  return createHash('sha256')
+    .update(JSON.stringify(credentialMaterial(c)))
+    .digest();
+}
+
+/** The secret fields of `c` by its grant type (src/hrms/grant-types.ts), exhaustively: a grant type added there fails `tsc` here until it is handled. */
+function credentialMaterial(c: HrmsCredentials): string[] {
+  const all = [c.grant_type, c.client_id ?? '', c.client_secret ?? '', c.api_key ?? ''];
+  if (!isGrantType(c.grant_type)) return all;
+  const grant: GrantType = c.grant_type;
+  switch (grant) {
+    case 'api_key':
+      return [grant, c.api_key ?? ''];
+    case 'client_credentials':
+      return [grant, c.client_id ?? '', c.client_secret ?? ''];
+    case 'refresh_token':
+    case 'kekaapi':
+    case 'basic':
+      return all;
+    default:
+      return unreachable(grant);
+  }
 }
 
 /** The outcome of the Connect flow's HRMS step for a client org (docs/connect.md "Reference: the SDK token and the Connect endpoints"). */

@@ -902,7 +902,7 @@ export interface components {
             grant_type: string;
             /** Format: uri */
             hrms_host: string;
-            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
+            /** @description Label tables for enumerations a product sends as numbers without published meanings (only products whose page, listed in docs/hrms/README.md, says they take them): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
             enum_labels?: {
                 [key: string]: {
                     [key: string]: string;

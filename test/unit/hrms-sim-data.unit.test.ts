@@ -1,17 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BANKS, employeeCode, employeeIndex, generateEmployee, verhoeff, type NativeEmployee } from '../../src/hrms/sim/data';
-import {
-  bloodGroup,
-  EMPLOYMENT_TYPE_MAP,
-  enumValue,
-  GENDER_MAP,
-  isoDate,
-  mapEmployee,
-  mobileNumber,
-  money,
-  STATUS_MAP,
-} from '../../src/hrms/reference/mapping';
+import { bloodGroup, enumValue, GENDER_MAP, isoDate, mobileNumber, money } from '../../src/hrms/decode';
+import { EMPLOYMENT_TYPE_MAP, mapEmployee, STATUS_MAP } from '../../src/hrms/reference/mapping';
 import { parseRetryAfter } from '../../src/hrms/http-client';
 import { connectorFor, SUPPORTED_HRMS } from '../../src/hrms/registry';
 import { createReferenceConnector } from '../../src/hrms/reference/connector';

@@ -10,4 +10,13 @@ export const product: HrmsProductModule<'bamboohr'> = {
   info: BAMBOOHR_PRODUCT,
   startSim: async (options) => (await import('./sim')).startBambooHrDialect(options),
   docsPage: 'src/hrms/bamboohr/README.md',
+  publishedApi: {
+    file: 'openapi/public.yaml',
+    origin: 'github `BambooHR/bhr-api-php`, `specs/public.yaml` (OpenAPI 3.1)',
+    inRepo: 'copied whole under its MIT licence: `openapi/public.yaml` (+ `SOURCE.md`, `LICENSE`)',
+    operations: ['request-custom-report', 'get-changed-employee-ids', 'get-employee'],
+  },
+  // One custom report (POST /api/v1/reports/custom) answering every employee, read as a stream
+  // (connector.ts); no token.
+  minSyncRequests: () => 1,
 };

@@ -41,7 +41,7 @@
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import type { FieldWarner } from '../decode';
-import { compact, enumValue, isoDate, money, mobileNumber, text } from '../reference/mapping';
+import { compact, enumValue, isoDate, money, mobileNumber, text } from '../decode';
 
 type Row = Record<string, unknown>;
 

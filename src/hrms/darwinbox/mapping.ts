@@ -54,7 +54,7 @@
  */
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { bloodGroup, compact, enumValue, isoDate, mobileNumber, text } from '../reference/mapping';
+import { bloodGroup, compact, enumValue, isoDate, mobileNumber, text } from '../decode';
 
 type Row = Record<string, unknown>;
 

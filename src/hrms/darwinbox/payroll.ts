@@ -36,7 +36,7 @@
 import { HrmsError } from '../connector';
 import type { FieldWarner } from '../decode';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { money, text } from '../reference/mapping';
+import { money, text } from '../decode';
 import { flatten } from './mapping';
 
 type Row = Record<string, unknown>;

@@ -37,7 +37,7 @@
  */
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { dayOf } from '../decode';
-import { bloodGroup, enumValue, mobileNumber, text, isObj, obj, type Obj } from '../reference/mapping';
+import { bloodGroup, enumValue, mobileNumber, text, isObj, obj, type Obj } from '../decode';
 
 /** One employee's records, one per section (absent when the section has none for it). */
 export interface GreythrParts {

@@ -10,4 +10,16 @@ export const product: HrmsProductModule<'keka'> = {
   info: KEKA_PRODUCT,
   startSim: async (options) => (await import('./sim/server')).startKekaSim(options),
   docsPage: 'src/hrms/keka/README.md',
+  publishedApi: {
+    file: 'openapi/rules.yaml',
+    origin: "Keka's OpenAPI 3.0.1 as generated into github `konfig-sdks/keka-hr-java-sdk`, `api/openapi.yaml`",
+    inRepo: 'no licence granted for it: the rules hrx checks are encoded by hand, each with its line, in `openapi/rules.yaml` (+ `SOURCE.md`)',
+    operations: ['Authentication_getAccessToken', 'Employees_getAll'],
+  },
+  // One token, then two listings (Working, Relieved), each at least one page of 200, its maximum.
+  minSyncRequests: (sim) => {
+    const relieved = sim.expected().filter((e) => e.status === 'Inactive').length;
+    const working = sim.expected().length - relieved;
+    return 1 + Math.max(1, Math.ceil(working / 200)) + Math.max(1, Math.ceil(relieved / 200));
+  },
 };

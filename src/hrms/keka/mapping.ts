@@ -43,7 +43,7 @@
 import { HrmsError, type ConnectorOptions, type CredentialProblem, type HrmsCredentials } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, type FieldWarner } from '../decode';
-import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, RELATION_MAP, text, isObj, obj, type Obj } from '../reference/mapping';
+import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, RELATION_MAP, text, isObj, obj, type Obj } from '../decode';
 
 /** The enumeration fields a label table can be given for. */
 export const KEKA_ENUM_FIELDS = ['gender', 'maritalStatus', 'bloodGroup', 'workerType', 'timeType', 'relationType', 'groupType'] as const;

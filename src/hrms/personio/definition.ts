@@ -5,14 +5,13 @@
  * Budget: 300 requests a minute, the limit Personio published for listing employees
  * (https://developer.personio.de/changelog/rate-limits-on-get-employees-endpoint-may-6-2024; 429
  * beyond it). Token requests have their own limit (60 a minute) and skip this budget. Every
- * company shares the one host, so the tenant is the host plus the client id (the credentials name
- * the company; the id is not a secret and is hashed into the budget's key). Incremental through
+ * company shares the one host, so the tenant is the host plus the client id (`tenantByClientId`). Incremental through
  * `updated_since` (v1) / `updated_at.gt` (v2); Personio's listings never show deletions, so
  * removals are found by the daily full sync (`reportsRemovals` false).
  */
-import type { HrmsAccess, HrmsConnectorDefinition } from '../connector';
+import type { HrmsConnectorDefinition } from '../connector';
 import { productCredentialProblems } from '../product-credentials';
-import { tenantByHost } from '../tenant';
+import { tenantByClientId } from '../tenant';
 import { createPersonioConnector } from './connector';
 
 /** Personio's connector definition. */
@@ -26,7 +25,7 @@ export const PERSONIO_DEFINITION: HrmsConnectorDefinition = {
       apiIds: [],
     }),
   budget: { requests: 300, windowMs: 60_000 },
-  tenantOf: (access: HrmsAccess) => `${tenantByHost(access)}#${access.credentials.client_id ?? ''}`,
+  tenantOf: tenantByClientId,
   incremental: true,
   reportsRemovals: false,
   create: createPersonioConnector,

@@ -10,4 +10,16 @@ export const product: HrmsProductModule<'personio'> = {
   info: PERSONIO_PRODUCT,
   startSim: async (options) => (await import('./sim/server')).startPersonioSim(options),
   docsPage: 'src/hrms/personio/README.md',
+  publishedApi: {
+    file: 'openapi/rules.yaml',
+    origin: 'github `personio/api-docs`, `personio-auth-api.yaml`, `personio-personnel-data-api-oa3.yaml` (OpenAPI 3.0)',
+    inRepo: 'no licence: hand-encoded rules with their lines in `openapi/rules.yaml` (+ `SOURCE.md`)',
+    operations: ['POST /auth', 'GET /company/employees', 'GET /company/employees/{employee_id}'],
+    // Credentials v1 refuses are tried on Personio's API v2 (README.md), which these v1
+    // description files do not cover.
+    outsideOnWrongCredentials: ['POST /v2/auth/token: no operation in the description'],
+  },
+  // The simulator's default (`api` both): a v1 token, then v1 `limit`/`offset` pages of at most
+  // 100 (v1.ts); `metadata.total_pages` ends the listing on its last page.
+  minSyncRequests: (sim, pageSize) => 1 + Math.max(1, Math.ceil(sim.expected().length / pageSize(100))),
 };

@@ -26,7 +26,7 @@
  */
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { dayOf, type FieldWarner } from '../decode';
-import { bloodGroup, enumValue, mobileNumber, money, text } from '../reference/mapping';
+import { bloodGroup, enumValue, mobileNumber, money, text } from '../decode';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,7 +9,7 @@
 import type { EmployeePage } from '../connector';
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { text } from '../reference/mapping';
+import { text } from '../decode';
 import { currentEmployment, mapPersonioV2, type V2Lookups } from './mapping';
 import type { PersonioCalls } from './v1';
 

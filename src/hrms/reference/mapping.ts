@@ -5,10 +5,8 @@
  * `NOT AVAILABLE` / `null`), and unknown fields are ignored.
  */
 import { HrmsError } from '../connector';
+import { bloodGroup, compact, enumValue, GENDER_MAP, isObj, isoDate, MARITAL_STATUS_MAP, mobileNumber, money, obj, RELATION_MAP, text } from '../decode';
 import type { PartialEmployeeRecord } from '../../domain/record';
-
-/** A JSON object as the HRMS sent it. */
-export type Obj = Record<string, unknown>;
 
 /** `employment_status` -> hrx `status`. */
 export const STATUS_MAP: Readonly<Record<string, string>> = {
@@ -30,112 +28,8 @@ export const EMPLOYMENT_TYPE_MAP: Readonly<Record<string, string>> = {
   INTERN: 'Intern',
   CONSULTANT: 'Consultant',
 };
-/** `gender` (employee and dependents) -> hrx `gender`. */
-export const GENDER_MAP: Readonly<Record<string, string>> = {
-  M: 'Male',
-  MALE: 'Male',
-  F: 'Female',
-  FEMALE: 'Female',
-  O: 'Other',
-  OTHER: 'Other',
-};
-/** `marital_status` -> hrx `maritalStatus`. */
-export const MARITAL_STATUS_MAP: Readonly<Record<string, string>> = {
-  SINGLE: 'Single',
-  UNMARRIED: 'Single',
-  MARRIED: 'Married',
-  DIVORCED: 'Divorced',
-  WIDOWED: 'Widowed',
-  SEPARATED: 'Separated',
-};
-/** Dependent `relationship` -> hrx `relation`. */
-export const RELATION_MAP: Readonly<Record<string, string>> = {
-  SPOUSE: 'Spouse',
-  WIFE: 'Spouse',
-  HUSBAND: 'Spouse',
-  SON: 'Son',
-  DAUGHTER: 'Daughter',
-  FATHER: 'Father',
-  MOTHER: 'Mother',
-  FATHER_IN_LAW: 'Father-in-law',
-  MOTHER_IN_LAW: 'Mother-in-law',
-};
 /** `compensation.tax_regime` -> hrx `taxRegime`. */
 export const TAX_REGIME_MAP: Readonly<Record<string, string>> = { NEW: 'New', OLD: 'Old' };
-
-/** Whether `v` is a JSON object (not an array, not null). */
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** `v` when it is a JSON object, else an empty one. */
-export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-
-/** Text that `text` returns as it is: non-blank, no edge whitespace, words joined by one space. */
-const NORMAL_TEXT = /^\S+(?: \S+)*$/;
-
-/** Trimmed text with inner whitespace collapsed; numbers become text; blank -> undefined. */
-export function text(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v !== 'string') return undefined;
-  // Most values are already clean (words joined by single spaces): a test allocates nothing,
-  // a replace and a trim would copy every one of them (a full sync maps every field).
-  if (NORMAL_TEXT.test(v)) return v;
-  const t = v.replace(/\s+/g, ' ').trim();
-  return t === '' ? undefined : t;
-}
-
-/** An enum code through `map` (case and `-`/space-insensitive); unknown codes pass through as text. */
-export function enumValue(map: Readonly<Record<string, string>>, v: unknown): string | undefined {
-  const t = text(v);
-  if (t === undefined) return undefined;
-  const key = t.toUpperCase().replace(/[\s-]+/g, '_');
-  return Object.hasOwn(map, key) ? map[key] : t;
-}
-
-/**
- * `DD/MM/YYYY` (also `D/M/YYYY`, `DD-MM-YYYY`, `DD.MM.YYYY`) or ISO `YYYY-MM-DD` -> `YYYY-MM-DD`;
- * anything else, or an impossible calendar date (31/02/2024), -> undefined.
- */
-export function isoDate(v: unknown): string | undefined {
-  const t = text(v);
-  if (t === undefined) return undefined;
-  let m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(t);
-  let y: number, mo: number, d: number;
-  if (m) [d, mo, y] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  else if ((m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t))) [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  else return undefined;
-  const dt = new Date(Date.UTC(y, mo - 1, d));
-  if (y < 1900 || dt.getUTCFullYear() !== y || dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return undefined;
-  return `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-}
-
-/** Indian mobile: drops spaces, dashes, `+91`/`91`/`0` prefixes -> 10 digits; other digit runs kept as is. */
-export function mobileNumber(v: unknown): string | undefined {
-  const t = text(v);
-  if (t === undefined) return undefined;
-  const digits = t.replace(/[\s().-]/g, '').replace(/^\+/, '');
-  if (!/^\d+$/.test(digits)) return undefined;
-  if (digits.length === 12 && digits.startsWith('91')) return digits.slice(2);
-  if (digits.length === 11 && digits.startsWith('0')) return digits.slice(1);
-  return digits;
-}
-
-/** Money in INR: numbers as is; strings like `"1,23,456.50"` or `"₹ 2500"` parsed; else undefined. */
-export function money(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  const t = text(v);
-  if (t === undefined) return undefined;
-  const cleaned = t.replace(/^(₹|INR|Rs\.?)\s*/i, '').replace(/,/g, '');
-  if (!/^-?\d+(\.\d+)?$/.test(cleaned)) return undefined;
-  return Number(cleaned);
-}
-
-/** Normalizes `B+ve`, `b positive`, `AB -`, `O+` to `B+`, `AB-`, `O+`; unknown text passes through. */
-export function bloodGroup(v: unknown): string | undefined {
-  const t = text(v);
-  if (t === undefined) return undefined;
-  const m = /^(AB|A|B|O)\s*(\+|-|\+ ?ve|- ?ve|pos(?:itive)?|neg(?:ative)?)$/i.exec(t);
-  if (!m) return t;
-  return `${m[1]!.toUpperCase()}${/^(\+|pos)/i.test(m[2]!) ? '+' : '-'}`;
-}
 
 const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
 const upperNoSpace = (v: unknown): string | undefined => text(v)?.replace(/\s/g, '').toUpperCase();
@@ -143,32 +37,6 @@ const int = (v: unknown, lo: number, hi: number): number | undefined => {
   const n = money(v);
   return n !== undefined && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
 };
-
-/** Removes `undefined` fields and nested objects left empty; arrays are kept (every product's mapping ends with it). */
-export function compact<T>(o: T): T {
-  if (!isObj(o)) return o;
-  // Object.keys and a plain loop, not Object.entries: no [key, value] pair per field (this runs
-  // on every object of every employee of a sync).
-  const out: Obj = {};
-  const keys = Object.keys(o);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    let v = o[k];
-    if (v === undefined) continue;
-    if (isObj(v)) {
-      v = compact(v);
-      if (isEmptyObj(v as Obj)) continue;
-    }
-    out[k] = v;
-  }
-  return out as T;
-}
-
-/** Whether `o` has no own enumerable key (without building the key array). */
-function isEmptyObj(o: Obj): boolean {
-  for (const k in o) if (Object.hasOwn(o, k)) return false;
-  return true;
-}
 
 function address(v: unknown) {
   const a = obj(v);

@@ -10,4 +10,7 @@ export const product: HrmsProductModule<'zoho_people'> = {
   info: ZOHO_PEOPLE_PRODUCT,
   startSim: async (options) => (await import('./sim/server')).startZohoPeopleSim(options),
   docsPage: 'src/hrms/zoho_people/README.md',
+  // One token, then pages of 200, its maximum. No total: the listing ends on a short page, so an
+  // exact multiple of 200 costs one more.
+  minSyncRequests: (sim) => 1 + Math.floor(sim.expected().length / 200) + 1,
 };

@@ -42,7 +42,7 @@
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, MONTHS } from '../decode';
-import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, text } from '../reference/mapping';
+import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, text } from '../decode';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../../src/cli/main';
+import { HRMS_IDS } from '../../../src/hrms/hrms-ids';
 import { runHrx } from '../../support/cli';
 import { freePort } from '../../support/private-services';
 
@@ -41,7 +42,8 @@ const KNOWN: Record<string, string[]> = {
     '(default: 100)',
     '(default: "127.0.0.1")',
     '--client-id <id> the client_id hrx must present (required with --dialect reference)',
-    '--dialect <hrms_id> which HRMS to simulate (choices: "reference", "keka", "zoho_people", "greythr", "darwinbox", "bamboohr", "personio", default: "reference")',
+    // The choices are the one list of products (src/hrms/hrms-ids.ts), in its order.
+    `--dialect <hrms_id> which HRMS to simulate (choices: ${HRMS_IDS.map((id) => `"${id}"`).join(', ')}, default: "reference")`,
   ],
   'org update': ['<uuid>', '--purpose <text>', '--privacy-url <url>', '--json'],
   'service-keys rotate': ['(default: 24)'],

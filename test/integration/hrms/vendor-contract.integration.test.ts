@@ -1,6 +1,7 @@
 /**
  * The connectors against the vendors' own published API descriptions (docs/hrms/connectors.md
- * "The vendor's published API is the authority"): each of BambooHR, Keka and Personio is run
+ * "The vendor's published API is the authority"): each product of the catalog that publishes a
+ * description (its `publishedApi`) is run
  * against its simulator through a recording proxy (setup's credential check, a wrong key, a full
  * listing, an incremental one after a change, a live read of one employee), and EVERY request is
  * checked against the committed description (operation, path and query parameters and their
@@ -10,58 +11,19 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import type { HrmsConnectorDefinition } from '../../../src/hrms/connector';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
-import { BAMBOOHR_DEFINITION } from '../../../src/hrms/bamboohr/definition';
-import { KEKA_DEFINITION } from '../../../src/hrms/keka/definition';
-import { PERSONIO_DEFINITION } from '../../../src/hrms/personio/definition';
+import { HRMS_CATALOG } from '../../../src/hrms/catalog';
 import { startBambooHrSim } from '../../../src/hrms/bamboohr/sim';
-import { startKekaSim } from '../../../src/hrms/keka/sim/server';
-import { startPersonioSim } from '../../../src/hrms/personio/sim/server';
-import type { DialectSim, DialectSimFactory } from '../../../src/hrms/sim/dialect';
+import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { startCountingProxy, type CountingProxy } from '../../support/counting-proxy';
 import { VendorDescription } from '../../support/vendor-contract';
 import { listAll } from '../../support/dialect';
 
-const spec = (rel: string) => fileURLToPath(new URL(`../../../src/hrms/${rel}`, import.meta.url));
 const opts = { pageSize: 5, retries: 2, minRetryDelayMs: 2, maxRetryDelayMs: 50, timeoutMs: 5_000 };
 
-interface Product {
-  definition: HrmsConnectorDefinition;
-  start: DialectSimFactory;
-  description: string;
-  /** The operations a run must have used (operationId, else `METHOD template`). */
-  operations: string[];
-  /**
-   * Requests the wrong-credential check may send outside the description, each said why; every
-   * other request, and every request of the rest of the run, must be described.
-   */
-  outsideOnWrongCredentials?: string[];
-}
-
-const PRODUCTS: Product[] = [
-  {
-    definition: BAMBOOHR_DEFINITION,
-    start: startBambooHrSim,
-    description: spec('bamboohr/openapi/public.yaml'),
-    operations: ['request-custom-report', 'get-changed-employee-ids', 'get-employee'],
-  },
-  {
-    definition: KEKA_DEFINITION,
-    start: startKekaSim,
-    description: spec('keka/openapi/rules.yaml'),
-    operations: ['Authentication_getAccessToken', 'Employees_getAll'],
-  },
-  {
-    definition: PERSONIO_DEFINITION,
-    start: startPersonioSim,
-    description: spec('personio/openapi/rules.yaml'),
-    operations: ['POST /auth', 'GET /company/employees', 'GET /company/employees/{employee_id}'],
-    // Credentials v1 refuses are tried on Personio's API v2 (src/hrms/personio/README.md), which these
-    // v1 description files do not cover.
-    outsideOnWrongCredentials: ['POST /v2/auth/token: no operation in the description'],
-  },
-];
+/** Every product of the catalog that publishes a description (its `publishedApi`, src/hrms/product-module.ts). */
+const PRODUCTS = HRMS_CATALOG.flatMap((p) => (p.publishedApi ? [{ ...p, api: p.publishedApi }] : []));
+const descriptionPath = (hrmsId: string, file: string) => fileURLToPath(new URL(`../../../src/hrms/${hrmsId}/${file}`, import.meta.url));
 
 let sim: DialectSim | undefined;
 let proxy: CountingProxy | undefined;
@@ -84,10 +46,14 @@ function throughProxy(setup: ReturnType<DialectSim['setup']>, from: string, to: 
 const byId = (rs: PartialEmployeeRecord[]) => new Map(rs.map((r) => [r.employeeId, normalizeRecord(r, 'x')]));
 
 describe('vendor contract: each connector speaks its vendor description, each simulator answers it', () => {
+  it('runs every product that publishes a description', () => {
+    expect(PRODUCTS.length).toBeGreaterThanOrEqual(3);
+  });
+
   for (const p of PRODUCTS) {
-    it(`${p.definition.hrmsId}: setup check, full and incremental sync, live read: every request and answer as described; stored = live`, async () => {
-      const description = new VendorDescription(p.description);
-      sim = await p.start({ employees: 12, seed: `vendor-contract-${p.definition.hrmsId}`, throttle: false });
+    it(`${p.hrmsId}: setup check, full and incremental sync, live read: every request and answer as described; stored = live`, async () => {
+      const description = new VendorDescription(descriptionPath(p.hrmsId, p.api.file));
+      sim = await p.startSim({ employees: 12, seed: `vendor-contract-${p.definition.hrmsId}`, throttle: false });
       proxy = await startCountingProxy(sim.url, { keepHost: true });
       const good = throughProxy(sim.setup(), sim.url, proxy.url);
       const wrong = throughProxy(sim.wrongSetup(), sim.url, proxy.url);
@@ -95,7 +61,7 @@ describe('vendor contract: each connector speaks its vendor description, each si
 
       await expect(connector(wrong).verifyCredentials()).rejects.toMatchObject({ kind: 'auth' });
       const refused = proxy.exchanges.splice(0);
-      expect(description.checkAll(refused)).toEqual(p.outsideOnWrongCredentials ?? []);
+      expect(description.checkAll(refused)).toEqual(p.api.outsideOnWrongCredentials ?? []);
       await connector().verifyCredentials();
       const full = await listAll(connector());
       expect([...byId(full.employees).keys()].sort()).toEqual(sim.employeeIds().sort());
@@ -115,14 +81,14 @@ describe('vendor contract: each connector speaks its vendor description, each si
       const exchanges = proxy.exchanges;
       expect(exchanges.length).toBeGreaterThan(3);
       expect(description.checkAll(exchanges)).toEqual([]);
-      expect(description.operations([...refused, ...exchanges])).toEqual(expect.arrayContaining(p.operations));
+      expect(description.operations([...refused, ...exchanges])).toEqual(expect.arrayContaining([...p.api.operations]));
     });
   }
 });
 
 describe('vendor contract: the checker reports what a description forbids', () => {
   it("Basic auth on BambooHR's OAuth-only GET /api/v1/employees, an unknown field and an undescribed answer are reported", async () => {
-    const description = new VendorDescription(spec('bamboohr/openapi/public.yaml'));
+    const description = new VendorDescription(descriptionPath('bamboohr', 'openapi/public.yaml'));
     sim = await startBambooHrSim({ employees: 3, seed: 'vendor-contract-checker', throttle: false });
     proxy = await startCountingProxy(sim.url);
     const key = sim.setup().access_credentials.api_key!;
