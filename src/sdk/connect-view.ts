@@ -45,7 +45,9 @@ export interface ConnectSession extends DataPointLists {
   required_data_points: string[];
   optional_data_points: string[];
   /**
-   * `supported`: the connectors' `hrms_id`s; `configured`: the org's `hrms_id` or null; `entered`:
+   * `supported`: the connectors' `hrms_id`s; `configured`: the org's `hrms_id`, or null (none, or not
+   * shown: a connection not approved shows it only after this session's proof, docs/connect.md
+   * "What a pending connection sees"); `entered`:
    * this session entered the org's configuration; `products`: each supported product's display
    * name, grant type and fields, in the order the page lists them.
    */
@@ -89,7 +91,8 @@ export interface ConnectSession extends DataPointLists {
   /**
    * "Update credentials" mode (docs/connect.md "Updating refused credentials"): the org's HRMS
    * refused the stored credentials; `hrms_id` and `product_name` name that HRMS, `refused_at`
-   * (ISO) is when the refused sync ended. Null otherwise (also for a rejected or ended connection).
+   * (ISO) is when the refused sync ended. Null otherwise (also for a rejected or ended connection,
+   * and for a pending one until this session gave proof, docs/connect.md "What a pending connection sees").
    */
   reauth: { hrms_id: string; product_name: string; refused_at: string } | null;
 }

@@ -187,6 +187,10 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         reauth.reauthOf(p.orgId),
       ]);
       if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
+      // docs/connect.md "What a pending connection sees": the org's HRMS and a refusal of its
+      // credentials (when, which HRMS) are the employer's; a vendor can open a pending connection
+      // alone, so its page shows them only once this session proved control or entered them.
+      const disclosed = c.status === 'approved' || session?.provenAt != null || enteredBy === g.sessionId;
       return sessionView({
         connection: c,
         vendor,
@@ -194,7 +198,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         user,
         supported: deps.supportedHrms,
         products: [...deps.products],
-        configured,
+        configured: disclosed ? configured : null,
         established: state.established,
         codeEstablishes: codeEstablishes(org, user.email),
         entered: enteredBy === g.sessionId,
@@ -203,7 +207,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         codeExpiresAt: code?.expiresAt ?? null,
         mailer: deps.mailer !== null,
         operator: deps.operator,
-        refused: c.status === 'pending' || c.status === 'approved' ? refused : null,
+        refused: disclosed && (c.status === 'pending' || c.status === 'approved') ? refused : null,
       });
     },
 
