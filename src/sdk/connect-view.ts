@@ -41,7 +41,11 @@ export interface ConnectSession extends DataPointLists {
   status: ConnectionStatus;
   vendor: { org_id: string; org_name: string };
   org: { org_id: string; org_name: string; invite_status: string };
-  user: { email: string; fullname: string };
+  /**
+   * `fullname`: the name the request of this session's own SDK token gave, the issuing vendor's
+   * words (docs/connect.md "Whose name the page shows"), or null when none was kept.
+   */
+  user: { email: string; fullname: string | null };
   required_data_points: string[];
   optional_data_points: string[];
   /**
@@ -125,7 +129,8 @@ export interface ViewInput {
   connection: Connection;
   vendor: Org;
   org: Org;
-  user: { email: string; fullName: string };
+  /** `fullName`: the session's own token's `fullname` (null: none kept), not the first one stored for the address. */
+  user: { email: string; fullName: string | null };
   supported: readonly string[];
   products: ConnectHrmsProduct[];
   configured: string | null;

@@ -173,11 +173,13 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
     async session(p: ConnectPrincipal): Promise<ConnectSession> {
       const g = p.connect;
-      const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code, refused] = await Promise.all([
+      const [c, vendor, org, user, fullName, configured, state, session, enteredBy, lockedUntil, code, refused] = await Promise.all([
         deps.connections.get(g.connectionId),
         deps.orgs.byId(g.vendorOrgId),
         deps.orgs.byId(p.orgId),
         deps.store.findUser(g.userId),
+        // The name this session's own token gave: the user row keeps the first vendor's words for the address.
+        deps.store.tokenFullName(g.jti),
         deps.setup.configuredHrms(p.orgId),
         deps.setup.establishment(p.orgId),
         sessions.findSessionById(g.sessionId),
@@ -195,7 +197,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         connection: c,
         vendor,
         org,
-        user,
+        user: { email: user.email, fullName },
         supported: deps.supportedHrms,
         products: [...deps.products],
         configured: disclosed ? configured : null,
