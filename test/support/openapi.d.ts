@@ -3344,7 +3344,8 @@ export interface operations {
                             };
                             user: {
                                 email: string;
-                                fullname: string;
+                                /** @description The name this session's SDK token request gave (the issuing vendor's words, never another vendor's), or null when it kept none. */
+                                fullname: string | null;
                             };
                             required_data_points: string[];
                             optional_data_points: string[];

@@ -364,7 +364,19 @@ describe('allowHosts (HRX_HRMS_ALLOWED_HOSTS): named hosts and ports on the oper
       '[::1]:9100',
       'xn--mnchen-3ya.de:443',
     ]);
-    for (const bad of ['hrms-sim', '127.0.0.1', '::1', '::1:9100', 'hrms-sim:', 'hrms-sim:0', 'hrms-sim:09100', 'hrms-sim:65536', 'http://hrms-sim:9100', 'hrms-sim:9100/api', '*.corp:80']) {
+    for (const bad of [
+      'hrms-sim',
+      '127.0.0.1',
+      '::1',
+      '::1:9100',
+      'hrms-sim:',
+      'hrms-sim:0',
+      'hrms-sim:09100',
+      'hrms-sim:65536',
+      'http://hrms-sim:9100',
+      'hrms-sim:9100/api',
+      '*.corp:80',
+    ]) {
       expect(normalizeHostPort(bad), bad).toBeNull();
     }
     expect(() => createHostPolicy({ allowHosts: ['hrms-sim'] })).toThrow(TypeError);

@@ -113,7 +113,17 @@ describe('stores in a caller transaction', () => {
     const jti = randomUUID();
     const expiresAt = new Date(Date.now() + 60_000);
     await s.sdk.issue(
-      { jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id, issuedAt: new Date(), expiresAt, issuedByApiKeyId: null, fullName: 'Asha Rao' },
+      {
+        jti,
+        connectionId: conn.id,
+        vendorOrgId: vendor.id,
+        clientOrgId: client.id,
+        userId: user.id,
+        issuedAt: new Date(),
+        expiresAt,
+        issuedByApiKeyId: null,
+        fullName: 'Asha Rao',
+      },
       tx,
     );
     const session = await s.connect.createSession({ secret: randomBytes(16).toString('hex'), jti, connectionId: conn.id, expiresAt }, tx);

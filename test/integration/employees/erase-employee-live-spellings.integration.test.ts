@@ -63,7 +63,13 @@ async function lenientReference(): Promise<Hrms> {
 /** A product's dialect simulator (its own id rules, `src/hrms/<hrms_id>/sim/`). */
 async function dialect(hrmsId: string): Promise<Hrms> {
   const sim = await DIALECT_SIMS.get(hrmsId)!({ employees: 12, seed: `live-spellings-${hrmsId}` });
-  return { setup: () => sim.setup(), employeeIds: () => sim.employeeIds(), requests: () => sim.stats().requests, resetStats: () => sim.resetStats(), close: () => sim.close() };
+  return {
+    setup: () => sim.setup(),
+    employeeIds: () => sim.employeeIds(),
+    requests: () => sim.stats().requests,
+    resetStats: () => sim.resetStats(),
+    close: () => sim.close(),
+  };
 }
 
 /** Other spellings of `id` that a lenient HRMS lookup may read as `id`: leading zeros, a space. */

@@ -48,7 +48,9 @@ describe("GET /api/sdk/connect/: the name is the session's own token's", () => {
     const seenByB = (await connectCall(app.url, lure, '')).body.data;
     expect({ vendor: seenByB.vendor.org_name, user: seenByB.user }).toStrictEqual({ vendor: 'Other Vendor', user: { email: EMAIL, fullname: LURE } });
     // One person for the address (the first profile stays); the names live with the tokens, sealed.
-    const users = await dbQuery(app, `select count(*)::int as n from users u join orgs o on o.id = u.org_id where o.email_domain = $1`, ['named-twice.example']);
+    const users = await dbQuery(app, `select count(*)::int as n from users u join orgs o on o.id = u.org_id where o.email_domain = $1`, [
+      'named-twice.example',
+    ]);
     expect(users.rows[0].n).toBe(1);
     const sealed = await dbQuery(app, `select fullname_enc from sdk_tokens where vendor_org_id = any($1)`, [[a.org.id, b.org.id]]);
     expect(sealed.rows).toHaveLength(2);
