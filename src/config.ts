@@ -3,7 +3,7 @@
  * Throws `ConfigError` naming the first bad variable; never echoes secret values.
  */
 import { z } from 'zod';
-import { normalizeHost } from './outbound/host-policy';
+import { normalizeHostPort } from './outbound/host-policy';
 
 const base64Key = z.string().refine((v) => Buffer.from(v, 'base64').length === 32, {
   message: 'must be 32 bytes, base64-encoded',
@@ -248,15 +248,19 @@ export const configSchema = z.object({
         .split(',')
         .map((h) => h.trim())
         .filter(Boolean);
-      const normalized = hosts.map(normalizeHost);
+      const normalized = hosts.map(normalizeHostPort);
       if (normalized.some((h) => h === null)) {
-        ctx.addIssue({ code: 'custom', message: 'must be comma-separated host names or IP addresses, without scheme, port, path or wildcard' });
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be comma-separated host:port entries (e.g. 127.0.0.1:9100, hrms-sim:9100, [::1]:9100) without scheme, path or wildcard: an entry without a port would let every port of its host through',
+        });
         return z.NEVER;
       }
       return normalized as string[];
     })
     .describe(
-      "HRMS hosts on the operator's own network, comma-separated, each a host name or IP address spelled exactly as in the HRMS URL (e.g. `hrms-sim`): a URL with one of these hosts may reach a private address while every other host stays refused. Narrower than `HRX_HRMS_ALLOW_PRIVATE_HOSTS=1`; a sandbox's simulator needs only this.",
+      "HRMS hosts on the operator's own network, comma-separated, each a host name or IP address spelled exactly as in the HRMS URL and its port (e.g. `hrms-sim:9100`, `127.0.0.1:9100`, `[::1]:9100`): a URL with one of these hosts on that port (the scheme's default port when the URL names none) may reach a private address, while every other host, and every other port of the same host, stays refused. An entry without a port is refused at start. Narrower than `HRX_HRMS_ALLOW_PRIVATE_HOSTS=1`; a sandbox's simulator needs only this.",
     ),
   HRX_HRMS_LIVE_WAIT_MS: z.coerce
     .number()

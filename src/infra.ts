@@ -235,7 +235,7 @@ export async function openInfra(config: Config, log: Logger, opts: InfraOptions 
   // allows private hosts. Each refusal is logged naming the setting that would allow it (never
   // the host or its addresses), in the API (setup-config, live reads) and the worker (syncs).
   const refusal = (setting: string, what: string, oneHost?: string) => (): void => {
-    const allows = oneHost ? `${oneHost}=<host> allows one named host, ${setting}=1 every such host` : `${setting}=1 allows such hosts`;
+    const allows = oneHost ? `${oneHost}=<host:port> allows one named host and port, ${setting}=1 every such host` : `${setting}=1 allows such hosts`;
     log.warn({ setting }, `${what} refused: it is, or resolves to, a private, loopback or reserved address (${allows})`);
   };
   const hostPolicies: { hrms: HostPolicy | undefined; events: HostPolicy | undefined } = {

@@ -3,8 +3,9 @@
  * DATABASE_URL is set), migrations, the API and the sync worker, the reference HRMS simulator, a
  * demo vendor and client org, setup-config through the real API, the first sync, a first read,
  * and copy-pasteable curl lines. Runs until Ctrl-C (or exits after the read with
- * `--exit-after-read`). The simulator listens on 127.0.0.1, so the demo's own process allows
- * private HRMS hosts (HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 whatever the environment says).
+ * `--exit-after-read`). The simulator listens on 127.0.0.1, so the demo's own process adds its
+ * host and port to HRX_HRMS_ALLOWED_HOSTS (docs/behaviour.md "HRMS hosts"): every other private
+ * host, and every other port of 127.0.0.1, stays refused.
  *
  * The demo keeps to its own Redis keys (`<HRX_REDIS_PREFIX>:demo`), so a real hrx sharing the
  * Redis never sees its jobs or job schedulers (their org ids are the demo database's), and it
@@ -40,25 +41,27 @@ async function removeQueues(ctx: Context): Promise<void> {
 
 /** Runs the demo; prints the curl lines and the time to the first read on stdout. */
 export async function demo(opts: DemoOptions, environmentConfig: Config, log: Logger, startJobs: StartJobs | undefined): Promise<void> {
-  const config: Config = {
-    ...environmentConfig,
-    HRX_HRMS_ALLOW_PRIVATE_HOSTS: true,
-    HRX_REDIS_PREFIX: demoRedisPrefix(environmentConfig.HRX_REDIS_PREFIX),
-  };
   const employees = opts.employees;
-  const running = await startProcess(config, log, { api: true, worker: true, migrateFirst: true, startJobs });
-  const { services } = running.ctx;
   const simSecret = randomBytes(18).toString('base64url');
+  // The simulator first: its host and port are the one private HRMS address the demo allows.
   const sim = await startHrmsSimulator({
     port: opts.simPort,
     employees,
     seed: 'hrx-demo',
     clientId: 'demo-client',
     clientSecret: simSecret,
-  }).catch(async (err: unknown) => {
-    await running.stop({ beforeClose: removeQueues });
+  });
+  const simAddress = new URL(sim.url);
+  const config: Config = {
+    ...environmentConfig,
+    HRX_HRMS_ALLOWED_HOSTS: [...environmentConfig.HRX_HRMS_ALLOWED_HOSTS, `${simAddress.hostname}:${simAddress.port}`],
+    HRX_REDIS_PREFIX: demoRedisPrefix(environmentConfig.HRX_REDIS_PREFIX),
+  };
+  const running = await startProcess(config, log, { api: true, worker: true, migrateFirst: true, startJobs }).catch(async (err: unknown) => {
+    await sim.close();
     throw err;
   });
+  const { services } = running.ctx;
   const stopAll = async (): Promise<void> => {
     await running.stop({ beforeClose: removeQueues });
     await sim.close();

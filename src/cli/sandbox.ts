@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import type { Context } from '../context';
-import { normalizeHost } from '../outbound/host-policy';
+import { normalizeHostPort } from '../outbound/host-policy';
 import { intValue, jsonOption, output } from './args';
 import { CommandError, withContext, type Cli } from './runtime';
 import { createTrial, trialCurlLines, trialReadUrl, waitForFirstRead, type TrialOrgs } from './trial';
@@ -45,10 +45,15 @@ async function sandboxOrgs(ctx: Context, api: string, opts: SandboxOptions): Pro
   return { ...trial, created: true };
 }
 
-/** The host of `url` as the HRMS host guard compares it (`normalizeHost`), or null when `url` is not a URL. */
+/**
+ * The `host:port` of `url` as the HRMS host guard compares it (`normalizeHostPort`; the scheme's
+ * default port when the URL names none), or null when `url` is not an http(s) URL.
+ */
 function sandboxHost(url: string): string | null {
   try {
-    return normalizeHost(new URL(url).hostname);
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return normalizeHostPort(`${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`);
   } catch {
     return null;
   }
@@ -70,16 +75,16 @@ export function registerSandboxCommand(program: Command, cli: Cli): void {
     .addOption(jsonOption())
     .addHelpText(
       'after',
-      '\nPrints {created, vendor_org, client_org, api_key, read_url, employee} with --json. The HRMS is on a private network:\nhrx, its worker and this command need its host in HRX_HRMS_ALLOWED_HOSTS (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1). docs/docker.md "Sandbox" runs it in compose.',
+      '\nPrints {created, vendor_org, client_org, api_key, read_url, employee} with --json. The HRMS is on a private network:\nhrx, its worker and this command need its host and port in HRX_HRMS_ALLOWED_HOSTS (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1). docs/docker.md "Sandbox" runs it in compose.',
     )
     .action(async (opts: SandboxOptions) => {
       const { config } = cli.env();
-      // The simulator's host must be reachable though private: named in HRX_HRMS_ALLOWED_HOSTS (the
+      // The simulator's host must be reachable though private: named with its port in HRX_HRMS_ALLOWED_HOSTS (the
       // guard stays on for every other host) or every private host allowed.
       const simHost = sandboxHost(opts.hrmsUrl);
       if (!config.HRX_HRMS_ALLOW_PRIVATE_HOSTS && !(simHost !== null && config.HRX_HRMS_ALLOWED_HOSTS.includes(simHost)))
         throw new CommandError(
-          `the sandbox's HRMS runs on a private network: set HRX_HRMS_ALLOWED_HOSTS=${simHost ?? '<its host>'} (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1) for hrx, its worker and this command (docs/docker.md "Sandbox")`,
+          `the sandbox's HRMS runs on a private network: set HRX_HRMS_ALLOWED_HOSTS=${simHost ?? '<its host:port>'} (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1) for hrx, its worker and this command (docs/docker.md "Sandbox")`,
         );
       const api = (opts.api ?? `http://127.0.0.1:${config.PORT}${config.HRX_BASE_PATH}`).replace(/\/+$/, '');
       const base = (opts.publicUrl ?? (config.HRX_PUBLIC_URL ? `${config.HRX_PUBLIC_URL.replace(/\/+$/, '')}${config.HRX_BASE_PATH}` : api)).replace(

@@ -41,7 +41,7 @@ export function freshnessRoutes(freshness: FreshnessService): RouteDef[] {
         tag: 'connections',
         summary: "How fresh the calling vendor's data of a client org is: the connection's HRMS health, its syncs, employees served, coverage.",
         description:
-          '`health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A pending connection is answered (no coverage); a client org the vendor has no pending or approved connection with is `404 Not found.`.',
+          '`health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A client org the vendor has no approved connection with (none, pending, rejected, terminated) is `404 Not found.`, the same bytes as an unknown org.',
         errors: ['NOT_FOUND'],
       },
       async handler({ params, principal }) {

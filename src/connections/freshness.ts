@@ -115,7 +115,7 @@ export type FreshnessService = ReturnType<typeof createFreshnessService>;
 export function createFreshnessService(deps: FreshnessDeps) {
   const now = deps.now ?? Date.now;
 
-  /** The vendor's pending or approved connection to client org `clientUuid`; NOT_FOUND otherwise (no other answer tells them apart). */
+  /** The vendor's connection to client org `clientUuid` in one of `statuses`; NOT_FOUND otherwise (no other answer tells them apart). */
   async function connectionOf(vendorOrgId: number, clientUuid: string, statuses: Connection['status'][]): Promise<{ c: Connection; orgId: number }> {
     const org = await deps.orgs.findByUuid(clientUuid.toLowerCase());
     const c = org?.isClient ? await deps.connections.findActive(vendorOrgId, org.id) : null;
@@ -136,11 +136,13 @@ export function createFreshnessService(deps: FreshnessDeps) {
 
   return {
     /**
-     * The status of the vendor's connection to `clientUuid` (pending or approved; coverage of the
-     * data points it shares: none while pending). Throws NOT_FOUND for any other.
+     * The status of the vendor's approved connection to `clientUuid` (coverage of the data points
+     * it shares). Throws NOT_FOUND for any other: none, pending, rejected, terminated.
      */
     async status(vendorOrgId: number, clientUuid: string): Promise<ConnectionStatusView> {
-      const { c, orgId } = await connectionOf(vendorOrgId, clientUuid, ['pending', 'approved']);
+      // Approved only (docs/api.md "Connection status"): a pending connection, which a vendor can
+      // create alone with an SDK token, learns nothing of the employer's syncs.
+      const { c, orgId } = await connectionOf(vendorOrgId, clientUuid, ['approved']);
       return statusView(deps, orgId, sharedDataPoints(c));
     },
 

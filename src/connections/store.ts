@@ -61,8 +61,11 @@ export interface ConnectionStore {
   approvedFrequencies(clientOrgId: number, tx?: Tx): Promise<string[]>;
   /** Ids of the client orgs with at least one approved connection (the ones a sync scheduler runs for). */
   approvedClientOrgs(tx?: Tx): Promise<number[]>;
-  /** Whether two orgs share an active connection, either way round. */
-  areConnected(orgA: number, orgB: number, tx?: Tx): Promise<boolean>;
+  /**
+   * How two orgs are connected, either way round: `approved` (an approved connection), `unapproved`
+   * (only connections neither approved nor terminated: pending, rejected), null (none).
+   */
+  connectedAs(orgA: number, orgB: number, tx?: Tx): Promise<'approved' | 'unapproved' | null>;
 }
 
 /** A `connections` row as raw SQL returns it through MikroORM's connection (timestamps as text). */
@@ -228,13 +231,15 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
       const rows = await execute<{ client_org_id: number }>(orm, `select distinct client_org_id from connections where status = 'approved'`, [], tx);
       return rows.map((r) => Number(r.client_org_id));
     },
-    async areConnected(a, b, tx) {
+    async connectedAs(a, b, tx) {
       const [row] = (await sql(
-        `select 1 from connections where status <> 'terminated' and ((vendor_org_id = ? and client_org_id = ?) or (vendor_org_id = ? and client_org_id = ?)) limit 1`,
+        `select bool_or(status = 'approved') as approved from connections
+          where status <> 'terminated' and ((vendor_org_id = ? and client_org_id = ?) or (vendor_org_id = ? and client_org_id = ?))`,
         [a, b, b, a],
         tx,
-      )) as unknown[];
-      return row !== undefined;
+      )) as { approved: boolean | null }[];
+      const approved = row?.approved ?? null;
+      return approved === null ? null : approved ? 'approved' : 'unapproved';
     },
   };
 }

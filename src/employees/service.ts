@@ -51,7 +51,8 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
    * EMPLOYEE_NOT_FOUND, also for an id made only of dots or holding NUL), consent (403
    * CONSENT_MISSING). Live reads check consent first, then the tombstone of an erased employee
-   * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here.
+   * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here, and serve the record only
+   * when its canonical `employeeId` is the one asked for (else 404 EMPLOYEE_NOT_FOUND).
    */
   async function locate(asked: ReadQuery, form: 'full' | 'masked') {
     // One id for the lookup, the tombstone and the HRMS call (docs/erasure-and-retention.md).
@@ -86,8 +87,13 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
       if (access.consentRequired && !row?.consentOk) throw new AppError('CONSENT_MISSING');
       // Erased by its employer: hrx processes nothing of it until the employer posts it again.
       if (!row && (await deps.erasures.erasedAt(access.clientOrgId, q.employeeRef))) throw new AppError('EMPLOYEE_NOT_FOUND');
-      const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, row?.employeeId ?? q.employeeRef);
-      if (!fetched) throw new AppError('EMPLOYEE_NOT_FOUND');
+      const askedId = row?.employeeId ?? q.employeeRef;
+      const fetched = await deps.hrms.fetchEmployee(access.clientOrgId, askedId);
+      // Served only when the HRMS returned the employee asked for (docs/api.md "Live reads serve
+      // the employee asked for"): an HRMS that reads `007` as `7` answers with employee `7`, whose
+      // tombstone the id as typed does not name. With the ids equal, the tombstone checked above
+      // is the returned employee's too; nothing is audited for a refused read.
+      if (!fetched || canonicalEmployeeId(fetched.employeeId) !== askedId) throw new AppError('EMPLOYEE_NOT_FOUND');
       liveRecord = normalizeRecord(fetched, row?.id ?? 'NOT AVAILABLE');
     } else {
       if (!row) throw new AppError('EMPLOYEE_NOT_FOUND');

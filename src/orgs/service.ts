@@ -39,8 +39,8 @@ export interface OrgServiceDeps {
   apiKeyPepper: Buffer;
   /** URL of the default logo (docs/api.md "Org details": always a URL). */
   defaultLogoUrl: string;
-  /** Whether two orgs share an active connection. */
-  areConnected: (a: number, b: number) => Promise<boolean>;
+  /** How two orgs are connected: `approved`, `unapproved` (pending or rejected only), null (not). */
+  connectedAs: (a: number, b: number) => Promise<'approved' | 'unapproved' | null>;
   /**
    * Keys of the app_secret keyed hash, current first (context.ts `secretPeppers`): new orgs get
    * one, and a wrong secret is refused without scrypt (auth/secret-check.ts). Absent: scrypt only.
@@ -89,6 +89,28 @@ export function orgRecord(org: Org, defaultLogoUrl: string, callerOrgId: number)
     hrms: org.hrms,
     invited_by: org.invitedBy,
     created_by: org.createdBy,
+  };
+}
+
+/**
+ * The record as an org connected only by a pending (or rejected) connection sees it (docs/api.md
+ * "Org details"): a vendor can create such a connection alone with an SDK token, so it shows the
+ * org's public face and withholds what is the org's own: the internal `id`, `invited_by` and
+ * `created_by` (0), `email_domain` and `hrms` (null), `modified_on` (the creation time), and
+ * the last characters of `app_key` and `app_secret` (asterisks only; the secret's suffix moves on
+ * `rotate-secret`). The fields keep their types.
+ */
+export function unapprovedView(r: OrgRecord): OrgRecord {
+  const hidden = '*'.repeat(8);
+  return {
+    ...r,
+    id: 0,
+    application: { app_name: r.application.app_name, app_key: hidden, app_secret: hidden },
+    email_domain: null,
+    modified_on: r.created_on,
+    hrms: null,
+    invited_by: 0,
+    created_by: 0,
   };
 }
 
@@ -294,13 +316,17 @@ export function createOrgService(deps: OrgServiceDeps) {
     /**
      * The org record of `uuid` for the caller `callerOrgId`: only its own org and orgs it shares
      * an active connection with; anything else is 404 `Not found.` (docs/api.md "Credentials").
+     * Through a connection not approved, the record's private fields are withheld (`unapprovedView`).
      */
     async detailsFor(callerOrgId: number, uuid: string): Promise<OrgRecord> {
       if (!isUuid(uuid)) throw new AppError('NOT_FOUND');
       const org = await deps.orgs.findByUuid(uuid.toLowerCase());
       if (!org) throw new AppError('NOT_FOUND');
-      if (org.id !== callerOrgId && !(await deps.areConnected(callerOrgId, org.id))) throw new AppError('NOT_FOUND');
-      return orgRecord(org, deps.defaultLogoUrl, callerOrgId);
+      if (org.id === callerOrgId) return orgRecord(org, deps.defaultLogoUrl, callerOrgId);
+      const relation = await deps.connectedAs(callerOrgId, org.id);
+      if (!relation) throw new AppError('NOT_FOUND');
+      const record = orgRecord(org, deps.defaultLogoUrl, callerOrgId);
+      return relation === 'approved' ? record : unapprovedView(record);
     },
   };
 }

@@ -16,7 +16,7 @@ import { createOrgStore } from './store';
 export function wireOrgs(
   infra: Infra,
   deps: {
-    connections: Pick<ConnectionStore, 'areConnected'>;
+    connections: Pick<ConnectionStore, 'connectedAs'>;
     revocations: RevocationFeed;
     /** Withdraws what an org's replaced app_secret proved (the Connect sessions' proof of control). */
     onAppSecretRotated?: (orgId: number, tx: Tx) => Promise<void>;
@@ -31,7 +31,7 @@ export function wireOrgs(
     orgs: store,
     apiKeyPepper: infra.apiKeyPeppers[0]!,
     defaultLogoUrl: `${publicUrl}/static/org-logo.svg`,
-    areConnected: (a, b) => deps.connections.areConnected(a, b),
+    connectedAs: (a, b) => deps.connections.connectedAs(a, b),
     secretPeppers: infra.secretPeppers,
     onApiKeyRevoked: (keyId) => deps.revocations.publish(keyId),
     onAppSecretRotated: deps.onAppSecretRotated,

@@ -13,10 +13,12 @@
  * HRMS APIs, the store or routes: connectors take it as an option (`ConnectorOptions.hostPolicy`),
  * and the registry wiring builds it from `HRX_HRMS_ALLOW_PRIVATE_HOSTS` and `HRX_HRMS_ALLOWED_HOSTS`.
  *
- * An operator whose HRMS (or sandbox simulator) sits on its own network names that one host in
- * `allowHosts` instead of lifting the guard: only a URL whose host is spelled exactly so may reach
- * a private address, and every other host stays refused, so an employer's admin who may set the
- * HRMS host still cannot point hrx at Redis, PostgreSQL or cloud metadata beside it.
+ * An operator whose HRMS (or sandbox simulator) sits on its own network names that one host and
+ * port in `allowHosts` (`127.0.0.1:9100`) instead of lifting the guard: only a URL whose host is
+ * spelled exactly so, on exactly that port, may reach a private address, and every other host and
+ * every other port of that host stay refused, so an employer's admin who may set the HRMS host
+ * still cannot point hrx at Redis, PostgreSQL or cloud metadata beside it (docs/behaviour.md
+ * "HRMS hosts").
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import http from 'node:http';
@@ -195,6 +197,23 @@ export function normalizeHost(text: string): string | null {
   return host === '' ? null : host;
 }
 
+/**
+ * An allowed `host:port` entry as the policy compares it: the host as `normalizeHost` returns it
+ * (an IPv6 literal in brackets, `[::1]:9100`), a colon, and the port in decimal (1..65535, no
+ * leading zero). Returns null for text that is not exactly a bare host and a port: a port-less
+ * entry is refused, since it would let every port of the host through (docs/settings.md
+ * `HRX_HRMS_ALLOWED_HOSTS`).
+ */
+export function normalizeHostPort(text: string): string | null {
+  const m = /^(\[[^\]]+\]|[^:[\]]+):([1-9]\d{0,4})$/.exec(text.trim());
+  if (!m || Number(m[2]) > 65_535) return null;
+  const host = normalizeHost(m[1]!);
+  return host === null ? null : hostPortKey(host, m[2]!);
+}
+
+/** `host:port` of a normalized host, an IPv6 literal bracketed. */
+const hostPortKey = (host: string, port: string): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 /** `dns.lookup` with `all: true`: how a policy resolves names (tests substitute their own). */
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -219,21 +238,27 @@ export interface HostPolicy {
 /**
  * Builds the policy that refuses private, loopback, link-local and reserved hosts. `onRefused`
  * is called for each host refused for its address (not for a wrong scheme), with nothing of the
- * host: the caller logs which setting would allow it. `allowHosts` (each as `normalizeHost`
- * returns it) are hosts the operator placed on its own network: a URL whose host is exactly one
- * of them may reach any address; a name merely ending in one (`x.hrms-sim`) or an address one
- * resolves to, spelled as a literal, is checked as any other. Throws TypeError for an entry that
- * is not a bare host.
+ * host: the caller logs which setting would allow it. `allowHosts` (`host:port` entries, as
+ * `normalizeHostPort` reads them) are hosts and ports the operator placed on its own network: a
+ * URL whose host and port (the scheme's default when it names none) are exactly one entry may
+ * reach any address; the same host on another port is refused by `checkUrl` whatever it resolves
+ * to; a name merely ending in one (`x.hrms-sim`) or an address one resolves to, spelled as a
+ * literal, is checked as any other. The lookup sees no port, so a caller must pass every URL it
+ * requests through `checkUrl` first (the HRMS client does, and keeps each request on the checked
+ * origin). Throws TypeError for an entry that is not a bare host and port.
  */
 export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => void; allowHosts?: readonly string[] } = {}): HostPolicy {
   const resolve: Resolver = opts.resolve ?? ((hostname, options, callback) => dnsLookup(hostname, options, callback));
   const allowed = new Set<string>();
+  const allowedNames = new Set<string>();
   for (const h of opts.allowHosts ?? []) {
-    const n = normalizeHost(h);
-    if (n === null) throw new TypeError('an allowed host must be a bare host name or IP address');
+    const n = normalizeHostPort(h);
+    if (n === null) throw new TypeError('an allowed host must be a bare host name or IP address and a port');
     allowed.add(n);
+    allowedNames.add(normalizeHost(n.slice(0, n.lastIndexOf(':')))!);
   }
-  const isAllowed = (host: string): boolean => allowed.size > 0 && allowed.has(normalizeHost(host) ?? '');
+  /** Whether the lookup may let `host` reach a private address: `checkUrl` has held its port to the allowed ones. */
+  const isAllowed = (host: string): boolean => allowedNames.size > 0 && allowedNames.has(normalizeHost(host) ?? '');
   const refused = (): HostNotAllowedError => {
     opts.onRefused?.();
     return new HostNotAllowedError();
@@ -256,7 +281,11 @@ export function createHostPolicy(opts: { resolve?: Resolver; onRefused?: () => v
   return {
     checkUrl(url) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HostNotAllowedError();
-      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && !isAllowed(url.hostname) && isBlockedAddress(url.hostname)) throw refused();
+      const host = normalizeHost(url.hostname);
+      const exact = host !== null && allowed.has(hostPortKey(host, url.port || (url.protocol === 'https:' ? '443' : '80')));
+      // An allowed host on another port: refused before any lookup, whatever the name resolves to.
+      if (!exact && isAllowed(url.hostname)) throw refused();
+      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) && !exact && isBlockedAddress(url.hostname)) throw refused();
     },
     lookup,
     agent: {

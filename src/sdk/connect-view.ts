@@ -41,11 +41,17 @@ export interface ConnectSession extends DataPointLists {
   status: ConnectionStatus;
   vendor: { org_id: string; org_name: string };
   org: { org_id: string; org_name: string; invite_status: string };
-  user: { email: string; fullname: string };
+  /**
+   * `fullname`: the name the request of this session's own SDK token gave, the issuing vendor's
+   * words (docs/connect.md "Whose name the page shows"), or null when none was kept.
+   */
+  user: { email: string; fullname: string | null };
   required_data_points: string[];
   optional_data_points: string[];
   /**
-   * `supported`: the connectors' `hrms_id`s; `configured`: the org's `hrms_id` or null; `entered`:
+   * `supported`: the connectors' `hrms_id`s; `configured`: the org's `hrms_id`, or null (none, or not
+   * shown: a connection not approved shows it only after this session's proof, docs/connect.md
+   * "What a pending connection sees"); `entered`:
    * this session entered the org's configuration; `products`: each supported product's display
    * name, grant type and fields, in the order the page lists them.
    */
@@ -89,7 +95,8 @@ export interface ConnectSession extends DataPointLists {
   /**
    * "Update credentials" mode (docs/connect.md "Updating refused credentials"): the org's HRMS
    * refused the stored credentials; `hrms_id` and `product_name` name that HRMS, `refused_at`
-   * (ISO) is when the refused sync ended. Null otherwise (also for a rejected or ended connection).
+   * (ISO) is when the refused sync ended. Null otherwise (also for a rejected or ended connection,
+   * and for a pending one until this session gave proof, docs/connect.md "What a pending connection sees").
    */
   reauth: { hrms_id: string; product_name: string; refused_at: string } | null;
 }
@@ -122,7 +129,8 @@ export interface ViewInput {
   connection: Connection;
   vendor: Org;
   org: Org;
-  user: { email: string; fullName: string };
+  /** `fullName`: the session's own token's `fullname` (null: none kept), not the first one stored for the address. */
+  user: { email: string; fullName: string | null };
   supported: readonly string[];
   products: ConnectHrmsProduct[];
   configured: string | null;

@@ -173,11 +173,13 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     /** What the page shows of the session (see {@link ConnectSession}). Throws NOT_FOUND. */
     async session(p: ConnectPrincipal): Promise<ConnectSession> {
       const g = p.connect;
-      const [c, vendor, org, user, configured, state, session, enteredBy, lockedUntil, code, refused] = await Promise.all([
+      const [c, vendor, org, user, fullName, configured, state, session, enteredBy, lockedUntil, code, refused] = await Promise.all([
         deps.connections.get(g.connectionId),
         deps.orgs.byId(g.vendorOrgId),
         deps.orgs.byId(p.orgId),
         deps.store.findUser(g.userId),
+        // The name this session's own token gave: the user row keeps the first vendor's words for the address.
+        deps.store.tokenFullName(g.jti),
         deps.setup.configuredHrms(p.orgId),
         deps.setup.establishment(p.orgId),
         sessions.findSessionById(g.sessionId),
@@ -187,14 +189,18 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         reauth.reauthOf(p.orgId),
       ]);
       if (!c || !vendor || !org || !user) throw new AppError('NOT_FOUND');
+      // docs/connect.md "What a pending connection sees": the org's HRMS and a refusal of its
+      // credentials (when, which HRMS) are the employer's; a vendor can open a pending connection
+      // alone, so its page shows them only once this session proved control or entered them.
+      const disclosed = c.status === 'approved' || session?.provenAt != null || enteredBy === g.sessionId;
       return sessionView({
         connection: c,
         vendor,
         org,
-        user,
+        user: { email: user.email, fullName },
         supported: deps.supportedHrms,
         products: [...deps.products],
-        configured,
+        configured: disclosed ? configured : null,
         established: state.established,
         codeEstablishes: codeEstablishes(org, user.email),
         entered: enteredBy === g.sessionId,
@@ -203,7 +209,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
         codeExpiresAt: code?.expiresAt ?? null,
         mailer: deps.mailer !== null,
         operator: deps.operator,
-        refused: c.status === 'pending' || c.status === 'approved' ? refused : null,
+        refused: disclosed && (c.status === 'pending' || c.status === 'approved') ? refused : null,
       });
     },
 

@@ -63,7 +63,13 @@ const sessionSchema = z.strictObject({
   status: z.enum(['pending', 'approved', 'rejected', 'terminated']),
   vendor: z.strictObject({ org_id: z.string().uuid(), org_name: z.string() }),
   org: z.strictObject({ org_id: z.string().uuid(), org_name: z.string(), invite_status: z.string() }),
-  user: z.strictObject({ email: z.string(), fullname: z.string() }),
+  user: z.strictObject({
+    email: z.string(),
+    fullname: z
+      .string()
+      .nullable()
+      .describe("The name this session's SDK token request gave (the issuing vendor's words, never another vendor's), or null when it kept none."),
+  }),
   required_data_points: z.array(z.string()),
   optional_data_points: z.array(z.string()),
   hrms: z.strictObject({

@@ -159,6 +159,7 @@ export function createSdkService(deps: SdkServiceDeps) {
         issuedAt: new Date(iat * 1000),
         expiresAt: new Date(exp * 1000),
         issuedByApiKeyId: issuedBy.apiKeyId,
+        fullName: req.fullname,
       });
       deps.log.info({ vendorOrgId: vendor.orgId, clientOrgId: org.id, orgCreated: created, connectionId: connection.id, jti }, 'sdk token issued');
       return { org_id: org.uuid, access_token: token, exp: SDK_TOKEN_TTL_SEC, corporate_reference_data: req.corporate_reference_data ?? {} };

@@ -59,7 +59,13 @@ export interface SdkTokenView {
   hrmsConfiguredAt: Date | null;
 }
 
-export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' | 'clientOrgId' | 'userId' | 'issuedAt' | 'expiresAt' | 'issuedByApiKeyId'>;
+/** A token to record; `fullName`: the request's `fullname`, kept sealed with it (docs/connect.md "Whose name the page shows"). */
+export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' | 'clientOrgId' | 'userId' | 'issuedAt' | 'expiresAt' | 'issuedByApiKeyId'> & {
+  fullName: string;
+};
+
+/** Associated data of a token's `fullname` envelope: bound to its `jti`. */
+export const tokenFullNameAad = (jti: string): string => `sdk_token_fullname:${jti}`;
 
 export interface SdkStore {
   /** The user of `orgId` with `email` (lower-cased by the caller), created with `fullName` if missing. */
@@ -73,6 +79,8 @@ export interface SdkStore {
   issue(token: NewSdkToken, tx?: Tx): Promise<void>;
   /** The unrevoked token `jti` (expired ones included: the caller checks `expiresAt`), or null. */
   findActive(jti: string, tx?: Tx): Promise<SdkTokenView | null>;
+  /** The `fullname` the request of token `jti` gave, decrypted; null when none was kept (or no such token). */
+  tokenFullName(jti: string, tx?: Tx): Promise<string | null>;
 }
 
 type UserRow = { id: string; org_id: number; profile_enc: string; created_at: string | Date };
@@ -122,8 +130,14 @@ export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: re
         await em.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:sdk_tokens:' || ?))`, [token.connectionId]);
         await em.nativeUpdate(SdkToken, { connectionId: token.connectionId, revokedAt: null }, { revokedAt: token.issuedAt });
         await em.nativeDelete(SdkToken, { connectionId: token.connectionId, expiresAt: { $lt: new Date(token.issuedAt.getTime() - 86_400_000) } });
-        await em.insert(SdkToken, { ...token, revokedAt: null, hrmsConfiguredAt: null });
+        const { fullName, ...row } = token;
+        await em.insert(SdkToken, { ...row, fullnameEnc: cipher.encrypt(fullName, tokenFullNameAad(row.jti)), revokedAt: null, hrmsConfiguredAt: null });
       });
+    },
+    async tokenFullName(jti, tx) {
+      if (!isUuid(jti)) return null;
+      const [row] = (await sql(`select fullname_enc from sdk_tokens where jti = ?`, [jti], tx)) as { fullname_enc: string | null }[];
+      return row?.fullname_enc ? cipher.decrypt(row.fullname_enc, tokenFullNameAad(jti)) : null;
     },
     async findActive(jti, tx) {
       if (!isUuid(jti)) return null;

@@ -122,8 +122,15 @@ export type ConnectHrmsOutcome = { stored: SetupConfigResult } | { established: 
 
 export type SetupService = ReturnType<typeof createSetupService>;
 
-/** The reason of a refused host: never its resolved addresses, nor which rule refused it. */
+/** The reason of an `hrms_host` whose scheme is not http(s): read from the text alone, it tells nothing of the network. */
 const HOST_NOT_ALLOWED_REASON = 'host not allowed';
+
+/**
+ * The reason of a host the host policy refuses, and of one that did not answer: one wording, so
+ * that whoever may set the HRMS host cannot tell a refused host or port from a closed one
+ * (docs/behaviour.md "HRMS hosts"); the operator's log names the refusal.
+ */
+const UNREACHABLE_REASON = 'the HRMS could not be reached';
 
 /**
  * The reason of a failed credential check, in the words of docs/behaviour.md "Setup config":
@@ -133,9 +140,9 @@ const HOST_NOT_ALLOWED_REASON = 'host not allowed';
  * the Connect page and the products' docs rely on.
  */
 export function rejectionReason(err: unknown): string {
-  if (!(err instanceof HrmsError)) return 'the HRMS could not be reached';
+  if (!(err instanceof HrmsError)) return UNREACHABLE_REASON;
   if (err.kind === 'auth') return 'the HRMS refused the credentials';
-  if (err.kind === 'host_not_allowed') return HOST_NOT_ALLOWED_REASON;
+  if (err.kind === 'host_not_allowed') return UNREACHABLE_REASON;
   if (err.status !== undefined) {
     const answered = `the HRMS answered ${err.status}${STATUS_CODES[err.status] ? ` ${STATUS_CODES[err.status]}` : ''}`;
     // A success status with a body hrx cannot read (not JSON, no token in it).
@@ -143,7 +150,7 @@ export function rejectionReason(err: unknown): string {
   }
   // An answer came but was unusable before a status could be kept (past the size cap, a link to another host).
   if (err.kind === 'bad_response') return 'the HRMS answered with a body hrx could not read';
-  return 'the HRMS could not be reached';
+  return UNREACHABLE_REASON;
 }
 
 /** Builds the setup service. */

@@ -13,6 +13,7 @@ import {
   isBlockedAddress,
   isHostNotAllowed,
   normalizeHost,
+  normalizeHostPort,
   subnetsOutside,
   type Resolver,
 } from '../../src/outbound/host-policy';
@@ -285,32 +286,52 @@ describe('HRX_HRMS_ALLOW_PRIVATE_HOSTS', () => {
   });
 });
 
-describe('allowHosts (HRX_HRMS_ALLOWED_HOSTS): named hosts on the operator network', () => {
+describe('allowHosts (HRX_HRMS_ALLOWED_HOSTS): named hosts and ports on the operator network', () => {
   const LOOPBACK: LookupAddress[] = [{ address: '127.0.0.1', family: 4 }];
   const PRIVATE: LookupAddress[] = [{ address: '10.1.2.3', family: 4 }];
 
   it('lets exactly a listed name reach a private address, in any case and with a trailing dot', async () => {
     for (const name of ['hrms-sim', 'HRMS-Sim', 'hrms-sim.']) {
-      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim']);
+      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim:9100']);
       expect(res, name).toMatchObject({ err: null, address: '10.1.2.3', family: 4 });
     }
-    expect((await lookupWith(LOOPBACK, 'localhost', { all: true }, ['LOCALHOST'])).address).toEqual(LOOPBACK);
+    expect((await lookupWith(LOOPBACK, 'localhost', { all: true }, ['LOCALHOST:9100'])).address).toEqual(LOOPBACK);
   });
 
   it.each(['redis', 'postgres', 'x.hrms-sim', 'hrms-sim.evil.example', 'hrms-sim-2', 'hrms'])(
     'still refuses %s, a name that is not listed, when it resolves to a private address',
     async (name) => {
-      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim']);
+      const res = await lookupWith(PRIVATE, name, {}, ['hrms-sim:9100']);
       expect(res.err).toBeInstanceOf(HostNotAllowedError);
     },
   );
 
-  it('lets a listed IP literal through checkUrl in each spelling the URL parser gives it, and no other', () => {
-    const policy = createHostPolicy({ allowHosts: ['10.0.0.5', '::1'] });
-    for (const raw of ['http://10.0.0.5:9100/', 'http://167772165/', 'http://[::1]:9100/', 'http://[0::1]/']) {
+  it('checkUrl holds a listed name to its port: the scheme default when the URL names none', () => {
+    const policy = createHostPolicy({ allowHosts: ['hrms-sim:9100', 'hrms-web:443'] });
+    for (const raw of ['http://hrms-sim:9100/', 'http://HRMS-Sim.:9100/api', 'https://hrms-web/', 'https://hrms-web:443/']) {
       expect(() => policy.checkUrl(new URL(raw)), raw).not.toThrow();
     }
-    for (const raw of ['http://10.0.0.6/', 'http://127.0.0.1/', 'http://169.254.169.254/', 'http://[::2]/', 'ftp://10.0.0.5/']) {
+    for (const raw of ['http://hrms-sim/', 'http://hrms-sim:6379/', 'https://hrms-sim:9101/', 'http://hrms-web/', 'http://hrms-web:8443/']) {
+      expect(() => policy.checkUrl(new URL(raw)), raw).toThrow(HostNotAllowedError);
+    }
+  });
+
+  it('lets a listed IP literal and port through checkUrl in each spelling the URL parser gives it, and no other', () => {
+    const policy = createHostPolicy({ allowHosts: ['10.0.0.5:9100', '[::1]:9100', '10.0.0.7:80'] });
+    for (const raw of ['http://10.0.0.5:9100/', 'http://167772165:9100/', 'http://[::1]:9100/', 'http://[0::1]:9100/', 'http://10.0.0.7/']) {
+      expect(() => policy.checkUrl(new URL(raw)), raw).not.toThrow();
+    }
+    for (const raw of [
+      'http://10.0.0.5/',
+      'http://10.0.0.5:6379/',
+      'http://[::1]/',
+      'https://10.0.0.7/',
+      'http://10.0.0.6:9100/',
+      'http://127.0.0.1:9100/',
+      'http://169.254.169.254/',
+      'http://[::2]:9100/',
+      'ftp://10.0.0.5:9100/',
+    ]) {
       expect(() => policy.checkUrl(new URL(raw)), raw).toThrow(HostNotAllowedError);
     }
   });
@@ -333,14 +354,39 @@ describe('allowHosts (HRX_HRMS_ALLOWED_HOSTS): named hosts on the operator netwo
     for (const bad of ['', ' ', 'hrms-sim:9100', 'hrms-sim:80', '*.corp.example', 'http://hrms-sim', 'hrms-sim/api', 'user@hrms-sim', 'a b', '.']) {
       expect(normalizeHost(bad), bad).toBeNull();
     }
-    expect(() => createHostPolicy({ allowHosts: ['hrms-sim:9100'] })).toThrow(TypeError);
   });
 
-  it('the setting: empty by default, a comma-separated list normalized, a bad entry refused by name', () => {
+  it('reads an entry as a bare host and a port, and refuses one without a port', () => {
+    expect(['hrms-sim:9100', 'HRMS-Sim.:9100', '2130706433:80', '[0:0::1]:9100', 'münchen.de:443'].map(normalizeHostPort)).toEqual([
+      'hrms-sim:9100',
+      'hrms-sim:9100',
+      '127.0.0.1:80',
+      '[::1]:9100',
+      'xn--mnchen-3ya.de:443',
+    ]);
+    for (const bad of [
+      'hrms-sim',
+      '127.0.0.1',
+      '::1',
+      '::1:9100',
+      'hrms-sim:',
+      'hrms-sim:0',
+      'hrms-sim:09100',
+      'hrms-sim:65536',
+      'http://hrms-sim:9100',
+      'hrms-sim:9100/api',
+      '*.corp:80',
+    ]) {
+      expect(normalizeHostPort(bad), bad).toBeNull();
+    }
+    expect(() => createHostPolicy({ allowHosts: ['hrms-sim'] })).toThrow(TypeError);
+  });
+
+  it('the setting: empty by default, a comma-separated list normalized, a bad or port-less entry refused by name', () => {
     expect(loadConfig({}).HRX_HRMS_ALLOWED_HOSTS).toEqual([]);
-    expect(loadConfig({ HRX_HRMS_ALLOWED_HOSTS: ' HRMS-Sim , 10.0.0.5,,' }).HRX_HRMS_ALLOWED_HOSTS).toEqual(['hrms-sim', '10.0.0.5']);
-    for (const bad of ['hrms-sim:9100', 'http://hrms-sim', '*.corp.example', 'ok,bad/path']) {
-      expect(() => loadConfig({ HRX_HRMS_ALLOWED_HOSTS: bad }), bad).toThrow(/HRX_HRMS_ALLOWED_HOSTS/);
+    expect(loadConfig({ HRX_HRMS_ALLOWED_HOSTS: ' HRMS-Sim:9100 , 10.0.0.5:80,,' }).HRX_HRMS_ALLOWED_HOSTS).toEqual(['hrms-sim:9100', '10.0.0.5:80']);
+    for (const bad of ['hrms-sim', '127.0.0.1', 'http://hrms-sim:9100', '*.corp.example:80', 'ok:80,bad:80/path']) {
+      expect(() => loadConfig({ HRX_HRMS_ALLOWED_HOSTS: bad }), bad).toThrow(/HRX_HRMS_ALLOWED_HOSTS.*port/);
     }
   });
 });

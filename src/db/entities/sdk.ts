@@ -49,6 +49,8 @@ export class SdkToken {
   hrmsConfiguredAt: Date | null = null;
   /** The vendor API key that issued it (its revocation revokes the token), or null (issued otherwise, or before keys were recorded). */
   issuedByApiKeyId: string | null = null;
+  /** Envelope of the request's `fullname`, bound to `sdk_token_fullname:<jti>` (sdk/store.ts); null for tokens issued before it was kept. */
+  fullnameEnc: string | null = null;
 }
 
 export const SdkTokenSchema = new EntitySchema<SdkToken>({
@@ -65,6 +67,7 @@ export const SdkTokenSchema = new EntitySchema<SdkToken>({
     revokedAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     hrmsConfiguredAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
     issuedByApiKeyId: { type: 'uuid', nullable: true },
+    fullnameEnc: { type: 'text', nullable: true },
   },
 });
 

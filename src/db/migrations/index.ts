@@ -17,7 +17,6 @@ import { Migration20261123120000 } from './Migration20261123120000';
 import { Migration20261123150000 } from './Migration20261123150000';
 import { Migration20261123160000 } from './Migration20261123160000';
 import { migration20261123190000 } from './Migration20261123190000';
-import type { MigrationKeys } from './keys';
 import { Migration20261124100000 } from './Migration20261124100000';
 import { Migration20261124110000 } from './Migration20261124110000';
 import { Migration20261127010000 } from './Migration20261127010000';
@@ -29,7 +28,9 @@ import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128130000 } from './Migration20261128130000';
 import { Migration20261129010000 } from './Migration20261129010000';
+import { Migration20261206030000 } from './Migration20261206030000';
 import { Migration20261206060000 } from './Migration20261206060000';
+import type { MigrationKeys } from './keys';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -57,5 +58,6 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261129010000', class: Migration20261129010000 },
+  { name: 'Migration20261206030000', class: Migration20261206030000 },
   { name: 'Migration20261206060000', class: Migration20261206060000 },
 ];

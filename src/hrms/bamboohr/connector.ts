@@ -233,10 +233,14 @@ class BambooHrConnector implements HrmsConnector {
     }
   }
 
-  /** Live read: `GET /v1/employees/{id}?fields=…`; 404 gives null, and so does an id that is not a BambooHR id (digits). */
+  /**
+   * Live read: `GET /v1/employees/{id}?fields=…`; 404 gives null, and so does, without a call, an id that is not
+   * a BambooHR id as BambooHR writes it (decimal digits, no leading zero: `007` names no employee, docs/hrms/connectors.md
+   * "Employee ids in live reads").
+   */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
-    if (!/^\d{1,18}$/.test(id)) return null;
+    if (!/^(0|[1-9]\d{0,17})$/.test(id)) return null;
     const body = await this.getJson(`employees/${id}?fields=${FIELDS}`, 'employee lookup', true);
     if (body === null) return null;
     return this.map(isObj(body) && body.id === undefined ? { ...body, id } : body);

@@ -207,10 +207,14 @@ class PersonioConnector implements HrmsConnector {
     yield* listV1(this.calls, at?.api === 'v1' ? at.position : { page: 0 }, options.since, (p) => `v1:${p.mode ?? ''}:${p.page}`);
   }
 
-  /** Live read by Personio id (`GET /v1/company/employees/{id}`, or the v2 person with its employment). */
+  /**
+   * Live read by Personio id (`GET /v1/company/employees/{id}`, or the v2 person with its employment); null, without a
+   * call, for an id that is not a Personio id as Personio writes it (decimal digits, no leading zero: docs/hrms/connectors.md
+   * "Employee ids in live reads").
+   */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
-    if (!/^\d{1,18}$/.test(id)) return null;
+    if (!/^(0|[1-9]\d{0,17})$/.test(id)) return null;
     if (!this.api) await this.client.withRetry(() => this.session.token());
     if (this.api === 'v2') return this.v2.one(id);
     const body = await this.getJson(`v1/company/employees/${id}`, 'employee lookup', 'null');

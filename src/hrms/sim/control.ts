@@ -28,6 +28,13 @@ export interface SimOptions {
    * e.g. `['date_of_birth']`: an HRMS that stopped sending a field (hrx's `dob` then has no value).
    */
   omitFields?: string[];
+  /**
+   * The one-employee lookup reads the number in a code, as some HRMS lookups do (default false):
+   * `EMP000007` and `EMP0000007` answer employee `EMP00007`, whose own code the answer carries.
+   * Tests that hrx serves a live read only for the employee asked for (docs/api.md "Live reads
+   * serve the employee asked for").
+   */
+  lenientCodes?: boolean;
 }
 
 /** The switches that can change while the simulator runs. */

@@ -14,7 +14,8 @@
  *   otherwise 401 `{"error":"invalid_token"}`.
  * - `GET|POST /__sim/control` (unauthenticated, test-only) -> see `ControlRequest`.
  *
- * `omitFields` leaves fields out of every employee answered (an HRMS that stopped sending them).
+ * `omitFields` leaves fields out of every employee answered (an HRMS that stopped sending them);
+ * `lenientCodes` makes the one-employee lookup read the number in a code (`EMP000007` is `EMP00007`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -234,7 +235,7 @@ export function createSimHandler(opts: SimOptions): {
       throw new HttpError(404, { error: 'not_found' });
     }
     const i = employeeIndex(code);
-    if (i === undefined || !isServed(i) || employeeCode(i) !== code) throw new HttpError(404, { error: 'not_found' });
+    if (i === undefined || !isServed(i) || (!opts.lenientCodes && employeeCode(i) !== code)) throw new HttpError(404, { error: 'not_found' });
     send(res, 200, served(i));
   }
 

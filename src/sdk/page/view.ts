@@ -20,7 +20,8 @@ export function buildNotice(): void {
     privacy.append(el('a', { href: url, target: '_blank', rel: 'noopener noreferrer', text: vendor() + "'s privacy policy" }), ' (opens in a new tab)');
   else privacy.textContent = vendor() + ' has given no privacy policy.';
   $('n-org').textContent = org();
-  $('user').textContent = view.user.fullname + ' <' + view.user.email + '>';
+  // The name is the vendor's words, not something hrx checked (docs/connect.md "Whose name the page shows").
+  $('user').textContent = view.user.email + (view.user.fullname ? ' (named \u201c' + view.user.fullname + '\u201d by ' + vendor() + ')' : '');
   $('n-operator').textContent = view.notice.operator_name + ', which runs this hrx service and keeps the data on ' + org() + "'s behalf.";
   $('always').textContent = 'Always shared with every connection: ' + view.always_shared.map((a) => a.label).join(' and ') + '.';
   const every = often(view.notice.sync_frequency);

@@ -5,9 +5,9 @@
  * prefix), with only the compose network's names and the simulator's port replaced by this
  * machine's. The one-shot must leave a vendor whose API key reads a synced employee; run again
  * (`docker compose up` starts it again), it creates no second pair of orgs and issues a new key;
- * without the simulator's host in HRX_HRMS_ALLOWED_HOSTS it says which setting the sandbox needs.
- * As docs/docker.md "Sandbox" has it, hrx keeps its HRMS host guard on and names only the
- * simulator's host (`hrms-sim` there, `localhost` here).
+ * without the simulator's host and port in HRX_HRMS_ALLOWED_HOSTS it says which setting the sandbox
+ * needs. As docs/docker.md "Sandbox" has it, hrx keeps its HRMS host guard on and names only the
+ * simulator's host and port (`hrms-sim:9100` there, `localhost:<port>` here).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -39,10 +39,11 @@ describe('compose profile sandbox: its commands, run for real', () => {
   let app: TestApp;
   let sim: ChildProcess;
   let sandboxArgs: string[];
+  let simPort: string;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0', HRX_HRMS_ALLOWED_HOSTS: 'localhost' } });
-    const simPort = String(await freePort());
+    simPort = String(await freePort());
+    app = await startTestApp({ env: { HRX_HRMS_ALLOW_PRIVATE_HOSTS: '0', HRX_HRMS_ALLOWED_HOSTS: `localhost:${simPort}` } });
     const simArgs = commandOf('hrms-sim', (a) => (a === '0.0.0.0' ? '127.0.0.1' : a === '9100' ? simPort : a));
     sim = spawn(process.execPath, [HRX_BIN, ...simArgs], { env: { ...process.env, ...app.env }, stdio: ['ignore', 'pipe', 'inherit'] });
     // It prints {url, port} once it listens.
@@ -91,13 +92,13 @@ describe('compose profile sandbox: its commands, run for real', () => {
     const env = compose['x-hrx'].environment;
     expect(env.HRX_HRMS_ALLOWED_HOSTS).toBe('${HRX_HRMS_ALLOWED_HOSTS:-}');
     expect(env.HRX_HRMS_ALLOW_PRIVATE_HOSTS).toBe('${HRX_HRMS_ALLOW_PRIVATE_HOSTS:-0}');
-    expect(readFileSync(path.join(ROOT, 'docs/docker.md'), 'utf8')).toContain('export HRX_HRMS_ALLOWED_HOSTS=hrms-sim\n');
+    expect(readFileSync(path.join(ROOT, 'docs/docker.md'), 'utf8')).toContain('export HRX_HRMS_ALLOWED_HOSTS=hrms-sim:9100\n');
   });
 
   it("without the simulator's host in HRX_HRMS_ALLOWED_HOSTS it names the setting, and creates nothing", async () => {
     const run = await runHrx(sandboxArgs, { ...app.env, HRX_HRMS_ALLOWED_HOSTS: '' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('set HRX_HRMS_ALLOWED_HOSTS=localhost (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1)');
+    expect(run.stderr).toContain(`set HRX_HRMS_ALLOWED_HOSTS=localhost:${simPort} (or HRX_HRMS_ALLOW_PRIVATE_HOSTS=1)`);
     expect((await app.ctx.services.orgList.list({}, { page: 1, pageSize: 100 })).pageInfo.totalItems).toBe(2);
   }, 60_000);
 });

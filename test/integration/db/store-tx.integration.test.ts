@@ -112,10 +112,8 @@ describe('stores in a caller transaction', () => {
     expect((await s.runs.latest(client.id, tx))?.id).toBe(run.id);
     const jti = randomUUID();
     const expiresAt = new Date(Date.now() + 60_000);
-    await s.sdk.issue(
-      { jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id, issuedAt: new Date(), expiresAt, issuedByApiKeyId: null },
-      tx,
-    );
+    const ids = { jti, connectionId: conn.id, vendorOrgId: vendor.id, clientOrgId: client.id, userId: user.id };
+    await s.sdk.issue({ ...ids, issuedAt: new Date(), expiresAt, issuedByApiKeyId: null, fullName: 'Asha Rao' }, tx);
     const session = await s.connect.createSession({ secret: randomBytes(16).toString('hex'), jti, connectionId: conn.id, expiresAt }, tx);
     const policy = { ttlMs: 60_000, maxAttempts: 5, resendMs: 0, maxPerSession: 5, maxPerOrgHour: 50, maxPerRecipientHour: 50, maxPerVendorHour: 50 };
     const code = await s.codes.create(

@@ -49,13 +49,13 @@ describe('HRMS host refusals in the log', () => {
         }),
       });
       expect(res.status).toBe(400);
-      expect(res.body.message).toBe('HRMS credentials rejected: host not allowed');
+      expect(res.body.message).toBe('HRMS credentials rejected: the HRMS could not be reached');
       const logged = refusals().slice(before);
       expect(logged).toHaveLength(1);
       expect(logged[0]).toMatchObject({
         level: 40,
         setting: 'HRX_HRMS_ALLOW_PRIVATE_HOSTS',
-        msg: 'HRMS host refused: it is, or resolves to, a private, loopback or reserved address (HRX_HRMS_ALLOWED_HOSTS=<host> allows one named host, HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 every such host)',
+        msg: 'HRMS host refused: it is, or resolves to, a private, loopback or reserved address (HRX_HRMS_ALLOWED_HOSTS=<host:port> allows one named host and port, HRX_HRMS_ALLOW_PRIVATE_HOSTS=1 every such host)',
       });
     }
     for (const l of lines) expect(JSON.stringify(l)).not.toMatch(addresses);

@@ -98,8 +98,19 @@ describe('POST /api/sdk/connect/hrms/ while the HRMS refuses the stored credenti
   it('five refused tries lock the pair: the sixth, even with the right credentials, is 403 and the HRMS is not called', async () => {
     const third = await vendor(app.ctx);
     const s3 = await openSession(app.url, (await sdkToken(app.ctx, third.org, { email: 'hr@reauth-employer.example', org_name: 'x' })).access_token);
-    expect((await connectCall(app.url, s3, '')).body.data).toMatchObject({ status: 'pending', reauth: { hrms_id: 'reference' } });
+    // A pending connection's page names no HRMS and no refusal before proof (docs/connect.md "What a pending connection sees").
+    const unproven = (await connectCall(app.url, s3, '')).body.data;
+    expect({ status: unproven.status, configured: unproven.hrms.configured, reauth: unproven.reauth }).toStrictEqual({
+      status: 'pending',
+      configured: null,
+      reauth: null,
+    });
     expect((await connectCall(app.url, s3, 'proof/', { app_key: c.org.appKey, app_secret: c.appSecret })).status).toBe(200);
+    expect((await connectCall(app.url, s3, '')).body.data).toMatchObject({
+      status: 'pending',
+      hrms: { configured: 'reference' },
+      reauth: { hrms_id: 'reference' },
+    });
     for (let i = 0; i < 5; i++)
       expect((await connectCall(app.url, s3, 'hrms/', hrmsBody(sim.url, { clientId: NEW.clientId, clientSecret: `no-${i}` }))).status).toBe(400);
     const before = sim.control.stats().tokenRequests;

@@ -62,7 +62,7 @@ describe.skipIf(!haveChromium)('the Connect page in Chromium', () => {
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(await page.textContent('#main h1')).toBe('Share employee data of Acme Page with Lender <b>&</b> Co?');
     expect(await page.$$('#main b')).toHaveLength(0);
-    expect(await page.textContent('#user')).toBe('Asha Rao <hr@acme-page.example>');
+    expect(await page.textContent('#user')).toBe('hr@acme-page.example (named \u201cAsha Rao\u201d by Lender <b>&</b> Co)');
     expect(await page.$$eval('#required li', (li) => li.map((x) => x.textContent))).toEqual(['Gender']);
     expect(await page.$$eval('input[name=optional]', (b) => b.map((x) => (x as unknown as { value: string }).value))).toEqual(['dob', 'pan']);
     expect(await page.isDisabled('#approve')).toBe(true);
