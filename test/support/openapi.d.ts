@@ -894,6 +894,8 @@ export interface components {
              */
             requestId: string;
             /** @constant */
+            error: "validation_failed";
+            /** @constant */
             code: 400;
             /** @description Names the first bad field: `<field>: <reason>`. */
             message: string;
@@ -904,18 +906,26 @@ export interface components {
                 }[];
             };
         };
-        /** @description The error envelope: `{requestId, message, data: null}`. */
+        /** @description The error envelope: `{requestId, error, message, data: null}`. */
         Error: {
             /**
              * Format: uuid
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             message: string;
             data: null;
         };
+        /**
+         * @description The stable snake_case code of the error (docs/errors.md "Error codes"); the operation's answer lists which it sends.
+         * @enum {string}
+         */
+        ErrorCode: "credentials_missing" | "invalid_token" | "invalid_client_credentials" | "source_permission_denied" | "proof_failed" | "consent_not_found" | "consent_not_in_force" | "invalid_connection_id" | "invalid_organisation_id" | "connection_terminated" | "employee_not_found" | "not_found" | "invalid_page" | "client_org_not_found" | "method_not_allowed" | "connection_already_terminated" | "connection_already_decided" | "idempotency_key_in_use" | "idempotency_key_reused" | "sync_in_progress" | "invalid_email" | "validation_failed" | "malformed_json" | "hrms_credentials_rejected" | "invalid_encrypted_payload" | "body_too_large" | "unsupported_media_type" | "throttled" | "internal_error" | "service_unavailable";
         /** @description The one error body without `requestId`. */
         PermissionDenied: {
+            /** @constant */
+            error: "source_permission_denied";
             /** @constant */
             message: "Source Permission denied";
             data: Record<string, never>;
@@ -927,6 +937,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             code: number;
             message: string;
             data: null;
@@ -989,6 +1000,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             status: number;
             message: string;
             data: null;
@@ -1067,7 +1079,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1078,7 +1090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1089,7 +1101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1100,7 +1112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Connection terminated`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1111,7 +1123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1124,7 +1136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1135,7 +1147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1193,7 +1205,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1204,7 +1216,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1215,7 +1227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1226,7 +1238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1237,7 +1249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1250,7 +1262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1261,7 +1273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1327,7 +1339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1338,7 +1350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1349,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1360,7 +1372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1373,7 +1385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1384,7 +1396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1438,7 +1450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1449,7 +1461,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1460,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Employee not found` */
+            /** @description `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1471,7 +1483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1482,7 +1494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1493,7 +1505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1506,7 +1518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1517,7 +1529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1554,7 +1566,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgRecord"];
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1565,7 +1577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1576,7 +1588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1587,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1600,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1611,7 +1623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1667,7 +1679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1678,7 +1690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1689,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1700,7 +1712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1713,7 +1725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1724,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1784,7 +1796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1795,7 +1807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1806,7 +1818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `No organisation found with the given client_org` */
+            /** @description `client_org_not_found`: `No organisation found with the given client_org` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1817,7 +1829,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"];
                 };
             };
-            /** @description `Conflict! Connection already terminated` */
+            /** @description `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1828,7 +1840,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1839,7 +1851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1850,7 +1862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection cannot be terminated while sync is in progress` */
+            /** @description `sync_in_progress`: `Connection cannot be terminated while sync is in progress` */
             423: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1861,7 +1873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1874,7 +1886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1885,7 +1897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1931,7 +1943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1942,7 +1954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1953,7 +1965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1964,7 +1976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1977,7 +1989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1988,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2038,7 +2050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2049,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2060,7 +2072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2071,7 +2083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2082,7 +2094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2093,7 +2105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2106,7 +2118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2117,7 +2129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2180,7 +2192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2191,7 +2203,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid client credentials.` */
+            /** @description `invalid_client_credentials`: `Invalid client credentials.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2202,7 +2214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2213,7 +2225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2224,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2237,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2248,7 +2260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2313,7 +2325,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2324,7 +2336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2335,7 +2347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2346,7 +2358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2359,7 +2371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2370,7 +2382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2426,7 +2438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2437,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2448,7 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2459,7 +2471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2470,7 +2482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2481,7 +2493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2494,7 +2506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2505,7 +2517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2561,7 +2573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2572,7 +2584,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2583,7 +2595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired` */
+            /** @description `consent_not_in_force`: `Consent not found or expired` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2594,7 +2606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2605,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2616,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2629,7 +2641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2640,7 +2652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2698,7 +2710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2709,7 +2721,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2720,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2731,7 +2743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2742,7 +2754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2755,7 +2767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2766,7 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2821,7 +2833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid encrypted payload` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_encrypted_payload`: `Invalid encrypted payload` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2832,7 +2844,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2843,7 +2855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2854,7 +2866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Connection ID`; `Employee not found` */
+            /** @description `invalid_connection_id`: `Invalid Connection ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2865,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2876,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2887,7 +2899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2900,7 +2912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2911,7 +2923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2958,7 +2970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2969,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3050,7 +3062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid Email Passed!` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_email`: `Invalid Email Passed!` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3061,7 +3073,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3072,7 +3084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3083,7 +3095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3094,7 +3106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3107,7 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3118,7 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3153,7 +3165,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3164,7 +3176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3218,7 +3230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3229,7 +3241,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid token.` */
+            /** @description `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3240,7 +3252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3251,7 +3263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3262,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3275,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3286,7 +3298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3418,7 +3430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3429,7 +3441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3442,7 +3454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3453,7 +3465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3517,7 +3529,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3528,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3539,7 +3551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3550,7 +3562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3561,7 +3573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3572,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3583,7 +3595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3596,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3607,7 +3619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3661,7 +3673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3672,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3683,7 +3695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3694,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3705,7 +3717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3716,7 +3728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3727,7 +3739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3740,7 +3752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3751,7 +3763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3798,7 +3810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3809,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3820,7 +3832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3831,7 +3843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3844,7 +3856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3855,7 +3867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3908,7 +3920,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3919,7 +3931,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3930,7 +3942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3941,7 +3953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3952,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3963,7 +3975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3974,7 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3987,7 +3999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3998,7 +4010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4051,7 +4063,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4062,7 +4074,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4073,7 +4085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4084,7 +4096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4095,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4106,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4117,7 +4129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4130,7 +4142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4141,7 +4153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4185,7 +4197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4196,7 +4208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4207,7 +4219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4220,7 +4232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4231,7 +4243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4273,7 +4285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4284,7 +4296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4334,7 +4346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4393,7 +4405,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4404,7 +4416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4417,7 +4429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4428,7 +4440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4492,7 +4504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4503,7 +4515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4538,7 +4550,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4549,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
