@@ -56,6 +56,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
+      idempotent: true,
       body,
       response: employeeRecordSchema,
       doc: {
@@ -103,6 +104,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/v1/employee/consent-data/revoke/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
@@ -120,6 +122,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/consent/revoke/',
+      idempotent: true,
       // The client org's app_key:app_secret (docs/api.md "Credentials", docs/consent.md "How consent works"); it reaches only its own employees' consents.
       credential: 'clientBasic',
       role: 'client',

@@ -99,6 +99,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/update/',
+      idempotent: true,
       // The client org's app_key:app_secret (docs/api.md "Credentials"); it reaches only that org's employees.
       credential: 'clientBasic',
       role: 'client',
@@ -151,6 +152,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/erase/',
+      idempotent: true,
       // The employer's app credentials, as for the update webhook: it erases only its own employees.
       credential: 'clientBasic',
       role: 'client',

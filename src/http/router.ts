@@ -15,6 +15,7 @@ import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
+import { awaitAnswer, beginIdempotent, recordAnswer, type IdempotencyStore, type IdempotentOption } from './idempotency';
 
 /**
  * Credentials counted by the rate limit (docs/limits.md "Rate limits": per API key, either header form, and
@@ -113,6 +114,11 @@ interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole
    * (`optionalJson`: an empty body without a media type reads as undefined), a form, or not at all.
    */
   bodyType?: 'json' | 'optionalJson' | 'form' | 'none';
+  /**
+   * Takes `Idempotency-Key` (docs/api.md "Idempotency"): every state-changing POST or DELETE of a
+   * vendor or an employer sets it; the router does the rest (http/idempotency.ts).
+   */
+  idempotent?: IdempotentOption;
   /** The route in the OpenAPI document; every route of the table has one (test/unit/openapi). */
   doc?: RouteDoc;
 }
@@ -180,6 +186,8 @@ export interface RouterOptions {
   trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
   mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
+  /** Where `Idempotency-Key`s and their answers are kept; absent: the header is ignored. */
+  idempotency?: IdempotencyStore | undefined;
   /** Told of every answered request once its response is sent (request metrics, src/ops). */
   observe?: ((o: RequestObservation) => void) | undefined;
 }
@@ -231,15 +239,18 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
  * one rule is safer than a list) and `X-Content-Type-Options: nosniff` (docs/limits.md).
  */
 function sendText(res: ServerResponse, status: number, payload: string, requestId: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': requestId,
-    ...headers,
+  // A claimed Idempotency-Key keeps this answer before it goes out (docs/api.md "Idempotency").
+  recordAnswer(res, { status, headers: { ...headers, 'x-request-id': requestId }, body: payload }, () => {
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': requestId,
+      ...headers,
+    });
+    res.end(payload);
   });
-  res.end(payload);
 }
 
 /**
@@ -306,6 +317,17 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
     else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
     else req.resume();
+    if (def.idempotent && opts.idempotency) {
+      const store = opts.idempotency;
+      const header = req.headers['idempotency-key'];
+      const found = await beginIdempotent(store, def.idempotent, { method: def.method, url, header, credential: def.credential, principal, body: rawBody });
+      if (found && 'replay' in found) {
+        const { 'x-request-id': firstId = requestId, ...headers } = found.replay.headers;
+        sendText(res, found.replay.status, found.replay.body, firstId, { ...headers, 'idempotent-replayed': 'true' });
+        return;
+      }
+      if (found) awaitAnswer(res, store, found.claim, (err) => opts.log.error({ err, requestId }, 'idempotency answer not kept'));
+    }
     const q = url.indexOf('?');
     const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     // docs/limits.md: no text holds U+0000 (bodies are checked by their readers). Path params are

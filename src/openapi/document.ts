@@ -118,6 +118,8 @@ function implicitErrors(r: RouteDef): ErrorCode[] {
   if (r.bodyType === 'json' || r.bodyType === 'optionalJson') codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
   if (r.bodyType === 'form') codes.push('UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
   if (r.params || r.query || r.body || r.doc?.body || r.bodyType === 'json' || r.bodyType === 'optionalJson' || r.bodyType === 'form') codes.push('VALIDATION');
+  // docs/api.md "Idempotency": a bad key is a validation failure; a running or reused one its own answer.
+  if (r.idempotent) codes.push('VALIDATION', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   codes.push('INTERNAL', 'UNAVAILABLE');
   return codes;
 }
@@ -198,6 +200,18 @@ function requestBody(r: RouteDef): ZodOpenApiOperationObject['requestBody'] {
   return undefined;
 }
 
+/** The `Idempotency-Key` request header of the routes that take one (docs/api.md "Idempotency"). */
+const IDEMPOTENCY_HEADER = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/)
+    .optional()
+    .meta({
+      description:
+        'draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409.',
+    }),
+});
+
 /** `/api/employee_details/:id` → `/api/employee_details/{id}`. */
 export function openApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
@@ -208,6 +222,7 @@ function operation(r: RouteDef): ZodOpenApiOperationObject {
   const params: Record<string, z.ZodType> = {};
   if (r.params) params.path = r.params;
   if (r.query) params.query = r.query;
+  if (r.idempotent) params.header = IDEMPOTENCY_HEADER;
   const body = requestBody(r);
   return {
     operationId:

@@ -1165,7 +1165,10 @@ export interface operations {
     updateEmployees: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1227,6 +1230,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -1240,6 +1254,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -1414,7 +1439,10 @@ export interface operations {
     eraseEmployee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1483,6 +1511,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -1496,6 +1535,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -1754,7 +1804,10 @@ export interface operations {
     terminateConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1829,7 +1882,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"];
                 };
             };
-            /** @description `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1837,7 +1890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StatusError"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
             /** @description `body_too_large`: `Request body too large` */
@@ -1853,6 +1906,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2018,7 +2082,10 @@ export interface operations {
     syncConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 client_org: string;
             };
@@ -2083,6 +2150,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -2096,6 +2174,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2147,7 +2236,10 @@ export interface operations {
     setupConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2214,6 +2306,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -2227,6 +2330,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2400,7 +2514,10 @@ export interface operations {
     submitConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2471,6 +2588,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -2484,6 +2612,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2535,7 +2674,10 @@ export interface operations {
     revokeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2606,6 +2748,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -2619,6 +2772,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2670,7 +2834,10 @@ export interface operations {
     revokeEmployeeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2732,6 +2899,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -2745,6 +2923,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -2999,7 +3188,10 @@ export interface operations {
     createSdkToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3084,6 +3276,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -3097,6 +3300,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;

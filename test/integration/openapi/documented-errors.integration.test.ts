@@ -298,7 +298,7 @@ describe('operations and routing answer as documented', () => {
     const description = (DOCUMENT.info as { description?: string }).description ?? '';
     expect(description).toContain('`404 Not found.`');
     expect(description).toContain('`405 Method "X" not allowed.`');
-    const envelope = (res: { body: object }) => expect(Object.keys(res.body).sort()).toEqual(['data', 'message', 'requestId']);
+    const envelope = (res: { body: object }) => expect(Object.keys(res.body).sort()).toEqual(['data', 'error', 'message', 'requestId']);
     for (const [docPath, item] of Object.entries(DOCUMENT.paths)) {
       const method = ['DELETE', 'PUT', 'POST', 'GET'].find((m) => !(m.toLowerCase() in item))!;
       const res = await call(`${app.url}${docPath.replace(/\{\w+\}/g, randomUUID())}`, { method, headers: { 'x-forwarded-for': fresh() } });

@@ -1,0 +1,35 @@
+/**
+ * A read after termination (docs/api.md "Errors"): the vendor whose own connection ended gets
+ * `404 Connection terminated` (`connection_terminated`); another vendor, which never had a
+ * connection with that org, still gets exactly the unknown org's answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError, plain } from '../../support/expect-error';
+import * as f from '../../support/factories';
+import { call, startTestApp, type TestApp } from '../../support/harness';
+
+describe('employee details after termination', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ worker: false });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('answers connection_terminated to the connection\'s vendor and the unknown org to any other', async () => {
+    const v = await f.vendor(app.ctx);
+    const other = await f.vendor(app.ctx);
+    const c = await f.client(app.ctx);
+    await f.connection(app.ctx, v.org.uuid, c.org.uuid);
+    await f.employees(app.ctx, c.org.id, [{ employeeId: 'E1' }]);
+    const read = (apiKey: string, vendorUuid: string) =>
+      call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${vendorUuid}`, { headers: { username: apiKey } });
+    const form = new FormData();
+    form.set('client_org', c.org.uuid);
+    const ended = await call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: form });
+    expect(ended.status).toBe(200);
+    expectError(await read(v.apiKey, v.org.uuid), 404, { error: 'connection_terminated', ...plain('Connection terminated') });
+    expectError(await read(other.apiKey, other.org.uuid), 404, { error: 'invalid_organisation_id', ...plain('Invalid Organisation ID') });
+  });
+});
