@@ -9,11 +9,14 @@ import { route, type RouteDef } from '../http/router';
 import { pageInfoSchema, pageQueryFields } from '../paging';
 import type { ConsentService } from './service';
 
-/** ISO 8601 UTC date-time (`Z` or `+00:00`), parsed to a Date. */
+/**
+ * ISO 8601 date-time with `Z` or an offset (`+05:30`), parsed to a Date: the instant is what
+ * counts, stored and answered in UTC; one with neither is ambiguous and refused (docs/consent.md
+ * "How consent works").
+ */
 const utcDateTime = z
   .string()
-  .datetime({ offset: true })
-  .refine((s) => /(Z|[+-]00:?00)$/i.test(s), 'must be a UTC date-time')
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with Z or an offset (2026-12-01T10:00:00+05:30)' })
   .transform((s) => new Date(s));
 
 /**

@@ -106,4 +106,19 @@ describe('Idempotency-Key', () => {
       for (const clear of ['retry-1', 'withdraw-1', c.org.uuid, 'I agree']) expect(text).not.toContain(clear);
     }
   });
+
+  it('forgets a key after 24 h: an aged key runs again, and the retention purge deletes it', async () => {
+    const body = consentBody(c.org.uuid, { employeeId: 'E2' });
+    const first = await consent(v.apiKey, body, 'aged-1');
+    expect(first.status).toBe(200);
+    await dbQuery(app, `update idempotency_keys set created_at = now() - interval '25 hours'`);
+    const later = await consent(v.apiKey, body, 'aged-1');
+    expect(later.status).toBe(200);
+    expect(later.body.requestId).not.toBe(first.body.requestId);
+    expect(await records(v.org.id, 'E2')).toBe(2);
+    await dbQuery(app, `update idempotency_keys set created_at = now() - interval '25 hours'`);
+    const purged = await app.ctx.services.retention.purge();
+    expect(purged.idempotencyKeys).toBeGreaterThanOrEqual(1);
+    expect(Number((await dbQuery(app, `select count(*) as n from idempotency_keys`)).rows[0].n)).toBe(0);
+  });
 });
