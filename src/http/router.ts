@@ -14,7 +14,7 @@ import { AppError, renderError, type ErrorCode, type FieldError } from '../error
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
-import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
+import { bodyLeftOut, mediaType, readForm, readJson, refuseNul } from './body';
 import { awaitAnswer, beginIdempotent, recordAnswer, type IdempotencyStore, type IdempotentOption } from './idempotency';
 
 /**
@@ -209,13 +209,43 @@ export interface RequestObservation {
 /** The `route` of a request no route or mount matched (answered 404). */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
+/**
+ * A validator issue in hrx's words (docs/api.md "Errors"): the schema's own message where it gave
+ * one, else a phrase of the field's rule (`required`, `must be a boolean (true or false)`,
+ * `must be at most 100`), never the validator's text.
+ */
+function inHrxWords(i: z.core.$ZodIssue): string {
+  // zod's own messages start so; hrx's schemas write theirs in lower case (`required`, `must …`).
+  if (!/^(Invalid|Too (small|big))/.test(i.message)) return i.message;
+  const n = (v: unknown) => String(v);
+  switch (i.code) {
+    case 'invalid_type':
+      if (/received undefined$/.test(i.message)) return 'required';
+      return i.expected === 'boolean' ? 'must be a boolean (true or false)' : `must be ${/^[aeiou]/.test(i.expected) ? 'an' : 'a'} ${i.expected}`;
+    case 'too_small':
+      if (i.origin === 'string') return `must be at least ${n(i.minimum)} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return `must have at least ${n(i.minimum)} items`;
+      return `must be at least ${n(i.minimum)}`;
+    case 'too_big':
+      if (i.origin === 'string') return `must be at most ${n(i.maximum)} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return `must have at most ${n(i.maximum)} items`;
+      return `must be at most ${n(i.maximum)}`;
+    case 'invalid_value':
+      return `must be one of: ${i.values.map(n).join(', ')}`;
+    case 'invalid_format':
+      return i.format === 'regex' ? 'has an invalid format' : `must be a valid ${i.format}`;
+    default:
+      return 'is not valid';
+  }
+}
+
 function zodFieldErrors(error: z.ZodError, prefix: string): FieldError[] {
   return error.issues.map((i) => {
     const path = i.path.map(String).join('.');
     // Unknown keys are reported on the key itself so the message names the bad field.
     const keys = (i as { keys?: string[] }).keys;
     const field = keys?.length ? [path, keys[0]].filter(Boolean).join('.') : path || prefix;
-    const message = i.code === 'unrecognized_keys' ? 'unknown field' : i.message;
+    const message = i.code === 'unrecognized_keys' ? 'unknown field' : inHrxWords(i);
     return { field: field || prefix, message };
   });
 }
@@ -315,7 +345,8 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     }
     let rawBody: unknown;
     if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
-    else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
+    // A form route takes the same fields as a JSON object too (docs/api.md "Terminate connection"): one field is no reason for a bare 415.
+    else if (def.bodyType === 'form') rawBody = mediaType(req) === 'application/json' ? await readJson(req, opts.maxBodyBytes) : await readForm(req, opts.maxBodyBytes);
     else req.resume();
     if (def.idempotent && opts.idempotency) {
       const store = opts.idempotency;

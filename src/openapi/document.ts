@@ -195,7 +195,8 @@ function requestBody(r: RouteDef): ZodOpenApiOperationObject['requestBody'] {
   if (r.bodyType === 'optionalJson') return { required: false, content: { 'application/json': { schema: schema ?? z.unknown() } } };
   if (r.bodyType === 'form') {
     const s = schema ?? z.object({});
-    return { required: true, content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s } } };
+    // The router takes a form route's fields as a JSON object too (docs/api.md "Terminate connection").
+    return { required: true, content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s }, 'application/json': { schema: s } } };
   }
   return undefined;
 }

@@ -1819,6 +1819,9 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     client_org: string;
                 };
+                "application/json": {
+                    client_org: string;
+                };
             };
         };
         responses: {

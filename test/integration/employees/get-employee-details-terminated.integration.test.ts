@@ -1,10 +1,11 @@
 /**
  * A read after termination (docs/api.md "Errors"): the vendor whose own connection ended gets
  * `404 Connection terminated` (`connection_terminated`); another vendor, which never had a
- * connection with that org, still gets exactly the unknown org's answer.
+ * connection with that org, still gets exactly the unknown org's answer. The termination itself is
+ * sent as JSON (docs/api.md "Terminate connection").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError, plain } from '../../support/expect-error';
+import { expectError, invalid, plain } from '../../support/expect-error';
 import * as f from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
 
@@ -25,10 +26,12 @@ describe('employee details after termination', () => {
     await f.employees(app.ctx, c.org.id, [{ employeeId: 'E1' }]);
     const read = (apiKey: string, vendorUuid: string) =>
       call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${vendorUuid}`, { headers: { username: apiKey } });
-    const form = new FormData();
-    form.set('client_org', c.org.uuid);
-    const ended = await call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey }, body: form });
-    expect(ended.status).toBe(200);
+    // Termination takes its one field as JSON too: an empty object names the field, not the media type.
+    const terminate = (body: unknown) =>
+      call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expectError(await terminate({}), 400, invalid('client_org', 'required'));
+    const ended = await terminate({ client_org: c.org.uuid });
+    expect({ status: ended.status, message: ended.body.message }).toEqual({ status: 200, message: 'Connection terminated successfully' });
     expectError(await read(v.apiKey, v.org.uuid), 404, { error: 'connection_terminated', ...plain('Connection terminated') });
     expectError(await read(other.apiKey, other.org.uuid), 404, { error: 'invalid_organisation_id', ...plain('Invalid Organisation ID') });
   });
