@@ -98,6 +98,11 @@ export function dataPointsMarkdown(): string {
     `arrays). ${[...ALWAYS_SHARED].map((n) => `\`${n}\``).join(' and ')} are always shared. The groups are the objects of the SDK token's`,
     '`data_model_flags`; a name is known only in its own group.',
     '',
+    'Money amounts are numbers in INR (rupees; paise, where the HRMS has them, as decimals), or',
+    '`null` when unknown or not shared. The `ctc_*` data points (`salaryDetails.ctc`) are the annual',
+    'cost to company, **per year**; the `monthly_*` ones (`salaryDetails.monthly`) are one month\'s pay,',
+    '**per month**.',
+    '',
   ];
   for (const group of Object.keys(GROUP_TITLES) as DataPointGroup[]) {
     const names = ALL_DATA_POINTS.filter((n) => groupOf(n) === group);
