@@ -346,7 +346,8 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     let rawBody: unknown;
     if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
     // A form route takes the same fields as a JSON object too (docs/api.md "Terminate connection"): one field is no reason for a bare 415.
-    else if (def.bodyType === 'form') rawBody = mediaType(req) === 'application/json' ? await readJson(req, opts.maxBodyBytes) : await readForm(req, opts.maxBodyBytes);
+    else if (def.bodyType === 'form')
+      rawBody = mediaType(req) === 'application/json' ? await readJson(req, opts.maxBodyBytes) : await readForm(req, opts.maxBodyBytes);
     else req.resume();
     if (def.idempotent && opts.idempotency) {
       const store = opts.idempotency;

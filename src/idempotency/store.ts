@@ -42,8 +42,7 @@ export function createIdempotencyStore(pool: pg.Pool, cipher: FieldCipher, hmacK
       for (let attempt = 0; attempt < 2; attempt++) {
         if ((await pool.query(CLAIM_SQL, [scope, key, fingerprint])).rowCount === 1) return { kind: 'claimed' };
         const row = (await pool.query(FIND_SQL, [scope, key])).rows[0] as
-          | { fingerprint: string; answered_at: Date | null; status: number | null; headers: Record<string, string> | null; answer: string | null }
-          | undefined;
+          { fingerprint: string; answered_at: Date | null; status: number | null; headers: Record<string, string> | null; answer: string | null } | undefined;
         if (!row) continue;
         if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
         if (row.answered_at === null || row.status === null || row.answer === null) return { kind: 'running' };
@@ -63,7 +62,10 @@ export function createIdempotencyStore(pool: pg.Pool, cipher: FieldCipher, hmacK
       ]);
     },
     async release(scopeText, keyText) {
-      await pool.query(`delete from idempotency_keys where scope = $1 and idem_key = $2 and answered_at is null`, [mac('scope', scopeText), mac('key', keyText)]);
+      await pool.query(`delete from idempotency_keys where scope = $1 and idem_key = $2 and answered_at is null`, [
+        mac('scope', scopeText),
+        mac('key', keyText),
+      ]);
     },
   };
 }

@@ -70,7 +70,10 @@ const nullData = z.null();
 /** Every code of the error table (docs/errors.md "Error codes"): the `error` field of each error body. */
 const errorCode = z
   .enum(Object.values(ERRORS).map((e) => e.error) as [string, ...string[]])
-  .meta({ id: 'ErrorCode', description: 'The stable snake_case code of the error (docs/errors.md "Error codes"); the operation\'s answer lists which it sends.' });
+  .meta({
+    id: 'ErrorCode',
+    description: 'The stable snake_case code of the error (docs/errors.md "Error codes"); the operation\'s answer lists which it sends.',
+  });
 
 /** Error bodies by the shapes of the error table (src/errors.ts). */
 const ERROR_SCHEMAS = {
@@ -196,7 +199,10 @@ function requestBody(r: RouteDef): ZodOpenApiOperationObject['requestBody'] {
   if (r.bodyType === 'form') {
     const s = schema ?? z.object({});
     // The router takes a form route's fields as a JSON object too (docs/api.md "Terminate connection").
-    return { required: true, content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s }, 'application/json': { schema: s } } };
+    return {
+      required: true,
+      content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s }, 'application/json': { schema: s } },
+    };
   }
   return undefined;
 }

@@ -32,10 +32,14 @@ export function errorCodeOf(status: number, body: Record<string, unknown>): stri
   const escape = (t: string) => t.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
   const rows = Object.values(ERRORS).filter((e) => {
     if (e.status !== status || typeof body.message !== 'string') return false;
-    const pattern = e.message.split(/\{\w+\}/).map(escape).join('.*');
+    const pattern = e.message
+      .split(/\{\w+\}/)
+      .map(escape)
+      .join('.*');
     return new RegExp(`^${pattern}$`, 's').test(body.message);
   });
-  if (rows.length !== 1) throw new Error(`expectError: ${rows.length} rows of the error table answer ${status} ${String(body.message)}; give the body's \`error\``);
+  if (rows.length !== 1)
+    throw new Error(`expectError: ${rows.length} rows of the error table answer ${status} ${String(body.message)}; give the body's \`error\``);
   return rows[0]!.error;
 }
 

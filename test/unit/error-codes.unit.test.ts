@@ -21,14 +21,21 @@ describe('error codes', () => {
 
   it('docs/errors.md and the OpenAPI enum list every code', () => {
     for (const e of Object.values(ERRORS)) expect(ERRORS_MD).toContain(`| \`${e.error}\` | ${e.status} |`);
-    expect(OPENAPI.components.schemas.ErrorCode?.enum?.toSorted()).toEqual(Object.values(ERRORS).map((e) => e.error).toSorted());
+    expect(OPENAPI.components.schemas.ErrorCode?.enum?.toSorted()).toEqual(
+      Object.values(ERRORS)
+        .map((e) => e.error)
+        .toSorted(),
+    );
   });
 
   it('every body shape carries the code beside its message and fields', () => {
     const shapes: [ErrorCode, Record<string, unknown>][] = [
       ['AUTH_INVALID', { requestId: 'r', error: 'invalid_token', message: 'Invalid token.', data: null }],
       ['INVALID_EMAIL', { requestId: 'r', error: 'invalid_email', code: 400, message: 'Invalid Email Passed!', data: null }],
-      ['CONNECTION_ALREADY_TERMINATED', { requestId: 'r', error: 'connection_already_terminated', status: 409, message: 'Conflict! Connection already terminated', data: null }],
+      [
+        'CONNECTION_ALREADY_TERMINATED',
+        { requestId: 'r', error: 'connection_already_terminated', status: 409, message: 'Conflict! Connection already terminated', data: null },
+      ],
       ['SOURCE_PERMISSION_DENIED', { error: 'source_permission_denied', message: 'Source Permission denied', data: {} }],
     ];
     for (const [code, body] of shapes) expect(renderError(new AppError(code), 'r').body).toStrictEqual(body);

@@ -49,7 +49,12 @@ describe('consent', () => {
   it('refuses reads without consent, then serves them once consent is given', async () => {
     const before = await read('E1');
     expect(before.status).toBe(403);
-    expect(before.body).toEqual({ requestId: before.headers.get('x-request-id'), error: 'consent_not_found', message: 'Consent not found or expired', data: null });
+    expect(before.body).toEqual({
+      requestId: before.headers.get('x-request-id'),
+      error: 'consent_not_found',
+      message: 'Consent not found or expired',
+      data: null,
+    });
     const res = await submit(valid('E1'));
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('success');
@@ -106,7 +111,12 @@ describe('consent', () => {
     expect(unknown.body.message).toBe('Employee not found');
     const bola = await submit(valid('E2'), other.apiKey);
     expect(bola.status).toBe(404);
-    expect(bola.body).toEqual({ requestId: bola.headers.get('x-request-id'), error: 'invalid_organisation_id', message: 'Invalid Organisation ID', data: null });
+    expect(bola.body).toEqual({
+      requestId: bola.headers.get('x-request-id'),
+      error: 'invalid_organisation_id',
+      message: 'Invalid Organisation ID',
+      data: null,
+    });
     const missing = await call(`${app.url}/api/v1/employee/consent-data/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(401);
     expect(missing.body.message).toBe('Authentication credentials were not provided.');

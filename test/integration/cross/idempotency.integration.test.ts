@@ -24,7 +24,11 @@ describe('Idempotency-Key', () => {
     c = await f.client(app.ctx);
     await f.connection(app.ctx, v.org.uuid, c.org.uuid, { consentRequired: true });
     await f.connection(app.ctx, other.org.uuid, c.org.uuid, { consentRequired: true });
-    await f.employees(app.ctx, c.org.id, ['E1', 'E2', 'E3', 'E4', 'E5'].map((employeeId) => ({ employeeId })));
+    await f.employees(
+      app.ctx,
+      c.org.id,
+      ['E1', 'E2', 'E3', 'E4', 'E5'].map((employeeId) => ({ employeeId })),
+    );
   });
   afterAll(async () => app?.stop());
 
@@ -64,7 +68,8 @@ describe('Idempotency-Key', () => {
     expect(ok.length).toBeGreaterThanOrEqual(1);
     // Every 200 is the one first answer (the same requestId); the rest were refused as running.
     expect(new Set(ok.map((a) => a.body.requestId)).size).toBe(1);
-    for (const a of answers.filter((x) => x.status !== 200)) expectError(a, 409, { error: 'idempotency_key_in_use', ...plain('A request with this idempotency key is still running') });
+    for (const a of answers.filter((x) => x.status !== 200))
+      expectError(a, 409, { error: 'idempotency_key_in_use', ...plain('A request with this idempotency key is still running') });
     expect(await records(v.org.id, 'E3')).toBe(1);
   });
 
@@ -80,7 +85,12 @@ describe('Idempotency-Key', () => {
 
   it('refuses a key that is empty, too long or not printable, and changes nothing without one', async () => {
     const body = consentBody(c.org.uuid, { employeeId: 'E5' });
-    const bad = { error: 'validation_failed', code: 400, message: 'Idempotency-Key: must be 1 to 255 printable ASCII characters', data: { errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }] } };
+    const bad = {
+      error: 'validation_failed',
+      code: 400,
+      message: 'Idempotency-Key: must be 1 to 255 printable ASCII characters',
+      data: { errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }] },
+    };
     expectError(await consent(v.apiKey, body, ''), 400, bad);
     expectError(await consent(v.apiKey, body, 'k'.repeat(256)), 400, bad);
     expect((await consent(v.apiKey, body, 'k'.repeat(255))).status).toBe(200);
@@ -95,7 +105,10 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(200);
     const again = await post('/api/v1/employee/consent-data/revoke/', v.apiKey, withdraw, 'withdraw-1');
     expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: first.body });
-    expectError(await post('/api/v1/employee/consent-data/revoke/', v.apiKey, withdraw), 404, { error: 'consent_not_in_force', ...plain('Consent not found or expired') });
+    expectError(await post('/api/v1/employee/consent-data/revoke/', v.apiKey, withdraw), 404, {
+      error: 'consent_not_in_force',
+      ...plain('Consent not found or expired'),
+    });
   });
 
   it('keeps the answer encrypted and the key, scope and body as keyed hashes', async () => {

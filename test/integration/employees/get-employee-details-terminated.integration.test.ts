@@ -18,7 +18,7 @@ describe('employee details after termination', () => {
     await app?.stop();
   });
 
-  it('answers connection_terminated to the connection\'s vendor and the unknown org to any other', async () => {
+  it("answers connection_terminated to the connection's vendor and the unknown org to any other", async () => {
     const v = await f.vendor(app.ctx);
     const other = await f.vendor(app.ctx);
     const c = await f.client(app.ctx);
@@ -28,7 +28,11 @@ describe('employee details after termination', () => {
       call(`${app.url}/api/employee_details/E1?org=${c.org.uuid}&vendor_org=${vendorUuid}`, { headers: { username: apiKey } });
     // Termination takes its one field as JSON too: an empty object names the field, not the media type.
     const terminate = (body: unknown) =>
-      call(`${app.url}/api/terminate_connection/`, { method: 'POST', headers: { authorization: v.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      call(`${app.url}/api/terminate_connection/`, {
+        method: 'POST',
+        headers: { authorization: v.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expectError(await terminate({}), 400, invalid('client_org', 'required'));
     const ended = await terminate({ client_org: c.org.uuid });
     expect({ status: ended.status, message: ended.body.message }).toEqual({ status: 200, message: 'Connection terminated successfully' });

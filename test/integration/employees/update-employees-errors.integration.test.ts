@@ -100,17 +100,9 @@ describe('employee update webhook: errors and credentials', () => {
     });
 
     it('400 naming a field of the wrong type, or a missing employeeId', async () => {
-      expectError(
-        await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }),
-        400,
-        invalid('salaryDetails.ctc.basic', 'must be a number'),
-      );
+      expectError(await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }), 400, invalid('salaryDetails.ctc.basic', 'must be a number'));
       expectError(await asA({ employeeId: 'E1', name: 42 }), 400, invalid('name', 'must be a string'));
-      expectError(
-        await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }),
-        400,
-        invalid('dependentDetails', 'must be an array'),
-      );
+      expectError(await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }), 400, invalid('dependentDetails', 'must be an array'));
       expectError(await asA({ employeeId: 'E1', doj: '01/02/2020' }), 400, invalid('doj', 'must be a date YYYY-MM-DD'));
       expectError(await asA({ name: 'No Id' }), 400, invalid('employeeId', 'required'));
       expectError(await asA({ employeeId: ' ' }), 400, invalid('employeeId', 'required'));

@@ -358,14 +358,26 @@ describe('Idempotency-Key answers as documented', () => {
       ['/api/webhook/v1/employee/erase/', employerJson(1), employerJson(2)],
       ['/api/sdk/token/', vendorJson(1), vendorJson(2)],
       ['/api/vendor/connections/{client_org}/sync/', vendorJson(1), vendorJson(2)],
-      ['/api/terminate_connection/', { headers: vendorHeaders(), form: { client_org: 'probe-1' } }, { headers: vendorHeaders(), form: { client_org: 'probe-2' } }],
-      ['/api/webhook/v1/setup-config/', { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 1 } }, { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 2 } }],
+      [
+        '/api/terminate_connection/',
+        { headers: vendorHeaders(), form: { client_org: 'probe-1' } },
+        { headers: vendorHeaders(), form: { client_org: 'probe-2' } },
+      ],
+      [
+        '/api/webhook/v1/setup-config/',
+        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 1 } },
+        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 2 } },
+      ],
     ];
   };
 
   it('422 for a key reused with another request, 400 for a malformed key, on every route that takes one', async () => {
     const takers = Object.entries(DOCUMENT.paths).filter(([, item]) => JSON.stringify(item.post ?? {}).includes('Idempotency-Key'));
-    expect(takers.map(([p]) => p).sort()).toEqual(routes().map(([p]) => p).sort());
+    expect(takers.map(([p]) => p).sort()).toEqual(
+      routes()
+        .map(([p]) => p)
+        .sort(),
+    );
     for (const [docPath, first, second] of routes()) {
       const path = docPath.replace('{client_org}', randomUUID());
       const key = { 'idempotency-key': `documented-${randomUUID()}` };
