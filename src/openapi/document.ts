@@ -68,12 +68,10 @@ const SECURITY_OF: Record<CredentialKind, oas31.SecurityRequirementObject[]> = {
 const requestId = z.uuid().meta({ description: 'The id of this request; equals the `X-Request-Id` header.' });
 const nullData = z.null();
 /** Every code of the error table (docs/errors.md "Error codes"): the `error` field of each error body. */
-const errorCode = z
-  .enum(Object.values(ERRORS).map((e) => e.error) as [string, ...string[]])
-  .meta({
-    id: 'ErrorCode',
-    description: 'The stable snake_case code of the error (docs/errors.md "Error codes"); the operation\'s answer lists which it sends.',
-  });
+const errorCode = z.enum(Object.values(ERRORS).map((e) => e.error) as [string, ...string[]]).meta({
+  id: 'ErrorCode',
+  description: 'The stable snake_case code of the error (docs/errors.md "Error codes"); the operation\'s answer lists which it sends.',
+});
 
 /** Error bodies by the shapes of the error table (src/errors.ts). */
 const ERROR_SCHEMAS = {
