@@ -154,7 +154,9 @@ describe('employees, orgs and connections answer as documented', () => {
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: randomUUID() } }, 404);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid } }, 200);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid } }, 409);
-    await expectAnswer('POST', end, end, { headers: vendorHeaders(), json: { client_org: other.org.uuid } }, 415);
+    // The field as JSON is read as the form (docs/api.md "Terminate connection"); another media type is 415.
+    await expectAnswer('POST', end, end, { headers: vendorHeaders(), json: { client_org: other.org.uuid } }, 409);
+    await expectAnswer('POST', end, end, { headers: vendorHeaders(), raw: { type: 'text/plain', body: `client_org=${other.org.uuid}` } }, 415);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: 'x'.repeat(MAX_BODY) } }, 413);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid }, source: LOCKED }, 429);
   });
