@@ -40,6 +40,10 @@ edit those, then run it. test/unit/cli-doc.unit.test.ts fails when this file is 
   the statement or its values; passwords in \`DATABASE_URL\` / \`REDIS_URL\` are never printed.
 - A command that cannot reach PostgreSQL or Redis says which and exits 1 within seconds:
   \`hrx: Redis is unreachable (REDIS_URL): connect ECONNREFUSED 127.0.0.1:6379\`.
+- Which database: \`DATABASE_URL\`, or without it the embedded PostgreSQL under \`HRX_DATA_DIR\`
+  (\`./.hrx\`, the one \`npm run demo\` starts). A one-shot command without \`DATABASE_URL\` says so on
+  stderr before it runs (\`hrx: DATABASE_URL is not set: using the embedded PostgreSQL under ./.hrx …\`):
+  a second shell that forgot the variable works on the demo's database, and is told, not refused.
 - One-shot commands log at \`warn\` unless \`LOG_LEVEL\` says otherwise (JSON lines on stderr);
   \`start\`, \`serve\`, \`worker\`, \`demo\` and \`hrms-sim\` log at \`LOG_LEVEL\` (default \`info\`).
 

@@ -127,6 +127,7 @@ export function buildApp(ctx: Context, opts: { validateResponses?: boolean; clus
     trustProxy: config.HRX_TRUST_PROXY,
     limiter,
     connectLimiter,
+    idempotency: ctx.idempotency,
     log: ctx.log,
     validateResponses: opts.validateResponses ?? process.env.HRX_VALIDATE_RESPONSES === '1',
     observe: (o) => metrics.observe(o),

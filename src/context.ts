@@ -23,6 +23,7 @@ import { createWorkCounters } from './ops/counters';
 import { wireOps } from './ops/wire';
 import { wireOrgs } from './orgs/wire';
 import { createHousekeepingQueue } from './queue/housekeeping';
+import { createIdempotencyStore } from './idempotency/store';
 import { wireRetention } from './retention/wire';
 import { createConnectStore } from './sdk/connect-store';
 import { wireSdk } from './sdk/wire';
@@ -91,6 +92,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     redis: infra.redis,
     requestRedis: infra.requestRedis,
     cipher: infra.cipher,
+    /** `Idempotency-Key`s and their answers (docs/api.md "Idempotency"), on the request pool; the router's. */
+    idempotency: createIdempotencyStore(infra.pool, infra.cipher, infra.derivedKeys('idempotency')[0]!),
     /** Keys of migrations that encrypt existing rows: `migrate(ctx.db, ctx.migrationKeys)`. */
     migrationKeys: infra.migrationKeys,
     apiKeyPeppers: infra.apiKeyPeppers,

@@ -103,6 +103,11 @@ export function dataPointsMarkdown(): string {
     `arrays). ${[...ALWAYS_SHARED].map((n) => `\`${n}\``).join(' and ')} are always shared. The groups are the objects of the SDK token's`,
     '`data_model_flags`; a name is known only in its own group.',
     '',
+    'Money amounts are numbers in INR (rupees; paise, where the HRMS has them, as decimals), or',
+    '`null` when unknown or not shared. The `ctc_*` data points (`salaryDetails.ctc`) are the annual',
+    'cost to company, **per year**; the `monthly_*` ones (`salaryDetails.monthly`) are one month\'s pay,',
+    '**per month**.',
+    '',
   ];
   for (const group of Object.keys(GROUP_TITLES) as DataPointGroup[]) {
     const names = ALL_DATA_POINTS.filter((n) => groupOf(n) === group);
@@ -114,18 +119,18 @@ export function dataPointsMarkdown(): string {
 }
 
 const SHAPES: Record<string, string> = {
-  envelope: '`{requestId, message, data: null}`',
-  code: '`{requestId, code, message, data: null}`',
-  status: '`{requestId, status, message, data: null}`',
-  noRequestId: '`{message, data: {}}` (no `requestId`)',
+  envelope: '`{requestId, error, message, data: null}`',
+  code: '`{requestId, error, code, message, data: null}`',
+  status: '`{requestId, error, status, message, data: null}`',
+  noRequestId: '`{error, message, data: {}}` (no `requestId`)',
 };
 
 /** docs/errors.md: every error hrx answers, by status, with its body shape. */
 export function errorsMarkdown(): string {
   const rows = Object.entries(ERRORS).sort(([, a], [, b]) => a.status - b.status).map(([code, e]) => {
     const message = code === 'VALIDATION' ? '`<field>: <reason>` (a validation failure)' : `\`${e.message.replace(/\{seconds\}/, 'N').replace(/\{(\w+)\}/g, '<$1>')}\``;
-    const shape = code === 'VALIDATION' ? '`{requestId, code: 400, message, data: {errors: [{field, message}]}}`' : SHAPES[e.shape]!;
-    return `| ${e.status} | ${message} | ${shape} |`;
+    const shape = code === 'VALIDATION' ? '`{requestId, error, code: 400, message, data: {errors: [{field, message}]}}`' : SHAPES[e.shape]!;
+    return `| \`${e.error}\` | ${e.status} | ${message} | ${shape} |`;
   });
   return [
     '# Errors',
@@ -136,8 +141,15 @@ export function errorsMarkdown(): string {
     '`Retry-After` header (seconds). Which operation answers which is in the OpenAPI document',
     '([openapi.json](openapi.json), `GET /docs`); [api.md](api.md) says when each happens.',
     '',
-    '| Status | Message | Body |',
-    '|---|---|---|',
+    '## Error codes',
+    '',
+    'Every error body, whatever its shape, also carries `error`: the row\'s stable snake_case code.',
+    'Match on `error`, not on the message: a code, once published, never changes meaning and is',
+    'never reused for another row; a new case gets a new code. The message and the other fields',
+    'stay as they were (`code` and `status` repeat the HTTP status where the shape has them).',
+    '',
+    '| Error | Status | Message | Body |',
+    '|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

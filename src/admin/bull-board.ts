@@ -27,7 +27,7 @@ import express from 'express';
 import { parseBasic } from '../auth/authenticator';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { sourceAddress } from '../auth/source';
-import { renderError } from '../errors';
+import { AppError, renderError } from '../errors';
 
 /** The dashboard's session cookie. */
 export const ADMIN_COOKIE = 'hrx_admin';
@@ -159,22 +159,23 @@ export function bullBoardHandler(
     (req, res, next) => {
       res.set('content-security-policy', CSP);
       const requestId = String(res.getHeader('x-request-id') ?? '');
-      const refuse = (message: string) =>
+      // The error table's bodies (docs/errors.md), `error` code included.
+      const refuse = (code: 'AUTH_MISSING' | 'AUTH_INVALID') =>
         res
           .status(401)
           .set('www-authenticate', 'Basic realm="hrx admin"')
           .type('application/json')
-          .send(JSON.stringify({ requestId, message, data: null }));
-      if (!adminToken) return refuse(req.headers.authorization ? 'Invalid token.' : 'Authentication credentials were not provided.');
+          .send(JSON.stringify(renderError(new AppError(code), requestId).body));
+      if (!adminToken) return refuse(req.headers.authorization ? 'AUTH_INVALID' : 'AUTH_MISSING');
       if (sessionOk(req.headers.cookie, adminToken)) return next();
       const header = req.headers.authorization;
       // No credential is no guess: asked for, not counted.
-      if (!header) return refuse('Authentication credentials were not provided.');
+      if (!header) return refuse('AUTH_MISSING');
       const check = () => Promise.resolve(tokenOk(header, adminToken) ? true : null);
       const attempt = { source: sourceAddress(req, opts.trustProxy ?? false), kind: 'admin' as const, presented: '' };
       (opts.failures ? opts.failures.run(attempt, check, { concurrent: true }) : check()).then(
         (ok) => {
-          if (!ok) return refuse('Invalid token.');
+          if (!ok) return refuse('AUTH_INVALID');
           res.append('set-cookie', `${ADMIN_COOKIE}=${sessionValue(adminToken, Math.floor(Date.now() / 1000) + SESSION_SEC)}; ${cookieFlags}`);
           next();
         },

@@ -50,6 +50,13 @@ export interface Cli {
  */
 export async function withContext<T>(cli: Cli, fn: (ctx: Context) => Promise<T>, opts: { notFound?: string } = {}): Promise<T> {
   const { config, log } = cli.env();
+  // docs/cli.md "How every command behaves": a shell without DATABASE_URL (a second one beside the demo's)
+  // would otherwise work on the embedded database without a word.
+  if (!config.DATABASE_URL) {
+    process.stderr.write(
+      `hrx: DATABASE_URL is not set: using the embedded PostgreSQL under ${config.HRX_DATA_DIR} (the one \`npm run demo\` starts); set DATABASE_URL for another database\n`,
+    );
+  }
   // Loaded here, not at the top: `--help` and usage errors never load the service's modules.
   const { openContext } = await import('../context');
   const ctx = await openContext(config, log, { poolMax: 2 });

@@ -84,7 +84,7 @@ export async function waitForFirstRead(apiUrl: string, t: TrialOrgs, timeoutMs: 
 /** The copy-pasteable curl lines of a trial, against `base` (where the reader reaches the API). */
 export function trialCurlLines(base: string, t: TrialOrgs): string[] {
   return [
-    '# Read a synced employee (masked, filtered to what the connection shares):',
+    "# Read a synced employee (masked, filtered to what the connection shares; the demo's connection needs no consent, a real one does):",
     `curl -s -H 'username: ${t.apiKey}' '${trialReadUrl(base, t)}'`,
     '',
     "# The vendor's connections:",
@@ -93,7 +93,7 @@ export function trialCurlLines(base: string, t: TrialOrgs): string[] {
     '# The client org record:',
     `curl -s -H 'Authorization: ${t.apiKey}' '${base}/api/org_details/${t.clientUuid}/'`,
     '',
-    '# Terminate the connection (multipart form):',
+    '# Terminate the connection: FINAL, it cannot be undone (the reads above stop working; a new connection needs the Connect flow again):',
     `curl -s -H 'Authorization: ${t.apiKey}' -F client_org=${t.clientUuid} '${base}/api/terminate_connection/'`,
   ];
 }

@@ -34,3 +34,20 @@ export function createConnectionAccessLoader(pool: pg.Pool): ConnectionAccessLoa
     };
   };
 }
+
+const TERMINATED_SQL = `select bool_and(c.status = 'terminated') as terminated
+    from orgs co join connections c on c.client_org_id = co.id and c.vendor_org_id = $1
+   where co.uuid = $2`;
+
+/**
+ * Whether every connection of `vendorOrgId` with client org `clientOrgUuid` (a UUID, lower case)
+ * is terminated, and there is at least one: the read's own answer after termination (docs/api.md
+ * "Errors"). Asked only once the approved-connection lookup found none, so the read path's hot
+ * statement stays one. Throws the database error.
+ */
+export function createTerminatedCheck(pool: pg.Pool): (vendorOrgId: number, clientOrgUuid: string) => Promise<boolean> {
+  return async (vendorOrgId, clientOrgUuid) => {
+    const res = await pool.query({ text: TERMINATED_SQL, values: [vendorOrgId, clientOrgUuid] });
+    return (res.rows[0] as { terminated: boolean | null } | undefined)?.terminated === true;
+  };
+}

@@ -51,6 +51,7 @@ export function freshnessRoutes(freshness: FreshnessService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/vendor/connections/:client_org/sync/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'optionalJson',

@@ -66,6 +66,7 @@ export function connectionRoutes(connections: ConnectionService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/terminate_connection/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'form',

@@ -9,11 +9,14 @@ import { route, type RouteDef } from '../http/router';
 import { pageInfoSchema, pageQueryFields } from '../paging';
 import type { ConsentService } from './service';
 
-/** ISO 8601 UTC date-time (`Z` or `+00:00`), parsed to a Date. */
+/**
+ * ISO 8601 date-time with `Z` or an offset (`+05:30`), parsed to a Date: the instant is what
+ * counts, stored and answered in UTC; one with neither is ambiguous and refused (docs/consent.md
+ * "How consent works").
+ */
 const utcDateTime = z
   .string()
-  .datetime({ offset: true })
-  .refine((s) => /(Z|[+-]00:?00)$/i.test(s), 'must be a UTC date-time')
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with Z or an offset (2026-12-01T10:00:00+05:30)' })
   .transform((s) => new Date(s));
 
 /**
@@ -56,6 +59,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
+      idempotent: true,
       body,
       response: employeeRecordSchema,
       doc: {
@@ -103,6 +107,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/v1/employee/consent-data/revoke/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
@@ -120,6 +125,7 @@ export function consentRoutes(consents: ConsentService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/consent/revoke/',
+      idempotent: true,
       // The client org's app_key:app_secret (docs/api.md "Credentials", docs/consent.md "How consent works"); it reaches only its own employees' consents.
       credential: 'clientBasic',
       role: 'client',

@@ -81,7 +81,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
           "within the HRMS's request budget shared with the employer's syncs (no room within `HRX_HRMS_LIVE_WAIT_MS`: `503 Service temporarily unavailable` with `Retry-After`).",
           'PAN, Aadhaar, UAN, mobile numbers, account number and IFSC are masked; every read is audited.',
         ].join(' '),
-        errors: ['INVALID_ORGANISATION', 'EMPLOYEE_NOT_FOUND', 'CONSENT_MISSING', 'SOURCE_PERMISSION_DENIED'],
+        errors: ['INVALID_ORGANISATION', 'CONNECTION_TERMINATED', 'EMPLOYEE_NOT_FOUND', 'CONSENT_MISSING', 'SOURCE_PERMISSION_DENIED'],
       },
       async handler({ params, query: q, principal, requestId }) {
         // The key is a vendor org's (the route's role), and that org must be `vendor_org` (docs/api.md "Credentials", docs/api.md "Employee details").
@@ -99,6 +99,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/update/',
+      idempotent: true,
       // The client org's app_key:app_secret (docs/api.md "Credentials"); it reaches only that org's employees.
       credential: 'clientBasic',
       role: 'client',
@@ -151,6 +152,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
     route({
       method: 'POST',
       path: '/api/webhook/v1/employee/erase/',
+      idempotent: true,
       // The employer's app credentials, as for the update webhook: it erases only its own employees.
       credential: 'clientBasic',
       role: 'client',

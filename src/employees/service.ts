@@ -21,6 +21,8 @@ export interface EmployeeServiceDeps {
   employees: EmployeeStore;
   /** The approved connection of a vendor with a client org (cached, see connections/access-cache). */
   connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
+  /** Whether the vendor's every connection with the client org is terminated (docs/api.md "Errors"); absent: never asked. */
+  terminated?: (vendorOrgId: number, clientOrgUuid: string) => Promise<boolean>;
   audit: AuditWriter;
   cipher: FieldCipher;
   /** Live HRMS reads for `source=hrms`. */
@@ -48,7 +50,7 @@ export type EmployeeService = ReturnType<typeof createEmployeeService>;
 export function createEmployeeService(deps: EmployeeServiceDeps) {
   /**
    * Everything a read checks, in order: the approved connection (404 INVALID_ORGANISATION, also
-   * for another vendor's), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
+   * for another vendor's; 404 CONNECTION_TERMINATED when the caller's own ones are all terminated), `hrms` allowed (403 SOURCE_PERMISSION_DENIED), the employee (404
    * EMPLOYEE_NOT_FOUND, also for an id made only of dots or holding NUL), consent (403
    * CONSENT_MISSING). Live reads check consent first, then the tombstone of an erased employee
    * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here, and serve the record only
@@ -60,6 +62,10 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
     const live = q.source === 'hrms';
     const access = await deps.connectionAccess(q.vendorOrgId, q.clientOrgUuid.toLowerCase());
+    if (!access && q.connectionId === undefined && (await deps.terminated?.(q.vendorOrgId, q.clientOrgUuid.toLowerCase()))) {
+      // The caller's own connection, ended: its own answer, at the unknown org's status (docs/api.md "Errors").
+      throw new AppError('CONNECTION_TERMINATED');
+    }
     if (!access || (q.connectionId !== undefined && access.connectionId !== q.connectionId)) throw new AppError('INVALID_ORGANISATION');
     if (live && !access.liveSource) throw new AppError('SOURCE_PERMISSION_DENIED');
     // An id that cannot name an employee (only dots, NUL) is never looked up, here or live.

@@ -2,7 +2,7 @@
 import { createAccessLogStore } from '../audit/access-log-store';
 import { createAuditWriter } from '../audit/writer';
 import { createConnectionAccessCache } from '../connections/access-cache';
-import { createConnectionAccessLoader } from '../connections/access-store';
+import { createConnectionAccessLoader, createTerminatedCheck } from '../connections/access-store';
 import type { EventService } from '../events/service';
 import type { HrmsSource } from '../hrms/live-source';
 import { tombstoneKeys } from '../crypto/tombstone';
@@ -49,6 +49,7 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
   const service = createEmployeeService({
     employees: store,
     connectionAccess: (v, c) => access.get(v, c),
+    terminated: createTerminatedCheck(pool),
     cipher,
     audit: createAuditWriter(pool, { windowMs: config.HRX_AUDIT_WINDOW_MS }),
     hrms: deps.hrms,

@@ -44,7 +44,9 @@ export function validateEndpointUrl(raw: string, opts: { allowHttpLoopback: bool
     throw bad('is not a valid URL');
   }
   if (url.protocol === 'http:') {
-    if (!opts.allowHttpLoopback || !isLoopbackHost(url.hostname)) throw bad('must use https');
+    // Name the way out: plain http is allowed only to a loopback host, and only when the operator says so.
+    if (!opts.allowHttpLoopback || !isLoopbackHost(url.hostname))
+      throw bad('must use https (plain http only to a loopback host with HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1)');
   } else if (url.protocol !== 'https:') {
     throw bad('must use https');
   }

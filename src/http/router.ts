@@ -14,7 +14,8 @@ import { AppError, renderError, type ErrorCode, type FieldError } from '../error
 import { classifyUnavailable, failedDependency } from '../unavailable';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../ratelimit/limiter';
-import { bodyLeftOut, readForm, readJson, refuseNul } from './body';
+import { bodyLeftOut, mediaType, readForm, readJson, refuseNul } from './body';
+import { awaitAnswer, beginIdempotent, recordAnswer, type IdempotencyStore, type IdempotentOption } from './idempotency';
 
 /**
  * Credentials counted by the rate limit (docs/limits.md "Rate limits": per API key, either header form, and
@@ -113,6 +114,11 @@ interface RouteBase<K extends CredentialKind = CredentialKind, R extends OrgRole
    * (`optionalJson`: an empty body without a media type reads as undefined), a form, or not at all.
    */
   bodyType?: 'json' | 'optionalJson' | 'form' | 'none';
+  /**
+   * Takes `Idempotency-Key` (docs/api.md "Idempotency"): every state-changing POST or DELETE of a
+   * vendor or an employer sets it; the router does the rest (http/idempotency.ts).
+   */
+  idempotent?: IdempotentOption;
   /** The route in the OpenAPI document; every route of the table has one (test/unit/openapi). */
   doc?: RouteDoc;
 }
@@ -180,6 +186,8 @@ export interface RouterOptions {
   trustProxy?: boolean;
   /** Raw handlers mounted under a prefix (e.g. Bull Board at `/admin/queues`). */
   mounts?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void }[];
+  /** Where `Idempotency-Key`s and their answers are kept; absent: the header is ignored. */
+  idempotency?: IdempotencyStore | undefined;
   /** Told of every answered request once its response is sent (request metrics, src/ops). */
   observe?: ((o: RequestObservation) => void) | undefined;
 }
@@ -201,13 +209,43 @@ export interface RequestObservation {
 /** The `route` of a request no route or mount matched (answered 404). */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
+/**
+ * A validator issue in hrx's words (docs/api.md "Errors"): the schema's own message where it gave
+ * one, else a phrase of the field's rule (`required`, `must be a boolean (true or false)`,
+ * `must be at most 100`), never the validator's text.
+ */
+function inHrxWords(i: z.core.$ZodIssue): string {
+  // zod's own messages start so; hrx's schemas write theirs in lower case (`required`, `must …`).
+  if (!/^(Invalid|Too (small|big))/.test(i.message)) return i.message;
+  const n = (v: unknown) => String(v);
+  switch (i.code) {
+    case 'invalid_type':
+      if (/received undefined$/.test(i.message)) return 'required';
+      return i.expected === 'boolean' ? 'must be a boolean (true or false)' : `must be ${/^[aeiou]/.test(i.expected) ? 'an' : 'a'} ${i.expected}`;
+    case 'too_small':
+      if (i.origin === 'string') return `must be at least ${n(i.minimum)} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return `must have at least ${n(i.minimum)} items`;
+      return `must be at least ${n(i.minimum)}`;
+    case 'too_big':
+      if (i.origin === 'string') return `must be at most ${n(i.maximum)} characters`;
+      if (i.origin === 'array' || i.origin === 'set') return `must have at most ${n(i.maximum)} items`;
+      return `must be at most ${n(i.maximum)}`;
+    case 'invalid_value':
+      return `must be one of: ${i.values.map(n).join(', ')}`;
+    case 'invalid_format':
+      return i.format === 'regex' ? 'has an invalid format' : `must be a valid ${i.format}`;
+    default:
+      return 'is not valid';
+  }
+}
+
 function zodFieldErrors(error: z.ZodError, prefix: string): FieldError[] {
   return error.issues.map((i) => {
     const path = i.path.map(String).join('.');
     // Unknown keys are reported on the key itself so the message names the bad field.
     const keys = (i as { keys?: string[] }).keys;
     const field = keys?.length ? [path, keys[0]].filter(Boolean).join('.') : path || prefix;
-    const message = i.code === 'unrecognized_keys' ? 'unknown field' : i.message;
+    const message = i.code === 'unrecognized_keys' ? 'unknown field' : inHrxWords(i);
     return { field: field || prefix, message };
   });
 }
@@ -231,15 +269,18 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, req
  * one rule is safer than a list) and `X-Content-Type-Options: nosniff` (docs/limits.md).
  */
 function sendText(res: ServerResponse, status: number, payload: string, requestId: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-request-id': requestId,
-    ...headers,
+  // A claimed Idempotency-Key keeps this answer before it goes out (docs/api.md "Idempotency").
+  recordAnswer(res, { status, headers: { ...headers, 'x-request-id': requestId }, body: payload }, () => {
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': requestId,
+      ...headers,
+    });
+    res.end(payload);
   });
-  res.end(payload);
 }
 
 /**
@@ -304,8 +345,21 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
     }
     let rawBody: unknown;
     if (def.bodyType === 'json' || (def.bodyType === 'optionalJson' && !bodyLeftOut(req))) rawBody = await readJson(req, opts.maxBodyBytes);
-    else if (def.bodyType === 'form') rawBody = await readForm(req, opts.maxBodyBytes);
+    // A form route takes the same fields as a JSON object too (docs/api.md "Terminate connection"): one field is no reason for a bare 415.
+    else if (def.bodyType === 'form')
+      rawBody = mediaType(req) === 'application/json' ? await readJson(req, opts.maxBodyBytes) : await readForm(req, opts.maxBodyBytes);
     else req.resume();
+    if (def.idempotent && opts.idempotency) {
+      const store = opts.idempotency;
+      const header = req.headers['idempotency-key'];
+      const found = await beginIdempotent(store, def.idempotent, { method: def.method, url, header, credential: def.credential, principal, body: rawBody });
+      if (found && 'replay' in found) {
+        const { 'x-request-id': firstId = requestId, ...headers } = found.replay.headers;
+        sendText(res, found.replay.status, found.replay.body, firstId, { ...headers, 'idempotent-replayed': 'true' });
+        return;
+      }
+      if (found) awaitAnswer(res, store, found.claim, (err) => opts.log.error({ err, requestId }, 'idempotency answer not kept'));
+    }
     const q = url.indexOf('?');
     const query = Object.fromEntries(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
     // docs/limits.md: no text holds U+0000 (bodies are checked by their readers). Path params are

@@ -67,21 +67,27 @@ const SECURITY_OF: Record<CredentialKind, oas31.SecurityRequirementObject[]> = {
 
 const requestId = z.uuid().meta({ description: 'The id of this request; equals the `X-Request-Id` header.' });
 const nullData = z.null();
+/** Every code of the error table (docs/errors.md "Error codes"): the `error` field of each error body. */
+const errorCode = z.enum(Object.values(ERRORS).map((e) => e.error) as [string, ...string[]]).meta({
+  id: 'ErrorCode',
+  description: 'The stable snake_case code of the error (docs/errors.md "Error codes"); the operation\'s answer lists which it sends.',
+});
 
 /** Error bodies by the shapes of the error table (src/errors.ts). */
 const ERROR_SCHEMAS = {
   Error: z
-    .object({ requestId, message: z.string(), data: nullData })
-    .meta({ id: 'Error', description: 'The error envelope: `{requestId, message, data: null}`.' }),
+    .object({ requestId, error: errorCode, message: z.string(), data: nullData })
+    .meta({ id: 'Error', description: 'The error envelope: `{requestId, error, message, data: null}`.' }),
   CodeError: z
-    .object({ requestId, code: z.number().int(), message: z.string(), data: nullData })
+    .object({ requestId, error: errorCode, code: z.number().int(), message: z.string(), data: nullData })
     .meta({ id: 'CodeError', description: 'The error envelope with the HTTP status repeated in `code`.' }),
   StatusError: z
-    .object({ requestId, status: z.number().int(), message: z.string(), data: nullData })
+    .object({ requestId, error: errorCode, status: z.number().int(), message: z.string(), data: nullData })
     .meta({ id: 'StatusError', description: 'The error envelope with the HTTP status repeated in `status`.' }),
   ValidationError: z
     .object({
       requestId,
+      error: z.literal('validation_failed'),
       code: z.literal(400),
       message: z.string().meta({ description: 'Names the first bad field: `<field>: <reason>`.' }),
       data: z.object({ errors: z.array(z.object({ field: z.string(), message: z.string() })) }),
@@ -91,7 +97,7 @@ const ERROR_SCHEMAS = {
       description: 'A validation failure: every bad field, by its path (`salaryDetails.ctc.basic`, `2.employeeId` in an array body, `page_size`).',
     }),
   PermissionDenied: z
-    .object({ message: z.literal('Source Permission denied'), data: z.object({}).strict() })
+    .object({ error: z.literal('source_permission_denied'), message: z.literal('Source Permission denied'), data: z.object({}).strict() })
     .meta({ id: 'PermissionDenied', description: 'The one error body without `requestId`.' }),
 } as const;
 
@@ -113,6 +119,8 @@ function implicitErrors(r: RouteDef): ErrorCode[] {
   if (r.bodyType === 'json' || r.bodyType === 'optionalJson') codes.push('MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
   if (r.bodyType === 'form') codes.push('UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE');
   if (r.params || r.query || r.body || r.doc?.body || r.bodyType === 'json' || r.bodyType === 'optionalJson' || r.bodyType === 'form') codes.push('VALIDATION');
+  // docs/api.md "Idempotency": a bad key is a validation failure; a running or reused one its own answer.
+  if (r.idempotent) codes.push('VALIDATION', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   codes.push('INTERNAL', 'UNAVAILABLE');
   return codes;
 }
@@ -120,10 +128,10 @@ function implicitErrors(r: RouteDef): ErrorCode[] {
 const RETRY_AFTER: oas31.HeaderObject = { description: 'Whole seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } };
 const REQUEST_ID_HEADER: oas31.HeaderObject = { description: 'The request id (UUID v4), on every answer.', schema: { type: 'string', format: 'uuid' } };
 
-/** A message of the error table as a reader sees it (`{seconds}` → `N`). */
+/** A row of the error table as a reader sees it: its code and message (`{seconds}` → `N`). */
 function messageOf(code: ErrorCode): string {
-  if (code === 'VALIDATION') return '`<field>: <reason>` (validation failure)';
-  return '`' + ERRORS[code].message.replace(/\{(\w+)\}/g, (_, k: string) => (k === 'seconds' ? 'N' : `<${k}>`)) + '`';
+  if (code === 'VALIDATION') return '`validation_failed`: `<field>: <reason>` (validation failure)';
+  return '`' + ERRORS[code].error + '`: `' + ERRORS[code].message.replace(/\{(\w+)\}/g, (_, k: string) => (k === 'seconds' ? 'N' : `<${k}>`)) + '`';
 }
 
 function errorResponses(r: RouteDef): ZodOpenApiResponsesObject {
@@ -188,10 +196,26 @@ function requestBody(r: RouteDef): ZodOpenApiOperationObject['requestBody'] {
   if (r.bodyType === 'optionalJson') return { required: false, content: { 'application/json': { schema: schema ?? z.unknown() } } };
   if (r.bodyType === 'form') {
     const s = schema ?? z.object({});
-    return { required: true, content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s } } };
+    // The router takes a form route's fields as a JSON object too (docs/api.md "Terminate connection").
+    return {
+      required: true,
+      content: { 'multipart/form-data': { schema: s }, 'application/x-www-form-urlencoded': { schema: s }, 'application/json': { schema: s } },
+    };
   }
   return undefined;
 }
+
+/** The `Idempotency-Key` request header of the routes that take one (docs/api.md "Idempotency"). */
+const IDEMPOTENCY_HEADER = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/)
+    .optional()
+    .meta({
+      description:
+        'draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409.',
+    }),
+});
 
 /** `/api/employee_details/:id` → `/api/employee_details/{id}`. */
 export function openApiPath(path: string): string {
@@ -203,6 +227,7 @@ function operation(r: RouteDef): ZodOpenApiOperationObject {
   const params: Record<string, z.ZodType> = {};
   if (r.params) params.path = r.params;
   if (r.query) params.query = r.query;
+  if (r.idempotent) params.header = IDEMPOTENCY_HEADER;
   const body = requestBody(r);
   return {
     operationId:

@@ -9,11 +9,13 @@
  *   after their removal: their row, with every value it holds, and the outbox events naming them;
  * - outbox events (with their deliveries and attempts) whose deliveries all ended, `eventDays`
  *   (`HRX_EVENT_RETENTION_DAYS`, default 30) after they were written; `employee.removed` events
- *   (an erasure's notice among them) as soon as their deliveries ended.
+ *   (an erasure's notice among them) as soon as their deliveries ended;
+ * - idempotency keys and their answers 24 h after their first request (docs/api.md "Idempotency").
  * Source: docs/erasure-and-retention.md "Retention".
  * Tombstones of erased employees are not purged: they hold no personal data (a keyed hash) and
  * must outlive the HRMS's copy, or the next sync would bring the employee back.
  */
+import { IDEMPOTENCY_HOURS } from '../idempotency/store';
 import type { Logger } from '../logger';
 import type { RetentionStore } from './store';
 
@@ -24,6 +26,7 @@ export interface PurgeCounts {
   consents: number;
   removedEmployees: number;
   events: number;
+  idempotencyKeys: number;
 }
 
 export interface RetentionServiceDeps {
@@ -63,7 +66,8 @@ export function createRetentionService(deps: RetentionServiceDeps) {
       const proofAuditEntries = await drain(deps.store.purgeProofAuditEntries, deps.auditDays);
       const consents = await drain(deps.store.purgeConsents, deps.auditDays);
       const events = await drain(deps.store.purgeEvents, deps.eventDays);
-      const counts = { auditEntries, proofAuditEntries, consents, removedEmployees, events };
+      const idempotencyKeys = await drain(deps.store.purgeIdempotencyKeys, IDEMPOTENCY_HOURS);
+      const counts = { auditEntries, proofAuditEntries, consents, removedEmployees, events, idempotencyKeys };
       deps.log.info({ ...counts, auditDays: deps.auditDays, removedDays: deps.removedDays, eventDays: deps.eventDays }, 'retention purge done');
       return counts;
     },

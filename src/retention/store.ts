@@ -31,6 +31,8 @@ export interface RetentionStore {
    * attempts go with them.
    */
   purgeEvents(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
+  /** Idempotency keys and their answers older than `hours` (docs/api.md "Idempotency": 24). */
+  purgeIdempotencyKeys(this: void, hours: number, batch: number, tx?: Tx): Promise<number>;
 }
 
 const cutoff = `now() - make_interval(days => $1::int)`;
@@ -56,6 +58,9 @@ const REMOVED = `${scrubEmployeeEventsCtes(
 )}
   select count(*)::int as n from gone`;
 
+const IDEMPOTENCY_KEYS = `with due as (select scope, idem_key from idempotency_keys where created_at < now() - make_interval(hours => $1::int) limit $2::int)
+  delete from idempotency_keys x using due where x.scope = due.scope and x.idem_key = due.idem_key`;
+
 /** Builds the store over `pool` (a background pool: no request-path statement limit in a worker). */
 export function createRetentionStore(pool: pg.Pool): RetentionStore {
   const run = async (sql: string, days: number, batch: number, tx?: Tx): Promise<number> =>
@@ -68,5 +73,6 @@ export function createRetentionStore(pool: pg.Pool): RetentionStore {
     purgeConsents: (days, batch, tx) => run(CONSENTS, days, batch, tx),
     purgeRemovedEmployees: (days, batch, tx) => counted(REMOVED, days, batch, tx),
     purgeEvents: (days, batch, tx) => run(PURGE_ENDED_EVENTS_SQL, days, batch, tx),
+    purgeIdempotencyKeys: (hours, batch, tx) => run(IDEMPOTENCY_KEYS, hours, batch, tx),
   };
 }

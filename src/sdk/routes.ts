@@ -151,6 +151,7 @@ export function sdkRoutes(sdk: SdkService, opts: { basePath: string; frameAncest
     route({
       method: 'POST',
       path: '/api/sdk/token/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',

@@ -13,6 +13,12 @@ const setupBody = z.strictObject({
   ...hrmsConfigFields,
 });
 
+/** The app credential a setup body carries (`client_id`, `client_secret`), as an idempotency scope; undefined without one. */
+function bodyCredential(body: unknown): string | undefined {
+  const b = body as { client_id?: unknown; client_secret?: unknown } | null | undefined;
+  return typeof b?.client_id === 'string' && typeof b.client_secret === 'string' ? `setup:${b.client_id}:${b.client_secret}` : undefined;
+}
+
 /** Builds the setup routes over the service. */
 export function setupRoutes(setup: SetupService): RouteDef[] {
   return [
@@ -20,6 +26,8 @@ export function setupRoutes(setup: SetupService): RouteDef[] {
       method: 'POST',
       path: '/api/webhook/v1/setup-config/',
       credential: 'none',
+      // The credential is in the body: keys are scoped by it (docs/api.md "Idempotency").
+      idempotent: { scope: bodyCredential },
       bodyType: 'json',
       body: setupBody,
       response: z.strictObject({

@@ -16,7 +16,7 @@ import type { paths } from './openapi';
 /** docs/openapi.json, as checked in. */
 export const DOCUMENT = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8')) as {
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { description?: string; content?: Record<string, { schema: object }> }> }>>;
   components: Record<string, unknown>;
   servers: { url: string }[];
 };

@@ -46,6 +46,11 @@ export function documentedCalls(url: () => string, maxBody: number) {
     const documented = Object.keys(DOCUMENT.paths[docPath]?.[method.toLowerCase()]?.responses ?? {});
     expect(documented, `${method} ${docPath} answered ${status}, which the document does not list`).toContain(String(status));
     expectDocumented(method, docPath, status, res.body);
+    // docs/errors.md "Error codes": every error answer carries its code, one the document names for that status.
+    const described = DOCUMENT.paths[docPath]?.[method.toLowerCase()]?.responses?.[String(status)]?.description ?? '';
+    const errorBody = status >= 400 && typeof res.body === 'object' && res.body !== null && 'message' in res.body;
+    if (errorBody)
+      expect(described, `${method} ${path} ${status}: ${JSON.stringify(res.body)}`).toContain(`\`${String((res.body as { error?: unknown }).error)}\``);
     answered.add(`${method} ${docPath} ${status}`);
     return res;
   }

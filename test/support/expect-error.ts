@@ -3,6 +3,7 @@
  * equal to the `X-Request-Id` header (a UUID v4).
  */
 import { expect } from 'vitest';
+import { ERRORS } from '../../src/errors';
 import type { call } from './harness';
 
 export type Res = Awaited<ReturnType<typeof call>>;
@@ -20,14 +21,39 @@ export const invalid = (field: string, message: string) => ({
 });
 
 /**
- * Asserts the HTTP status and the exact body. The body gets `requestId` = `X-Request-Id` added
+ * The `error` code (docs/errors.md "Error codes") of the one row of the error table with this
+ * status whose message the expected body's `message` is (placeholders match any text); a
+ * validation failure (`data.errors`) is `validation_failed`. Throws when no row or several match,
+ * so a test whose message names no row must say its `error` itself.
+ */
+export function errorCodeOf(status: number, body: Record<string, unknown>): string {
+  const data = body.data as { errors?: unknown } | null | undefined;
+  if (status === 400 && data && Array.isArray(data.errors)) return 'validation_failed';
+  const escape = (t: string) => t.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const rows = Object.values(ERRORS).filter((e) => {
+    if (e.status !== status || typeof body.message !== 'string') return false;
+    const pattern = e.message
+      .split(/\{\w+\}/)
+      .map(escape)
+      .join('.*');
+    return new RegExp(`^${pattern}$`, 's').test(body.message);
+  });
+  if (rows.length !== 1)
+    throw new Error(`expectError: ${rows.length} rows of the error table answer ${status} ${String(body.message)}; give the body's \`error\``);
+  return rows[0]!.error;
+}
+
+/**
+ * Asserts the HTTP status and the exact body (its `error` code taken from the table by status
+ * and message unless the body names it). The body gets `requestId` = `X-Request-Id` added
  * unless `requestId: false` (the `Source Permission denied` row), in which case it must be absent.
  */
 export function expectError(res: Res, status: number, body: Record<string, unknown>, opts: { requestId?: boolean } = {}): void {
   const rid = res.headers.get('x-request-id');
   expect(rid).toMatch(UUID_V4);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const expected = opts.requestId === false ? body : { requestId: rid, ...body };
+  const withCode = 'error' in body ? body : { error: errorCodeOf(status, body), ...body };
+  const expected = opts.requestId === false ? withCode : { requestId: rid, ...withCode };
   expect({ status: res.status, body: res.body }).toStrictEqual({ status, body: expected });
 }
 

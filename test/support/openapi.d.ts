@@ -1056,6 +1056,8 @@ export interface components {
              */
             requestId: string;
             /** @constant */
+            error: "validation_failed";
+            /** @constant */
             code: 400;
             /** @description Names the first bad field: `<field>: <reason>`. */
             message: string;
@@ -1066,18 +1068,26 @@ export interface components {
                 }[];
             };
         };
-        /** @description The error envelope: `{requestId, message, data: null}`. */
+        /** @description The error envelope: `{requestId, error, message, data: null}`. */
         Error: {
             /**
              * Format: uuid
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             message: string;
             data: null;
         };
+        /**
+         * @description The stable snake_case code of the error (docs/errors.md "Error codes"); the operation's answer lists which it sends.
+         * @enum {string}
+         */
+        ErrorCode: "credentials_missing" | "invalid_token" | "invalid_client_credentials" | "source_permission_denied" | "proof_failed" | "consent_not_found" | "consent_not_in_force" | "invalid_connection_id" | "invalid_organisation_id" | "connection_terminated" | "employee_not_found" | "not_found" | "invalid_page" | "client_org_not_found" | "method_not_allowed" | "connection_already_terminated" | "connection_already_decided" | "idempotency_key_in_use" | "idempotency_key_reused" | "sync_in_progress" | "invalid_email" | "validation_failed" | "malformed_json" | "hrms_credentials_rejected" | "invalid_encrypted_payload" | "body_too_large" | "unsupported_media_type" | "throttled" | "internal_error" | "service_unavailable";
         /** @description The one error body without `requestId`. */
         PermissionDenied: {
+            /** @constant */
+            error: "source_permission_denied";
             /** @constant */
             message: "Source Permission denied";
             data: Record<string, never>;
@@ -1089,6 +1099,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             code: number;
             message: string;
             data: null;
@@ -1151,6 +1162,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             status: number;
             message: string;
             data: null;
@@ -1229,7 +1241,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1240,7 +1252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1251,7 +1263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1262,7 +1274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Connection terminated`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1273,7 +1285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1286,7 +1298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1297,7 +1309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1315,7 +1327,10 @@ export interface operations {
     updateEmployees: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1355,7 +1370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1366,7 +1381,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1377,7 +1392,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1388,7 +1414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1399,7 +1425,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1412,7 +1449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1423,7 +1460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1489,7 +1526,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1500,7 +1537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1511,7 +1548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1522,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1535,7 +1572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1546,7 +1583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1564,7 +1601,10 @@ export interface operations {
     eraseEmployee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1600,7 +1640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1611,7 +1651,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1622,7 +1662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Employee not found` */
+            /** @description `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1633,7 +1673,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1644,7 +1695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1655,7 +1706,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1668,7 +1730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1679,7 +1741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1716,7 +1778,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgRecord"];
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1727,7 +1789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1738,7 +1800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1749,7 +1811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1762,7 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1773,7 +1835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1829,7 +1891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1840,7 +1902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1851,7 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1862,7 +1924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1875,7 +1937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1886,7 +1948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1904,7 +1966,10 @@ export interface operations {
     terminateConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1914,6 +1979,9 @@ export interface operations {
                     client_org: string;
                 };
                 "application/x-www-form-urlencoded": {
+                    client_org: string;
+                };
+                "application/json": {
                     client_org: string;
                 };
             };
@@ -1946,7 +2014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1957,7 +2025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1968,7 +2036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `No organisation found with the given client_org` */
+            /** @description `client_org_not_found`: `No organisation found with the given client_org` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1979,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"];
                 };
             };
-            /** @description `Conflict! Connection already terminated` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1987,10 +2055,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StatusError"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2001,7 +2069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2012,7 +2080,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection cannot be terminated while sync is in progress` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sync_in_progress`: `Connection cannot be terminated while sync is in progress` */
             423: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2023,7 +2102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2036,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2047,7 +2126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2093,7 +2172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2104,7 +2183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2115,7 +2194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2126,7 +2205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2139,7 +2218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2150,7 +2229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2168,7 +2247,10 @@ export interface operations {
     syncConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 client_org: string;
             };
@@ -2200,7 +2282,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2211,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2222,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2233,7 +2315,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2244,7 +2337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2255,7 +2348,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2268,7 +2372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2279,7 +2383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2297,7 +2401,10 @@ export interface operations {
     setupConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2342,7 +2449,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2353,7 +2460,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid client credentials.` */
+            /** @description `invalid_client_credentials`: `Invalid client credentials.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2364,7 +2471,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2375,7 +2493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2386,7 +2504,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2399,7 +2528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2410,7 +2539,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2475,7 +2604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2486,7 +2615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2497,7 +2626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2508,7 +2637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2521,7 +2650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2532,7 +2661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2550,7 +2679,10 @@ export interface operations {
     submitConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2588,7 +2720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2599,7 +2731,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2610,7 +2742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2621,7 +2753,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2632,7 +2775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2643,7 +2786,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2656,7 +2810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2667,7 +2821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2685,7 +2839,10 @@ export interface operations {
     revokeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2723,7 +2880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2734,7 +2891,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2745,7 +2902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired` */
+            /** @description `consent_not_in_force`: `Consent not found or expired` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2756,7 +2913,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2767,7 +2935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2778,7 +2946,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2791,7 +2970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2802,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2820,7 +2999,10 @@ export interface operations {
     revokeEmployeeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2860,7 +3042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2871,7 +3053,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2882,7 +3064,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2893,7 +3086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2904,7 +3097,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2917,7 +3121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2928,7 +3132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2983,7 +3187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid encrypted payload` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_encrypted_payload`: `Invalid encrypted payload` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2994,7 +3198,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3005,7 +3209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3016,7 +3220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Connection ID`; `Employee not found` */
+            /** @description `invalid_connection_id`: `Invalid Connection ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3027,7 +3231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3038,7 +3242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3049,7 +3253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3062,7 +3266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3073,7 +3277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3444,7 +3648,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3455,7 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4247,7 +4451,10 @@ export interface operations {
     createSdkToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4310,7 +4517,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid Email Passed!` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_email`: `Invalid Email Passed!` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4321,7 +4528,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4332,7 +4539,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4343,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4354,7 +4572,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4367,7 +4596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4378,7 +4607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4413,7 +4642,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4424,7 +4653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4478,7 +4707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4489,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid token.` */
+            /** @description `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4500,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4511,7 +4740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4522,7 +4751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4535,7 +4764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4546,7 +4775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4679,7 +4908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4690,7 +4919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4703,7 +4932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4714,7 +4943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4778,7 +5007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4789,7 +5018,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4800,7 +5029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4811,7 +5040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4822,7 +5051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4833,7 +5062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4844,7 +5073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4857,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4868,7 +5097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4922,7 +5151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4933,7 +5162,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4944,7 +5173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4955,7 +5184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4966,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4977,7 +5206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4988,7 +5217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5001,7 +5230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5012,7 +5241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5059,7 +5288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5070,7 +5299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5081,7 +5310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5092,7 +5321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5105,7 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5116,7 +5345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5169,7 +5398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5180,7 +5409,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5191,7 +5420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5202,7 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5213,7 +5442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5224,7 +5453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5235,7 +5464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5248,7 +5477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5259,7 +5488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5312,7 +5541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5323,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5334,7 +5563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5345,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5356,7 +5585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5367,7 +5596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5378,7 +5607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5391,7 +5620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5402,7 +5631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5446,7 +5675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5457,7 +5686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5468,7 +5697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5481,7 +5710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5492,7 +5721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5534,7 +5763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5545,7 +5774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5595,7 +5824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5654,7 +5883,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5665,7 +5894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5678,7 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5689,7 +5918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5753,7 +5982,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5764,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5799,7 +6028,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5810,7 +6039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */

@@ -32,7 +32,7 @@ describe('failedDependency', () => {
     const rendered = renderError(classifyUnavailable(err), 'rid');
     expect(rendered).toEqual({
       status: 503,
-      body: { requestId: 'rid', message: 'Service temporarily unavailable', data: null },
+      body: { requestId: 'rid', error: 'service_unavailable', message: 'Service temporarily unavailable', data: null },
       headers: { 'retry-after': '5' },
     });
   });

@@ -57,6 +57,7 @@ describe('terminate vs sync', () => {
     expect(refused.status).toBe(423);
     expect(refused.body).toEqual({
       requestId: refused.headers.get('x-request-id'),
+      error: 'sync_in_progress',
       message: 'Connection cannot be terminated while sync is in progress',
       data: null,
     });
@@ -68,7 +69,13 @@ describe('terminate vs sync', () => {
     expect(ok.body.data).toMatchObject({ org_id: c.org.uuid, application_connection_status: 'Terminated' });
     const again = await terminate(v.apiKey, c.org.uuid);
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({ requestId: again.headers.get('x-request-id'), status: 409, message: 'Conflict! Connection already terminated', data: null });
+    expect(again.body).toEqual({
+      requestId: again.headers.get('x-request-id'),
+      error: 'connection_already_terminated',
+      status: 409,
+      message: 'Conflict! Connection already terminated',
+      data: null,
+    });
     // No sync starts on a terminated connection.
     const outcome = await app.ctx.services.sync.run(c.org.id, 'test', 'after-terminate');
     expect(outcome).toEqual({ status: 'skipped', reason: 'no_active_connection' });

@@ -149,7 +149,7 @@ describe("consent history: only the caller's own records", () => {
     expect({ status: malformed.status, data: malformed.body.data }).toEqual({ status: 200, data: [] });
     expectError(await history(v.apiKey, { org: c.org.uuid, employee_id: '..' }), 400, invalid('employee_id', 'must not be made only of dots'));
     expect((await history(v.apiKey, { org: c.org.uuid })).body.data.errors[0].field).toBe('employee_id');
-    expectError(await history(v.apiKey, { org: c.org.uuid, employee_id: 'H1', page: '0' }), 400, invalid('page', 'Too small: expected number to be >=1'));
+    expectError(await history(v.apiKey, { org: c.org.uuid, employee_id: 'H1', page: '0' }), 400, invalid('page', 'must be at least 1'));
     const key = await app.ctx.services.orgs.createApiKey(v.org.uuid);
     const [listed] = await app.ctx.services.orgs.listApiKeys(v.org.uuid);
     await app.ctx.services.orgs.revokeApiKey(listed!.id);

@@ -49,7 +49,12 @@ describe('consent', () => {
   it('refuses reads without consent, then serves them once consent is given', async () => {
     const before = await read('E1');
     expect(before.status).toBe(403);
-    expect(before.body).toEqual({ requestId: before.headers.get('x-request-id'), message: 'Consent not found or expired', data: null });
+    expect(before.body).toEqual({
+      requestId: before.headers.get('x-request-id'),
+      error: 'consent_not_found',
+      message: 'Consent not found or expired',
+      data: null,
+    });
     const res = await submit(valid('E1'));
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('success');
@@ -75,7 +80,7 @@ describe('consent', () => {
       [{ ...valid('E2'), consent_language: undefined }, 'consent_language'],
       [{ ...valid('E2'), consent_timestamp: new Date(Date.now() + 6 * 60_000).toISOString() }, 'consent_timestamp'],
       [valid('E2', { consent_expiry: new Date(Date.now() - 60_000).toISOString() }), 'consent_expiry'],
-      [valid('E2', { consent_timestamp: '2026-11-21T10:00:00+05:30' }), 'consent_timestamp'],
+      [valid('E2', { consent_timestamp: '2026-11-21T10:00:00' }), 'consent_timestamp'],
       [valid('E2', { consent_timestamp: 'yesterday' }), 'consent_timestamp'],
       [{ ...valid('E2'), extra: 1 }, 'extra'],
       [{ ...valid('E2'), org: undefined }, 'org'],
@@ -90,13 +95,28 @@ describe('consent', () => {
     expect((await read('E2')).status).toBe(403);
   });
 
+  it('takes a date-time with an offset for its instant, and answers it in UTC', async () => {
+    // Now, written as India's wall clock (+05:30): the same instant as the UTC text.
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    const ist = new Date(now.getTime() + 330 * 60_000).toISOString().replace('.000Z', '+05:30');
+    const res = await submit(valid('E1', { consent_timestamp: ist }));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const history = await call(`${app.url}/api/v1/employee/consent-data/?org=${c.org.uuid}&employee_id=E1`, { headers: { authorization: v.apiKey } });
+    expect(history.body.data[0].consent_timestamp).toBe(now.toISOString());
+  });
+
   it('refuses unknown employees and other vendors', async () => {
     const unknown = await submit(valid('NOPE'));
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toBe('Employee not found');
     const bola = await submit(valid('E2'), other.apiKey);
     expect(bola.status).toBe(404);
-    expect(bola.body).toEqual({ requestId: bola.headers.get('x-request-id'), message: 'Invalid Organisation ID', data: null });
+    expect(bola.body).toEqual({
+      requestId: bola.headers.get('x-request-id'),
+      error: 'invalid_organisation_id',
+      message: 'Invalid Organisation ID',
+      data: null,
+    });
     const missing = await call(`${app.url}/api/v1/employee/consent-data/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(missing.status).toBe(401);
     expect(missing.body.message).toBe('Authentication credentials were not provided.');

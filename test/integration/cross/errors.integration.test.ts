@@ -269,9 +269,9 @@ describe('error rows of docs/errors.md: routing, credentials, reads: employee de
     });
 
     it('400 validation failure for a missing or bad query parameter', async () => {
-      expectError(await details('EMP00001', { org: approved.org.uuid }), 400, invalid('vendor_org', 'Invalid input: expected string, received undefined'));
-      expectError(await details('EMP00001', { vendor_org: v.org.uuid }), 400, invalid('org', 'Invalid input: expected string, received undefined'));
-      expectError(await details('EMP00001', q(approved, { source: 'bogus' })), 400, invalid('source', 'Invalid option: expected one of "db"|"hrms"'));
+      expectError(await details('EMP00001', { org: approved.org.uuid }), 400, invalid('vendor_org', 'required'));
+      expectError(await details('EMP00001', { vendor_org: v.org.uuid }), 400, invalid('org', 'required'));
+      expectError(await details('EMP00001', q(approved, { source: 'bogus' })), 400, invalid('source', 'must be one of: db, hrms'));
     });
 
     it('404 Invalid Organisation ID without an approved connection to org', async () => {

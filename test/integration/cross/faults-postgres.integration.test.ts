@@ -92,7 +92,7 @@ describe('PostgreSQL restarted under webhook writes', () => {
     expect(Object.keys(byStatus).sort()).toEqual(['200', '503']);
     for (const o of out.filter((x) => x.status === 503)) {
       expect(o.retryAfter).toBe('5');
-      expect(o.body).toEqual({ requestId: expect.any(String), message: 'Service temporarily unavailable', data: null });
+      expect(o.body).toEqual({ requestId: expect.any(String), error: 'service_unavailable', message: 'Service temporarily unavailable', data: null });
     }
     // Writes resumed after the restart (the last second is all 200s).
     expect(out.slice(-6).map((o) => o.status)).toEqual([200, 200, 200, 200, 200, 200]);

@@ -131,7 +131,7 @@ describe('access log of an employee', () => {
     expect(p2.body.pageInfo).toEqual({ totalPages: 2, totalItems: 3, items: 1, next: false, previous: true });
     expect(p2.body.data.map((e: any) => e.request_id)).toEqual([rid['v-db']]);
     expectError(await page('3'), 404, plain('Invalid page.'));
-    expectError(await accessLog(appBasic(c), { employee_id: 'EMP00001', page_size: '101' }), 400, invalid('page_size', 'Too big: expected number to be <=100'));
+    expectError(await accessLog(appBasic(c), { employee_id: 'EMP00001', page_size: '101' }), 400, invalid('page_size', 'must be at most 100'));
   });
 });
 

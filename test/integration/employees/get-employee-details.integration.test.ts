@@ -90,7 +90,7 @@ describe('plain employee read forms', () => {
     await ormQuery(app, `update employees set masked_enc = (select masked_enc from employees where employee_id = 'A2') where employee_id = 'A1'`);
     const res = await read(all, 'A1');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ requestId: res.headers.get('x-request-id'), message: 'Internal Server Error', data: null });
+    expect(res.body).toEqual({ requestId: res.headers.get('x-request-id'), error: 'internal_error', message: 'Internal Server Error', data: null });
     expect(JSON.stringify(res.body)).not.toContain('Person 1');
   });
 });

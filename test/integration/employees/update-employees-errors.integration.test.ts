@@ -100,23 +100,15 @@ describe('employee update webhook: errors and credentials', () => {
     });
 
     it('400 naming a field of the wrong type, or a missing employeeId', async () => {
-      expectError(
-        await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }),
-        400,
-        invalid('salaryDetails.ctc.basic', 'Invalid input: expected number, received string'),
-      );
-      expectError(await asA({ employeeId: 'E1', name: 42 }), 400, invalid('name', 'Invalid input: expected string, received number'));
-      expectError(
-        await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }),
-        400,
-        invalid('dependentDetails', 'Invalid input: expected array, received object'),
-      );
+      expectError(await asA({ employeeId: 'E1', salaryDetails: { ctc: { basic: '600000' } } }), 400, invalid('salaryDetails.ctc.basic', 'must be a number'));
+      expectError(await asA({ employeeId: 'E1', name: 42 }), 400, invalid('name', 'must be a string'));
+      expectError(await asA({ employeeId: 'E1', dependentDetails: { name: 'A' } }), 400, invalid('dependentDetails', 'must be an array'));
       expectError(await asA({ employeeId: 'E1', doj: '01/02/2020' }), 400, invalid('doj', 'must be a date YYYY-MM-DD'));
-      expectError(await asA({ name: 'No Id' }), 400, invalid('employeeId', 'Invalid input: expected string, received undefined'));
+      expectError(await asA({ name: 'No Id' }), 400, invalid('employeeId', 'required'));
       expectError(await asA({ employeeId: ' ' }), 400, invalid('employeeId', 'required'));
       expectError(await asA({ employeeId: 'E1', name: 'A\u0000' }), 400, invalid('name', 'must not contain NUL characters'));
-      expectError(await asA('"E1"'), 400, invalid('body', 'Invalid input: expected object, received string'));
-      expectError(await asA(''), 400, invalid('body', 'Invalid input: expected object, received undefined'));
+      expectError(await asA('"E1"'), 400, invalid('body', 'must be an object'));
+      expectError(await asA(''), 400, invalid('body', 'required'));
     });
 
     it('400 for an empty array or one over 1,000 records', async () => {
@@ -145,10 +137,10 @@ describe('employee update webhook: errors and credentials', () => {
       ]);
       expectError(res, 400, {
         code: 400,
-        message: '2.pan: Invalid input: expected string, received number',
+        message: '2.pan: must be a string',
         data: {
           errors: [
-            { field: '2.pan', message: 'Invalid input: expected string, received number' },
+            { field: '2.pan', message: 'must be a string' },
             { field: '3.mobile', message: 'unknown field' },
           ],
         },

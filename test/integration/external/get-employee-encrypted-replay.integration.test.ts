@@ -65,7 +65,13 @@ describe('jti replay across two API processes', () => {
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 400);
     expect([ok.length, refused.length]).toEqual([1, 199]);
-    for (const r of refused) expect(r.body).toEqual({ requestId: r.headers.get('x-request-id'), message: 'Invalid encrypted payload', data: null });
+    for (const r of refused)
+      expect(r.body).toEqual({
+        requestId: r.headers.get('x-request-id'),
+        error: 'invalid_encrypted_payload',
+        message: 'Invalid encrypted payload',
+        data: null,
+      });
     const opened = await openEncryptedResponse({ data: ok[0]!.body.data, vendorPrivateKey: v.privateKey, serviceSigningJwks: jwks });
     expect(opened).toMatchObject({ jti: ok[0]!.body.requestId, employee: { employeeId: 'EMP00001', name: 'Meera' } });
     // Served once, audited once.

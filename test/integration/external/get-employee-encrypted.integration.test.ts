@@ -259,7 +259,7 @@ describe('after decryption: connection, employee, consent, source, body', () => 
   });
 
   it('body: missing or extra fields are validation failures; a non-JWE string is Invalid encrypted payload', async () => {
-    expectError(await post({}), 400, invalid('encrypted_payload', 'Invalid input: expected string, received undefined'));
+    expectError(await post({}), 400, invalid('encrypted_payload', 'required'));
     const res = await post({ encrypted_payload: await request(), extra: 1 });
     expect([res.status, res.body.code, res.body.data.errors[0].field]).toEqual([400, 400, 'extra']);
     expectError(await post('not-a-jwe'), 400, plain('Invalid encrypted payload'));

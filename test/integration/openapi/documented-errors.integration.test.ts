@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest } from '../../../src/crypto/jose/client';
 import { DOCUMENT } from '../../support/api-client';
 import { openSession, type TestSession } from '../../support/connect';
-import { documentedCalls } from '../../support/documented';
+import { documentedCalls, type Ask } from '../../support/documented';
 import * as f from '../../support/factories';
 import { call, DATABASE_URL, dropSchema, startTestApp, type TestApp } from '../../support/harness';
 import { privateEnv, startPrivateApp } from '../../support/private-app';
@@ -27,6 +27,18 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
     503: 'PostgreSQL or Redis not answering: cross/faults-postgres, cross/faults-redis (`/readyz`: below)',
   },
   'POST /api/terminate_connection/': { 423: 'needs a sync running at that moment: connections/terminate-connection' },
+  ...Object.fromEntries(
+    [
+      'POST /api/v1/employee/consent-data/',
+      'POST /api/v1/employee/consent-data/revoke/',
+      'POST /api/webhook/v1/employee/consent/revoke/',
+      'POST /api/webhook/v1/employee/update/',
+      'POST /api/webhook/v1/employee/erase/',
+      'POST /api/sdk/token/',
+      'POST /api/vendor/connections/{client_org}/sync/',
+      'POST /api/webhook/v1/setup-config/',
+    ].map((k) => [k, { 409: 'a request with the same Idempotency-Key still running: cross/idempotency (concurrent duplicates)' }]),
+  ),
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
@@ -148,7 +160,9 @@ describe('employees, orgs and connections answer as documented', () => {
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: randomUUID() } }, 404);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid } }, 200);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid } }, 409);
-    await expectAnswer('POST', end, end, { headers: vendorHeaders(), json: { client_org: other.org.uuid } }, 415);
+    // The field as JSON is read as the form (docs/api.md "Terminate connection"); another media type is 415.
+    await expectAnswer('POST', end, end, { headers: vendorHeaders(), json: { client_org: other.org.uuid } }, 409);
+    await expectAnswer('POST', end, end, { headers: vendorHeaders(), raw: { type: 'text/plain', body: `client_org=${other.org.uuid}` } }, 415);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: 'x'.repeat(MAX_BODY) } }, 413);
     await expectAnswer('POST', end, end, { headers: vendorHeaders(), form: { client_org: other.org.uuid }, source: LOCKED }, 429);
   });
@@ -353,7 +367,7 @@ describe('operations and routing answer as documented', () => {
     const description = (DOCUMENT.info as { description?: string }).description ?? '';
     expect(description).toContain('`404 Not found.`');
     expect(description).toContain('`405 Method "X" not allowed.`');
-    const envelope = (res: { body: object }) => expect(Object.keys(res.body).sort()).toEqual(['data', 'message', 'requestId']);
+    const envelope = (res: { body: object }) => expect(Object.keys(res.body).sort()).toEqual(['data', 'error', 'message', 'requestId']);
     for (const [docPath, item] of Object.entries(DOCUMENT.paths)) {
       const method = ['DELETE', 'PUT', 'POST', 'GET'].find((m) => !(m.toLowerCase() in item))!;
       const res = await call(`${app.url}${docPath.replace(/\{\w+\}/g, randomUUID())}`, { method, headers: { 'x-forwarded-for': fresh() } });
@@ -384,6 +398,56 @@ describe('/readyz while Redis is down', () => {
       await down.stop();
       await redis.stop();
       await dropSchema(down.config.HRX_DB_SCHEMA);
+    }
+  });
+});
+
+describe('Idempotency-Key answers as documented', () => {
+  /** Every route that takes the header: its credential and two bodies that differ (each refused or not: the first answer is kept either way). */
+  const routes = (): [string, Ask, Ask][] => {
+    const vendorJson = (n: number): Ask => ({ headers: vendorHeaders(), json: { probe: n } });
+    const employerJson = (n: number): Ask => ({ headers: employerHeaders(), json: { probe: n } });
+    return [
+      ['/api/v1/employee/consent-data/', vendorJson(1), vendorJson(2)],
+      ['/api/v1/employee/consent-data/revoke/', vendorJson(1), vendorJson(2)],
+      ['/api/webhook/v1/employee/consent/revoke/', employerJson(1), employerJson(2)],
+      ['/api/webhook/v1/employee/update/', employerJson(1), employerJson(2)],
+      ['/api/webhook/v1/employee/erase/', employerJson(1), employerJson(2)],
+      ['/api/sdk/token/', vendorJson(1), vendorJson(2)],
+      ['/api/vendor/connections/{client_org}/sync/', vendorJson(1), vendorJson(2)],
+      [
+        '/api/terminate_connection/',
+        { headers: vendorHeaders(), form: { client_org: 'probe-1' } },
+        { headers: vendorHeaders(), form: { client_org: 'probe-2' } },
+      ],
+      [
+        '/api/webhook/v1/setup-config/',
+        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 1 } },
+        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 2 } },
+      ],
+    ];
+  };
+
+  it('422 for a key reused with another request, 400 for a malformed key, on every route that takes one', async () => {
+    const takers = Object.entries(DOCUMENT.paths).filter(([, item]) => JSON.stringify(item.post ?? {}).includes('Idempotency-Key'));
+    expect(takers.map(([p]) => p).sort()).toEqual(
+      routes()
+        .map(([p]) => p)
+        .sort(),
+    );
+    for (const [docPath, first, second] of routes()) {
+      const path = docPath.replace('{client_org}', randomUUID());
+      const key = { 'idempotency-key': `documented-${randomUUID()}` };
+      const firstAnswer = await call(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': fresh(), ...first.headers, ...key, ...(first.json ? { 'content-type': 'application/json' } : {}) },
+        body: first.json ? JSON.stringify(first.json) : new URLSearchParams(first.form),
+      });
+      expect(firstAnswer.status, `${docPath}: ${JSON.stringify(firstAnswer.body)}`).toBeLessThan(500);
+      const reused = await expectAnswer('POST', docPath, path, { ...second, headers: { ...second.headers, ...key } }, 422);
+      expect(reused.body.error).toBe('idempotency_key_reused');
+      const bad = await expectAnswer('POST', docPath, path, { ...second, headers: { ...second.headers, 'idempotency-key': 'k'.repeat(256) } }, 400);
+      expect(bad.body.error).toBe('validation_failed');
     }
   });
 });

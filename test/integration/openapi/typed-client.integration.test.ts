@@ -153,6 +153,7 @@ describe('the typed client, from setup-config to reads', () => {
     const bad = await api.POST('/api/sdk/token/', { headers: { authorization: v.apiKey }, body: { email: 'nope', org_name: 'X', fullname: 'Y' } });
     expect(expectDocumented('POST', '/api/sdk/token/', 400, bad.error)).toEqual({
       requestId: bad.response.headers.get('x-request-id'),
+      error: 'invalid_email',
       code: 400,
       message: 'Invalid Email Passed!',
       data: null,

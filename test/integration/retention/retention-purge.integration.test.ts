@@ -163,7 +163,7 @@ describe('retention purge at 30 days: the boundary', () => {
       log: app.ctx.log,
       batch: 2,
     });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1, events: 0 });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 1, proofAuditEntries: 1, consents: 3, removedEmployees: 1, events: 0, idempotencyKeys: 0 });
     expect(await left()).toStrictEqual({
       audit: ['audit-29'],
       proof: ['proof-29'],
@@ -171,7 +171,7 @@ describe('retention purge at 30 days: the boundary', () => {
       employees: ['LIVE', 'REMOVED-29'],
       tombstones: 0,
     });
-    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0, events: 0 });
+    expect(await service.purge()).toStrictEqual({ auditEntries: 0, proofAuditEntries: 0, consents: 0, removedEmployees: 0, events: 0, idempotencyKeys: 0 });
   });
 });
 

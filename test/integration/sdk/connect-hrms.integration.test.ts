@@ -41,7 +41,7 @@ describe('POST /api/sdk/connect/hrms/', () => {
     const v = await f.vendor(app.ctx);
     const s = await openSession(app.url, (await f.sdkToken(app.ctx, v.org)).access_token);
     const { hrms_id: _h, ...body } = hrmsBody(creds.clientSecret);
-    expectError(await connectCall(app.url, s, 'hrms/', body), 400, invalid('hrms_id', 'Invalid input: expected string, received undefined'));
+    expectError(await connectCall(app.url, s, 'hrms/', body), 400, invalid('hrms_id', 'required'));
     expect((await connectCall(app.url, s, '')).body.data.status).toBe('pending');
   });
 });

@@ -64,7 +64,7 @@ describe('sync resilience', () => {
     expect(runs.at(-1).employees_removed).toBe(1);
     const after = await read('EMP00004');
     expect(after.status).toBe(404);
-    expect(after.body).toEqual({ requestId: after.headers.get('x-request-id'), message: 'Employee not found', data: null });
+    expect(after.body).toEqual({ requestId: after.headers.get('x-request-id'), error: 'employee_not_found', message: 'Employee not found', data: null });
     // Reading by the old store id is refused too, and the neighbours are still served.
     expect((await read(before.body.data.id)).status).toBe(404);
     expect((await read('EMP00005')).status).toBe(200);
