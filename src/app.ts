@@ -12,6 +12,7 @@ import { consentRoutes } from './consent/routes';
 import { operatorContact, type Config } from './config';
 import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
+import { credentialRoutes } from './credentials/routes';
 import { externalRoutes } from './external/routes';
 import { createRouter, type RouteDef } from './http/router';
 import type { ClusterMetrics } from './ops/cluster-metrics';
@@ -40,7 +41,7 @@ export interface App {
  */
 export type RouteServices = Pick<
   Context['services'],
-  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'freshness' | 'setup' | 'consents' | 'external' | 'sdk'
+  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'freshness' | 'setup' | 'consents' | 'external' | 'credentials' | 'sdk'
 > & { ops: OpsRouteDeps };
 
 /**
@@ -57,6 +58,7 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
     ...setupRoutes(services.setup),
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
+    ...credentialRoutes(services.credentials),
     ...sdkRoutes(services.sdk, {
       basePath: config.HRX_BASE_PATH,
       frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS,

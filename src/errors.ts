@@ -40,6 +40,8 @@ export const ERRORS = {
   CONNECTION_ALREADY_TERMINATED: { status: 409, message: 'Conflict! Connection already terminated', shape: 'status' },
   /** Connect flow: the connection was approved or rejected already (README "SDK token and Connect flow"). */
   CONNECTION_DECIDED: { status: 409, message: 'Connection already {status}', shape: 'envelope' },
+  /** A credential asked for by a vendor with no active key to bind as `cnf` (docs/credentials.md "Issuing"). */
+  NO_REGISTERED_KEY: { status: 409, message: 'No registered key', shape: 'envelope' },
   SYNC_IN_PROGRESS: { status: 423, message: 'Connection cannot be terminated while sync is in progress', shape: 'envelope' },
   INVALID_EMAIL: { status: 400, message: 'Invalid Email Passed!', shape: 'code' },
   VALIDATION: { status: 400, message: 'Invalid request', shape: 'code' },

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
 import type { ExternalService } from './service';
 
-const jwkSchema = z.strictObject({
+const rsaJwkSchema = z.strictObject({
   kty: z.literal('RSA'),
   n: z.string(),
   e: z.string(),
@@ -14,6 +14,20 @@ const jwkSchema = z.strictObject({
   use: z.enum(['enc', 'sig']),
   alg: z.enum(['RSA-OAEP-256', 'RS256']),
 });
+
+/** The ES256 key that signs credentials and status lists (docs/credentials.md "Keys and metadata"). */
+const ecJwkSchema = z.strictObject({
+  kty: z.literal('EC'),
+  crv: z.literal('P-256'),
+  x: z.string(),
+  y: z.string(),
+  kid: z.string(),
+  use: z.literal('sig'),
+  alg: z.literal('ES256'),
+});
+
+/** One key of the service JWKS. */
+export const serviceJwkSchema = z.union([rsaJwkSchema, ecJwkSchema]);
 
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
@@ -53,12 +67,12 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
       method: 'GET',
       path: '/.well-known/jwks.json',
       credential: 'none',
-      response: z.strictObject({ keys: z.array(jwkSchema).min(2) }),
+      response: z.strictObject({ keys: z.array(serviceJwkSchema).min(3) }),
       doc: {
         operationId: 'getJwks',
         tag: 'external',
         answer: 'raw',
-        summary: "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` to verify V2 answers and SDK tokens.",
+        summary: "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.",
         description: 'Current keys first, then keys still in their grace period after a rotation.',
       },
       handler: async () => ({ raw: await external.jwks() }),
