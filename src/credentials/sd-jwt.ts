@@ -7,6 +7,7 @@
  * (node:crypto).
  */
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { decodeSdJwt, unpack } from '@sd-jwt/decode';
 import { SDJwtVcInstance, type VerificationResult } from '@sd-jwt/sd-jwt-vc';
 import { flattenedVerify, FlattenedSign, importJWK, type CryptoKey, type JWK, type JWSHeaderParameters } from 'jose';
 
@@ -118,10 +119,13 @@ export async function verifyCredential(compact: string, o: VerifyOptions): Promi
     const now = o.now ?? Math.floor(Date.now() / 1000);
     const exp = decoded.jwt.payload?.exp;
     if (typeof exp === 'number' && exp <= now) return { ok: false, reason: 'expired', detail: 'exp has passed' };
+    // Without an explicit `now` the library reads the clock at each check: a status list fetched
+    // during this verification is signed a moment after `now` was taken.
     const result = await vc.verify(compact, {
-      currentDate: now,
+      ...(o.now !== undefined ? { currentDate: o.now } : {}),
       ...(o.keyBinding ? { keyBindingNonce: o.keyBinding.nonce } : {}),
     });
+    if (!(await everyDisclosureReferenced(compact))) return { ok: false, reason: 'invalid', detail: 'a disclosure is not referenced by a digest' };
     if (statusListTyp !== STATUS_LIST_TYP) return { ok: false, reason: 'invalid', detail: 'status list typ is not statuslist+jwt' };
     if (o.keyBinding && result.kb?.payload.aud !== o.keyBinding.aud) return { ok: false, reason: 'invalid', detail: 'KB-JWT aud differs' };
     const claims = (await vc.getClaims(compact)) as Record<string, unknown>;
@@ -130,6 +134,19 @@ export async function verifyCredential(compact: string, o: VerifyOptions): Promi
     if (err instanceof RevokedError || (err as Error).message.includes('Status is not valid')) return { ok: false, reason: 'revoked', detail: 'status bit is 1' };
     return { ok: false, reason: 'invalid', detail: (err as Error).message };
   }
+}
+
+/**
+ * RFC 9901 §7.1 (step 5): an SD-JWT whose disclosures include one not referenced by a digest of
+ * the issuer-signed JWT (directly or through another disclosure), or one given twice, MUST be
+ * rejected; the library resolves the references and we compare.
+ */
+async function everyDisclosureReferenced(compact: string): Promise<boolean> {
+  const decoded = await decodeSdJwt(compact, digest);
+  const { disclosureKeymap } = await unpack(decoded.jwt.payload, decoded.disclosures, digest);
+  const used = new Set(Object.values(disclosureKeymap));
+  const given = await Promise.all(decoded.disclosures.map((d) => d.digest({ hasher: digest, alg: 'sha-256' })));
+  return new Set(given).size === given.length && given.every((d) => used.has(d));
 }
 
 class RevokedError extends Error {

@@ -14,6 +14,7 @@ import { decodeEmployee } from '../employees/codec';
 import { AppError } from '../errors';
 import type { AnyServicePublicJwk, ServiceKeyring, VendorKeyCache } from '../external/keyring';
 import { hrmsProduct } from '../hrms/products';
+import type { HousekeepingSchedule } from '../queue/housekeeping';
 import { credentialIssuer } from './sd-jwt';
 import { STATUS_LIST_SIZE, type CredentialStore, type RevokedReason } from './store';
 
@@ -27,6 +28,12 @@ export interface PayMonth {
 
 /** The pay months seam: the last `n` months of employee row `employeeRowId` of client org `orgId`, newest first. */
 export type PayMonths = (orgId: number, employeeRowId: string, n: number) => Promise<PayMonth[]>;
+
+/** Period of the credential sweep (ms): well inside the 60 s a revocation must show within (docs/credentials.md "Revocation"). */
+export const CREDENTIAL_SWEEP_MS = 15_000;
+
+/** The housekeeping schedule of the credential sweep. */
+export const credentialSchedules = (): HousekeepingSchedule[] => [{ id: 'credential-sweep', job: 'credential-sweep', everyMs: CREDENTIAL_SWEEP_MS }];
 
 /** `ttl` of a status list token, seconds (docs/credentials.md "Status lists"). */
 export const STATUS_LIST_TTL_S = 300;

@@ -90,6 +90,9 @@ const SWEEPS: [RevokedReason, string][] = [
   ['employee_not_active', `exists (select 1 from employees e where e.org_id = c.client_org_id and e.employee_id = c.employee_id and e.removed_at is not null)`],
 ];
 
+/** A PostgreSQL array literal of UUIDs (the query builder would spread a JS array into a list). */
+const uuidArray = (ids: string[]): string => `{${ids.join(',')}}`;
+
 /** Builds the credential store over `orm`. */
 export function createCredentialStore(orm: MikroORM): CredentialStore {
   return {
@@ -167,14 +170,14 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
     },
     async markChecked(ids, tx) {
       if (ids.length === 0) return;
-      await execute(orm, `update credentials set checked_at = now() where id = any(?::uuid[])`, [ids], tx);
+      await execute(orm, `update credentials set checked_at = now() where id = any(?::uuid[])`, [uuidArray(ids)], tx);
     },
     async revokeMany(ids, reason, tx) {
       if (ids.length === 0) return 0;
       const rows = await execute(
         orm,
         `update credentials set revoked_at = now(), revoked_reason = ? where id = any(?::uuid[]) and revoked_at is null returning id`,
-        [reason, ids],
+        [reason, uuidArray(ids)],
         tx,
       );
       return rows.length;

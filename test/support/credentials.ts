@@ -31,7 +31,7 @@ export function employeeRecord(employeeId: string, over: Record<string, unknown>
 }
 
 /** A vendor with a V2 key, a client with employees E1..E3 and an approved connection (consent not required unless told). */
-export async function credentialWorld(ctx: Context, conn: { consentRequired?: boolean; sharedDataPoints?: string[] } = {}) {
+export async function credentialWorld(ctx: Context, conn: { consentRequired?: boolean; shared?: string[] } = {}) {
   const v = await v2Vendor(ctx);
   const c = await client(ctx);
   await connection(ctx, v.org.uuid, c.org.uuid, conn);
