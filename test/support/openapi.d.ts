@@ -292,10 +292,108 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` to verify V2 answers and SDK tokens.
+         * The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.
          * @description Current keys first, then keys still in their grace period after a rotation.
          */
         get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credentials/employment/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues an employment and income credential (SD-JWT VC) of one employee, bound to the vendor's registered key.
+         * @description The checks, errors and consent rule of the plain read (`org` must have an approved connection with the vendor; consent in force where the connection requires it); the issuance is audited as a read and listed in the employer's access log. `months` (0..12, default 3) pay months go in `pay`. Each claim (`employer`, `employee`, `employment`, `pay`, `as_of`, `source`) is selectively disclosable and holds only data points the connection shares. `cnf.jwk` is the vendor's most recently registered active V2 key (none: `409 No registered key`). See docs/credentials.md.
+         */
+        post: operations["issueEmploymentCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credentials/{credential_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state of a credential the calling vendor was issued: `{status, iat, exp, revoked_reason}`, never its claims.
+         * @description Another vendor's credential, like an unknown one, is `404 Not found.`.
+         */
+        get: operations["getCredentialStatus"];
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a credential the calling vendor was issued: its status list bit turns 1 at once.
+         * @description Answers the credential's state (`revoked`; revoking again changes nothing). Another vendor's credential is `404 Not found.`.
+         */
+        delete: operations["revokeCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credentials/status/{list}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A status list token (`application/statuslist+jwt`): 1 bit per credential, 1 = revoked, `ttl` 300 s, signed ES256 by the issuer key.
+         * @description A list not started yet is `404 Not found.`. Cacheable for 30 s, so a revocation shows within a minute.
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwt-vc-issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The credential issuer's metadata (SD-JWT VC): `{issuer, jwks}`, the JWKS holding the ES256 key credentials are signed with. */
+        get: operations["getJwtVcIssuer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vct/employment-income/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The type metadata (SD-JWT VC) of the employment and income credential: its name, claims and how to show them. */
+        get: operations["getCredentialType"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2944,7 +3042,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        keys: {
+                        keys: ({
                             /** @constant */
                             kty: "RSA";
                             n: string;
@@ -2954,7 +3052,596 @@ export interface operations {
                             use: "enc" | "sig";
                             /** @enum {string} */
                             alg: "RSA-OAEP-256" | "RS256";
-                        }[];
+                        } | {
+                            /** @constant */
+                            kty: "EC";
+                            /** @constant */
+                            crv: "P-256";
+                            x: string;
+                            y: string;
+                            kid: string;
+                            /** @constant */
+                            use: "sig";
+                            /** @constant */
+                            alg: "ES256";
+                        })[];
+                    };
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issueEmploymentCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    org: string;
+                    employee_id: string;
+                    /** @default 3 */
+                    months?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            credential_id: string;
+                            /** @description The SD-JWT VC (`typ: dc+sd-jwt`, ES256): issuer-signed JWT, then every disclosure, each followed by `~`. */
+                            sd_jwt: string;
+                            exp: string;
+                        };
+                    };
+                };
+            };
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Consent not found or expired` */
+            403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Invalid Organisation ID`; `Employee not found` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No registered key` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCredentialStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "valid" | "revoked" | "expired";
+                            iat: string;
+                            exp: string;
+                            revoked_reason: ("vendor" | "consent_withdrawn" | "employee_erased" | "employee_not_active" | "connection_terminated" | "key_revoked") | null;
+                        };
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "valid" | "revoked" | "expired";
+                            iat: string;
+                            exp: string;
+                            revoked_reason: ("vendor" | "consent_withdrawn" | "employee_erased" | "employee_not_active" | "connection_terminated" | "key_revoked") | null;
+                        };
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plain text. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJwtVcIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        jwks: {
+                            keys: ({
+                                /** @constant */
+                                kty: "RSA";
+                                n: string;
+                                e: string;
+                                kid: string;
+                                /** @enum {string} */
+                                use: "enc" | "sig";
+                                /** @enum {string} */
+                                alg: "RSA-OAEP-256" | "RS256";
+                            } | {
+                                /** @constant */
+                                kty: "EC";
+                                /** @constant */
+                                crv: "P-256";
+                                x: string;
+                                y: string;
+                                kid: string;
+                                /** @constant */
+                                use: "sig";
+                                /** @constant */
+                                alg: "ES256";
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCredentialType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vct: string;
+                        name: string;
+                        claims: ({
+                            path: string[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

@@ -28,6 +28,7 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
   },
   'POST /api/terminate_connection/': { 423: 'needs a sync running at that moment: connections/terminate-connection' },
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
+  'POST /api/credentials/employment/': { 403: 'needs a connection requiring consent: credentials/issue-employment-credential-refusals' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
 };
@@ -207,6 +208,33 @@ describe('setup, consent and V2 answer as documented', () => {
     await expectAnswer('POST', p, p, { json: await sealed(randomUUID()), headers }, 404);
     await bodyLimits('POST', p, p, headers);
     await expectAnswer('POST', p, p, { json: { encrypted_payload: 'a.b.c.d.e' }, headers, source: LOCKED }, 429);
+  });
+});
+
+describe('credentials answer as documented', () => {
+  it('issue, view, revoke, status lists', async () => {
+    const p = '/api/credentials/employment/';
+    const good = { org: c.org.uuid, employee_id: 'E1' };
+    const v2Headers = { authorization: v2.apiKey };
+    await expectAnswer('POST', p, p, { json: good }, 401);
+    await expectAnswer('POST', p, p, { json: { ...good, months: 13 }, headers: v2Headers }, 400);
+    await expectAnswer('POST', p, p, { json: { ...good, org: randomUUID() }, headers: v2Headers }, 404);
+    await expectAnswer('POST', p, p, { json: good, headers: vendorHeaders() }, 409); // a vendor without a registered key
+    await bodyLimits('POST', p, p, v2Headers);
+    await expectAnswer('POST', p, p, { json: good, headers: v2Headers, source: LOCKED }, 429);
+    const issued = await expectAnswer('POST', p, p, { json: good, headers: v2Headers }, 201);
+    const id = (issued.body as { data: { credential_id: string } }).data.credential_id;
+    const one = '/api/credentials/{credential_id}/';
+    for (const method of ['GET', 'DELETE']) {
+      await expectAnswer(method, one, `/api/credentials/${id}/`, {}, 401);
+      await expectAnswer(method, one, '/api/credentials/not-a-uuid/', { headers: v2Headers }, 400);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: vendorHeaders() }, 404);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: v2Headers, source: LOCKED }, 429);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: v2Headers }, 200);
+    }
+    const list = '/credentials/status/{list}';
+    await expectAnswer('GET', list, '/credentials/status/x', {}, 400);
+    await expectAnswer('GET', list, '/credentials/status/987654', {}, 404);
   });
 });
 
