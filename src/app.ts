@@ -41,7 +41,18 @@ export interface App {
  */
 export type RouteServices = Pick<
   Context['services'],
-  'employees' | 'employeeUpdates' | 'accessLog' | 'employeeErasure' | 'orgs' | 'connections' | 'freshness' | 'setup' | 'consents' | 'external' | 'credentials' | 'sdk'
+  | 'employees'
+  | 'employeeUpdates'
+  | 'accessLog'
+  | 'employeeErasure'
+  | 'orgs'
+  | 'connections'
+  | 'freshness'
+  | 'setup'
+  | 'consents'
+  | 'external'
+  | 'credentials'
+  | 'sdk'
 > & { ops: OpsRouteDeps };
 
 /**

@@ -71,7 +71,7 @@ async function verify(file: string, o: VerifyOptions): Promise<void> {
   });
   if (verdict.ok) {
     const { _sd, _sd_alg, cnf, status, ...claims } = verdict.claims;
-    void _sd, void _sd_alg, void cnf, void status;
+    (void _sd, void _sd_alg, void cnf, void status);
     output({ result: 'valid', claims }, o.json);
     return;
   }
@@ -112,7 +112,9 @@ export function registerCredentialCommands(program: Command): void {
   const credential = program.command('credential').description('check or present an employment and income credential (SD-JWT VC; docs/credentials.md)');
   credential
     .command('verify')
-    .description('check the signature, exp, every disclosure and the status list; prints {result: valid, claims} or {result: revoked|expired|invalid, detail} (exit 1)')
+    .description(
+      'check the signature, exp, every disclosure and the status list; prints {result: valid, claims} or {result: revoked|expired|invalid, detail} (exit 1)',
+    )
     .argument('<file>', 'a file holding the credential or a presentation (SD-JWT compact form)')
     .option('--jwks <file>', "the issuer's JWKS saved earlier (offline)")
     .option('--issuer <url>', "the issuer to fetch /.well-known/jwt-vc-issuer from (default: the credential's iss)")

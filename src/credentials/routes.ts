@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { employeeIdSchema } from '../employees/employee-id';
-import { serviceJwkSchema } from '../external/routes';
+import { serviceJwkSchema } from '../external/schema';
 import { route, type RouteDef } from '../http/router';
 import type { CredentialService } from './service';
 
@@ -50,7 +50,7 @@ export function credentialRoutes(credentials: CredentialService): RouteDef[] {
         summary: "Issues an employment and income credential (SD-JWT VC) of one employee, bound to the vendor's registered key.",
         description: [
           'The checks, errors and consent rule of the plain read (`org` must have an approved connection with the vendor; consent in force',
-          'where the connection requires it); the issuance is audited as a read and listed in the employer\'s access log. `months` (0..12,',
+          "where the connection requires it); the issuance is audited as a read and listed in the employer's access log. `months` (0..12,",
           'default 3) pay months go in `pay`. Each claim (`employer`, `employee`, `employment`, `pay`, `as_of`, `source`) is selectively',
           "disclosable and holds only data points the connection shares. `cnf.jwk` is the vendor's most recently registered active V2 key",
           '(none: `409 No registered key`). See docs/credentials.md.',

@@ -20,7 +20,11 @@ export const STATUS_LIST_TYP = 'statuslist+jwt';
 function parts(data: string): { header: JWSHeaderParameters; payload: Uint8Array; encodedHeader: string } {
   const [encodedHeader, encodedPayload] = data.split('.');
   if (!encodedHeader || encodedPayload === undefined) throw new Error('not a JWS signing input');
-  return { header: JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as JWSHeaderParameters, payload: Buffer.from(encodedPayload, 'base64url'), encodedHeader };
+  return {
+    header: JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as JWSHeaderParameters,
+    payload: Buffer.from(encodedPayload, 'base64url'),
+    encodedHeader,
+  };
 }
 
 /**
@@ -86,7 +90,8 @@ export interface VerifyOptions {
 }
 
 /** Outcome of a verification: `valid`, or why not. */
-export type Verdict = { ok: true; result: VerificationResult; claims: Record<string, unknown> } | { ok: false; reason: 'revoked' | 'expired' | 'invalid'; detail: string };
+export type Verdict =
+  { ok: true; result: VerificationResult; claims: Record<string, unknown> } | { ok: false; reason: 'revoked' | 'expired' | 'invalid'; detail: string };
 
 /**
  * Verifies an SD-JWT VC as docs/credentials.md "Verifying" says: header `typ: dc+sd-jwt`, ES256
@@ -131,7 +136,8 @@ export async function verifyCredential(compact: string, o: VerifyOptions): Promi
     const claims = (await vc.getClaims(compact)) as Record<string, unknown>;
     return { ok: true, result, claims };
   } catch (err) {
-    if (err instanceof RevokedError || (err as Error).message.includes('Status is not valid')) return { ok: false, reason: 'revoked', detail: 'status bit is 1' };
+    if (err instanceof RevokedError || (err as Error).message.includes('Status is not valid'))
+      return { ok: false, reason: 'revoked', detail: 'status bit is 1' };
     return { ok: false, reason: 'invalid', detail: (err as Error).message };
   }
 }
@@ -160,7 +166,10 @@ class RevokedError extends Error {
  * claims `disclose`, and a KB-JWT (`aud`, `nonce`, `iat`, `sd_hash`) signed by the holder key
  * `key` (RS256 for an RSA key, ES256 for P-256).
  */
-export async function presentCredential(compact: string, o: { disclose: string[]; key: CryptoKey; alg: 'RS256' | 'ES256'; aud: string; nonce: string; now?: number }): Promise<string> {
+export async function presentCredential(
+  compact: string,
+  o: { disclose: string[]; key: CryptoKey; alg: 'RS256' | 'ES256'; aud: string; nonce: string; now?: number },
+): Promise<string> {
   const vc = new SDJwtVcInstance({ hasher: digest, kbSigner: joseSigner(o.key), kbSignAlg: o.alg });
   const frame = Object.fromEntries(o.disclose.map((c) => [c, true]));
   return vc.present(compact, frame, { kb: { payload: { iat: o.now ?? Math.floor(Date.now() / 1000), aud: o.aud, nonce: o.nonce } } });

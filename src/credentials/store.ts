@@ -107,7 +107,20 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
         `insert into credentials (id, vendor_org_id, client_org_id, employee_id, connection_id, vendor_kid, consent_required,
                                   status_list, status_idx, issued_at, expires_at, checked_at)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [c.id, c.vendorOrgId, c.clientOrgId, c.employeeId, c.connectionId, c.vendorKid, c.consentRequired, c.statusList, c.statusIdx, c.issuedAt, c.expiresAt, c.issuedAt],
+        [
+          c.id,
+          c.vendorOrgId,
+          c.clientOrgId,
+          c.employeeId,
+          c.connectionId,
+          c.vendorKid,
+          c.consentRequired,
+          c.statusList,
+          c.statusIdx,
+          c.issuedAt,
+          c.expiresAt,
+          c.issuedAt,
+        ],
         tx,
       );
     },
@@ -120,7 +133,12 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
       );
       if (!row) return null;
       const at = (v: Date | string) => new Date(v);
-      return { issuedAt: at(row.issued_at), expiresAt: at(row.expires_at), revokedAt: row.revoked_at ? at(row.revoked_at) : null, revokedReason: row.revoked_reason };
+      return {
+        issuedAt: at(row.issued_at),
+        expiresAt: at(row.expires_at),
+        revokedAt: row.revoked_at ? at(row.revoked_at) : null,
+        revokedReason: row.revoked_reason,
+      };
     },
     async revoke(id, vendorOrgId, reason, tx) {
       const rows = await execute(
@@ -140,7 +158,12 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
       );
       const started = seq?.last != null && Math.floor(Number(seq.last) / STATUS_LIST_SIZE) >= list;
       if (!started) return { exists: false, revoked: [] };
-      const rows = await execute<{ status_idx: number }>(orm, `select status_idx from credentials where status_list = ? and revoked_at is not null`, [list], tx);
+      const rows = await execute<{ status_idx: number }>(
+        orm,
+        `select status_idx from credentials where status_list = ? and revoked_at is not null`,
+        [list],
+        tx,
+      );
       return { exists: true, revoked: rows.map((r) => r.status_idx) };
     },
     async sweep(tx) {
@@ -183,7 +206,12 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
       return rows.length;
     },
     async recordOf(clientOrgId, rowId, tx) {
-      const [row] = await execute<{ employee_id: string; record_enc: string }>(orm, `select employee_id, record_enc from employees where id = ? and org_id = ?`, [rowId, clientOrgId], tx);
+      const [row] = await execute<{ employee_id: string; record_enc: string }>(
+        orm,
+        `select employee_id, record_enc from employees where id = ? and org_id = ?`,
+        [rowId, clientOrgId],
+        tx,
+      );
       return row ? { employeeId: row.employee_id, recordEnc: row.record_enc } : null;
     },
     async employer(clientOrgId, tx) {

@@ -4,30 +4,8 @@
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
+import { serviceJwkSchema } from './schema';
 import type { ExternalService } from './service';
-
-const rsaJwkSchema = z.strictObject({
-  kty: z.literal('RSA'),
-  n: z.string(),
-  e: z.string(),
-  kid: z.string(),
-  use: z.enum(['enc', 'sig']),
-  alg: z.enum(['RSA-OAEP-256', 'RS256']),
-});
-
-/** The ES256 key that signs credentials and status lists (docs/credentials.md "Keys and metadata"). */
-const ecJwkSchema = z.strictObject({
-  kty: z.literal('EC'),
-  crv: z.literal('P-256'),
-  x: z.string(),
-  y: z.string(),
-  kid: z.string(),
-  use: z.literal('sig'),
-  alg: z.literal('ES256'),
-});
-
-/** One key of the service JWKS. */
-export const serviceJwkSchema = z.union([rsaJwkSchema, ecJwkSchema]);
 
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
@@ -72,7 +50,8 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
         operationId: 'getJwks',
         tag: 'external',
         answer: 'raw',
-        summary: "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.",
+        summary:
+          "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.",
         description: 'Current keys first, then keys still in their grace period after a rotation.',
       },
       handler: async () => ({ raw: await external.jwks() }),

@@ -41,7 +41,11 @@ export async function credentialWorld(ctx: Context, conn: { consentRequired?: bo
 
 /** `POST /api/credentials/employment/` as the holder of `apiKey`. */
 export function issue(base: string, apiKey: string, body: unknown) {
-  return call(`${base}/api/credentials/employment/`, { method: 'POST', headers: { authorization: apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return call(`${base}/api/credentials/employment/`, {
+    method: 'POST',
+    headers: { authorization: apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Maps a URI of `http://localhost` (the test app's HRX_PUBLIC_URL) onto the app's real address. */

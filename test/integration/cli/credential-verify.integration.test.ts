@@ -44,7 +44,10 @@ describe('hrx credential verify and present', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ result: 'valid', claims: { employee: { employee_id: 'E1' }, employment: { status: 'Active' } } });
 
     const key = save('key.json', JSON.stringify(w.v.privateJwk));
-    const p = await runHrx(['credential', 'present', cred, '--key', key, '--disclose', 'employment', '--aud', 'https://co-lender.example', '--nonce', 'abc'], app.env);
+    const p = await runHrx(
+      ['credential', 'present', cred, '--key', key, '--disclose', 'employment', '--aud', 'https://co-lender.example', '--nonce', 'abc'],
+      app.env,
+    );
     expect(p.code).toBe(0);
     const vp = save('vp.txt', p.stdout.trim());
     const args = ['credential', 'verify', vp, '--jwks', jwks, '--status-list', await list(), '--json'];
@@ -55,7 +58,9 @@ describe('hrx credential verify and present', () => {
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toMatchObject({ result: 'invalid' });
 
-    expect((await call(`${app.url}/api/credentials/${res.body.data.credential_id}/`, { method: 'DELETE', headers: { authorization: w.v.apiKey } })).status).toBe(200);
+    expect(
+      (await call(`${app.url}/api/credentials/${res.body.data.credential_id}/`, { method: 'DELETE', headers: { authorization: w.v.apiKey } })).status,
+    ).toBe(200);
     const revoked = await runHrx(['credential', 'verify', cred, '--jwks', jwks, '--status-list', await list(), '--json'], app.env);
     expect(revoked.code).toBe(1);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ result: 'revoked' });

@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/credentials/{credential_id}/', () => {
-  it("answers the issuing vendor {status, iat, exp, revoked_reason}; another vendor, an unknown id and a malformed one get 404", async () => {
+  it('answers the issuing vendor {status, iat, exp, revoked_reason}; another vendor, an unknown id and a malformed one get 404', async () => {
     const w = await credentialWorld(app.ctx);
     const other = await v2Vendor(app.ctx);
     const res = await issue(app.url, w.v.apiKey, { org: w.c.org.uuid, employee_id: 'E1' });

@@ -18,7 +18,8 @@ describe('GET /credentials/status/{list}', () => {
   it('serves a statuslist+jwt of 131,072 one-bit entries, ttl 300, signed ES256, cacheable', async () => {
     const w = await credentialWorld(app.ctx);
     const res = await issue(app.url, w.v.apiKey, { org: w.c.org.uuid, employee_id: 'E1' });
-    const { uri, idx } = (decodeJwt((res.body.data.sd_jwt as string).split('~')[0]!) as { status: { status_list: { uri: string; idx: number } } }).status.status_list;
+    const { uri, idx } = (decodeJwt((res.body.data.sd_jwt as string).split('~')[0]!) as { status: { status_list: { uri: string; idx: number } } }).status
+      .status_list;
     const r = await fetch(onApp(app.url, uri));
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/statuslist+jwt');

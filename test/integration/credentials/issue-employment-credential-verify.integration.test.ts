@@ -75,7 +75,12 @@ describe('presentations (KB-JWT)', () => {
     const vp = await present(sdJwt, w.v.privateJwk, ['employment', 'pay']);
     const verdict = await verifyOnApp(app.url, vp, { keyBinding: { nonce: 'n-1', aud: 'https://co-lender.example' } });
     expect(verdict).toMatchObject({ ok: true });
-    if (verdict.ok) expect(Object.keys(verdict.claims).filter((k) => ['employer', 'employee', 'employment', 'pay'].includes(k)).sort()).toEqual(['employment', 'pay']);
+    if (verdict.ok)
+      expect(
+        Object.keys(verdict.claims)
+          .filter((k) => ['employer', 'employee', 'employment', 'pay'].includes(k))
+          .sort(),
+      ).toEqual(['employment', 'pay']);
   });
 
   it('rejects a KB-JWT by another key than cnf, a wrong aud or nonce, a wrong sd_hash', async () => {
@@ -99,7 +104,7 @@ describe('an independent check (node:crypto only, nothing of hrx)', () => {
     expect(header).toMatchObject({ alg: 'ES256', typ: 'dc+sd-jwt' });
     const jwks = (await (await fetch(`${app.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
     const jwk = jwks.keys.find((k) => k.kid === header.kid)!;
-    const key = createPublicKey({ key: jwk as never, format: 'jwk' });
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
     expect(nodeVerify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))).toBe(true);
     expect(nodeVerify('sha256', Buffer.from(`${h}.${p}x`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'))).toBe(false);
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { _sd: string[]; _sd_alg: string };

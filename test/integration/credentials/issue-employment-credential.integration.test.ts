@@ -28,7 +28,11 @@ describe('issuing a credential', () => {
     const [jwt, ...disclosures] = (sd_jwt as string).split('~');
     expect(decodeProtectedHeader(jwt!)).toMatchObject({ typ: 'dc+sd-jwt', alg: 'ES256' });
     const payload = decodeJwt(jwt!);
-    expect(payload).toMatchObject({ iss: 'http://localhost', vct: 'http://localhost/vct/employment-income/v1', cnf: { jwk: { kty: 'RSA', n: w.v.publicJwk.n } } });
+    expect(payload).toMatchObject({
+      iss: 'http://localhost',
+      vct: 'http://localhost/vct/employment-income/v1',
+      cnf: { jwk: { kty: 'RSA', n: w.v.publicJwk.n } },
+    });
     expect(payload.status).toEqual({ status_list: { idx: expect.any(Number), uri: expect.stringMatching(/^http:\/\/localhost\/credentials\/status\/\d+$/) } });
     expect(payload).not.toHaveProperty('employee');
     expect(new Date(exp as string).getTime()).toBe((payload.exp as number) * 1000);

@@ -128,7 +128,9 @@ describe('service key rotation', () => {
     for (const r of rows) {
       expect(r.private_jwk_enc).toMatch(/^v1\./);
       expect(r.private_jwk_enc).not.toContain('"d"');
-      expect(Object.keys(r.public_jwk).sort()).toEqual(r.public_jwk.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect(Object.keys(r.public_jwk).sort()).toEqual(
+        r.public_jwk.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use'],
+      );
       expect(() => app.ctx.cipher.decrypt(r.private_jwk_enc, `service_key:${r.kid}`)).not.toThrow();
     }
     const [a, b] = rows;
