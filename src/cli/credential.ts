@@ -70,8 +70,8 @@ async function verify(file: string, o: VerifyOptions): Promise<void> {
     ...(o.nonce !== undefined && o.aud !== undefined ? { keyBinding: { nonce: o.nonce, aud: o.aud } } : {}),
   });
   if (verdict.ok) {
-    const { _sd, _sd_alg, cnf, status, ...claims } = verdict.claims;
-    (void _sd, void _sd_alg, void cnf, void status);
+    // The disclosed claims, without the SD-JWT machinery (digests, holder key, status reference).
+    const claims = Object.fromEntries(Object.entries(verdict.claims).filter(([k]) => !['_sd', '_sd_alg', 'cnf', 'status'].includes(k)));
     output({ result: 'valid', claims }, o.json);
     return;
   }
