@@ -7,6 +7,7 @@ import type { Context } from '../src/context';
 import { eventsSchedules } from '../src/events/queue';
 import type { EventsWorkerDeps } from './events.worker';
 import type { HousekeepingWorkerDeps } from './housekeeping.worker';
+import { credentialSchedules } from '../src/credentials/service';
 import type { RetentionWorkerDeps } from './retention.worker';
 import type { ScheduleReconcilerDeps } from './schedules';
 import type { SyncWorkerDeps } from './sync.worker';
@@ -44,14 +45,24 @@ export function eventsWorkerDeps(ctx: Context): EventsWorkerDeps {
 export function installHousekeeping(ctx: Context): () => Promise<void> {
   const c = ctx.config;
   return async () => {
-    await ctx.housekeepingQueue.install(eventsSchedules({ consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS }));
+    await ctx.housekeepingQueue.install([
+      ...eventsSchedules({ consentScanMs: c.HRX_EVENTS_CONSENT_SCAN_MS, relayMs: c.HRX_EVENTS_RELAY_MS }),
+      ...credentialSchedules(),
+    ]);
     await ctx.eventsQueue.removeLegacySchedulers();
   };
 }
 
-/** The housekeeping worker's dependencies (consent-expiry scan, outbox relay). */
+/** The housekeeping worker's dependencies (consent-expiry scan, outbox relay, credential sweep). */
 export function housekeepingWorkerDeps(ctx: Context): HousekeepingWorkerDeps {
-  return { redis: ctx.redis, prefix: ctx.config.HRX_REDIS_PREFIX, events: ctx.services.events, install: installHousekeeping(ctx), log: ctx.log };
+  return {
+    redis: ctx.redis,
+    prefix: ctx.config.HRX_REDIS_PREFIX,
+    events: ctx.services.events,
+    credentials: ctx.services.credentials,
+    install: installHousekeeping(ctx),
+    log: ctx.log,
+  };
 }
 
 /** The retention worker's dependencies (docs/erasure-and-retention.md "Retention": the purge and its job scheduler). */

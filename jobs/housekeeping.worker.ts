@@ -1,11 +1,13 @@
 /**
  * The housekeeping worker: consumes the `housekeeping` queue (src/queue/housekeeping.ts), the
  * jobs of the periodic job schedulers: `consent-scan` (announces expired consents) and `relay`
- * (queues deliveries their producer could not), both of docs/events.md "Delivery". It installs the
+ * (queues deliveries their producer could not), both of docs/events.md "Delivery", and
+ * `credential-sweep` (revokes credentials whose grounds are gone, docs/credentials.md "Revocation"). It installs the
  * schedulers at start; the reconciler (jobs/schedules.ts) keeps them installed.
  */
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { RedisClient } from '../src/redis';
+import type { CredentialService } from '../src/credentials/service';
 import type { EventService } from '../src/events/service';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
@@ -17,6 +19,8 @@ export interface HousekeepingWorkerDeps {
   redis: RedisClient;
   prefix: string;
   events: Pick<EventService, 'scanExpiredConsents' | 'relay'>;
+  /** The credential sweep (docs/credentials.md "Revocation"). */
+  credentials: Pick<CredentialService, 'sweep'>;
   /** Installs every housekeeping job scheduler (jobs/deps.ts `installHousekeeping`); throws Redis errors. */
   install(): Promise<void>;
   log: Logger;
@@ -37,6 +41,8 @@ export async function startHousekeepingWorker(deps: HousekeepingWorkerDeps): Pro
           return { announced: await deps.events.scanExpiredConsents() };
         case 'relay':
           return { queued: await deps.events.relay() };
+        case 'credential-sweep':
+          return { revoked: await deps.credentials.sweep() };
         default:
           throw new UnrecoverableError(`unknown job ${job.name}`);
       }

@@ -13,6 +13,8 @@ import { operatorContact, type Config } from './config';
 import type { Context } from './context';
 import { employeeRoutes } from './employees/routes';
 import { eventRoutes } from './events/routes';
+
+import { credentialRoutes } from './credentials/routes';
 import { externalRoutes } from './external/routes';
 import { createRouter, type RouteDef } from './http/router';
 import type { ClusterMetrics } from './ops/cluster-metrics';
@@ -52,6 +54,8 @@ export type RouteServices = Pick<
   | 'consents'
   | 'external'
   | 'vendorEndpoints'
+
+  | 'credentials'
   | 'sdk'
 > & { ops: OpsRouteDeps };
 
@@ -70,6 +74,8 @@ export function routeTable(services: RouteServices, config: Config): RouteDef[] 
     ...consentRoutes(services.consents),
     ...externalRoutes(services.external),
     ...eventRoutes(services.vendorEndpoints),
+
+    ...credentialRoutes(services.credentials),
     ...sdkRoutes(services.sdk, {
       basePath: config.HRX_BASE_PATH,
       frameAncestors: config.HRX_CONNECT_FRAME_ANCESTORS,

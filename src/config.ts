@@ -134,6 +134,13 @@ export const configSchema = z.object({
     .url()
     .optional()
     .describe('The URL clients reach hrx at (scheme, host, port; without the base path): links, the OpenAPI `servers` entry, and `Secure` cookies when https.'),
+  HRX_CREDENTIAL_TTL_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(366)
+    .default(30)
+    .describe('Days an employment and income credential is valid for (its `exp`, docs/credentials.md).'),
   HRX_DISPLAY_TIMEZONE: z.string().default('Asia/Kolkata').describe('Time zone of the human-readable dates of vendor connections.'),
   HRX_MAX_BODY_BYTES: z.coerce
     .number()

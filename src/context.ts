@@ -14,6 +14,7 @@ import { wireAuth } from './auth/wire';
 import type { Config } from './config';
 import { wireConnections, wireConnectionStore, wireFreshness } from './connections/wire';
 import { wireConsent } from './consent/wire';
+import { wireCredentials } from './credentials/wire';
 import { wireEmployees } from './employees/wire';
 import { wireEvents } from './events/wire';
 import { wireExternal } from './external/wire';
@@ -72,6 +73,8 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     basicRevocations: auth.basicRevocations,
     connectionAccess: (v, c) => employees.access.get(v, c),
   });
+  // The pay months seam (docs/credentials.md "Claims") defaults to the record's current month.
+  const credentials = wireCredentials(infra, { keyring: external.keyring, vendorKeys: external.vendorKeys, employees: employees.service });
   const retention = wireRetention(infra);
   const sdk = wireSdk(infra, {
     orgs: orgs.service,
@@ -133,6 +136,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
       /** A vendor's self-service over its own endpoints and deliveries (docs/events.md "Self-service"). */
       vendorEndpoints: events.selfService,
       external: external.service,
+      credentials: credentials.service,
       sdk: sdk.service,
       retention: retention.service,
     },

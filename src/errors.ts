@@ -51,6 +51,8 @@ export const ERRORS = {
   IDEMPOTENCY_KEY_IN_USE: { error: 'idempotency_key_in_use', status: 409, message: 'A request with this idempotency key is still running', shape: 'envelope' },
   /** docs/api.md "Idempotency": the key was used with another request (method, path or body). */
   IDEMPOTENCY_KEY_REUSED: { error: 'idempotency_key_reused', status: 422, message: 'Idempotency key reused with another request', shape: 'envelope' },
+  /** A credential asked for by a vendor with no active key to bind as `cnf` (docs/credentials.md "Issuing"). */
+  NO_REGISTERED_KEY: { error: 'no_registered_key', status: 409, message: 'No registered key', shape: 'envelope' },
   SYNC_IN_PROGRESS: { error: 'sync_in_progress', status: 423, message: 'Connection cannot be terminated while sync is in progress', shape: 'envelope' },
   INVALID_EMAIL: { error: 'invalid_email', status: 400, message: 'Invalid Email Passed!', shape: 'code' },
   VALIDATION: { error: 'validation_failed', status: 400, message: 'Invalid request', shape: 'code' },

@@ -4,7 +4,7 @@
  *   `hrx keys revoke --org UUID --kid K` → `{kid, revoked: true}` (vendor public RSA keys);
  * - `hrx basic create --org UUID` → `{username, password}` (shown once);
  *   `hrx basic revoke --org UUID --username U` → `{username, revoked: true}`;
- * - `hrx service-keys rotate [--grace-hours H]` → `{enc, sig, retired, retired_until}`;
+ * - `hrx service-keys rotate [--grace-hours H]` → `{enc, sig, credential_sig, retired, retired_until}`;
  * - `hrx client employee --base-url URL --username U --password P --key PRIVATE_JWK_FILE [--kid K]
  *   --connection ID --employee EMP [--source db|hrms] [--jwks FILE]` → `{employee, iat, jti}`:
  *   the vendor side of the V2 call, run against a running hrx.
@@ -155,7 +155,7 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .command('service-keys')
     .description("the service's own V2 keys (signing and encryption, published in its JWKS)")
     .command('rotate')
-    .description('make a new key pair current; the old ones stay published for the grace period; prints {enc, sig, retired, retired_until}')
+    .description('make a new key pair current; the old ones stay published for the grace period; prints {enc, sig, credential_sig, retired, retired_until}')
     .option('--grace-hours <hours>', 'hours the old keys stay published (0 retires them at once)', numberValue(0, 24 * 365), 24)
     .addOption(jsonOption())
     .action(async (opts: { graceHours: number; json?: boolean }) => {

@@ -9,6 +9,7 @@ import { Command, CommanderError, Help, type Option } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../logger';
 import { UsageError } from './args';
+import { registerCredentialCommands } from './credential';
 import { registerEndpointCommands } from './endpoint';
 import { plainError } from './errors';
 import { registerKeyCommands } from './keys';
@@ -64,6 +65,7 @@ export function buildProgram(cli: Cli): Command {
   registerSyncCommands(program, cli);
   registerEndpointCommands(program, cli);
   registerKeyCommands(program, cli);
+  registerCredentialCommands(program);
   registerSandboxCommand(program, cli);
   return program;
 }

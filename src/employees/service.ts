@@ -148,6 +148,17 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     },
 
     /**
+     * The read behind a credential (docs/credentials.md "Issuing"): as `read` from the store
+     * (unmasked, filtered, same checks, errors and audit), with the connection it went through and
+     * the employee's row id.
+     */
+    async readWithAccess(q: Omit<ReadQuery, 'mask' | 'source'>): Promise<{ record: EmployeeRecord; access: ConnectionAccess; rowId: string }> {
+      const found = await locate({ ...q, source: 'db', mask: false }, 'full');
+      const record = fullRecord(found);
+      return { record: found.shared === EVERY_DATA_POINT ? record : filterRecord(record, found.shared), access: found.access, rowId: found.row!.id };
+    },
+
+    /**
      * The plain endpoint's read (masked), serialized. Where the connection shares every data
      * point the stored masked form is sent as it is; otherwise it is filtered first. Same checks,
      * errors and audit as `read`.

@@ -1,14 +1,16 @@
 /**
  * In-process views of V2 keys (docs/v2.md), each loaded from the store with a short cache:
  *
- * - {@link createServiceKeyring}: the service's RSA keys. One current `enc` (RSA-OAEP-256) and one
- *   current `sig` (RS256) key, created on first use when missing (race-safe across processes, see
- *   store); retired keys stay usable for decryption and stay in the JWKS until their grace period
- *   ends. Private JWKs are stored as FieldCipher envelopes bound to `service_key:<kid>`.
+ * - {@link createServiceKeyring}: the service's keys. One current `enc` (RSA-OAEP-256), one
+ *   current `sig` (RS256) and one current `sig` ES256 key (credentials and status lists,
+ *   docs/credentials.md "Keys and metadata"), created on first use when missing (race-safe across
+ *   processes, see store); retired keys stay usable for decryption and stay in the JWKS until their
+ *   grace period ends. Private JWKs are stored as FieldCipher envelopes bound to `service_key:<kid>`.
  * - {@link createVendorKeyCache}: a vendor org's registered public keys, imported once per TTL.
  */
 import type { JWK } from 'jose';
 import type { FieldCipher } from '../crypto/field-cipher';
+import { exportEcPrivateJwk, exportEcPublicJwk, generateEcServiceKeyPair, importEcPrivateJwk, type EcServicePublicJwk } from '../crypto/jose/ec-keys';
 import {
   exportPublicJwk,
   exportServicePrivateJwk,
@@ -21,7 +23,7 @@ import {
 } from '../crypto/jose/keys';
 import type { DecryptKey } from '../crypto/jose/request';
 import type { Logger } from '../logger';
-import type { ExternalStore, NewServiceKey } from './store';
+import { SERVICE_KEY_SLOTS, type ExternalStore, type NewServiceKey, type ServiceKeySlot } from './store';
 
 /** A loaded service key. `expiresAt` null while current. */
 interface LoadedServiceKey {
@@ -31,10 +33,24 @@ interface LoadedServiceKey {
   expiresAt: number | null;
 }
 
+/** A loaded ES256 key (credentials), as {@link LoadedServiceKey}. */
+interface LoadedEcKey {
+  kid: string;
+  privateKey: ServiceKeyPair['privateKey'];
+  publicJwk: EcServicePublicJwk;
+  current: boolean;
+  expiresAt: number | null;
+}
+
+/** One entry of the service JWKS: an RSA key of docs/v2.md or the ES256 key of docs/credentials.md. */
+export type AnyServicePublicJwk = ServicePublicJwk | EcServicePublicJwk;
+
 /** Result of a rotation (`hrx service-keys rotate`). */
 export interface RotationResult {
   enc: string;
   sig: string;
+  /** The new ES256 key that signs credentials and status lists. */
+  credential_sig: string;
   retired: string[];
   /** ISO time when the retired keys stop being usable. */
   retired_until: string;
@@ -52,8 +68,10 @@ export interface ServiceKeyring {
   decryptKeys(kidHint?: string): Promise<DecryptKey[]>;
   /** The current RS256 signing key. */
   signingKey(): Promise<{ kid: string; privateKey: ServiceKeyPair['privateKey'] }>;
+  /** The current ES256 key that signs credentials and status lists (docs/credentials.md "Keys and metadata"). */
+  credentialSigningKey(): Promise<{ kid: string; privateKey: ServiceKeyPair['privateKey'] }>;
   /** JWKS of current and in-grace public keys, current first (RFC 7517 §5). */
-  jwks(): Promise<{ keys: ServicePublicJwk[] }>;
+  jwks(): Promise<{ keys: AnyServicePublicJwk[] }>;
   /** New current keys; the old ones stay usable for `graceMs`. */
   rotate(graceMs: number): Promise<RotationResult>;
   /** Drops the cache (next use reloads). */
@@ -71,10 +89,22 @@ export function createServiceKeyring(deps: {
   bits?: 2048 | 3072;
 }): ServiceKeyring {
   const ttl = deps.cacheTtlMs ?? 5000;
-  let cache: { keys: LoadedServiceKey[]; at: number } | null = null;
+  let cache: { keys: LoadedServiceKey[]; ec: LoadedEcKey[]; at: number } | null = null;
   let loading: Promise<LoadedServiceKey[]> | null = null;
 
-  async function newKey(use: 'enc' | 'sig'): Promise<NewServiceKey> {
+  async function newKey(slot: ServiceKeySlot): Promise<NewServiceKey> {
+    if (slot.alg === 'ES256') {
+      const ec = await generateEcServiceKeyPair();
+      const privateJwk = await exportEcPrivateJwk(ec);
+      return {
+        kid: ec.kid,
+        use: 'sig',
+        alg: 'ES256',
+        privateJwkEnc: deps.cipher.encrypt(JSON.stringify(privateJwk), aadOf(ec.kid)),
+        publicJwk: { ...(await exportEcPublicJwk(ec)) },
+      };
+    }
+    const use = slot.use;
     const pair = await generateServiceKeyPair(use, { bits: deps.bits ?? 2048 });
     const priv = await exportServicePrivateJwk(pair);
     return {
@@ -93,21 +123,28 @@ export function createServiceKeyring(deps: {
 
   async function loadOnce(): Promise<LoadedServiceKey[]> {
     let rows = await deps.store.usableServiceKeys();
-    if (!rows.some((r) => r.use === 'enc' && !r.retiredAt) || !rows.some((r) => r.use === 'sig' && !r.retiredAt)) {
+    if (SERVICE_KEY_SLOTS.some((slot) => !rows.some((r) => r.use === slot.use && r.alg === slot.alg && !r.retiredAt))) {
       await ensure();
       rows = await deps.store.usableServiceKeys();
     }
     const keys: LoadedServiceKey[] = [];
+    const ec: LoadedEcKey[] = [];
     for (const r of rows) {
       try {
         const jwk = JSON.parse(deps.cipher.decrypt(r.privateJwkEnc, aadOf(r.kid))) as JWK;
+        const life = { current: r.retiredAt === null, expiresAt: r.expiresAt?.getTime() ?? null };
+        if (r.alg === 'ES256') {
+          const pair = await importEcPrivateJwk(jwk);
+          ec.push({ kid: pair.kid, privateKey: pair.privateKey, publicJwk: await exportEcPublicJwk(pair), ...life });
+          continue;
+        }
         const pair = await importServicePrivateJwk(jwk, r.use);
-        keys.push({ pair, publicJwk: await exportPublicJwk(pair), current: r.retiredAt === null, expiresAt: r.expiresAt?.getTime() ?? null });
+        keys.push({ pair, publicJwk: await exportPublicJwk(pair), ...life });
       } catch (err) {
         deps.log.error({ kid: r.kid, err }, 'service key unusable');
       }
     }
-    cache = { keys, at: Date.now() };
+    cache = { keys, ec, at: Date.now() };
     return keys;
   }
 
@@ -120,9 +157,13 @@ export function createServiceKeyring(deps: {
   }
 
   /** Keys usable now: current, or retired with a grace end still ahead. */
-  const usable = (keys: LoadedServiceKey[]) => {
+  const usable = <K extends { current: boolean; expiresAt: number | null }>(keys: K[]): K[] => {
     const now = Date.now();
     return keys.filter((k) => k.current || (k.expiresAt !== null && k.expiresAt > now));
+  };
+  const ecKeys = async (): Promise<LoadedEcKey[]> => {
+    await load();
+    return cache?.ec ?? [];
   };
 
   return {
@@ -139,16 +180,23 @@ export function createServiceKeyring(deps: {
       if (!k) throw new Error('no current service signing key');
       return { kid: k.pair.kid, privateKey: k.pair.privateKey };
     },
+    async credentialSigningKey() {
+      const k = (await ecKeys()).find((x) => x.current);
+      if (!k) throw new Error('no current credential signing key');
+      return { kid: k.kid, privateKey: k.privateKey };
+    },
     async jwks() {
-      return { keys: usable(await load()).map((k) => k.publicJwk) };
+      // Current keys first, RSA before ES256, then those in their grace period (RFC 7517 §5 leaves the order to us).
+      const all: { current: boolean; expiresAt: number | null; publicJwk: AnyServicePublicJwk }[] = [...usable(await load()), ...usable(await ecKeys())];
+      return { keys: [...all.filter((k) => k.current), ...all.filter((k) => !k.current)].map((k) => k.publicJwk) };
     },
     async rotate(graceMs) {
       if (!Number.isFinite(graceMs) || graceMs < 0) throw new RangeError('grace must be a non-negative duration');
-      const [enc, sig] = await Promise.all([newKey('enc'), newKey('sig')]);
-      const retired = await deps.store.rotateServiceKeys([enc, sig], graceMs);
+      const [enc, sig, es] = await Promise.all(SERVICE_KEY_SLOTS.map(newKey));
+      const retired = await deps.store.rotateServiceKeys([enc!, sig!, es!], graceMs);
       cache = null;
-      deps.log.info({ enc: enc.kid, sig: sig.kid, retired }, 'service keys rotated');
-      return { enc: enc.kid, sig: sig.kid, retired, retired_until: new Date(Date.now() + graceMs).toISOString() };
+      deps.log.info({ enc: enc!.kid, sig: sig!.kid, credential_sig: es!.kid, retired }, 'service keys rotated');
+      return { enc: enc!.kid, sig: sig!.kid, credential_sig: es!.kid, retired, retired_until: new Date(Date.now() + graceMs).toISOString() };
     },
     invalidate() {
       cache = null;

@@ -4,16 +4,8 @@
  */
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/router';
+import { serviceJwkSchema } from './schema';
 import type { ExternalService } from './service';
-
-const jwkSchema = z.strictObject({
-  kty: z.literal('RSA'),
-  n: z.string(),
-  e: z.string(),
-  kid: z.string(),
-  use: z.enum(['enc', 'sig']),
-  alg: z.enum(['RSA-OAEP-256', 'RS256']),
-});
 
 const isoMs = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
@@ -27,6 +19,7 @@ const vendorKeySchema = z.strictObject({
   created_at: isoMs,
   revoked_at: isoMs.nullable(),
 });
+
 
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
@@ -67,12 +60,13 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
       method: 'GET',
       path: '/.well-known/jwks.json',
       credential: 'none',
-      response: z.strictObject({ keys: z.array(jwkSchema).min(2) }),
+      response: z.strictObject({ keys: z.array(serviceJwkSchema).min(3) }),
       doc: {
         operationId: 'getJwks',
         tag: 'external',
         answer: 'raw',
-        summary: "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` to verify V2 answers and SDK tokens.",
+        summary:
+          "The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.",
         description: 'Current keys first, then keys still in their grace period after a rotation.',
       },
       handler: async () => ({ raw: await external.jwks() }),

@@ -21,7 +21,7 @@
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
 import type { RedisClient } from '../redis';
-import { InvalidKeyError, importVendorPublicJwk, type ServicePublicJwk } from '../crypto/jose/keys';
+import { InvalidKeyError, importVendorPublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
 import type { EmployeeRecord } from '../domain/record';
@@ -31,7 +31,7 @@ import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
 import type { OrgStore } from '../orgs/store';
 import { findVendorOrg, type BasicCredentials } from './credentials';
-import type { RotationResult, ServiceKeyring, VendorKeyCache } from './keyring';
+import type { AnyServicePublicJwk, RotationResult, ServiceKeyring, VendorKeyCache } from './keyring';
 import { KidConflictError, type ExternalStore } from './store';
 
 /** Clock tolerance of the V2 claims, seconds (docs/v2.md, at most 30). */
@@ -117,7 +117,7 @@ export function createExternalService(deps: ExternalServiceDeps) {
     verifyBasic: (username: string, password: string): Promise<Principal | null> => basic.verify(username, password),
 
     /** The service JWKS (`GET /.well-known/jwks.json`): current then in-grace keys. */
-    jwks: (): Promise<{ keys: ServicePublicJwk[] }> => keyring.jwks(),
+    jwks: (): Promise<{ keys: AnyServicePublicJwk[] }> => keyring.jwks(),
 
     /**
      * Serves one V2 request (see the module doc). Returns the response JWE compact string.

@@ -9,11 +9,24 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { BasicCredential, ServiceKey, VendorKey } from '../db/entities';
 import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 
+/**
+ * The kinds of service key, one current key of each (docs/v2.md "Service keys", docs/credentials.md
+ * "Keys and metadata"): `enc` RSA-OAEP-256, `sig` RS256, and `sig` ES256 for credentials.
+ */
+export const SERVICE_KEY_SLOTS = [
+  { use: 'enc', alg: 'RSA-OAEP-256' },
+  { use: 'sig', alg: 'RS256' },
+  { use: 'sig', alg: 'ES256' },
+] as const;
+
+/** One kind of service key: its `use` and `alg`. */
+export type ServiceKeySlot = (typeof SERVICE_KEY_SLOTS)[number];
+
 /** A service key to insert (the private JWK already encrypted). */
 export interface NewServiceKey {
   kid: string;
   use: 'enc' | 'sig';
-  alg: 'RSA-OAEP-256' | 'RS256';
+  alg: ServiceKeySlot['alg'];
   privateJwkEnc: string;
   publicJwk: Record<string, unknown>;
 }
@@ -42,10 +55,10 @@ export interface ExternalStore {
   /** Service keys that are current or still in grace (`expires_at > now()`), current first, newest first. */
   usableServiceKeys(tx?: Tx): Promise<ServiceKey[]>;
   /**
-   * Under the advisory lock: asks `make` for keys of the uses that have no current key and
+   * Under the advisory lock: asks `make` for keys of the kinds that have no current key and
    * inserts them. Returns how many were inserted (0 when another process got there first).
    */
-  createMissingServiceKeys(make: (missing: ('enc' | 'sig')[]) => Promise<NewServiceKey[]>, tx?: Tx): Promise<number>;
+  createMissingServiceKeys(make: (missing: ServiceKeySlot[]) => Promise<NewServiceKey[]>, tx?: Tx): Promise<number>;
   /**
    * Under the advisory lock: retires every current key (`retired_at = now()`, `expires_at =
    * now() + graceMs`) and inserts `keys` as the new current ones. Returns the retired kids.
@@ -93,7 +106,7 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
       return transactionOf(orm, tx, async (em) => {
         await em.execute(LOCK_SQL);
         const current = await em.find(ServiceKey, { retiredAt: null });
-        const missing = (['enc', 'sig'] as const).filter((u) => !current.some((k) => k.use === u));
+        const missing = SERVICE_KEY_SLOTS.filter((slot) => !current.some((k) => k.use === slot.use && k.alg === slot.alg));
         if (missing.length === 0) return 0;
         const keys = await make([...missing]);
         insertKeys(em, keys);

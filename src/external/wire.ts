@@ -50,5 +50,5 @@ export function wireExternal(
     employees: deps.employees,
     connectionAccess: deps.connectionAccess,
   });
-  return { service, store, keyring, basic };
+  return { service, store, keyring, vendorKeys, basic };
 }

@@ -53,7 +53,7 @@ export type Reply<D = unknown> =
   /** `D` as the whole body, no envelope (org details, health); `status` defaults to 200. */
   | { raw: D; status?: number }
   /** A non-JSON body (the Prometheus exposition of `/metrics`), sent with its media type. */
-  | { text: string; contentType: string }
+  | { text: string; contentType: string; /** Replaces the default `cache-control: no-store` (a cacheable status list). */ cacheControl?: string }
   /** An HTML page (the Connect page), sent with `status` (default 200) and the handler's headers. */
   | { html: string; status?: number; headers?: Record<string, string> };
 
@@ -397,7 +397,7 @@ export function createRouter(routes: RouteDef[], opts: RouterOptions): (req: Inc
       res.writeHead(200, {
         'content-type': reply.contentType,
         'content-length': Buffer.byteLength(reply.text),
-        'cache-control': 'no-store',
+        'cache-control': reply.cacheControl ?? 'no-store',
         'x-content-type-options': 'nosniff',
         'x-request-id': requestId,
       });

@@ -19,6 +19,8 @@ export type HousekeepingJobs = {
   'consent-scan': Record<string, never>;
   /** Queues deliveries their producer could not (events feature). */
   relay: Record<string, never>;
+  /** Revokes credentials whose grounds are gone (credentials feature, docs/credentials.md "Revocation"). */
+  'credential-sweep': Record<string, never>;
 };
 
 /** One job scheduler of the queue: its id, the job it makes and its period (ms). */

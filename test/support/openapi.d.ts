@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * How fresh the calling vendor's data of a client org is: the connection's HRMS health, its syncs, employees served, coverage.
-         * @description `health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A client org the vendor has no approved connection with (none, pending, rejected, terminated) is `404 Not found.`, the same bytes as an unknown org.
+         * @description `health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A pending connection is answered (no coverage); a client org the vendor has no pending or approved connection with is `404 Not found.`.
          */
         get: operations["getConnectionStatus"];
         put?: never;
@@ -284,47 +284,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/vendor/keys/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Lists the calling vendor's public keys (V2 and the credential), revoked ones included, newest first. */
-        get: operations["listVendorKeys"];
-        put?: never;
-        /**
-         * Registers a public RSA key of the calling vendor (2048 to 8192 bits); answers `201` with the key as listed.
-         * @description `jwk` is the PUBLIC JWK (no private members); its `kid`, else its RFC 7638 thumbprint, names it and must be new for the vendor (revoked keys included). `use`/`alg` (`sig`/`RS256`, `enc`/`RSA-OAEP-256`) limit what it serves; V2 answers are encrypted to the newest active key that can encrypt.
-         */
-        post: operations["addVendorKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/vendor/keys/{kid}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Revokes one of the calling vendor's keys: V2 requests it signed are refused in every API process within 5 seconds.
-         * @description Another vendor's key, a revoked one and an unknown `kid` are `404 Not found.` alike.
-         */
-        delete: operations["revokeVendorKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -333,7 +292,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` to verify V2 answers and SDK tokens.
+         * The service's public keys (JWKS): `enc` to encrypt V2 requests to, `sig` RS256 to verify V2 answers and SDK tokens, `sig` ES256 to verify credentials and status lists.
          * @description Current keys first, then keys still in their grace period after a rotation.
          */
         get: operations["getJwks"];
@@ -345,28 +304,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/vendor/endpoints/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Lists the calling vendor's active event endpoints, oldest first (never a secret). */
-        get: operations["listEventEndpoints"];
-        put?: never;
-        /**
-         * Registers an event endpoint of the calling vendor; answers `201` with its signing secret, shown this once.
-         * @description `url` must use https (http only on a loopback host where the operator allows it), carry no user info or fragment, and its host must not be or resolve to a private, loopback, link-local or reserved address (checked now and again at every delivery). `events` (default: every type) subscribes to those types only.
-         */
-        post: operations["addEventEndpoint"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/vendor/endpoints/{id}/": {
+    "/api/credentials/employment/": {
         parameters: {
             query?: never;
             header?: never;
@@ -374,59 +312,43 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
+        /**
+         * Issues an employment and income credential (SD-JWT VC) of one employee, bound to the vendor's registered key.
+         * @description The checks, errors and consent rule of the plain read (`org` must have an approved connection with the vendor; consent in force where the connection requires it); the issuance is audited as a read and listed in the employer's access log. `months` (0..12, default 3) pay months go in `pay`. Each claim (`employer`, `employee`, `employment`, `pay`, `as_of`, `source`) is selectively disclosable and holds only data points the connection shares. `cnf.jwk` is the vendor's most recently registered active V2 key (none: `409 No registered key`). See docs/credentials.md.
+         */
+        post: operations["issueEmploymentCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/credentials/{credential_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The state of a credential the calling vendor was issued: `{status, iat, exp, revoked_reason}`, never its claims.
+         * @description Another vendor's credential, like an unknown one, is `404 Not found.`.
+         */
+        get: operations["getCredentialStatus"];
         put?: never;
         post?: never;
         /**
-         * Removes one of the calling vendor's endpoints: no new deliveries, its pending ones cancelled.
-         * @description Another vendor's endpoint, a removed one and an unknown id are `404 Not found.` alike.
+         * Revokes a credential the calling vendor was issued: its status list bit turns 1 at once.
+         * @description Answers the credential's state (`revoked`; revoking again changes nothing). Another vendor's credential is `404 Not found.`.
          */
-        delete: operations["removeEventEndpoint"];
+        delete: operations["revokeCredential"];
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/vendor/endpoints/{id}/rotate-secret/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A new signing secret for one of the calling vendor's endpoints, shown this once.
-         * @description Until `previous_secret_expires_at` (24 hours) every delivery carries two signatures, `v1,<new> v1,<old>` (Standard Webhooks), so a receiver verifies with either secret while it switches.
-         */
-        post: operations["rotateEventEndpointSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/vendor/endpoints/{id}/test/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sends an `endpoint.test` event to one of the calling vendor's endpoints through the outbox; answers `202`.
-         * @description Signed, retried and recorded like every event; its delivery shows in the endpoint's deliveries.
-         */
-        post: operations["testEventEndpoint"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/vendor/endpoints/{id}/deliveries/": {
+    "/credentials/status/{list}": {
         parameters: {
             query?: never;
             header?: never;
@@ -434,10 +356,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One endpoint's deliveries, newest first: event id, type, status, attempts and the last attempt's outcome (never the payload).
-         * @description Paged: `page` (default 1), `page_size` (default 20, at most 100).
+         * A status list token (`application/statuslist+jwt`): 1 bit per credential, 1 = revoked, `ttl` 300 s, signed ES256 by the issuer key.
+         * @description A list not started yet is `404 Not found.`. Cacheable for 30 s, so a revocation shows within a minute.
          */
-        get: operations["listEventDeliveries"];
+        get: operations["getStatusList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -446,20 +368,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/vendor/deliveries/{id}/replay/": {
+    "/.well-known/jwt-vc-issuer": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The credential issuer's metadata (SD-JWT VC): `{issuer, jwks}`, the JWKS holding the ES256 key credentials are signed with. */
+        get: operations["getJwtVcIssuer"];
         put?: never;
-        /**
-         * Sends one of the calling vendor's deliveries again: the same event (same `webhook-id`) to the same endpoint; answers `202`.
-         * @description An ended delivery gets the whole retry schedule again; a pending one is queued as it is. The endpoint must still be registered. Another vendor's delivery is `404 Not found.`.
-         */
-        post: operations["replayEventDelivery"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vct/employment-income/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The type metadata (SD-JWT VC) of the employment and income credential: its name, claims and how to show them. */
+        get: operations["getCredentialType"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -902,7 +838,7 @@ export interface components {
             grant_type: string;
             /** Format: uri */
             hrms_host: string;
-            /** @description Label tables for enumerations a product sends as numbers without published meanings (only products whose page, listed in docs/hrms/README.md, says they take them): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
+            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
             enum_labels?: {
                 [key: string]: {
                     [key: string]: string;
@@ -1056,8 +992,6 @@ export interface components {
              */
             requestId: string;
             /** @constant */
-            error: "validation_failed";
-            /** @constant */
             code: 400;
             /** @description Names the first bad field: `<field>: <reason>`. */
             message: string;
@@ -1068,26 +1002,18 @@ export interface components {
                 }[];
             };
         };
-        /** @description The error envelope: `{requestId, error, message, data: null}`. */
+        /** @description The error envelope: `{requestId, message, data: null}`. */
         Error: {
             /**
              * Format: uuid
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
-            error: components["schemas"]["ErrorCode"];
             message: string;
             data: null;
         };
-        /**
-         * @description The stable snake_case code of the error (docs/errors.md "Error codes"); the operation's answer lists which it sends.
-         * @enum {string}
-         */
-        ErrorCode: "credentials_missing" | "invalid_token" | "invalid_client_credentials" | "source_permission_denied" | "proof_failed" | "consent_not_found" | "consent_not_in_force" | "invalid_connection_id" | "invalid_organisation_id" | "connection_terminated" | "employee_not_found" | "not_found" | "invalid_page" | "client_org_not_found" | "method_not_allowed" | "connection_already_terminated" | "connection_already_decided" | "idempotency_key_in_use" | "idempotency_key_reused" | "sync_in_progress" | "invalid_email" | "validation_failed" | "malformed_json" | "hrms_credentials_rejected" | "invalid_encrypted_payload" | "body_too_large" | "unsupported_media_type" | "throttled" | "internal_error" | "service_unavailable";
         /** @description The one error body without `requestId`. */
         PermissionDenied: {
-            /** @constant */
-            error: "source_permission_denied";
             /** @constant */
             message: "Source Permission denied";
             data: Record<string, never>;
@@ -1099,7 +1025,6 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
-            error: components["schemas"]["ErrorCode"];
             code: number;
             message: string;
             data: null;
@@ -1162,7 +1087,6 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
-            error: components["schemas"]["ErrorCode"];
             status: number;
             message: string;
             data: null;
@@ -1241,7 +1165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1252,7 +1176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1263,7 +1187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
+            /** @description `Consent not found or expired`; `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1274,7 +1198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Connection terminated`; `employee_not_found`: `Employee not found` */
+            /** @description `Invalid Organisation ID`; `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1285,7 +1209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1298,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1309,7 +1233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1327,10 +1251,7 @@ export interface operations {
     updateEmployees: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1370,7 +1291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1381,7 +1302,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1392,18 +1313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1414,7 +1324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1425,18 +1335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1449,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1460,7 +1359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1526,7 +1425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1537,7 +1436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1548,7 +1447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_page`: `Invalid page.` */
+            /** @description `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1559,7 +1458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1572,7 +1471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1583,7 +1482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1601,10 +1500,7 @@ export interface operations {
     eraseEmployee: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1640,7 +1536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1651,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1662,7 +1558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `employee_not_found`: `Employee not found` */
+            /** @description `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1673,18 +1569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1695,7 +1580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1706,18 +1591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1730,7 +1604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1741,7 +1615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1778,7 +1652,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgRecord"];
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1789,7 +1663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1800,7 +1674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: `Not found.` */
+            /** @description `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1811,7 +1685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1824,7 +1698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1835,7 +1709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1891,7 +1765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1902,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1913,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_page`: `Invalid page.` */
+            /** @description `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1924,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1937,7 +1811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1948,7 +1822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1966,10 +1840,7 @@ export interface operations {
     terminateConnection: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1979,9 +1850,6 @@ export interface operations {
                     client_org: string;
                 };
                 "application/x-www-form-urlencoded": {
-                    client_org: string;
-                };
-                "application/json": {
                     client_org: string;
                 };
             };
@@ -2014,7 +1882,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2025,7 +1893,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2036,7 +1904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `client_org_not_found`: `No organisation found with the given client_org` */
+            /** @description `No organisation found with the given client_org` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2047,7 +1915,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"];
                 };
             };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2055,10 +1923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
+                    "application/json": components["schemas"]["StatusError"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2069,7 +1937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2080,18 +1948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `sync_in_progress`: `Connection cannot be terminated while sync is in progress` */
+            /** @description `Connection cannot be terminated while sync is in progress` */
             423: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2102,7 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2115,7 +1972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2126,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2172,7 +2029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2183,7 +2040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2194,7 +2051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: `Not found.` */
+            /** @description `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2205,7 +2062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2218,7 +2075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2229,7 +2086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2247,10 +2104,7 @@ export interface operations {
     syncConnection: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
                 client_org: string;
             };
@@ -2282,7 +2136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2293,7 +2147,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2304,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: `Not found.` */
+            /** @description `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2315,18 +2169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2337,7 +2180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2348,18 +2191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2372,7 +2204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2383,7 +2215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2401,10 +2233,7 @@ export interface operations {
     setupConfig: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2449,7 +2278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2460,7 +2289,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `invalid_client_credentials`: `Invalid client credentials.` */
+            /** @description `Invalid client credentials.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2471,18 +2300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2493,7 +2311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2504,18 +2322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2528,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2539,7 +2346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2604,7 +2411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2615,723 +2422,19 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `invalid_page`: `Invalid page.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    submitConsent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    org: string;
-                    employee_id: string;
-                    consent_language: string;
-                    /** Format: date-time */
-                    consent_timestamp: string;
-                    /** Format: date-time */
-                    consent_expiry: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: components["schemas"]["EmployeeRecord"];
-                    };
-                };
-            };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
-            413: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
-            415: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    revokeConsent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    org: string;
-                    employee_id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            /** Format: uuid */
-                            org: string;
-                            employee_id: string;
-                            revoked_at: string;
-                        };
-                    };
-                };
-            };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `consent_not_in_force`: `Consent not found or expired` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
-            413: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
-            415: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    revokeEmployeeConsent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    employee_id: string;
-                    vendor_org?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            employee_id: string;
-                            revoked: {
-                                /** Format: uuid */
-                                vendor_org: string;
-                                revoked_at: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
-            413: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
-            415: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getEmployeeEncrypted: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    encrypted_payload: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        /** @constant */
-                        status_code: "success";
-                        /** @constant */
-                        status: 200;
-                        /** @description A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}`. */
-                        data: string;
-                    };
-                };
-            };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_encrypted_payload`: `Invalid encrypted payload` */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
-                };
-            };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
-            403: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
-                };
-            };
-            /** @description `invalid_connection_id`: `Invalid Connection ID`; `employee_not_found`: `Employee not found` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
-            413: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
-            415: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listVendorKeys: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            kid: string;
-                            bits: number;
-                            use: string | null;
-                            alg: string | null;
-                            /** @enum {string} */
-                            status: "active" | "revoked";
-                            created_at: string;
-                            revoked_at: string | null;
-                        }[];
-                    };
-                };
-            };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Invalid page.` */
+            404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3380,7 +2483,7 @@ export interface operations {
             };
         };
     };
-    addVendorKey: {
+    submitConsent: {
         parameters: {
             query?: never;
             header?: never;
@@ -3390,15 +2493,149 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    jwk: {
-                        [key: string]: unknown;
-                    };
+                    org: string;
+                    employee_id: string;
+                    consent_language: string;
+                    /** Format: date-time */
+                    consent_timestamp: string;
+                    /** Format: date-time */
+                    consent_expiry: string;
                 };
             };
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["EmployeeRecord"];
+                    };
+                };
+            };
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Invalid Organisation ID`; `Employee not found` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    org: string;
+                    employee_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3414,14 +2651,147 @@ export interface operations {
                         /** @constant */
                         message: "success";
                         data: {
-                            kid: string;
-                            bits: number;
-                            use: string | null;
-                            alg: string | null;
-                            /** @enum {string} */
-                            status: "active" | "revoked";
-                            created_at: string;
-                            revoked_at: string | null;
+                            /** Format: uuid */
+                            org: string;
+                            employee_id: string;
+                            revoked_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Consent not found or expired` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeEmployeeConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    employee_id: string;
+                    vendor_org?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            employee_id: string;
+                            revoked: {
+                                /** Format: uuid */
+                                vendor_org: string;
+                                revoked_at: string;
+                            }[];
                         };
                     };
                 };
@@ -3509,16 +2879,20 @@ export interface operations {
             };
         };
     };
-    revokeVendorKey: {
+    getEmployeeEncrypted: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                kid: string;
-            };
+            path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    encrypted_payload: string;
+                };
+            };
+        };
         responses: {
             /** @description Success. */
             200: {
@@ -3536,15 +2910,16 @@ export interface operations {
                         requestId: string;
                         /** @constant */
                         message: "success";
-                        data: {
-                            kid: string;
-                            /** @constant */
-                            revoked: true;
-                        };
+                        /** @constant */
+                        status_code: "success";
+                        /** @constant */
+                        status: 200;
+                        /** @description A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}`. */
+                        data: string;
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid encrypted payload` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3552,7 +2927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
@@ -3566,8 +2941,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `Consent not found or expired`; `Source Permission denied` */
+            403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description `Invalid Connection ID`; `Employee not found` */
             404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3634,7 +3042,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        keys: {
+                        keys: ({
                             /** @constant */
                             kty: "RSA";
                             n: string;
@@ -3644,11 +3052,23 @@ export interface operations {
                             use: "enc" | "sig";
                             /** @enum {string} */
                             alg: "RSA-OAEP-256" | "RS256";
-                        }[];
+                        } | {
+                            /** @constant */
+                            kty: "EC";
+                            /** @constant */
+                            crv: "P-256";
+                            x: string;
+                            y: string;
+                            kid: string;
+                            /** @constant */
+                            use: "sig";
+                            /** @constant */
+                            alg: "ES256";
+                        })[];
                     };
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3659,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3674,17 +3094,26 @@ export interface operations {
             };
         };
     };
-    listEventEndpoints: {
+    issueEmploymentCredential: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    org: string;
+                    employee_id: string;
+                    /** @default 3 */
+                    months?: number;
+                };
+            };
+        };
         responses: {
             /** @description Success. */
-            200: {
+            201: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3701,16 +3130,82 @@ export interface operations {
                         message: "success";
                         data: {
                             /** Format: uuid */
-                            id: string;
-                            url: string;
-                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
-                            created_at: string;
-                        }[];
+                            credential_id: string;
+                            /** @description The SD-JWT VC (`typ: dc+sd-jwt`, ES256): issuer-signed JWT, then every disclosure, each followed by `~`. */
+                            sd_jwt: string;
+                            exp: string;
+                        };
                     };
+                };
+            };
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
             /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Consent not found or expired` */
+            403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Invalid Organisation ID`; `Employee not found` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `No registered key` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Unsupported media type` */
+            415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3759,7 +3254,424 @@ export interface operations {
             };
         };
     };
-    addEventEndpoint: {
+    getCredentialStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "valid" | "revoked" | "expired";
+                            iat: string;
+                            exp: string;
+                            revoked_reason: ("vendor" | "consent_withdrawn" | "employee_erased" | "employee_not_active" | "connection_terminated" | "key_revoked") | null;
+                        };
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** @enum {string} */
+                            status: "valid" | "revoked" | "expired";
+                            iat: string;
+                            exp: string;
+                            revoked_reason: ("vendor" | "consent_withdrawn" | "employee_erased" | "employee_not_active" | "connection_terminated" | "key_revoked") | null;
+                        };
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plain text. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJwtVcIssuer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        jwks: {
+                            keys: ({
+                                /** @constant */
+                                kty: "RSA";
+                                n: string;
+                                e: string;
+                                kid: string;
+                                /** @enum {string} */
+                                use: "enc" | "sig";
+                                /** @enum {string} */
+                                alg: "RSA-OAEP-256" | "RS256";
+                            } | {
+                                /** @constant */
+                                kty: "EC";
+                                /** @constant */
+                                crv: "P-256";
+                                x: string;
+                                y: string;
+                                kid: string;
+                                /** @constant */
+                                use: "sig";
+                                /** @constant */
+                                alg: "ES256";
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCredentialType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        vct: string;
+                        name: string;
+                        claims: ({
+                            path: string[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSdkToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -3769,14 +3681,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    url: string;
-                    events?: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                    email: string;
+                    org_name: string;
+                    fullname: string;
+                    remote_org_id?: string;
+                    corporate_reference_data?: {
+                        unique_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    data_model_flags?: {
+                        /** @description `name`: Full name; `email`: Work e-mail address; `personalEmail`: Personal e-mail address; `doj`: Date of joining; `dob`: Date of birth; `status`: Employment status (active, inactive, left); `employmentType`: Employment type (full time, part time, contract, intern); `gender`: Gender; `maritalStatus`: Marital status; `pan`: PAN (Permanent Account Number) (sensitive); `aadhar`: Aadhaar number (sensitive); `uan`: UAN (Universal Account Number, EPF) (sensitive); `mobileNumber`: Mobile number; `nationality`: Nationality; `fatherName`: Father's name; `bloodGroup`: Blood group; `designation`: Designation; `department`: Department; `grade`: Grade; `groupName`: Group; `costCenter`: Cost centre; `companyName`: Company name; `terminationDate`: Date of leaving; `manager`: Manager's name; `managerEmail`: Manager's e-mail address; `managerEmail2`: Manager's e-mail address (level 2); `managerEmail3`: Manager's e-mail address (level 3); `managerEmail4`: Manager's e-mail address (level 4); `managerEmail5`: Manager's e-mail address (level 5); `countryCode`: Phone country code; `bankDetails_accountNumber`: Bank account number (sensitive); `bankDetails_ifscCode`: Bank IFSC code (sensitive); `bankDetails_bankName`: Bank name (sensitive); `currentAddress_addressPincode`: Current address: PIN code; `currentAddress_addressCity`: Current address: city; `currentAddress_addressCountry`: Current address: country; `currentAddress_addressState`: Current address: state; `currentAddress_addressLine`: Current address: street; `permanentAddress_addressPincode`: Permanent address: PIN code; `permanentAddress_addressCity`: Permanent address: city; `permanentAddress_addressCountry`: Permanent address: country; `permanentAddress_addressState`: Permanent address: state; `permanentAddress_addressLine`: Permanent address: street; `jobLocation_pincode`: Work location: PIN code; `jobLocation_city`: Work location: city; `employeeMetadata_marriageDate`: Date of marriage */
+                        detail_info_fields?: {
+                            [key: string]: -1 | 0 | 1;
+                        };
+                        /** @description `dependentDetails_name`: Dependant's name; `dependentDetails_relation`: Dependant's relationship; `dependentDetails_dob`: Dependant's date of birth; `dependentDetails_email`: Dependant's e-mail address; `dependentDetails_gender`: Dependant's gender; `dependentDetails_mobileNumber`: Dependant's mobile number; `dependentDetails_profession`: Dependant's profession */
+                        dependent_details_fields?: {
+                            [key: string]: -1 | 0 | 1;
+                        };
+                        /** @description `ctc_basic`: Basic pay (annual CTC); `ctc_dearnessAllowance`: Dearness allowance (DA) (annual CTC); `ctc_hra`: House rent allowance (HRA) (annual CTC); `ctc_gratuity`: Gratuity (annual CTC); `ctc_medicalAllowance`: Medical allowance (annual CTC); `ctc_travelAllowance`: Travel allowance (annual CTC); `ctc_specialAllowance`: Special allowance (annual CTC); `ctc_otherAllowance`: Other allowances (annual CTC); `ctc_flexiBasketAllowance`: Flexible benefits (flexi basket) (annual CTC); `ctc_grossPay`: Gross pay (annual CTC); `ctc_fixedPay`: Fixed pay (annual CTC); `ctc_taxRegime`: Income tax regime (annual CTC); `ctc_bonus_joining`: Joining bonus (annual CTC); `ctc_bonus_referral`: Referral bonus (annual CTC); `ctc_bonus_retention`: Retention bonus (annual CTC); `ctc_bonus_performance`: Performance bonus (annual CTC); `ctc_bonus_relocation`: Relocation bonus (annual CTC); `ctc_bonus_misc`: Other bonuses (annual CTC); `ctc_deductions_pf`: Provident fund (PF) deduction (annual CTC); `ctc_deductions_esi`: ESI deduction (annual CTC); `ctc_deductions_professionalTax`: Professional tax deduction (annual CTC); `ctc_deductions_labourWelfareFund`: Labour welfare fund deduction (annual CTC); `ctc_deductions_misc`: Other deductions (annual CTC); `ctc_deductions_nps`: NPS deduction (annual CTC); `monthly_month`: Pay month (monthly pay); `monthly_year`: Pay year (monthly pay); `monthly_basic`: Basic pay (monthly pay); `monthly_dearnessAllowance`: Dearness allowance (DA) (monthly pay); `monthly_hra`: House rent allowance (HRA) (monthly pay); `monthly_medicalAllowance`: Medical allowance (monthly pay); `monthly_travelAllowance`: Travel allowance (monthly pay); `monthly_specialAllowance`: Special allowance (monthly pay); `monthly_flexiBasketAllowance`: Flexible benefits (flexi basket) (monthly pay); `monthly_gratuity`: Gratuity (monthly pay); `monthly_otherAllowance`: Other allowances (monthly pay); `monthly_fixedPay`: Fixed pay (monthly pay); `monthly_grossPay`: Gross pay (monthly pay); `monthly_taxRegime`: Income tax regime (monthly pay); `monthly_bonus_joining`: Joining bonus (monthly pay); `monthly_bonus_referral`: Referral bonus (monthly pay); `monthly_bonus_retention`: Retention bonus (monthly pay); `monthly_bonus_performance`: Performance bonus (monthly pay); `monthly_bonus_relocation`: Relocation bonus (monthly pay); `monthly_bonus_misc`: Other bonuses (monthly pay); `monthly_deductions_pf`: Provident fund (PF) deduction (monthly pay); `monthly_deductions_esi`: ESI deduction (monthly pay); `monthly_deductions_professionalTax`: Professional tax deduction (monthly pay); `monthly_deductions_labourWelfareFund`: Labour welfare fund deduction (monthly pay); `monthly_deductions_misc`: Other deductions (monthly pay); `monthly_deductions_nps`: NPS deduction (monthly pay); `monthly_deductions_tds`: Income tax deducted at source (TDS) (monthly pay); `monthly_deductions_medicalClaimDeduction`: Medical claim deduction (monthly pay); `monthly_deductions_groupTermInsuranceDeductions`: Group term insurance deduction (monthly pay); `monthly_deductions_earlyWageDeduction`: Early wage (salary advance) deduction (monthly pay); `monthly_reimbursements`: Reimbursements (monthly pay) */
+                        ctc_details_fields?: {
+                            [key: string]: -1 | 0 | 1;
+                        };
+                    };
                 };
             };
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3793,17 +3726,18 @@ export interface operations {
                         message: "success";
                         data: {
                             /** Format: uuid */
-                            id: string;
-                            url: string;
-                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
-                            created_at: string;
-                            /** @description The Standard Webhooks signing secret; shown in this answer only. */
-                            secret: string;
+                            org_id: string;
+                            access_token: string;
+                            /** @constant */
+                            exp: 3600;
+                            corporate_reference_data: {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid Email Passed!` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3886,742 +3820,6 @@ export interface operations {
             };
         };
     };
-    removeEventEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @constant */
-                            removed: true;
-                            cancelled_deliveries: number;
-                        };
-                    };
-                };
-            };
-            /** @description `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    rotateEventEndpointSecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description The Standard Webhooks signing secret; shown in this answer only. */
-                            secret: string;
-                            previous_secret_expires_at: string;
-                        };
-                    };
-                };
-            };
-            /** @description `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    testEventEndpoint: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            202: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            event_id: string;
-                            /** Format: uuid */
-                            delivery_id: string;
-                            /** @constant */
-                            type: "endpoint.test";
-                        };
-                    };
-                };
-            };
-            /** @description `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listEventDeliveries: {
-        parameters: {
-            query?: {
-                page?: number;
-                page_size?: number;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        pageInfo: {
-                            totalPages: number;
-                            totalItems: number;
-                            /** @description Entries in this page. */
-                            items: number;
-                            next: boolean;
-                            previous: boolean;
-                        };
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            event_id: string;
-                            type: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "failed" | "cancelled";
-                            attempts: number;
-                            last_attempt_at: string | null;
-                            last_http_status: number | null;
-                            last_error: string | null;
-                            created_at: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.`; `Invalid page.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    replayEventDelivery: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            202: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            event_id: string;
-                            /** @constant */
-                            status: "pending";
-                        };
-                    };
-                };
-            };
-            /** @description `<field>: <reason>` (validation failure) */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Not found.` */
-            404: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createSdkToken: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    email: string;
-                    org_name: string;
-                    fullname: string;
-                    remote_org_id?: string;
-                    corporate_reference_data?: {
-                        unique_id?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                    data_model_flags?: {
-                        /** @description `name`: Full name; `email`: Work e-mail address; `personalEmail`: Personal e-mail address; `doj`: Date of joining; `dob`: Date of birth; `status`: Employment status (active, inactive, left); `employmentType`: Employment type (full time, part time, contract, intern); `gender`: Gender; `maritalStatus`: Marital status; `pan`: PAN (Permanent Account Number) (sensitive); `aadhar`: Aadhaar number (sensitive); `uan`: UAN (Universal Account Number, EPF) (sensitive); `mobileNumber`: Mobile number; `nationality`: Nationality; `fatherName`: Father's name; `bloodGroup`: Blood group; `designation`: Designation; `department`: Department; `grade`: Grade; `groupName`: Group; `costCenter`: Cost centre; `companyName`: Company name; `terminationDate`: Date of leaving; `manager`: Manager's name; `managerEmail`: Manager's e-mail address; `managerEmail2`: Manager's e-mail address (level 2); `managerEmail3`: Manager's e-mail address (level 3); `managerEmail4`: Manager's e-mail address (level 4); `managerEmail5`: Manager's e-mail address (level 5); `countryCode`: Phone country code; `bankDetails_accountNumber`: Bank account number (sensitive); `bankDetails_ifscCode`: Bank IFSC code (sensitive); `bankDetails_bankName`: Bank name (sensitive); `currentAddress_addressPincode`: Current address: PIN code; `currentAddress_addressCity`: Current address: city; `currentAddress_addressCountry`: Current address: country; `currentAddress_addressState`: Current address: state; `currentAddress_addressLine`: Current address: street; `permanentAddress_addressPincode`: Permanent address: PIN code; `permanentAddress_addressCity`: Permanent address: city; `permanentAddress_addressCountry`: Permanent address: country; `permanentAddress_addressState`: Permanent address: state; `permanentAddress_addressLine`: Permanent address: street; `jobLocation_pincode`: Work location: PIN code; `jobLocation_city`: Work location: city; `employeeMetadata_marriageDate`: Date of marriage */
-                        detail_info_fields?: {
-                            [key: string]: -1 | 0 | 1;
-                        };
-                        /** @description `dependentDetails_name`: Dependant's name; `dependentDetails_relation`: Dependant's relationship; `dependentDetails_dob`: Dependant's date of birth; `dependentDetails_email`: Dependant's e-mail address; `dependentDetails_gender`: Dependant's gender; `dependentDetails_mobileNumber`: Dependant's mobile number; `dependentDetails_profession`: Dependant's profession */
-                        dependent_details_fields?: {
-                            [key: string]: -1 | 0 | 1;
-                        };
-                        /** @description `ctc_basic`: Basic pay (annual CTC); `ctc_dearnessAllowance`: Dearness allowance (DA) (annual CTC); `ctc_hra`: House rent allowance (HRA) (annual CTC); `ctc_gratuity`: Gratuity (annual CTC); `ctc_medicalAllowance`: Medical allowance (annual CTC); `ctc_travelAllowance`: Travel allowance (annual CTC); `ctc_specialAllowance`: Special allowance (annual CTC); `ctc_otherAllowance`: Other allowances (annual CTC); `ctc_flexiBasketAllowance`: Flexible benefits (flexi basket) (annual CTC); `ctc_grossPay`: Gross pay (annual CTC); `ctc_fixedPay`: Fixed pay (annual CTC); `ctc_taxRegime`: Income tax regime (annual CTC); `ctc_bonus_joining`: Joining bonus (annual CTC); `ctc_bonus_referral`: Referral bonus (annual CTC); `ctc_bonus_retention`: Retention bonus (annual CTC); `ctc_bonus_performance`: Performance bonus (annual CTC); `ctc_bonus_relocation`: Relocation bonus (annual CTC); `ctc_bonus_misc`: Other bonuses (annual CTC); `ctc_deductions_pf`: Provident fund (PF) deduction (annual CTC); `ctc_deductions_esi`: ESI deduction (annual CTC); `ctc_deductions_professionalTax`: Professional tax deduction (annual CTC); `ctc_deductions_labourWelfareFund`: Labour welfare fund deduction (annual CTC); `ctc_deductions_misc`: Other deductions (annual CTC); `ctc_deductions_nps`: NPS deduction (annual CTC); `monthly_month`: Pay month (monthly pay); `monthly_year`: Pay year (monthly pay); `monthly_basic`: Basic pay (monthly pay); `monthly_dearnessAllowance`: Dearness allowance (DA) (monthly pay); `monthly_hra`: House rent allowance (HRA) (monthly pay); `monthly_medicalAllowance`: Medical allowance (monthly pay); `monthly_travelAllowance`: Travel allowance (monthly pay); `monthly_specialAllowance`: Special allowance (monthly pay); `monthly_flexiBasketAllowance`: Flexible benefits (flexi basket) (monthly pay); `monthly_gratuity`: Gratuity (monthly pay); `monthly_otherAllowance`: Other allowances (monthly pay); `monthly_fixedPay`: Fixed pay (monthly pay); `monthly_grossPay`: Gross pay (monthly pay); `monthly_taxRegime`: Income tax regime (monthly pay); `monthly_bonus_joining`: Joining bonus (monthly pay); `monthly_bonus_referral`: Referral bonus (monthly pay); `monthly_bonus_retention`: Retention bonus (monthly pay); `monthly_bonus_performance`: Performance bonus (monthly pay); `monthly_bonus_relocation`: Relocation bonus (monthly pay); `monthly_bonus_misc`: Other bonuses (monthly pay); `monthly_deductions_pf`: Provident fund (PF) deduction (monthly pay); `monthly_deductions_esi`: ESI deduction (monthly pay); `monthly_deductions_professionalTax`: Professional tax deduction (monthly pay); `monthly_deductions_labourWelfareFund`: Labour welfare fund deduction (monthly pay); `monthly_deductions_misc`: Other deductions (monthly pay); `monthly_deductions_nps`: NPS deduction (monthly pay); `monthly_deductions_tds`: Income tax deducted at source (TDS) (monthly pay); `monthly_deductions_medicalClaimDeduction`: Medical claim deduction (monthly pay); `monthly_deductions_groupTermInsuranceDeductions`: Group term insurance deduction (monthly pay); `monthly_deductions_earlyWageDeduction`: Early wage (salary advance) deduction (monthly pay); `monthly_reimbursements`: Reimbursements (monthly pay) */
-                        ctc_details_fields?: {
-                            [key: string]: -1 | 0 | 1;
-                        };
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The id of this request; equals the `X-Request-Id` header.
-                         */
-                        requestId: string;
-                        /** @constant */
-                        message: "success";
-                        data: {
-                            /** Format: uuid */
-                            org_id: string;
-                            access_token: string;
-                            /** @constant */
-                            exp: 3600;
-                            corporate_reference_data: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_email`: `Invalid Email Passed!` */
-            400: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
-            401: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
-            409: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `body_too_large`: `Request body too large` */
-            413: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
-            415: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
-            422: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
-            429: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: `Internal Server Error` */
-            500: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
-            503: {
-                headers: {
-                    /** @description The request id (UUID v4), on every answer. */
-                    "X-Request-Id"?: string;
-                    /** @description Whole seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getConnectPage: {
         parameters: {
             query?: never;
@@ -4642,7 +3840,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4653,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4707,7 +3905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4718,7 +3916,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `invalid_token`: `Invalid token.` */
+            /** @description `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4729,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4740,7 +3938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4751,7 +3949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4764,7 +3962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4775,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4833,8 +4031,7 @@ export interface operations {
                             };
                             user: {
                                 email: string;
-                                /** @description The name this session's SDK token request gave (the issuing vendor's words, never another vendor's), or null when it kept none. */
-                                fullname: string | null;
+                                fullname: string;
                             };
                             required_data_points: string[];
                             optional_data_points: string[];
@@ -4908,7 +4105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4919,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4932,7 +4129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4943,7 +4140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5007,7 +4204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5018,7 +4215,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5029,7 +4226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `proof_failed`: `Proof of control failed` */
+            /** @description `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5040,7 +4237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5051,7 +4248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5062,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5073,7 +4270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5086,7 +4283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5097,7 +4294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5151,7 +4348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5162,7 +4359,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5173,7 +4370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `proof_failed`: `Proof of control failed` */
+            /** @description `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5184,7 +4381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5195,7 +4392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5206,7 +4403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5217,7 +4414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5230,7 +4427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5241,7 +4438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5288,7 +4485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5299,7 +4496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5310,7 +4507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5321,7 +4518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5334,7 +4531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5345,7 +4542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5398,7 +4595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5409,7 +4606,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5420,7 +4617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `proof_failed`: `Proof of control failed` */
+            /** @description `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5431,7 +4628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5442,7 +4639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5453,7 +4650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5464,7 +4661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5477,7 +4674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5488,7 +4685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5541,7 +4738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5552,7 +4749,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5563,7 +4760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `proof_failed`: `Proof of control failed` */
+            /** @description `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5574,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5585,7 +4782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `body_too_large`: `Request body too large` */
+            /** @description `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5596,7 +4793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_media_type`: `Unsupported media type` */
+            /** @description `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5607,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5620,7 +4817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5631,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5675,7 +4872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5686,7 +4883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
+            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5697,7 +4894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5710,7 +4907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5721,7 +4918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5763,7 +4960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5774,7 +4971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5824,7 +5021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5883,7 +5080,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5894,7 +5091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            /** @description `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5907,7 +5104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5918,7 +5115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5982,7 +5179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5993,7 +5190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -6028,7 +5225,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `internal_error`: `Internal Server Error` */
+            /** @description `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -6039,7 +5236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */

@@ -28,10 +28,12 @@ import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128130000 } from './Migration20261128130000';
 import { Migration20261129010000 } from './Migration20261129010000';
+import { Migration20261206020000 } from './Migration20261206020000';
 import { Migration20261206030000 } from './Migration20261206030000';
 import { Migration20261206050000 } from './Migration20261206050000';
 import { Migration20261206060000 } from './Migration20261206060000';
 import type { MigrationKeys } from './keys';
+
 
 
 export const migrationsList = (keys: MigrationKeys | null) => [
@@ -60,6 +62,7 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261129010000', class: Migration20261129010000 },
+  { name: 'Migration20261206020000', class: Migration20261206020000 },
   { name: 'Migration20261206030000', class: Migration20261206030000 },
   { name: 'Migration20261206050000', class: Migration20261206050000 },
   { name: 'Migration20261206060000', class: Migration20261206060000 },

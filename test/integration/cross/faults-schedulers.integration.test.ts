@@ -58,6 +58,7 @@ describe('schedulers after Redis restarts empty', () => {
       orgs.push({ id: c.org.id, uuid: c.org.uuid, freq });
     }
     const expected: Record<string, number> = {
+      'credential-sweep': 15_000,
       'events-consent-scan': ctx.config.HRX_EVENTS_CONSENT_SCAN_MS,
       'events-relay': ctx.config.HRX_EVENTS_RELAY_MS,
       'retention-purge': ctx.config.HRX_RETENTION_PURGE_MS,

@@ -45,6 +45,7 @@ describe('housekeeping jobs on a queue of their own', () => {
     expect(Object.fromEntries((await housekeepingQueue.queue.getJobSchedulers(0, -1)).map((s) => [s.key, Number(s.every)]))).toStrictEqual({
       'events-relay': 200,
       'events-consent-scan': 300,
+      'credential-sweep': 15_000,
     });
     // The older hrx's schedulers are gone from the events queue, with their next jobs.
     expect(await eventsQueue.queue.getJobSchedulers(0, -1)).toStrictEqual([]);

@@ -53,12 +53,13 @@ describe('service key rotation', () => {
   it('rotates through the CLI, serves the retired key in grace, expires it after, and keeps the JWKS in step', async () => {
     const first = await jwks();
     const k1 = first.keys.find((k) => k.use === 'enc')!;
-    const s1 = first.keys.find((k) => k.use === 'sig')!;
+    const s1 = first.keys.find((k) => k.use === 'sig' && k.alg === 'RS256')!;
+    const e1 = first.keys.find((k) => k.alg === 'ES256')!;
     const toK1 = await request(k1);
 
     const rotated = await hrxJson(['service-keys', 'rotate'], app.env);
-    expect(Object.keys(rotated)).toEqual(['enc', 'sig', 'retired', 'retired_until']);
-    expect(rotated.retired.sort()).toEqual([k1.kid, s1.kid].sort());
+    expect(Object.keys(rotated)).toEqual(['enc', 'sig', 'credential_sig', 'retired', 'retired_until']);
+    expect(rotated.retired.sort()).toEqual([k1.kid, s1.kid, e1.kid].sort());
     expect(Math.abs(Date.parse(rotated.retired_until) - Date.now() - 24 * 3_600_000)).toBeLessThan(120_000);
 
     // Encrypted to the retired key before the rotation: still served (24 h grace).
@@ -72,23 +73,23 @@ describe('service key rotation', () => {
     const second = await waitFor(
       async () => {
         const s = await jwks();
-        return s.keys.length === 4 ? s : null;
+        return s.keys.length === 6 ? s : null;
       },
       15_000,
       250,
     );
     expect(
       second.keys
-        .slice(0, 2)
+        .slice(0, 3)
         .map((k) => k.kid)
         .sort(),
-    ).toEqual([rotated.enc, rotated.sig].sort());
+    ).toEqual([rotated.enc, rotated.sig, rotated.credential_sig].sort());
     expect(
       second.keys
-        .slice(2)
+        .slice(3)
         .map((k) => k.kid)
         .sort(),
-    ).toEqual([k1.kid, s1.kid].sort());
+    ).toEqual([k1.kid, s1.kid, e1.kid].sort());
     expect(second.keys.find((k) => k.use === 'enc')!.kid).toBe(rotated.enc);
     const k2 = encKey(second, rotated.enc);
     const r2 = await post(await request(k2));
@@ -123,11 +124,13 @@ describe('service key rotation', () => {
       private_jwk_enc: string;
       public_jwk: Record<string, unknown>;
     }[];
-    expect(rows.length).toBeGreaterThanOrEqual(8);
+    expect(rows.length).toBeGreaterThanOrEqual(12);
     for (const r of rows) {
       expect(r.private_jwk_enc).toMatch(/^v1\./);
       expect(r.private_jwk_enc).not.toContain('"d"');
-      expect(Object.keys(r.public_jwk).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect(Object.keys(r.public_jwk).sort()).toEqual(
+        r.public_jwk.kty === 'EC' ? ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] : ['alg', 'e', 'kid', 'kty', 'n', 'use'],
+      );
       expect(() => app.ctx.cipher.decrypt(r.private_jwk_enc, `service_key:${r.kid}`)).not.toThrow();
     }
     const [a, b] = rows;
@@ -144,10 +147,10 @@ describe('service key rotation', () => {
         store.createMissingServiceKeys((missing) => {
           made += missing.length;
           return Promise.resolve(
-            missing.map((use) => ({
-              kid: `race-${use}-${randomUUID()}`,
+            missing.map(({ use, alg }) => ({
+              kid: `race-${alg}-${randomUUID()}`,
               use,
-              alg: use === 'enc' ? ('RSA-OAEP-256' as const) : ('RS256' as const),
+              alg,
               privateJwkEnc: 'x',
               publicJwk: {},
             })),
@@ -155,9 +158,13 @@ describe('service key rotation', () => {
         }),
       ),
     );
-    expect(results.reduce((a, b) => a + b, 0)).toBe(2);
-    expect(made).toBe(2);
-    const current = (await dbQuery(app, 'select use from service_keys where retired_at is null order by use')).rows;
-    expect(current).toEqual([{ use: 'enc' }, { use: 'sig' }]);
+    expect(results.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(made).toBe(3);
+    const current = (await dbQuery(app, 'select use, alg from service_keys where retired_at is null order by use, alg')).rows;
+    expect(current).toEqual([
+      { use: 'enc', alg: 'RSA-OAEP-256' },
+      { use: 'sig', alg: 'ES256' },
+      { use: 'sig', alg: 'RS256' },
+    ]);
   });
 });

@@ -12,11 +12,12 @@ afterAll(async () => {
 });
 
 describe('GET /.well-known/jwks.json', () => {
-  it('serves public keys only, one per use', async () => {
+  it('serves public keys only, one per kind (enc RSA-OAEP-256, sig RS256, sig ES256)', async () => {
     const res = await call(`${app.url}/.well-known/jwks.json`);
     expect(res.status).toBe(200);
     const uses = (res.body.keys as { use: string }[]).map((k) => k.use).sort();
-    expect(uses).toStrictEqual(['enc', 'sig']);
+    expect(uses).toStrictEqual(['enc', 'sig', 'sig']);
+    expect((res.body.keys as { alg: string }[]).map((k) => k.alg).sort()).toStrictEqual(['ES256', 'RS256', 'RSA-OAEP-256']);
     for (const k of res.body.keys) expect(k).not.toHaveProperty('d');
   });
 

@@ -40,6 +40,7 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
     ].map((k) => [k, { 409: 'a request with the same Idempotency-Key still running: cross/idempotency (concurrent duplicates)' }]),
   ),
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
+  'POST /api/credentials/employment/': { 403: 'needs a connection requiring consent: credentials/issue-employment-credential-refusals' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   // The self-service ids are any text (a malformed one is 404, as an unknown one): no path segment fails them.
@@ -276,6 +277,33 @@ describe('vendor self-service answers as documented', () => {
     await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', {}, 401);
     await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', { headers: vendorHeaders() }, 404);
     await expectAnswer('DELETE', one, '/api/vendor/keys/nope/', { headers: vendorHeaders(), source: LOCKED }, 429);
+  });
+});
+
+describe('credentials answer as documented', () => {
+  it('issue, view, revoke, status lists', async () => {
+    const p = '/api/credentials/employment/';
+    const good = { org: c.org.uuid, employee_id: 'E1' };
+    const v2Headers = { authorization: v2.apiKey };
+    await expectAnswer('POST', p, p, { json: good }, 401);
+    await expectAnswer('POST', p, p, { json: { ...good, months: 13 }, headers: v2Headers }, 400);
+    await expectAnswer('POST', p, p, { json: { ...good, org: randomUUID() }, headers: v2Headers }, 404);
+    await expectAnswer('POST', p, p, { json: good, headers: vendorHeaders() }, 409); // a vendor without a registered key
+    await bodyLimits('POST', p, p, v2Headers);
+    await expectAnswer('POST', p, p, { json: good, headers: v2Headers, source: LOCKED }, 429);
+    const issued = await expectAnswer('POST', p, p, { json: good, headers: v2Headers }, 201);
+    const id = (issued.body as { data: { credential_id: string } }).data.credential_id;
+    const one = '/api/credentials/{credential_id}/';
+    for (const method of ['GET', 'DELETE']) {
+      await expectAnswer(method, one, `/api/credentials/${id}/`, {}, 401);
+      await expectAnswer(method, one, '/api/credentials/not-a-uuid/', { headers: v2Headers }, 400);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: vendorHeaders() }, 404);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: v2Headers, source: LOCKED }, 429);
+      await expectAnswer(method, one, `/api/credentials/${id}/`, { headers: v2Headers }, 200);
+    }
+    const list = '/credentials/status/{list}';
+    await expectAnswer('GET', list, '/credentials/status/x', {}, 400);
+    await expectAnswer('GET', list, '/credentials/status/987654', {}, 404);
   });
 });
 
