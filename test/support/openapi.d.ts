@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * How fresh the calling vendor's data of a client org is: the connection's HRMS health, its syncs, employees served, coverage.
-         * @description `health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A pending connection is answered (no coverage); a client org the vendor has no pending or approved connection with is `404 Not found.`.
+         * @description `health`: `not_configured`, `syncing`, `healthy`, `needs_reauth` (the HRMS refused the stored credentials: the employer must post them again), `failing` (the last three syncs failed for other reasons). Times are ISO 8601 UTC, null when none. `coverage` maps each data point the connection shares to the share (0..1) of employees with a value in the last full sync (null until one recorded it). A client org the vendor has no approved connection with (none, pending, rejected, terminated) is `404 Not found.`, the same bytes as an unknown org.
          */
         get: operations["getConnectionStatus"];
         put?: never;
@@ -284,6 +284,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/vendor/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the calling vendor's public keys (V2 and the credential), revoked ones included, newest first. */
+        get: operations["listVendorKeys"];
+        put?: never;
+        /**
+         * Registers a public RSA key of the calling vendor (2048 to 8192 bits); answers `201` with the key as listed.
+         * @description `jwk` is the PUBLIC JWK (no private members); its `kid`, else its RFC 7638 thumbprint, names it and must be new for the vendor (revoked keys included). `use`/`alg` (`sig`/`RS256`, `enc`/`RSA-OAEP-256`) limit what it serves; V2 answers are encrypted to the newest active key that can encrypt.
+         */
+        post: operations["addVendorKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/keys/{kid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revokes one of the calling vendor's keys: V2 requests it signed are refused in every API process within 5 seconds.
+         * @description Another vendor's key, a revoked one and an unknown `kid` are `404 Not found.` alike.
+         */
+        delete: operations["revokeVendorKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -298,6 +339,127 @@ export interface paths {
         get: operations["getJwks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/endpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lists the calling vendor's active event endpoints, oldest first (never a secret). */
+        get: operations["listEventEndpoints"];
+        put?: never;
+        /**
+         * Registers an event endpoint of the calling vendor; answers `201` with its signing secret, shown this once.
+         * @description `url` must use https (http only on a loopback host where the operator allows it), carry no user info or fragment, and its host must not be or resolve to a private, loopback, link-local or reserved address (checked now and again at every delivery). `events` (default: every type) subscribes to those types only.
+         */
+        post: operations["addEventEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/endpoints/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Removes one of the calling vendor's endpoints: no new deliveries, its pending ones cancelled.
+         * @description Another vendor's endpoint, a removed one and an unknown id are `404 Not found.` alike.
+         */
+        delete: operations["removeEventEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/endpoints/{id}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret for one of the calling vendor's endpoints, shown this once.
+         * @description Until `previous_secret_expires_at` (24 hours) every delivery carries two signatures, `v1,<new> v1,<old>` (Standard Webhooks), so a receiver verifies with either secret while it switches.
+         */
+        post: operations["rotateEventEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/endpoints/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends an `endpoint.test` event to one of the calling vendor's endpoints through the outbox; answers `202`.
+         * @description Signed, retried and recorded like every event; its delivery shows in the endpoint's deliveries.
+         */
+        post: operations["testEventEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/endpoints/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint's deliveries, newest first: event id, type, status, attempts and the last attempt's outcome (never the payload).
+         * @description Paged: `page` (default 1), `page_size` (default 20, at most 100).
+         */
+        get: operations["listEventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vendor/deliveries/{id}/replay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends one of the calling vendor's deliveries again: the same event (same `webhook-id`) to the same endpoint; answers `202`.
+         * @description An ended delivery gets the whole retry schedule again; a pending one is queued as it is. The endpoint must still be registered. Another vendor's delivery is `404 Not found.`.
+         */
+        post: operations["replayEventDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -838,7 +1000,7 @@ export interface components {
             grant_type: string;
             /** Format: uri */
             hrms_host: string;
-            /** @description Label tables for enumerations a product sends as numbers without published meanings (keka only; src/hrms/keka/README.md): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
+            /** @description Label tables for enumerations a product sends as numbers without published meanings (only products whose page, listed in docs/hrms/README.md, says they take them): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`. */
             enum_labels?: {
                 [key: string]: {
                     [key: string]: string;
@@ -992,6 +1154,8 @@ export interface components {
              */
             requestId: string;
             /** @constant */
+            error: "validation_failed";
+            /** @constant */
             code: 400;
             /** @description Names the first bad field: `<field>: <reason>`. */
             message: string;
@@ -1002,18 +1166,26 @@ export interface components {
                 }[];
             };
         };
-        /** @description The error envelope: `{requestId, message, data: null}`. */
+        /** @description The error envelope: `{requestId, error, message, data: null}`. */
         Error: {
             /**
              * Format: uuid
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             message: string;
             data: null;
         };
+        /**
+         * @description The stable snake_case code of the error (docs/errors.md "Error codes"); the operation's answer lists which it sends.
+         * @enum {string}
+         */
+        ErrorCode: "credentials_missing" | "invalid_token" | "invalid_client_credentials" | "source_permission_denied" | "proof_failed" | "consent_not_found" | "consent_not_in_force" | "invalid_connection_id" | "invalid_organisation_id" | "connection_terminated" | "employee_not_found" | "not_found" | "invalid_page" | "client_org_not_found" | "method_not_allowed" | "connection_already_terminated" | "connection_already_decided" | "idempotency_key_in_use" | "idempotency_key_reused" | "no_registered_key" | "sync_in_progress" | "invalid_email" | "validation_failed" | "malformed_json" | "hrms_credentials_rejected" | "invalid_encrypted_payload" | "body_too_large" | "unsupported_media_type" | "throttled" | "internal_error" | "service_unavailable";
         /** @description The one error body without `requestId`. */
         PermissionDenied: {
+            /** @constant */
+            error: "source_permission_denied";
             /** @constant */
             message: "Source Permission denied";
             data: Record<string, never>;
@@ -1025,6 +1197,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             code: number;
             message: string;
             data: null;
@@ -1087,6 +1260,7 @@ export interface components {
              * @description The id of this request; equals the `X-Request-Id` header.
              */
             requestId: string;
+            error: components["schemas"]["ErrorCode"];
             status: number;
             message: string;
             data: null;
@@ -1165,7 +1339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1176,7 +1350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1187,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1198,7 +1372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Connection terminated`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1209,7 +1383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1222,7 +1396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1233,7 +1407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1251,7 +1425,10 @@ export interface operations {
     updateEmployees: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1291,7 +1468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1302,7 +1479,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1313,7 +1490,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1324,7 +1512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1335,7 +1523,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1348,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1359,7 +1558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1425,7 +1624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1436,7 +1635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1447,7 +1646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1458,7 +1657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1471,7 +1670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1482,7 +1681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1500,7 +1699,10 @@ export interface operations {
     eraseEmployee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1536,7 +1738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1547,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1558,7 +1760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Employee not found` */
+            /** @description `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1569,7 +1771,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1580,7 +1793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1591,7 +1804,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1604,7 +1828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1615,7 +1839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1652,7 +1876,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgRecord"];
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1663,7 +1887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1674,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1685,7 +1909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1698,7 +1922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1709,7 +1933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1765,7 +1989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1776,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1787,7 +2011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1798,7 +2022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1811,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1822,7 +2046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1840,7 +2064,10 @@ export interface operations {
     terminateConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1850,6 +2077,9 @@ export interface operations {
                     client_org: string;
                 };
                 "application/x-www-form-urlencoded": {
+                    client_org: string;
+                };
+                "application/json": {
                     client_org: string;
                 };
             };
@@ -1882,7 +2112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1893,7 +2123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1904,7 +2134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `No organisation found with the given client_org` */
+            /** @description `client_org_not_found`: `No organisation found with the given client_org` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1915,7 +2145,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"];
                 };
             };
-            /** @description `Conflict! Connection already terminated` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1923,10 +2153,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StatusError"];
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1937,7 +2167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1948,7 +2178,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection cannot be terminated while sync is in progress` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `sync_in_progress`: `Connection cannot be terminated while sync is in progress` */
             423: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1959,7 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1972,7 +2213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1983,7 +2224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2029,7 +2270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2040,7 +2281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2051,7 +2292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2062,7 +2303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2075,7 +2316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2086,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2104,7 +2345,10 @@ export interface operations {
     syncConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 client_org: string;
             };
@@ -2136,7 +2380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2147,7 +2391,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2158,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2169,7 +2413,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2180,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2191,7 +2446,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2204,7 +2470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2215,7 +2481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2233,7 +2499,10 @@ export interface operations {
     setupConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2278,7 +2547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2289,7 +2558,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid client credentials.` */
+            /** @description `invalid_client_credentials`: `Invalid client credentials.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2300,7 +2569,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2311,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2322,7 +2602,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2335,7 +2626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2346,7 +2637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2411,7 +2702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2422,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2433,7 +2724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid page.` */
+            /** @description `invalid_page`: `Invalid page.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2444,7 +2735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2457,7 +2748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2468,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2486,7 +2777,10 @@ export interface operations {
     submitConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2524,7 +2818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2535,7 +2829,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2546,7 +2840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2557,7 +2851,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2568,7 +2873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2579,7 +2884,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2592,7 +2908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2603,7 +2919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2621,7 +2937,10 @@ export interface operations {
     revokeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2659,7 +2978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2670,7 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2681,7 +3000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired` */
+            /** @description `consent_not_in_force`: `Consent not found or expired` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2692,7 +3011,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2703,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2714,7 +3044,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2727,7 +3068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2738,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2756,7 +3097,10 @@ export interface operations {
     revokeEmployeeConsent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2796,7 +3140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2807,7 +3151,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2818,7 +3162,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2829,7 +3184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2840,7 +3195,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2853,7 +3219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2864,7 +3230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2919,7 +3285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid encrypted payload` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_encrypted_payload`: `Invalid encrypted payload` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2930,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2941,7 +3307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired`; `Source Permission denied` */
+            /** @description `consent_not_found`: `Consent not found or expired`; `source_permission_denied`: `Source Permission denied` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2952,7 +3318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `Invalid Connection ID`; `Employee not found` */
+            /** @description `invalid_connection_id`: `Invalid Connection ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2963,7 +3329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2974,7 +3340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2985,7 +3351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -2998,7 +3364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3009,7 +3375,331 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listVendorKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            kid: string;
+                            bits: number;
+                            use: string | null;
+                            alg: string | null;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
+                            created_at: string;
+                            revoked_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addVendorKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    jwk: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            kid: string;
+                            bits: number;
+                            use: string | null;
+                            alg: string | null;
+                            /** @enum {string} */
+                            status: "active" | "revoked";
+                            created_at: string;
+                            revoked_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: `Unsupported media type` */
+            415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeVendorKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            kid: string;
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3068,7 +3758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3079,7 +3769,781 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    events?: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                            created_at: string;
+                            /** @description The Standard Webhooks signing secret; shown in this answer only. */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
+            413: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: `Unsupported media type` */
+            415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @constant */
+                            removed: true;
+                            cancelled_deliveries: number;
+                        };
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateEventEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The Standard Webhooks signing secret; shown in this answer only. */
+                            secret: string;
+                            previous_secret_expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testEventEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            event_id: string;
+                            /** Format: uuid */
+                            delivery_id: string;
+                            /** @constant */
+                            type: "endpoint.test";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        pageInfo: {
+                            totalPages: number;
+                            totalItems: number;
+                            /** @description Entries in this page. */
+                            items: number;
+                            next: boolean;
+                            previous: boolean;
+                        };
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            event_id: string;
+                            type: string;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed" | "cancelled";
+                            attempts: number;
+                            last_attempt_at: string | null;
+                            last_http_status: number | null;
+                            last_error: string | null;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.`; `invalid_page`: `Invalid page.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayEventDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            event_id: string;
+                            /** @constant */
+                            status: "pending";
+                        };
+                    };
+                };
+            };
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: `Not found.` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3138,7 +4602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3149,7 +4613,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3160,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired` */
+            /** @description `consent_not_found`: `Consent not found or expired` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3171,7 +4635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3182,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `No registered key` */
+            /** @description `no_registered_key`: `No registered key` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3193,7 +4657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3204,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3215,7 +4679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3228,7 +4692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3239,7 +4703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3291,7 +4755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3302,7 +4766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3313,7 +4777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3324,7 +4788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3337,7 +4801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3348,7 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3400,7 +4864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3411,7 +4875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3422,7 +4886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3433,7 +4897,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3446,7 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3457,7 +4921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3494,7 +4958,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3505,7 +4969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Not found.` */
+            /** @description `not_found`: `Not found.` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3516,7 +4980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3527,7 +4991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3589,7 +5053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3600,7 +5064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3645,7 +5109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3656,7 +5120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3674,7 +5138,10 @@ export interface operations {
     createSdkToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3737,7 +5204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `Invalid Email Passed!` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `invalid_email`: `Invalid Email Passed!` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3748,7 +5215,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3759,7 +5226,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3770,7 +5248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3781,7 +5259,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3794,7 +5283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3805,7 +5294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3840,7 +5329,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3851,7 +5340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3905,7 +5394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3916,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Invalid token.` */
+            /** @description `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3927,7 +5416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3938,7 +5427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3949,7 +5438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3962,7 +5451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -3973,7 +5462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4031,7 +5520,8 @@ export interface operations {
                             };
                             user: {
                                 email: string;
-                                fullname: string;
+                                /** @description The name this session's SDK token request gave (the issuing vendor's words, never another vendor's), or null when it kept none. */
+                                fullname: string | null;
                             };
                             required_data_points: string[];
                             optional_data_points: string[];
@@ -4105,7 +5595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4116,7 +5606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4129,7 +5619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4140,7 +5630,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4204,7 +5694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure); `HRMS credentials rejected: <reason>` */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure); `hrms_credentials_rejected`: `HRMS credentials rejected: <reason>` */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4215,7 +5705,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4226,7 +5716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4237,7 +5727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4248,7 +5738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4259,7 +5749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4270,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4283,7 +5773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4294,7 +5784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4348,7 +5838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4359,7 +5849,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4370,7 +5860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4381,7 +5871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4392,7 +5882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4403,7 +5893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4414,7 +5904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4427,7 +5917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4438,7 +5928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4485,7 +5975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4496,7 +5986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4507,7 +5997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4518,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4531,7 +6021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4542,7 +6032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4595,7 +6085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4606,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4617,7 +6107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4628,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4639,7 +6129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4650,7 +6140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4661,7 +6151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4674,7 +6164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4685,7 +6175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4738,7 +6228,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Malformed JSON body`; `<field>: <reason>` (validation failure) */
+            /** @description `malformed_json`: `Malformed JSON body`; `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4749,7 +6239,7 @@ export interface operations {
                     "application/json": components["schemas"]["CodeError"] | components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4760,7 +6250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Proof of control failed` */
+            /** @description `proof_failed`: `Proof of control failed` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4771,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4782,7 +6272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request body too large` */
+            /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4793,7 +6283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Unsupported media type` */
+            /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4804,7 +6294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4817,7 +6307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4828,7 +6318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4872,7 +6362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4883,7 +6373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Connection already <status>`; `Conflict! Connection already terminated` */
+            /** @description `connection_already_decided`: `Connection already <status>`; `connection_already_terminated`: `Conflict! Connection already terminated` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4894,7 +6384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["StatusError"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4907,7 +6397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4918,7 +6408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4960,7 +6450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4971,7 +6461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5021,7 +6511,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5080,7 +6570,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5091,7 +6581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5104,7 +6594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5115,7 +6605,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5179,7 +6669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5190,7 +6680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5225,7 +6715,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5236,7 +6726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
