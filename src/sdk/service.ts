@@ -153,7 +153,6 @@ export function createSdkService(deps: SdkServiceDeps) {
       // against the vendor's daily limit, the connection's request and the revocation of its
       // earlier tokens together, so no approval sees the one without the other.
       const { org, created, connection, token } = await deps.transactor.transaction(async (tx) => {
-        if (issuedBy.apiKeyId !== null && !(await deps.orgs.holdActiveApiKey(issuedBy.apiKeyId, tx))) throw new AppError('AUTH_INVALID');
         const { org, created } = await deps.orgs.resolveClient(match, { name: req.org_name }, tx);
         if (!org.isClient || org.id === vendor.orgId) {
           throw AppError.validation([{ field, message: 'does not resolve to a client organisation' }]);
@@ -170,6 +169,8 @@ export function createSdkService(deps: SdkServiceDeps) {
           { sub: user.id, vendor_org: vendor.orgUuid, client_org: org.uuid, connection_id: connection.id, jti },
           await deps.signingKey(),
         );
+        // Checked last, so a revocation waits only for the insert and the commit.
+        if (issuedBy.apiKeyId !== null && !(await deps.orgs.holdActiveApiKey(issuedBy.apiKeyId, tx))) throw new AppError('AUTH_INVALID');
         await deps.store.issue(
           {
             jti,
