@@ -148,7 +148,7 @@ function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition,
     async take(signal) {
       watch.wait();
       try {
-        await inner.take(signal);
+        return await inner.take(signal);
       } finally {
         watch.resume();
       }
