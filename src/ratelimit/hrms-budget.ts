@@ -3,12 +3,14 @@
  * "Each HRMS tenant has one request budget shared by every hrx worker, set to the product's
  * published limit ... A sync waits for its budget rather than failing").
  *
- * A sliding-window log per tenant: a sorted set of the instants (Redis server time, ms) of the
- * requests of the last window. A request is allowed while the set holds fewer than `requests`
- * entries; otherwise the caller waits until the oldest leaves the window. Unlike a token bucket
- * or GCRA this never lets more than `requests` through in ANY window of `windowMs`, which is how
- * the products count (Keka: the 51st request within 60 s is refused). The window is widened by
- * `marginMs` because a request reaches the HRMS a little after it was counted here.
+ * A sliding-window log per tenant: a sorted set of the requests of the last window, each scored
+ * by the latest instant (Redis server time, ms) it may reach the HRMS: the take's instant plus
+ * `inFlightMs` while it is on its way, the answer's instant once `done` reports it. A request is
+ * allowed while fewer than `requests` entries score within the window; otherwise the caller waits
+ * until enough leave it. The HRMS receives a request between its take and its answer, so no window
+ * of `windowMs` at the HRMS ever holds more than `requests`, however late a request leaves after
+ * its take (docs/behaviour.md "Live reads and the HRMS budget"; Keka: the 51st request within 60 s
+ * is refused). The window is widened by `marginMs` for clock and network slack.
  *
  * `holdOff` sets a tenant-wide pause (a 429 with Retry-After, Zoho's 5-minute lock-out): every
  * worker waits it out instead of hammering.
