@@ -73,8 +73,9 @@ async function trial(seed: number): Promise<{ arrivals: number[]; limit: number;
       // Sent late (up to three windows), answered after up to a window, reported done a little later.
       const arrive = now + (r(0, 9) === 0 ? r(windowMs, 3 * windowMs) : r(0, 50));
       const answered = arrive + r(0, windowMs);
-      at(arrive, async (t) => {
+      at(arrive, (t) => {
         arrivals.push(t);
+        return Promise.resolve();
       });
       const outcome = r(0, 19); // 0: throttled (hold), 1-2: failed (retried), 3: the worker died mid-request
       if (outcome !== 3) at(answered + r(0, 200), (t) => redis.hrxBudgetDone(log, member, t).then(() => undefined));
