@@ -12,7 +12,7 @@
  * what the service throws (an HRMS error once its own retries are spent, a lost or held lock)
  * fails the attempt and BullMQ retries it with backoff.
  */
-import { UnrecoverableError, Worker } from 'bullmq';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisClient } from '../src/redis';
 import type { Logger } from '../src/logger';
 import type { JobOf, WorkerOf } from '../src/queue/bull';
@@ -50,6 +50,28 @@ export function failureReason(outcome: Extract<SyncOutcome, { status: 'failed' }
   return `sync run ${outcome.runId} failed: ${outcome.message}`;
 }
 
+/**
+ * A sync on demand may name a run id in a job's payload after this worker read it (the job was
+ * already taken): that promised run is then recorded as covered by this job's run, so every
+ * `sync_id` hrx answered becomes a run (docs/api.md "Sync on demand"). Best effort: the job's
+ * own outcome stands.
+ */
+async function coverPromise(
+  deps: SyncWorkerDeps,
+  worker: WorkerOf<SyncJobs>,
+  job: JobOf<SyncJobs>,
+  orgId: number,
+  trigger: SyncJobs['sync']['trigger'],
+): Promise<void> {
+  try {
+    const fresh = await Job.fromId(worker, String(job.id));
+    const promised = fresh && isSyncJobData(fresh.data) ? fresh.data.runId : undefined;
+    if (promised) await deps.sync.recordCovered(orgId, trigger, promised);
+  } catch (err) {
+    deps.log.warn({ jobId: job.id, err: err instanceof Error ? err.message : String(err) }, 'promised sync run not recorded');
+  }
+}
+
 /** Starts a worker; `close()` waits for the running jobs to finish. */
 export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
   const worker: WorkerOf<SyncJobs> = new Worker(
@@ -73,6 +95,7 @@ export function startSyncWorker(deps: SyncWorkerDeps): WorkerOf<SyncJobs> {
         // Kept by BullMQ in Redis: never a driver message that may quote a page's values.
         throw safeJobError(err);
       }
+      if (!runId) await coverPromise(deps, worker, job, orgId, trigger);
       if (outcome.status !== 'skipped') await logHealth(deps, job, orgId);
       // The run's own reason (hrx-written: an HRMS error's kind and message, or `internal error`),
       // outside the catch: it must stay an UnrecoverableError with its text.

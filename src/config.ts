@@ -162,6 +162,15 @@ export const configSchema = z.object({
     .max(1e9)
     .default(120)
     .describe('Requests per Connect session per window (a bucket of its own, keyed by the session), shared by every API process; `0` disables the limit.'),
+  HRX_SDK_CREATIONS_PER_DAY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1e9)
+    .default(100)
+    .describe(
+      'Client orgs, and users, that one vendor’s SDK token requests may create in any 24 hours (each kind counted apart); past it the request is `429` with `Retry-After` and creates nothing; `0` disables the limit.',
+    ),
   HRX_RATE_LIMIT_WINDOW_MS: z.coerce
     .number()
     .int()

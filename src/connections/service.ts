@@ -5,7 +5,7 @@
 import { ALL_DATA_POINTS, EVERY_DATA_POINT, isDataPoint } from '../domain/data-points';
 import { NOT_AVAILABLE } from '../domain/record';
 import type { Connection, ConnectionDecider, ConnectionStatus } from '../db/entities';
-import type { TransactionOptions, Transactor } from '../db/tx';
+import type { TransactionOptions, Transactor, Tx } from '../db/tx';
 import { AppError } from '../errors';
 import type { Staged } from '../events/types';
 import type { OrgStore } from '../orgs/store';
@@ -81,7 +81,15 @@ const sameRequest = (a: Connection['dataModelFlags'], b: Connection['dataModelFl
  * `configSession`: the Connect session that entered the org's configuration the approval rests
  * on (docs/connect.md "Reference: the SDK token and the Connect endpoints", squat-then-replace), recorded so setup-config replacing it revokes the approval.
  */
-export type ConnectDecision = { to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' };
+export type ConnectDecision = ({ to: 'approved'; optedIn: readonly string[]; configSession?: string | null } | { to: 'rejected' }) & {
+  /**
+   * Whether the credential that decides is still honoured, asked under the connection's row lock
+   * in the decision's transaction: a token re-request changes the request and revokes the earlier
+   * tokens in one transaction holding that row (docs/connect.md "The session"), so a session
+   * authenticated before it commits cannot decide after it. False throws AUTH_INVALID.
+   */
+  stillHonoured?: (tx: Tx) => Promise<boolean>;
+};
 
 const STATUS_LABEL: Record<ConnectionStatus, string> = {
   approved: 'Active',
@@ -253,30 +261,33 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
     /**
      * Makes sure a connection requesting `flags` exists between the pair (docs/connect.md "Reference: the SDK token and the Connect endpoints", SDK
      * token): none active → a new `pending` one; `pending` or `rejected` → `pending` with these
-     * flags (the vendor asks again); `approved` → returned untouched.
+     * flags (the vendor asks again); `approved` → returned untouched. Serialized per pair by a
+     * transaction-scoped advisory lock. Given `tx`, the change commits with the caller's
+     * transaction (the SDK token issue revokes the pair's earlier tokens in it, docs/connect.md
+     * "The session"), and the caller calls {@link accessChanged} once it committed.
      */
-    async ensureRequested(vendorOrgId: number, clientOrgId: number, flags: Connection['dataModelFlags']): Promise<Connection> {
-      for (let attempt = 0; ; attempt++) {
-        const active = await connections.findActive(vendorOrgId, clientOrgId);
-        if (active?.status === 'approved') return active;
-        let c: Connection | null = null;
-        if (active) {
-          c = await connections.request(active.id, active.status as 'pending' | 'rejected', flags);
-        } else {
-          try {
-            c = await connections.create({ vendorOrgId, clientOrgId, status: 'pending', dataModelFlags: flags });
-          } catch (err) {
-            // Another request created the pair's active connection first (unique partial index).
-            if ((err as { code?: string }).code !== '23505' && !/unique/i.test((err as Error).message)) throw err;
-          }
+    async ensureRequested(vendorOrgId: number, clientOrgId: number, flags: Connection['dataModelFlags'], tx?: Tx): Promise<Connection> {
+      const run = async (t: Tx): Promise<Connection> => {
+        await t.execute(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:connection-pair:' || ?))`, [`${vendorOrgId}:${clientOrgId}`]);
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const active = await connections.findActive(vendorOrgId, clientOrgId, t);
+          if (active?.status === 'approved') return active;
+          // An update that finds the status changed meanwhile (an approval committed) looks again.
+          const c = active
+            ? await connections.request(active.id, active.status as 'pending' | 'rejected', flags, t)
+            : await connections.create({ vendorOrgId, clientOrgId, status: 'pending', dataModelFlags: flags }, t);
+          if (c) return c;
         }
-        if (c) {
-          await deps.onAccessChange();
-          return c;
-        }
-        if (attempt >= 3) throw new Error('connection changed concurrently too often');
-      }
+        throw new Error('connection changed concurrently too often');
+      };
+      if (tx) return run(tx);
+      const c = await deps.transactor.transaction(run, ONCE);
+      await deps.onAccessChange();
+      return c;
     },
+
+    /** Tells every API process that connections changed (after a `tx` given to {@link ensureRequested} committed). */
+    accessChanged: (): Promise<void> => deps.onAccessChange(),
 
     /**
      * Applies the HR admin's decision of the Connect flow (docs/connect.md "Reference: the SDK token and the Connect endpoints") to a `pending`
@@ -316,6 +327,7 @@ export function createConnectionService(deps: ConnectionServiceDeps) {
           tx,
         );
         if (!updated) return null;
+        if (decision.stillHonoured && !(await decision.stillHonoured(tx))) throw new AppError('AUTH_INVALID');
         if (decision.to === 'approved' && decision.configSession) {
           // The configuration the approval rests on must still be the org's: setup-config
           // replacing it holds its row FOR UPDATE, so either it waits for this commit (and then

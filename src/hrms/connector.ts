@@ -148,9 +148,17 @@ export interface ListOptions {
  * connector calls `take` before every HTTP request to the HRMS and `holdOff` when the HRMS says
  * to stop (429/lock-out with a known wait), so no worker asks again before then.
  */
+/** Reports a budgeted request answered or failed (never throws). */
+export type BudgetDone = () => Promise<void>;
+
 export interface RequestBudget {
-  /** Resolves when one request may be made; waits (never fails) unless `signal` aborts. */
-  take(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when one request may be made; waits (never fails) unless `signal` aborts. May
+   * resolve with `done`, to call once that request was answered or failed: its slot then counts
+   * from that instant rather than from the take's bound (docs/behaviour.md "Live reads and the
+   * HRMS budget": the sliding window).
+   */
+  take(signal?: AbortSignal): Promise<BudgetDone | void>;
   /** Nobody calls this tenant for `ms` milliseconds (a longer hold already set wins). */
   holdOff(ms: number): Promise<void>;
 }

@@ -188,13 +188,15 @@ export class HrmsHttpClient {
    */
   async request(url: URL, what: string, init: HrmsRequestInit = {}): Promise<HrmsResponse> {
     const maxBytes = this.maxBytes(init);
-    if (!init.unbudgeted) await this.opts.budget?.take(this.opts.signal);
+    const done = init.unbudgeted ? undefined : await this.opts.budget?.take(this.opts.signal);
     try {
       const res = await requestBounded(url, { ...this.gotOptions(init), timeout: { request: this.opts.timeoutMs } }, maxBytes);
       this.activity('answered');
       return { statusCode: res.statusCode, headers: res.headers, body: res.body.toString('utf8') };
     } catch (err) {
       throw this.transportError(err, what, maxBytes);
+    } finally {
+      await done?.();
     }
   }
 
@@ -212,7 +214,7 @@ export class HrmsHttpClient {
   async requestStream(url: URL, what: string, init: HrmsRequestInit = {}): Promise<HrmsStreamResponse> {
     const maxBytes = Math.min(init.maxBytes ?? Infinity, this.opts.maxStreamedBytes);
     const timeoutMs = this.opts.timeoutMs;
-    if (!init.unbudgeted) await this.opts.budget?.take(this.opts.signal);
+    const done = init.unbudgeted ? undefined : await this.opts.budget?.take(this.opts.signal);
     const t = timeoutMs;
     const stream = got.stream(url, {
       ...this.gotOptions(init),
@@ -232,6 +234,9 @@ export class HrmsHttpClient {
     } catch (err) {
       close();
       throw this.transportError(err, what, maxBytes);
+    } finally {
+      // The request reached the HRMS before its answer's head (or failed): its slot counts from now.
+      await done?.();
     }
     this.activity('answered');
     const declared = Number(head.headers['content-length']);

@@ -197,10 +197,10 @@ export function createOrgService(deps: OrgServiceDeps) {
      * names"), created on first use as a client org with `invite_status` `pending` named `name`,
      * recording the rule that made it (`created_via`) and holding `emailDomain` (domain rule) or
      * `remoteOrgId` with the asking vendor as its owner (remote rule). Its application secret is
-     * never shown: such an org sets up its HRMS through the Connect flow.
+     * never shown: such an org sets up its HRMS through the Connect flow. In `tx` when given.
      */
-    async resolveClient(match: ClientMatch, input: { name: string }): Promise<{ org: Org; created: boolean }> {
-      const existing = await deps.orgs.findClient(match);
+    async resolveClient(match: ClientMatch, input: { name: string }, tx?: Tx): Promise<{ org: Org; created: boolean }> {
+      const existing = await deps.orgs.findClient(match, tx);
       if (existing) return { org: existing, created: false };
       // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
       const { fields } = await newOrgFields(input.name, peppers[0]);
@@ -210,8 +210,16 @@ export function createOrgService(deps: OrgServiceDeps) {
           : 'emailDomain' in match
             ? { createdVia: 'email_domain', emailDomain: match.emailDomain }
             : { createdVia: 'name' };
-      return deps.orgs.findOrCreateClient(match, { ...fields, isVendor: false, isClient: true, inviteStatus: 'pending', ...how });
+      return deps.orgs.findOrCreateClient(match, { ...fields, isVendor: false, isClient: true, inviteStatus: 'pending', ...how }, tx);
     },
+
+    /**
+     * In `tx`: locks API key `keyId` FOR SHARE and tells whether it is still active, so what `tx`
+     * issues on the key's authority commits before a revocation or not at all (docs/connect.md
+     * "Reference: the SDK token and the Connect endpoints": `hrx apikey revoke` revokes the tokens
+     * the key issued, in its own transaction, which waits for this lock).
+     */
+    holdActiveApiKey: (keyId: string, tx: Tx): Promise<boolean> => deps.orgs.holdActiveApiKey(keyId, tx),
 
     /**
      * Sets what the Connect page tells the HR admin of vendor org `uuid` (docs/connect.md "The notice (DPDP Act 2023)"): its

@@ -69,6 +69,11 @@ export interface OrgStore {
   findByApiKeyHash(keyHash: string, tx?: Tx): Promise<{ org: Org; keyId: string } | null>;
   /** Revokes an active key; false when there is no such active key. */
   revokeApiKey(keyId: string, tx?: Tx): Promise<boolean>;
+  /**
+   * Locks key `keyId`'s row FOR SHARE in `tx` (a revocation waits for `tx`, and `tx` waits for a
+   * revocation in flight) and tells whether the key is still active.
+   */
+  holdActiveApiKey(keyId: string, tx: Tx): Promise<boolean>;
   /** Every API key of the org (revoked ones too), newest first: never the hash. */
   listApiKeys(orgId: number, tx?: Tx): Promise<ApiKeyInfo[]>;
 }
@@ -155,6 +160,11 @@ export function createOrgStore(orm: MikroORM): OrgStore {
     async revokeApiKey(keyId, tx) {
       const n = await emOf(orm, tx).nativeUpdate(ApiKey, { id: keyId, revokedAt: null }, { revokedAt: new Date() });
       return n > 0;
+    },
+    async holdActiveApiKey(keyId, tx) {
+      if (!isUuid(keyId)) return false;
+      const rows = await tx.execute<{ revoked_at: string | null }[]>(`select revoked_at from api_keys where id = ? for share`, [keyId]);
+      return rows.length === 1 && rows[0]!.revoked_at === null;
     },
     async listApiKeys(orgId, tx) {
       const keys = await emOf(orm, tx).find(ApiKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } });

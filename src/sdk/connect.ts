@@ -335,6 +335,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
           to: 'approved',
           optedIn: choice.opted_in,
           configSession: may.yes.configSession,
+          stillHonoured: (tx) => deps.store.isHonoured(g.jti, tx),
         });
       } catch (err) {
         // The configuration it rested on was replaced meanwhile (squat-then-replace).
@@ -352,7 +353,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
     async reject(p: ConnectPrincipal): Promise<ConnectOutcome> {
       const g = p.connect;
       const c = await pendingConnection(g);
-      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected' });
+      const done = await deps.connections.decideInConnect(c.id, c.dataModelFlags, { to: 'rejected', stillHonoured: (tx) => deps.store.isHonoured(g.jti, tx) });
       deps.log.info({ clientOrgId: p.orgId, connectionId: c.id }, 'connect: connection rejected');
       return { connection_id: done.id, status: 'rejected', ...listsOf(done) };
     },

@@ -16,6 +16,7 @@ import { decodeProtectedHeader, type JSONWebKeySet, type CryptoKey, type KeyObje
 import type { Principal } from '../auth/principal';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import type { ConnectionService } from '../connections/service';
+import type { Transactor } from '../db/tx';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { OrgService } from '../orgs/service';
@@ -50,6 +51,10 @@ export type { ConnectOutcome, ConnectSession, DataPointLists } from './connect';
 
 export interface SdkServiceDeps {
   store: SdkStore;
+  /** Opens the transaction a token is issued in. */
+  transactor: Transactor;
+  /** Client orgs, and users, one vendor's token requests may create in 24 hours (config `HRX_SDK_CREATIONS_PER_DAY`; 0: no limit). */
+  creationsPerDay: number;
   /** The failed-authentication limit (docs/behaviour.md "Failed authentications") on the Connect session exchange; absent: none. */
   failures?: AuthFailureGuard | undefined;
   /** Connect sessions, proof locks and their audit (docs/connect.md "The session"). */
@@ -125,8 +130,11 @@ export function createSdkService(deps: SdkServiceDeps) {
 
     /**
      * Issues an SDK token for the calling vendor (docs/connect.md "Reference: the SDK token and the Connect endpoints"). Throws AUTH_INVALID when the
-     * key is not a vendor org's, VALIDATION when the request resolves to an org that is not a
-     * client org or to the caller itself. `issuedBy.apiKeyId`: the API key the request came
+     * key is not a vendor org's or was revoked since the request was authenticated, VALIDATION
+     * when the request resolves to an org that is not a client org or to the caller itself,
+     * THROTTLED (with `Retry-After`) when it would create a client org or user past the vendor's
+     * daily limit (docs/limits.md "Organisations and users created by SDK tokens"); a refused
+     * request stores nothing. `issuedBy.apiKeyId`: the API key the request came
      * with, recorded so that revoking the key revokes the token (and ends its Connect session).
      */
     async issueToken(vendor: Principal, req: SdkTokenRequest, issuedBy: { apiKeyId: string | null } = { apiKeyId: null }): Promise<SdkTokenResult> {
@@ -139,30 +147,49 @@ export function createSdkService(deps: SdkServiceDeps) {
       if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId }, 'remote_org_id'];
       else if (!common.has(domain)) [match, field] = [{ emailDomain: domain }, 'email'];
       else [match, field] = [{ orgNameKey: req.org_name.toLowerCase() }, 'org_name'];
-      const { org, created } = await deps.orgs.resolveClient(match, { name: req.org_name });
-      if (!org.isClient || org.id === vendor.orgId) {
-        throw AppError.validation([{ field, message: 'does not resolve to a client organisation' }]);
-      }
-      const user = await deps.store.ensureUser(org.id, email, req.fullname);
-      const connection = await deps.connections.ensureRequested(vendor.orgId, org.id, req.data_model_flags ?? null);
-      const jti = randomUUID();
-      const { token, iat, exp } = await signConnectToken(
-        { sub: user.id, vendor_org: vendor.orgUuid, client_org: org.uuid, connection_id: connection.id, jti },
-        await deps.signingKey(),
-      );
-      await deps.store.issue({
-        jti,
-        connectionId: connection.id,
-        vendorOrgId: vendor.orgId,
-        clientOrgId: org.id,
-        userId: user.id,
-        issuedAt: new Date(iat * 1000),
-        expiresAt: new Date(exp * 1000),
-        issuedByApiKeyId: issuedBy.apiKeyId,
-        fullName: req.fullname,
+      // One transaction (docs/connect.md "Reference: the SDK token and the Connect endpoints"):
+      // the issuing key held FOR SHARE (a revocation waits for this commit and then revokes the
+      // token too, or this sees the key revoked and issues nothing), the creations counted
+      // against the vendor's daily limit, the connection's request and the revocation of its
+      // earlier tokens together, so no approval sees the one without the other.
+      const { org, created, connection, token } = await deps.transactor.transaction(async (tx) => {
+        const { org, created } = await deps.orgs.resolveClient(match, { name: req.org_name }, tx);
+        if (!org.isClient || org.id === vendor.orgId) {
+          throw AppError.validation([{ field, message: 'does not resolve to a client organisation' }]);
+        }
+        const user = await deps.store.ensureUser(org.id, email, req.fullname, tx);
+        const made = [...(created ? (['org'] as const) : []), ...(user.created ? (['user'] as const) : [])];
+        if (deps.creationsPerDay > 0) {
+          const waitSec = await deps.store.recordCreations(vendor.orgId, made, deps.creationsPerDay, tx);
+          if (waitSec > 0) throw new AppError('THROTTLED', { params: { seconds: waitSec }, headers: { 'retry-after': String(waitSec) } });
+        }
+        const connection = await deps.connections.ensureRequested(vendor.orgId, org.id, req.data_model_flags ?? null, tx);
+        const jti = randomUUID();
+        const signed = await signConnectToken(
+          { sub: user.id, vendor_org: vendor.orgUuid, client_org: org.uuid, connection_id: connection.id, jti },
+          await deps.signingKey(),
+        );
+        // Checked last, so a revocation waits only for the insert and the commit.
+        if (issuedBy.apiKeyId !== null && !(await deps.orgs.holdActiveApiKey(issuedBy.apiKeyId, tx))) throw new AppError('AUTH_INVALID');
+        await deps.store.issue(
+          {
+            jti,
+            connectionId: connection.id,
+            vendorOrgId: vendor.orgId,
+            clientOrgId: org.id,
+            userId: user.id,
+            issuedAt: new Date(signed.iat * 1000),
+            expiresAt: new Date(signed.exp * 1000),
+            issuedByApiKeyId: issuedBy.apiKeyId,
+            fullName: req.fullname,
+          },
+          tx,
+        );
+        return { org, created, connection, token: { jti, value: signed.token } };
       });
-      deps.log.info({ vendorOrgId: vendor.orgId, clientOrgId: org.id, orgCreated: created, connectionId: connection.id, jti }, 'sdk token issued');
-      return { org_id: org.uuid, access_token: token, exp: SDK_TOKEN_TTL_SEC, corporate_reference_data: req.corporate_reference_data ?? {} };
+      await deps.connections.accessChanged();
+      deps.log.info({ vendorOrgId: vendor.orgId, clientOrgId: org.id, orgCreated: created, connectionId: connection.id, jti: token.jti }, 'sdk token issued');
+      return { org_id: org.uuid, access_token: token.value, exp: SDK_TOKEN_TTL_SEC, corporate_reference_data: req.corporate_reference_data ?? {} };
     },
 
     /**

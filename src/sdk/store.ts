@@ -67,9 +67,12 @@ export type NewSdkToken = Pick<SdkToken, 'jti' | 'connectionId' | 'vendorOrgId' 
 /** Associated data of a token's `fullname` envelope: bound to its `jti`. */
 export const tokenFullNameAad = (jti: string): string => `sdk_token_fullname:${jti}`;
 
+/** What a vendor's SDK token requests create (docs/limits.md "Organisations and users created by SDK tokens"). */
+export type SdkCreation = 'org' | 'user';
+
 export interface SdkStore {
-  /** The user of `orgId` with `email` (lower-cased by the caller), created with `fullName` if missing. */
-  ensureUser(orgId: number, email: string, fullName: string, tx?: Tx): Promise<SdkUser>;
+  /** The user of `orgId` with `email` (lower-cased by the caller), created with `fullName` if missing (`created`). */
+  ensureUser(orgId: number, email: string, fullName: string, tx?: Tx): Promise<SdkUser & { created: boolean }>;
   findUser(id: string, tx?: Tx): Promise<SdkUser | null>;
   /**
    * Records an issued token and revokes every earlier token of the same connection (one active
@@ -81,6 +84,15 @@ export interface SdkStore {
   findActive(jti: string, tx?: Tx): Promise<SdkTokenView | null>;
   /** The `fullname` the request of token `jti` gave, decrypted; null when none was kept (or no such token). */
   tokenFullName(jti: string, tx?: Tx): Promise<string | null>;
+  /** Whether token `jti` is unrevoked and unexpired now (as `tx` sees it). */
+  isHonoured(jti: string, tx?: Tx): Promise<boolean>;
+  /**
+   * Counts `made` against vendor `vendorOrgId`'s creations of the last 24 hours, at most `perDay`
+   * of each kind, in `tx` (rolled back with it), serialized per vendor by an advisory lock.
+   * Returns 0 when recorded, else the seconds until one more of every kind in `made` fits
+   * (nothing recorded). Rows older than a day are deleted on the way.
+   */
+  recordCreations(vendorOrgId: number, made: readonly SdkCreation[], perDay: number, tx: Tx): Promise<number>;
 }
 
 type UserRow = { id: string; org_id: number; profile_enc: string; created_at: string | Date };
@@ -108,7 +120,7 @@ export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: re
           [orgId, pgTextArray(retired)],
           tx,
         )) as UserRow[];
-        if (old) return userOf(old);
+        if (old) return { ...userOf(old), created: false };
       }
       const id = randomUUID();
       const [row] = (await sql(
@@ -118,7 +130,7 @@ export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: re
         [id, orgId, current, cipher.encrypt(userProfileJson(email, fullName), userProfileAad(id))],
         tx,
       )) as UserRow[];
-      return userOf(row!);
+      return { ...userOf(row!), created: row!.id === id };
     },
     async findUser(id, tx) {
       if (!isUuid(id)) return null;
@@ -154,6 +166,32 @@ export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: re
         ...tokenFieldsOf(row),
         hrmsConfiguredAt: row.hrms_configured_at ? new Date(row.hrms_configured_at as string) : null,
       };
+    },
+    async isHonoured(jti, tx) {
+      if (!isUuid(jti)) return false;
+      const rows = await sql(`select 1 from sdk_tokens where jti = ? and revoked_at is null and expires_at > now()`, [jti], tx);
+      return rows.length > 0;
+    },
+    async recordCreations(vendorOrgId, made, perDay, tx) {
+      if (made.length === 0) return 0;
+      await sql(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:sdk-creations:' || ?))`, [vendorOrgId], tx);
+      await sql(`delete from sdk_creations where vendor_org_id = ? and created_at <= now() - interval '1 day'`, [vendorOrgId], tx);
+      let waitSec = 0;
+      for (const kind of new Set(made)) {
+        const need = made.filter((k) => k === kind).length;
+        const times = (await sql(
+          `select ceil(extract(epoch from (created_at + interval '1 day' - now())))::int as wait
+             from sdk_creations where vendor_org_id = ? and kind = ? order by created_at asc`,
+          [vendorOrgId, kind],
+          tx,
+        )) as { wait: number }[];
+        // Room for `need` more once the (count - perDay + need) oldest have left the window.
+        const over = times.length + need - perDay;
+        if (over > 0) waitSec = Math.max(waitSec, Math.max(1, times[over - 1]?.wait ?? 1));
+      }
+      if (waitSec > 0) return waitSec;
+      for (const kind of made) await sql(`insert into sdk_creations (vendor_org_id, kind, created_at) values (?, ?, now())`, [vendorOrgId, kind], tx);
+      return 0;
     },
   };
 }

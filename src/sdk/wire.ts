@@ -42,6 +42,8 @@ export function wireSdk(
   const sessions = deps.sessions ?? createConnectStore(infra.db.orm);
   const service = createSdkService({
     store,
+    transactor: infra.transactor,
+    creationsPerDay: infra.config.HRX_SDK_CREATIONS_PER_DAY,
     sessions,
     orgs: deps.orgs,
     connections: deps.connections,

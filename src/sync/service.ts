@@ -107,6 +107,14 @@ export interface SyncServiceDeps {
   health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
 
+/** What a skipped run's `error` says of its reason (docs/sync.md "Sync on demand"). */
+const SKIP_WORDS: Record<Extract<SyncOutcome, { status: 'skipped' }>['reason'], string> = {
+  no_config: 'the org has no usable HRMS configuration',
+  config_invalid: 'the HRMS refused the stored credentials; new ones are needed',
+  no_active_connection: 'the org has no pending or approved connection',
+  already_running: 'a sync of the org was running and covers it',
+};
+
 /** A full sync runs at least this often, ms (docs/hrms/connectors.md "Full and incremental syncs"). */
 export const FULL_SYNC_EVERY_MS = 24 * 3_600_000;
 /** An incremental sync lists changes since the previous run's start minus this, ms (clock skew between hrx and the HRMS). */
@@ -140,7 +148,7 @@ function pacedBudget(deps: SyncServiceDeps, definition: HrmsConnectorDefinition,
     async take(signal) {
       watch.wait();
       try {
-        await inner.take(signal);
+        return await inner.take(signal);
       } finally {
         watch.resume();
       }
@@ -172,6 +180,12 @@ export function createSyncService(deps: SyncServiceDeps) {
   const refreshSchedule = async (orgId: number): Promise<void> => deps.setSchedule(orgId, await deps.scheduleOf(orgId));
   return {
     /**
+     * Records run `runId`, promised to a vendor after its job had started under another id (the
+     * job's payload named it too late), as skipped: the run that job made covers it.
+     */
+    recordCovered: (orgId: number, trigger: SyncTrigger, runId: string): Promise<void> =>
+      deps.runs.recordSkipped(orgId, trigger, runId, `skipped: already_running (${SKIP_WORDS.already_running})`),
+    /**
      * Runs one full sync of `orgId` as `owner` (the job id). When another sync job holds the lock,
      * that sync covers this one and it is skipped. Throws `SyncLockedError` when a termination or
      * this job's own earlier, dead attempt holds the lock (retried once it expires), and the
@@ -184,8 +198,9 @@ export function createSyncService(deps: SyncServiceDeps) {
      * (default true) says whether a thrown failure will be retried, for `sync.failed`'s `will_retry`.
      * `onProgress` is told after each stored page (the job dashboard, docs/operations.md "The job dashboard: `/admin/queues`"); it must not
      * throw, and the run does not wait for it. `runId`: the id the run gets (a sync on demand
-     * promised it to the vendor) unless a run of that id exists already (a retry); `full` forces a
-     * full run.
+     * promised it to the vendor) unless a run of that id exists already (a retry); a run promised
+     * so that ends before it starts (skipped) is recorded as `skipped` with its reason. `full`
+     * forces a full run.
      */
     async run(
       orgId: number,
@@ -193,21 +208,27 @@ export function createSyncService(deps: SyncServiceDeps) {
       owner: string,
       opts: { finalAttempt?: boolean; onProgress?: (p: SyncProgress) => void; runId?: string; full?: boolean } = {},
     ): Promise<SyncOutcome> {
+      // A run promised to a vendor (sync on demand) that ends before it starts is still recorded,
+      // with its reason (docs/api.md "Sync on demand"): the vendor following its sync_id finds it.
+      const skip = async (reason: Extract<SyncOutcome, { status: 'skipped' }>['reason']): Promise<SyncOutcome> => {
+        if (opts.runId) await deps.runs.recordSkipped(orgId, trigger, opts.runId, `skipped: ${reason} (${SKIP_WORDS[reason]})`);
+        return { status: 'skipped', reason };
+      };
       const held = await deps.lock.acquire(orgId, `sync:${owner}`);
       if (!held) {
         const holder = await deps.lock.holder(orgId);
-        if (holder?.startsWith('sync:') && holder !== `sync:${owner}`) return { status: 'skipped', reason: 'already_running' };
+        if (holder?.startsWith('sync:') && holder !== `sync:${owner}`) return skip('already_running');
         throw new SyncLockedError(`sync lock of org ${orgId} is held`);
       }
       try {
         // Checked under the lock: termination takes the same lock, so no sync starts on a
         // connection terminated a moment ago (docs/api.md "Terminate connection").
-        if ((await deps.runs.activeConnections(orgId)) === 0) return { status: 'skipped', reason: 'no_active_connection' };
+        if ((await deps.runs.activeConnections(orgId)) === 0) return await skip('no_active_connection');
         const hrmsConfig = await deps.hrmsConfigs.load(orgId);
-        if (!hrmsConfig) return { status: 'skipped', reason: 'no_config' };
-        if (!hrmsConfig.valid) return { status: 'skipped', reason: 'config_invalid' };
+        if (!hrmsConfig) return await skip('no_config');
+        if (!hrmsConfig.valid) return await skip('config_invalid');
         const definition = deps.connectorFor(hrmsConfig.hrmsId);
-        if (!definition) return { status: 'skipped', reason: 'no_config' };
+        if (!definition) return await skip('no_config');
         // Aborted when the HRMS stalls or the lock is lost: every HRMS call of the run stops.
         const aborter = new AbortController();
         const onLost = (): void => aborter.abort(lockLost());

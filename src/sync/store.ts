@@ -35,6 +35,11 @@ export interface SyncRunStore {
   /** Starts a run (id `id`, default a new UUID). */
   start(orgId: number, trigger: SyncTrigger, kind?: SyncKind, tx?: Tx, id?: string): Promise<SyncRun>;
   /**
+   * Records run `id`, promised to a vendor (sync on demand), as one that ended before it started
+   * (status `skipped`, `error` the reason, started and finished now), unless a run `id` exists.
+   */
+  recordSkipped(orgId: number, trigger: SyncTrigger, id: string, reason: string, tx?: Tx): Promise<void>;
+  /**
    * Start times of the org's latest succeeded run of any kind (`any`) and of the latest
    * succeeded full run (`full`); null when there is none (docs/hrms/connectors.md "Full and incremental syncs").
    */
@@ -69,6 +74,15 @@ export function createSyncRunStore(orm: MikroORM): SyncRunStore {
       const run = em.create(SyncRun, { ...new SyncRun(), id: id ?? randomUUID(), orgId, trigger, kind, startedAt: new Date() } as SyncRun);
       await em.persistAndFlush(run);
       return run;
+    },
+    async recordSkipped(orgId, trigger, id, reason, tx) {
+      await execute(
+        orm,
+        `insert into sync_runs (id, org_id, trigger, kind, status, started_at, finished_at, pages, employees_seen, employees_removed, error)
+         values (?, ?, ?, 'full', 'skipped', now(), now(), 0, 0, 0, ?) on conflict (id) do nothing`,
+        [id, orgId, trigger, reason],
+        tx,
+      );
     },
     async progress(id, pages, employeesSeen, tx) {
       await emOf(orm, tx).nativeUpdate(SyncRun, { id }, { pages, employeesSeen });

@@ -575,7 +575,7 @@ export interface paths {
         put?: never;
         /**
          * Issues the token that opens the Connect page for an employer's HR admin, and makes sure a pending connection exists.
-         * @description The employer org is resolved by `remote_org_id`, else by the e-mail's domain (a private one), else by `org_name` (common e-mail domains). `data_model_flags` maps data point names of each group to `-1` (required), `1` (optional) or `0` (not requested); absent, every data point is requested as optional. A missing or malformed `email` is `400 Invalid Email Passed!`. The token is valid 3600 s; send the HR admin to `/connect#token=<access_token>`.
+         * @description The employer org is resolved by `remote_org_id`, else by the e-mail's domain (a private one), else by `org_name` (common e-mail domains). `data_model_flags` maps data point names of each group to `-1` (required), `1` (optional) or `0` (not requested); absent, every data point is requested as optional. A missing or malformed `email` is `400 Invalid Email Passed!`. The token is valid 3600 s; send the HR admin to `/connect#token=<access_token>`. A vendor creates at most `HRX_SDK_CREATIONS_PER_DAY` (100) client orgs, and as many users, in any 24 hours: past it `429` with `Retry-After`, nothing created.
          */
         post: operations["createSdkToken"];
         delete?: never;

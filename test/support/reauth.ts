@@ -59,6 +59,13 @@ export async function needsReauth(
   const asked = await call(`${app.url}/api/vendor/connections/${c.org.uuid}/sync/`, { method: 'POST', headers: { authorization: v.apiKey } });
   if (asked.status !== 202) throw new Error(`sync on demand: ${asked.status} ${JSON.stringify(asked.body)}`);
   await rx.waitForCount(path, 1, 'connection.needs_reauth', 60_000);
-  const [run] = await ormQuery(app, `select finished_at from sync_runs where id = ?`, [asked.body.data.sync_id]);
+  // The promised run ends as a run either way (docs/api.md "Sync on demand"): refused by the HRMS
+  // (failed), or skipped when a sync queued before it (setup-config's, the approval's) was the one
+  // the HRMS refused. Its end is not the refusal's moment then: that is the failed run's.
+  await waitFor(
+    async () => (await ormQuery(app, `select 1 from sync_runs where id = ? and finished_at is not null`, [asked.body.data.sync_id])).length > 0,
+    60_000,
+  );
+  const [run] = await ormQuery(app, `select finished_at from sync_runs where org_id = ? and status = 'failed' order by finished_at desc limit 1`, [c.org.id]);
   return { sim, refusedAt: new Date(run.finished_at).toISOString() };
 }
