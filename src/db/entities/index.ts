@@ -2,18 +2,20 @@
  * Every MikroORM entity hrx has, in one place by one convention: one file per area in this
  * folder (`core.ts`: orgs, keys, connections, HRMS configurations, employees, sync runs,
  * consents, audit; `external.ts`: the V2 keys and Basic credentials; `sdk.ts`: SDK tokens and
- * Connect users; `health.ts`: connection health and syncs on demand), collected here. Features import their entities from `db/entities`; the
+ * Connect users; `health.ts`: connection health and syncs on demand; `pay.ts`: pay history), collected here. Features import their entities from `db/entities`; the
  * entities import nothing of hrx, so the dependency points down.
  */
 import { CORE_ENTITIES } from './core';
 import { EXTERNAL_ENTITIES } from './external';
 import { HEALTH_ENTITIES } from './health';
+import { PAY_ENTITIES } from './pay';
 import { SDK_ENTITIES } from './sdk';
 
 export * from './core';
 export * from './external';
 export * from './health';
+export * from './pay';
 export * from './sdk';
 
 /** Every entity schema, for the ORM configuration. */
-export const ALL_ENTITIES = [...CORE_ENTITIES, ...EXTERNAL_ENTITIES, ...SDK_ENTITIES, ...HEALTH_ENTITIES];
+export const ALL_ENTITIES = [...CORE_ENTITIES, ...EXTERNAL_ENTITIES, ...SDK_ENTITIES, ...HEALTH_ENTITIES, ...PAY_ENTITIES];

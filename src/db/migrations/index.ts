@@ -29,6 +29,7 @@ import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128130000 } from './Migration20261128130000';
 import { Migration20261129010000 } from './Migration20261129010000';
+import { Migration20261206010000 } from './Migration20261206010000';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
@@ -56,4 +57,5 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261129010000', class: Migration20261129010000 },
+  { name: 'Migration20261206010000', class: Migration20261206010000 },
 ];
