@@ -56,6 +56,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const sync = wireSync(infra, {
     employees: employees.syncStore,
     erasures: employees.erasures,
+    payMonths: employees.syncPayMonths,
     hrmsConfigs,
     events: events.service,
     counters,
