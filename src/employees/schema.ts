@@ -91,7 +91,7 @@ const salaryHistorySchema = z
   .superRefine((items, ctx) => {
     const seen = new Set<string>();
     items.forEach((item, i) => {
-      const k = `${item.year}-${item.month}`;
+      const k = `${String(item.year)}-${String(item.month)}`;
       if (seen.has(k)) ctx.addIssue({ code: 'custom', message: 'duplicate (year, month)', path: [i, 'month'] });
       seen.add(k);
     });

@@ -95,7 +95,7 @@ describe('pay history: months served', () => {
     expect((await history(v, id, '&months=36')).body.data.months).toStrictEqual(res.body.data.months);
   });
 
-  it('each new month was announced to the vendor sharing pay, signed, without values; none to the vendor sharing no pay point', async () => {
+  it('each new month was announced to the vendor sharing pay, signed, without values; none to the vendor sharing no pay point', () => {
     const events = rx.at('/v').map(verified);
     expect(events.filter((e) => e.type === 'employee.pay_recorded').map((e) => e.data)).toContainEqual({
       client_org: c.org.uuid,
@@ -188,3 +188,31 @@ describe('pay history: refusals as the plain read', () => {
     }
   });
 });
+
+describe('salaryHistory: a bad item is a 400 naming it, and nothing of the request is written', () => {
+  const good = { month: 6, year: 2024, grossPay: 1 };
+  const cases: [string, unknown[], string][] = [
+    ['a month outside 1..12', [good, { month: 13, year: 2024 }], 'salaryHistory.1.month'],
+    ['a year before 1990', [{ month: 1, year: 1989 }], 'salaryHistory.0.year'],
+    ['a year after next year', [good, good].map((g, i) => (i === 1 ? { month: 1, year: new Date().getUTCFullYear() + 2 } : g)), 'salaryHistory.1.year'],
+    ['a duplicate (year, month)', [good, { month: 7, year: 2024 }, { ...good, grossPay: 2 }], 'salaryHistory.2.month'],
+    ['a non-numeric amount', [{ ...good, grossPay: '12000' }], 'salaryHistory.0.grossPay'],
+    ['a month missing', [{ year: 2024, grossPay: 5 }], 'salaryHistory.0.month'],
+  ];
+  for (const [what, items, field] of cases) {
+    it(what, async () => {
+      const res = await update({ employeeId: 'BAD1', name: 'Never Written', salaryHistory: items });
+      expect(res.status).toBe(400);
+      expect(res.body.data.errors.map((e: { field: string }) => e.field)).toStrictEqual([field]);
+      expect((await dbQuery(app, `select count(*)::int as n from employees where employee_id = 'BAD1'`)).rows[0].n).toBe(0);
+    });
+  }
+
+  it('more than 36 months is refused', async () => {
+    const many = Array.from({ length: 37 }, (_, i) => ({ month: (i % 12) + 1, year: 2020 + Math.floor(i / 12) }));
+    const res = await update({ employeeId: 'BAD1', salaryHistory: many });
+    expect(res.status).toBe(400);
+    expect(res.body.data.errors.map((e: { field: string }) => e.field)).toStrictEqual(['salaryHistory']);
+  });
+});
+
