@@ -115,7 +115,7 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
         summary: "One employee's pay months, newest first: `month`, `year` and the `monthly_*` data points the connection shares.",
         description: [
           '`months` is 1 to 36 (default 12). The credential, the errors, the consent rule and the audit are those of the plain read',
-          '(`GET /api/employee_details/{id}`): `401 Invalid token.` when `vendor_org` is not the key\'s org, `404 Invalid Organisation ID`',
+          "(`GET /api/employee_details/{id}`): `401 Invalid token.` when `vendor_org` is not the key's org, `404 Invalid Organisation ID`",
           'without an approved connection, `404` for an unknown employee, `403 Consent not found or expired` where consent is required.',
           'A connection sharing no `monthly_*` point (but month and year) gets `months: []`. `as_of` is the last successful sync.',
         ].join(' '),
@@ -124,7 +124,10 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
       async handler({ params, query: q, principal, requestId }) {
         // As the plain read: the key's org must be `vendor_org` (docs/api.md "Employee details").
         if (principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
-        const data = await employees.payHistory({ vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id, requestId }, q.months);
+        const data = await employees.payHistory(
+          { vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id, requestId },
+          q.months,
+        );
         return { data };
       },
     }),

@@ -27,7 +27,10 @@ function isIsoDate(v: string): boolean {
  */
 function updateLeaf(key: string, template: unknown): z.ZodType {
   if (key === 'taxRegime') return storableText(z.string()).nullable();
-  if (key === 'paidOn') return storableText(z.string()).refine((v) => isIsoDate(v.trim()), 'must be a date YYYY-MM-DD').nullable();
+  if (key === 'paidOn')
+    return storableText(z.string())
+      .refine((v) => isIsoDate(v.trim()), 'must be a date YYYY-MM-DD')
+      .nullable();
   if (key === 'month') return z.number().int().min(1).max(12);
   if (key === 'year') return z.number().int().min(1900).max(9999);
   if (template === null) return z.number();

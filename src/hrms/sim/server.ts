@@ -196,7 +196,8 @@ export function createSimHandler(opts: SimOptions): {
   const intParam = (url: URL, name: string, dflt: number): number => {
     const raw = url.searchParams.get(name);
     if (raw === null || raw === '') return dflt;
-    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+      throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
     return Number(raw);
   };
 

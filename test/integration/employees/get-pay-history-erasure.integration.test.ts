@@ -28,7 +28,9 @@ let rowId: string;
 const post = (path: string, body: unknown) =>
   call(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: f.appBasic(c) }, body: JSON.stringify(body) });
 const history = (id: string) =>
-  call(`${app.url}/api/employee_details/${encodeURIComponent(id)}/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}&months=36`, { headers: { username: v.apiKey } });
+  call(`${app.url}/api/employee_details/${encodeURIComponent(id)}/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}&months=36`, {
+    headers: { username: v.apiKey },
+  });
 const months = (amounts: number[]) => amounts.map((grossPay, i) => ({ month: (i % 12) + 1, year: 2024 + Math.floor(i / 12), grossPay, netPay: grossPay - 1 }));
 
 async function pgDump(): Promise<string> {
@@ -80,7 +82,9 @@ describe('pay history after erasure', () => {
     expect((await dbQuery(app, `select type from events where payload::text like $1`, [`%${ID}%`])).rows).toStrictEqual([]);
     const left = await dbQuery(app, `select employee_row_id, year, month, value_enc from pay_months where org_id = $1`, [c.org.id]);
     expect(left.rows).toHaveLength(2);
-    const values = left.rows.map((r) => app.ctx.cipher.decrypt(r.value_enc as string, payMonthAad(c.org.id, r.employee_row_id as string, r.year as number, r.month as number)));
+    const values = left.rows.map((r) =>
+      app.ctx.cipher.decrypt(r.value_enc as string, payMonthAad(c.org.id, r.employee_row_id as string, r.year as number, r.month as number)),
+    );
     for (const a of AMOUNTS) expect(values.filter((x) => x.includes(String(a)))).toStrictEqual([]);
   });
 });

@@ -42,7 +42,9 @@ const post = (path: string, body: unknown, authorization: string) =>
   call(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify(body) });
 const update = (body: unknown) => post('/api/webhook/v1/employee/update/', body, f.appBasic(c));
 const history = (who: { org: { uuid: string }; apiKey: string }, id: string, extra = '', org = c.org.uuid) =>
-  call(`${app.url}/api/employee_details/${encodeURIComponent(id)}/pay_history/?org=${org}&vendor_org=${who.org.uuid}${extra}`, { headers: { username: who.apiKey } });
+  call(`${app.url}/api/employee_details/${encodeURIComponent(id)}/pay_history/?org=${org}&vendor_org=${who.org.uuid}${extra}`, {
+    headers: { username: who.apiKey },
+  });
 const read = (who: { org: { uuid: string }; apiKey: string }, id: string) =>
   call(`${app.url}/api/employee_details/${encodeURIComponent(id)}?org=${c.org.uuid}&vendor_org=${who.org.uuid}`, { headers: { username: who.apiKey } });
 
@@ -57,7 +59,13 @@ beforeAll(async () => {
   await app.startEventsWorker();
   rx = await startReceiver();
   c = await f.client(app.ctx);
-  [v, gross, none, consented, stranger] = [await f.vendor(app.ctx), await f.vendor(app.ctx), await f.vendor(app.ctx), await f.vendor(app.ctx), await f.vendor(app.ctx)];
+  [v, gross, none, consented, stranger] = [
+    await f.vendor(app.ctx),
+    await f.vendor(app.ctx),
+    await f.vendor(app.ctx),
+    await f.vendor(app.ctx),
+    await f.vendor(app.ctx),
+  ];
   await f.connection(app.ctx, v.org.uuid, c.org.uuid);
   await f.connection(app.ctx, gross.org.uuid, c.org.uuid, { shared: ['name', 'monthly_grossPay'] });
   await f.connection(app.ctx, none.org.uuid, c.org.uuid, { shared: ['name', 'ctc_grossPay', 'monthly_month', 'monthly_year'] });
@@ -177,7 +185,10 @@ describe('pay history: refusals as the plain read', () => {
     expectError(await history(v, 'PAY1', '', '00000000-0000-4000-8000-000000000000'), 404, plain('Invalid Organisation ID'));
     expectError(await history(v, 'NOBODY'), 404, plain('Employee not found'));
     // The key's org must be vendor_org.
-    expect((await call(`${app.url}/api/employee_details/PAY1/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: stranger.apiKey } })).status).toBe(401);
+    expect(
+      (await call(`${app.url}/api/employee_details/PAY1/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: stranger.apiKey } }))
+        .status,
+    ).toBe(401);
   });
 
   it('months 0, 37 and abc: 400 naming months', async () => {
@@ -215,4 +226,3 @@ describe('salaryHistory: a bad item is a 400 naming it, and nothing of the reque
     expect(res.body.data.errors.map((e: { field: string }) => e.field)).toStrictEqual(['salaryHistory']);
   });
 });
-

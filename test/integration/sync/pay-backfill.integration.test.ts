@@ -66,7 +66,9 @@ describe('reference payroll backfill', () => {
 
   it('the read serves 12 months, newest first, the newest being the record’s monthly', async () => {
     const id = 'EMP00001';
-    const res = await call(`${app.url}/api/employee_details/${id}/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
+    const res = await call(`${app.url}/api/employee_details/${id}/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, {
+      headers: { username: v.apiKey },
+    });
     expect(res.status).toBe(200);
     const months = res.body.data.months as { month: number; year: number; netPay: number; paidOn: string }[];
     const native = payHistory(SEED, 1, 12);
