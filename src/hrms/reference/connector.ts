@@ -51,17 +51,7 @@ const Meta = z
 
 const PayrollResponse = z.object({ pay_months: z.array(z.unknown()), meta: Meta });
 
-const PageResponse = z.object({
-  employees: z.array(z.unknown()),
-  meta: z
-    .object({
-      page: z.number().optional(),
-      per_page: z.number().int().positive().optional(),
-      total: z.number().int().nonnegative().optional(),
-      total_pages: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-});
+const PageResponse = z.object({ employees: z.array(z.unknown()), meta: Meta });
 
 function oauthError(res: HrmsResponse): string {
   try {
