@@ -58,6 +58,7 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
   const sync = wireSync(infra, {
     employees: employees.syncStore,
     erasures: employees.erasures,
+    payMonths: employees.syncPayMonths,
     hrmsConfigs,
     events: events.service,
     counters,
@@ -74,7 +75,14 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     connectionAccess: (v, c) => employees.access.get(v, c),
   });
   // The pay months seam (docs/credentials.md "Claims") defaults to the record's current month.
-  const credentials = wireCredentials(infra, { keyring: external.keyring, vendorKeys: external.vendorKeys, employees: employees.service });
+  const credentials = wireCredentials(infra, {
+    keyring: external.keyring,
+    vendorKeys: external.vendorKeys,
+    employees: employees.service,
+    // The `pay` claim reads the recorded pay history (docs/credentials.md "Claims").
+    payMonths: async (orgId, rowId, n) =>
+      n === 0 ? [] : (await employees.payMonths.latestPayMonths(orgId, rowId, n)).map((m) => ({ year: m.year, month: m.month, grossPay: m.grossPay, netPay: m.netPay })),
+  });
   const retention = wireRetention(infra);
   const sdk = wireSdk(infra, {
     orgs: orgs.service,

@@ -51,7 +51,7 @@ export interface CredentialServiceDeps {
   };
   cipher: FieldCipher;
   /** The pay months; default {@link recordedPayMonth}. */
-  payMonths?: PayMonths;
+  payMonths: PayMonths;
   /** `iss`: HRX_PUBLIC_URL plus the base path (docs/credentials.md "Keys and metadata"). */
   issuer: string;
   ttlDays: number;
@@ -68,16 +68,7 @@ export type CredentialService = ReturnType<typeof createCredentialService>;
 export function createCredentialService(deps: CredentialServiceDeps) {
   const { store } = deps;
 
-  /** The default pay months: the record's current `salaryDetails.monthly`, when it names its month and year. */
-  const recordedPayMonth: PayMonths = async (orgId, rowId, n) => {
-    if (n === 0) return [];
-    const row = await store.recordOf(orgId, rowId);
-    if (!row) return [];
-    const m = decodeEmployee({ id: rowId, employeeId: row.employeeId, recordEnc: row.recordEnc }, orgId, deps.cipher).salaryDetails.monthly;
-    if (m.year === null || m.month === null) return [];
-    return [{ year: m.year, month: m.month, grossPay: m.grossPay, netPay: null }];
-  };
-  const payMonths = deps.payMonths ?? recordedPayMonth;
+  const { payMonths } = deps;
 
   /** The claims of docs/credentials.md "Claims": only shared data points, a claim with none left out. */
   async function claimsOf(record: EmployeeRecord, access: ConnectionAccess, rowId: string, months: number): Promise<Record<string, unknown>> {

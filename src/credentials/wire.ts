@@ -7,13 +7,13 @@ import { createCredentialStore } from './store';
 /**
  * Builds the credential store and service. Takes the service keyring and vendor key cache of the
  * V2 feature (the ES256 issuer key, the vendor key bound as `cnf`), the employee read service
- * (the read a credential is issued from) and, optionally, the pay months seam (`payMonths`:
- * default the record's current month). `iss` is `HRX_PUBLIC_URL` plus the base path
+ * (the read a credential is issued from) and the pay months (`payMonths`: the recorded pay history,
+ * docs/pay-history.md). `iss` is `HRX_PUBLIC_URL` plus the base path
  * (`http://localhost` when unset, docs/settings.md).
  */
 export function wireCredentials(
   infra: Infra,
-  deps: { keyring: ServiceKeyring; vendorKeys: VendorKeyCache; employees: CredentialServiceDeps['employees']; payMonths?: PayMonths },
+  deps: { keyring: ServiceKeyring; vendorKeys: VendorKeyCache; employees: CredentialServiceDeps['employees']; payMonths: PayMonths },
 ) {
   const store = createCredentialStore(infra.db.orm);
   const issuer = `${infra.config.HRX_PUBLIC_URL?.replace(/\/$/, '') ?? 'http://localhost'}${infra.config.HRX_BASE_PATH}`;

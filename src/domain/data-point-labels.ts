@@ -131,6 +131,8 @@ const PAY_PARTS: Record<string, string> = {
   month: 'Pay month',
   year: 'Pay year',
   reimbursements: 'Reimbursements',
+  netPay: 'Net pay',
+  paidOn: 'Pay date',
 };
 
 const DEPENDANT: Record<string, string> = {

@@ -77,6 +77,10 @@ export type MonthlyDetails = {
   bonus: BonusBreakdown;
   deductions: MonthlyDeductions;
   reimbursements: Money;
+  /** The net pay the HRMS reports for the month (hrx never computes one); null when unknown (docs/data-points.md "Pay history"). */
+  netPay: Money;
+  /** The day the month's pay was paid, `YYYY-MM-DD`; null when unknown. */
+  paidOn: string | null;
 };
 
 export type Address = {
@@ -261,6 +265,8 @@ export function emptyRecord(): EmployeeRecord {
           earlyWageDeduction: null,
         },
         reimbursements: null,
+        netPay: null,
+        paidOn: null,
       },
     },
   };

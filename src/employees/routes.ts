@@ -9,7 +9,8 @@ import { pageInfoSchema, pageQueryFields } from '../paging';
 import type { AccessLogService } from './access-log-service';
 import type { EraseService } from './erase-service';
 import { employeeIdSchema } from './employee-id';
-import { employeeRecordSchema, employeeUpdateSchema } from './schema';
+import { employeeRecordSchema, employeeUpdateSchema, payHistorySchema } from './schema';
+import { PAY_MONTHS_KEPT } from './pay-months';
 import type { EmployeeService } from './service';
 import type { EmployeeUpdate, EmployeeUpdateService } from './update-service';
 
@@ -94,6 +95,40 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
           requestId,
         });
         return { dataJson };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/employee_details/:id/pay_history/',
+      credential: 'apiKeyUsername',
+      role: 'vendor',
+      params: z.object({ id: z.string().min(1).max(128) }),
+      query: z.object({
+        org: z.string().min(1),
+        vendor_org: z.string().min(1),
+        months: z.coerce.number().int().min(1).max(PAY_MONTHS_KEPT).default(12),
+      }),
+      response: payHistorySchema,
+      doc: {
+        operationId: 'getPayHistory',
+        tag: 'employees',
+        summary: "One employee's pay months, newest first: `month`, `year` and the `monthly_*` data points the connection shares.",
+        description: [
+          '`months` is 1 to 36 (default 12). The credential, the errors, the consent rule and the audit are those of the plain read',
+          "(`GET /api/employee_details/{id}`): `401 Invalid token.` when `vendor_org` is not the key's org, `404 Invalid Organisation ID`",
+          'without an approved connection, `404` for an unknown employee, `403 Consent not found or expired` where consent is required.',
+          'A connection sharing no `monthly_*` point (but month and year) gets `months: []`. `as_of` is the last successful sync.',
+        ].join(' '),
+        errors: ['INVALID_ORGANISATION', 'EMPLOYEE_NOT_FOUND', 'CONSENT_MISSING'],
+      },
+      async handler({ params, query: q, principal, requestId }) {
+        // As the plain read: the key's org must be `vendor_org` (docs/api.md "Employee details").
+        if (principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
+        const data = await employees.payHistory(
+          { vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id, requestId },
+          q.months,
+        );
+        return { data };
       },
     }),
     route({

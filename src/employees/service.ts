@@ -11,10 +11,11 @@ import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
 import type { ErasureStore } from './erasure-store';
 import { canonicalEmployeeId, isUsableEmployeeId } from './employee-id';
-import { EVERY_DATA_POINT, filterRecord } from '../domain/data-points';
+import { ALL_DATA_POINTS, EVERY_DATA_POINT, filterRecord, type DataPoints } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
+import type { PayMonth, PayMonthStore } from './pay-months';
 import { isUuid } from '../domain/ids';
 
 export interface EmployeeServiceDeps {
@@ -29,6 +30,16 @@ export interface EmployeeServiceDeps {
   hrms: HrmsSource;
   /** Tombstones (docs/erasure-and-retention.md "Erasing an employee"): an erased employee is not read live either. */
   erasures: Pick<ErasureStore, 'erasedAt'>;
+  /** Pay history (docs/pay-history.md "Read"). */
+  payMonths: Pick<PayMonthStore, 'latestWithAsOf'>;
+}
+
+/** A pay history answer (docs/pay-history.md "Read"): each month `month`, `year` and the shared `monthly_*` points. */
+export interface PayHistory {
+  employeeId: string;
+  /** The org's last successful sync, ISO 8601 UTC; null when none. */
+  as_of: string | null;
+  months: Record<string, unknown>[];
 }
 
 /** A vendor's read request. */
@@ -46,6 +57,38 @@ export interface ReadQuery {
 
 export type EmployeeService = ReturnType<typeof createEmployeeService>;
 
+/** The `monthly_*` data points (other than `monthly_month`, `monthly_year`) and the path each names in a pay month. */
+const PAY_POINTS: readonly { point: string; path: string[] }[] = ALL_DATA_POINTS.filter(
+  (p) => p.startsWith('monthly_') && p !== 'monthly_month' && p !== 'monthly_year',
+).map((point) => ({ point, path: point.slice('monthly_'.length).split('_') }));
+
+/** The `monthly_*` points a connection sharing `shared` is served of a pay month. */
+function payFieldsOf(shared: ReadonlySet<string> | typeof EVERY_DATA_POINT): typeof PAY_POINTS {
+  return shared === EVERY_DATA_POINT ? PAY_POINTS : PAY_POINTS.filter((p) => shared.has(p.point));
+}
+
+/** What a pay history read is audited with: `monthly_month`, `monthly_year` and the pay points served; nothing when none is. */
+function payPointsOf(shared: DataPoints): DataPoints {
+  const fields = payFieldsOf(shared === EVERY_DATA_POINT ? EVERY_DATA_POINT : new Set(shared));
+  return fields.length === 0 ? [] : ['monthly_month', 'monthly_year', ...fields.map((f) => f.point)];
+}
+
+/** A pay month cut down to `month`, `year` and `fields`, nested as in the record's `monthly`. */
+function projectPayMonth(m: PayMonth, fields: typeof PAY_POINTS): Record<string, unknown> {
+  const out: Record<string, unknown> = { month: m.month, year: m.year };
+  for (const { path } of fields) {
+    let src: unknown = m;
+    let dst = out;
+    for (let i = 0; i < path.length - 1; i++) {
+      src = (src as Record<string, unknown> | undefined)?.[path[i]!];
+      dst = (dst[path[i]!] ??= {}) as Record<string, unknown>;
+    }
+    const leaf = path[path.length - 1]!;
+    dst[leaf] = (src as Record<string, unknown> | undefined)?.[leaf] ?? null;
+  }
+  return out;
+}
+
 /** Builds the employee read service. */
 export function createEmployeeService(deps: EmployeeServiceDeps) {
   /**
@@ -56,7 +99,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here, and serve the record only
    * when its canonical `employeeId` is the one asked for (else 404 EMPLOYEE_NOT_FOUND).
    */
-  async function locate(asked: ReadQuery, form: 'full' | 'masked') {
+  async function locate(asked: ReadQuery, form: 'full' | 'masked', auditPoints?: (shared: DataPoints) => DataPoints) {
     // One id for the lookup, the tombstone and the HRMS call (docs/erasure-and-retention.md).
     const q = { ...asked, employeeRef: canonicalEmployeeId(asked.employeeRef) };
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
@@ -83,7 +126,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
             actorOrgId: q.vendorOrgId,
             action: READ_AUDIT_ACTION,
             connectionId: access.connectionId,
-            dataPoints: access.sharedDataPoints,
+            dataPoints: auditPoints ? auditPoints(access.sharedDataPoints) : access.sharedDataPoints,
           },
     });
     let liveRecord: EmployeeRecord | null = null;
@@ -134,6 +177,25 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
   }
 
   return {
+    /**
+     * The pay history of one employee for a vendor (docs/pay-history.md "Read"): the same checks,
+     * errors and audit as `read` (stored reads only; the audit names the `monthly_*` points
+     * served), then the `months` newest pay months, newest first, each holding `month`, `year`
+     * and only the `monthly_*` points the connection shares; none shared (but `month` and
+     * `year`): `months` is `[]`.
+     */
+    async payHistory(q: Omit<ReadQuery, 'mask' | 'source'>, months: number): Promise<PayHistory> {
+      const found = await locate({ ...q, source: 'db', mask: true }, 'masked', payPointsOf);
+      const row = found.row!;
+      const fields = payFieldsOf(found.shared);
+      const { asOf, months: stored } = await deps.payMonths.latestWithAsOf(found.access.clientOrgId, row.id, months);
+      return {
+        employeeId: row.employeeId,
+        as_of: asOf ? asOf.toISOString() : null,
+        months: fields.length === 0 ? [] : stored.map((m) => projectPayMonth(m, fields)),
+      };
+    },
+
     /**
      * Reads one employee for a vendor as a record: filtered to the connection's data points,
      * masked when `q.mask`. Errors as `locate` above. Writes the audit entry of docs/api.md "Employee details".

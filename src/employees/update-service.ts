@@ -11,11 +11,15 @@ import type { Written } from '../events/types';
 import { changedDataPoints } from '../domain/data-points';
 import { mergeRecord, normalizeRecord, type DeepPartial, type EmployeeRecord } from '../domain/record';
 import type { ErasureStore } from './erasure-store';
+import type { PayMonthStore, PayMonthWrite, RecordedPayMonth } from './pay-months';
 import { newEmployeeRowId } from './store';
 import { WEBHOOK_RETRY_SQLSTATES, type EmployeeWriteStore } from './write-store';
 
-/** One record of the body: a partial record with its `employeeId` (already validated). */
-export type EmployeeUpdate = DeepPartial<EmployeeRecord> & { employeeId: string };
+/**
+ * One record of the body: a partial record with its `employeeId` (already validated), and the
+ * pay months of its `salaryHistory` (docs/pay-history.md "The update webhook").
+ */
+export type EmployeeUpdate = DeepPartial<EmployeeRecord> & { employeeId: string; salaryHistory?: PayMonthWrite['month'][] | null | undefined };
 
 /** The answer for one record of the body (docs/api.md "Employee update webhook"), in request order. */
 export interface EmployeeUpdateResult {
@@ -31,14 +35,43 @@ export interface EmployeeUpdateServiceDeps {
   writes: EmployeeWriteStore;
   /** Tombstones of erased employees (docs/erasure-and-retention.md "Erasing an employee"): posting an erased employee again removes its tombstone. */
   erasures: Pick<ErasureStore, 'clearTombstones'>;
+  /** Pay history (docs/pay-history.md): the months the body's `monthly` and `salaryHistory` carry. */
+  payMonths: Pick<PayMonthStore, 'record'>;
   /**
    * The outbox (docs/events.md "Outbox"): `employeesUpdated` writes the `employee.updated` events (ids and
    * data point names only) in the webhook's transaction; `dispatch` queues them after commit.
    */
   events: {
     employeesUpdated(clientOrgId: number, changes: { employeeId: string; id: string; updatedFields: string[] }[], tx: Tx): Promise<Written>;
+    /** `employee.pay_recorded` for the recorded months, in the webhook's transaction. */
+    payRecorded(clientOrgId: number, recorded: RecordedPayMonth[], tx: Tx): Promise<Written>;
     dispatch(written: Written | undefined): Promise<void>;
   };
+}
+
+/**
+ * The pay months a body records (docs/pay-history.md "Where months come from"), in body order:
+ * each record's `salaryHistory`, then the month its merged `monthly` carries when the record
+ * touched `monthly` and the result has a `month` and a `year`.
+ */
+function payMonthsOf(updates: readonly EmployeeUpdate[], state: Map<string, { record: EmployeeRecord }>): PayMonthWrite[] {
+  const out: PayMonthWrite[] = [];
+  for (const u of updates) {
+    const rec = state.get(u.employeeId)!.record;
+    for (const m of u.salaryHistory ?? []) out.push({ employeeRowId: rec.id, employeeId: rec.employeeId, month: m });
+  }
+  // The latest `monthly` of each employee: what its record now holds.
+  const touched = new Set(updates.filter((u) => u.salaryDetails?.monthly).map((u) => u.employeeId));
+  for (const employeeId of touched) {
+    const rec = state.get(employeeId)!.record;
+    const { month, year } = rec.salaryDetails.monthly;
+    if (month !== null && year !== null) out.push({ employeeRowId: rec.id, employeeId: rec.employeeId, month: { ...rec.salaryDetails.monthly, month, year } });
+  }
+  return out;
+}
+
+function joinWritten(a: Written | undefined, b: Written): Written {
+  return a ? { eventIds: [...a.eventIds, ...b.eventIds], deliveryIds: [...a.deliveryIds, ...b.deliveryIds] } : b;
 }
 
 /** The audit action of a webhook write (actor: the client org). */
@@ -113,6 +146,9 @@ export function createEmployeeUpdateService(deps: EmployeeUpdateServiceDeps) {
           );
           const changes = rows.filter((s) => s.changed.length > 0).map((s) => ({ employeeId: s.record.employeeId, id: s.record.id, updatedFields: s.changed }));
           written = changes.length > 0 ? await deps.events.employeesUpdated(clientOrgId, changes, tx) : undefined;
+          // Pay months after the rows they belong to exist (a created employee's included).
+          const recorded = await deps.payMonths.record(clientOrgId, payMonthsOf(updates, state), tx);
+          if (recorded.length > 0) written = joinWritten(written, await deps.events.payRecorded(clientOrgId, recorded, tx));
           return results;
         },
         { retryOn: WEBHOOK_RETRY_SQLSTATES },

@@ -14,6 +14,7 @@ import { createEmployeeService } from './service';
 import { createEmployeeStore } from './store';
 import { createEmployeeUpdateService } from './update-service';
 import { createEmployeeWriteStore } from './write-store';
+import { createPayMonthStore } from './pay-months';
 
 /**
  * Builds the employee store over the request pool (`store`) and over the syncs' pool
@@ -46,6 +47,10 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
     subscriber.disconnect();
   });
   const erasures = createErasureStore(pool, tombstoneKeys(infra.derivedKeys('employee-tombstone')), cipher);
+  // The digest key is the current master key's: after a rotation, an equal month rewritten once counts as a correction.
+  const payDigestKey = infra.derivedKeys('pay-month-digest')[0]!;
+  const payMonths = createPayMonthStore(pool, cipher, payDigestKey);
+  const syncPayMonths = infra.syncPool === pool ? payMonths : createPayMonthStore(infra.syncPool, cipher, payDigestKey);
   const service = createEmployeeService({
     employees: store,
     connectionAccess: (v, c) => access.get(v, c),
@@ -54,9 +59,10 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
     audit: createAuditWriter(pool, { windowMs: config.HRX_AUDIT_WINDOW_MS }),
     hrms: deps.hrms,
     erasures,
+    payMonths,
   });
   const writes = createEmployeeWriteStore(pool, cipher);
-  const updates = createEmployeeUpdateService({ transactor: infra.transactor, writes, erasures, events: deps.events });
+  const updates = createEmployeeUpdateService({ transactor: infra.transactor, writes, erasures, payMonths, events: deps.events });
   const erasure = createEraseService({
     transactor: infra.transactor,
     erasures,
@@ -64,5 +70,5 @@ export function wireEmployees(infra: Infra, deps: { hrms: HrmsSource; events: Ev
     events: deps.events,
   });
   const accessLog = createAccessLogService({ log: createAccessLogStore(pool) });
-  return { service, store, syncStore, access, updates, accessLog, erasures, erasure };
+  return { service, store, syncStore, access, updates, accessLog, erasures, erasure, payMonths, syncPayMonths };
 }

@@ -193,6 +193,36 @@ export function employeesUpdatedEvents(clientOrgId: number, changes: EmployeeCha
   }));
 }
 
+/** A `monthly_*` data point other than the month and year that name a pay month. */
+const isPayPoint = (d: string): boolean => d.startsWith('monthly_') && d !== 'monthly_month' && d !== 'monthly_year';
+
+/** A pay month recorded for one employee (docs/pay-history.md "Events"): no values. */
+export interface PayRecorded {
+  employeeId: string;
+  year: number;
+  month: number;
+  /** True when the month replaced a different value recorded before. */
+  correction: boolean;
+}
+
+/**
+ * `employee.pay_recorded`, one per recorded month, for every vendor with an approved connection
+ * whose connection shares a `monthly_*` data point other than `monthly_month` and `monthly_year`
+ * (the ones a pay history read would serve something of; docs/pay-history.md "Events"):
+ * `data: {client_org, employeeId, year, month, correction}`. No values.
+ */
+export function payRecordedEvents(clientOrgId: number, recorded: PayRecorded[]): EventInput[] {
+  return recorded.map((p) => ({
+    type: 'employee.pay_recorded' as const,
+    audience: { approvedVendorsOf: true as const },
+    clientOrgId,
+    data: (r: Recipient) => {
+      const sharesPay = r.sharedDataPoints === EVERY_DATA_POINT || r.sharedDataPoints.some(isPayPoint);
+      return sharesPay ? { client_org: r.clientOrgUuid, employeeId: p.employeeId, year: p.year, month: p.month, correction: p.correction } : null;
+    },
+  }));
+}
+
 /**
  * `consent.expired` for the consent's vendor (while its connection is approved):
  * `data: {client_org_id, employee_id, consent_expiry}`.

@@ -8,8 +8,9 @@ import type { Queryable } from '../db/tx';
 
 /**
  * Every copy of erased or purged employees in the outbox (docs/erasure-and-retention.md "Every
- * copy"): events name employees by `employeeId`, as `data.employee_id` (consent events) or in
- * `data.employees[].employee_id` (`employee.updated`, `employee.removed`). The CTEs (a `with`
+ * copy"): events name employees by `employeeId`, as `data.employee_id` (consent events),
+ * `data.employeeId` (`employee.pay_recorded`) or in `data.employees[].employee_id`
+ * (`employee.updated`, `employee.removed`). The CTEs (a `with`
  * list; the caller appends its final `select`) that delete or rewrite the events naming the
  * employees of `gone` (a query giving `org_id`, the client org, and `employee_id`, canonical): an
  * event that names only those employees is deleted (its deliveries and their attempts go with it,
@@ -35,6 +36,8 @@ export function scrubEmployeeEventsCtes(gone: string, keepPendingRemovals: boole
   hits as (
     select distinct c.id from candidates c
      cross join lateral (select c.p #>> '{data,employee_id}' as employee_id
+                         union all
+                         select c.p #>> '{data,employeeId}'
                          union all
                          select x ->> 'employee_id' from jsonb_array_elements(
                            case when jsonb_typeof(c.p #> '{data,employees}') = 'array' then c.p #> '{data,employees}' else '[]'::jsonb end) x) named_id

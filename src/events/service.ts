@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Transactor } from '../db/tx';
 import type { Logger } from '../logger';
-import { connectionEvent, consentExpiredEvent, employeesUpdatedEvents, type EmployeeChange } from './catalog';
+import { connectionEvent, consentExpiredEvent, employeesUpdatedEvents, payRecordedEvents, type EmployeeChange, type PayRecorded } from './catalog';
 import type { EventsQueue } from './queue';
 import type { EventStore, NewEvent } from './store';
 import type { EventInput, EventPayload, Recipient, Staged, Tx, Written } from './types';
@@ -153,6 +153,17 @@ export function createEventService(deps: EventServiceDeps) {
     async employeesUpdated(clientOrgId: number, changes: EmployeeChange[], tx?: Tx): Promise<Written> {
       const inputs = employeesUpdatedEvents(clientOrgId, changes);
       if (inputs.length === 0) return { eventIds: [], deliveryIds: [] };
+      return tx ? writeIn(tx, inputs) : emit(inputs);
+    },
+
+    /**
+     * `employee.pay_recorded` for each pay month in `recorded` of `clientOrgId` (docs/pay-history.md
+     * "Events"), to the vendors whose connection shares a `monthly_*` point; in `tx` when given
+     * (then `dispatch` after commit), else written and queued at once. Throws the database's error.
+     */
+    async payRecorded(clientOrgId: number, recorded: PayRecorded[], tx?: Tx): Promise<Written> {
+      if (recorded.length === 0) return { eventIds: [], deliveryIds: [] };
+      const inputs = payRecordedEvents(clientOrgId, recorded);
       return tx ? writeIn(tx, inputs) : emit(inputs);
     },
 

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'connection.needs_reauth',
   'connection.failing',
   'connection.healthy',
+  'employee.pay_recorded',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

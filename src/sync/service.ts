@@ -35,6 +35,8 @@ import { FREQUENCY_MS } from './schedules';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
 import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
+import { backfillMonths, backfillPayMonths, payMonthsOfRecords, recordPayMonths } from './pay';
+import type { PayMonthStore } from '../employees/pay-months';
 
 export { SyncInterruptedError };
 import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
@@ -103,6 +105,8 @@ export interface SyncServiceDeps {
   bounds?: SyncBounds;
   /** Clock (tests move it to reach the daily full sync); default `Date.now`. */
   now?: () => number;
+  /** Pay history (src/sync/pay.ts): pages record their months, payroll APIs backfill; absent: not kept. */
+  payMonths?: Pick<PayMonthStore, 'record'>;
   /** The org's health (sync/health.ts), written in the transactions of each run's start and end; absent: not kept. */
   health?: Pick<HealthRecorder, 'started' | 'ended'>;
 }
@@ -298,14 +302,21 @@ export function createSyncService(deps: SyncServiceDeps) {
                 tx,
               );
               const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
-              return { kept, writes: await deps.employees.upsertPage(orgId, run.id, kept, guard, tx) };
+              const writes = await deps.employees.upsertPage(orgId, run.id, kept, guard, tx);
+              const pay = deps.payMonths && (await recordPayMonths({ payMonths: deps.payMonths, events: deps.events }, orgId, payMonthsOfRecords(kept), tx));
+              return { kept, writes, pay };
             });
+            await deps.events.dispatch(stored.pay ? stored.pay.written : undefined);
             previous = stored.writes;
             seen += stored.writes.written;
             coverage.add(stored.kept);
             pages += 1;
             await deps.runs.progress(run.id, pages, seen);
             opts.onProgress?.({ pages, employees: seen });
+          }
+          const months = deps.payMonths ? backfillMonths(connector, !!definition.payroll, (await deps.runs.lastSucceeded(orgId)).full) : 0;
+          if (months > 0) {
+            await backfillPayMonths({ ...deps, payMonths: deps.payMonths! }, { orgId, connector, months, stallMs, aborter, watch });
           }
           if (held.lost) throw lockLost();
           let written: Written | undefined;

@@ -1,6 +1,7 @@
 /** Wiring of the sync feature (see `context.ts`). */
 import type { ErasureStore } from '../employees/erasure-store';
 import type { EmployeeStore } from '../employees/store';
+import type { PayMonthStore } from '../employees/pay-months';
 import type { EventService } from '../events/service';
 import type { Infra } from '../infra';
 import type { WorkCounters } from '../ops/counters';
@@ -30,6 +31,8 @@ export function wireSync(
   deps: {
     employees: EmployeeStore;
     erasures: ErasureStore;
+    /** Pay history on the syncs' pool (employees/pay-months.ts). */
+    payMonths?: Pick<PayMonthStore, 'record'>;
     hrmsConfigs: HrmsConfigs;
     events: EventService;
     /** The workers' counters of `/metrics` (src/ops/counters.ts): each run's end is counted. */
@@ -50,6 +53,7 @@ export function wireSync(
     runs: infra.syncDb === infra.db ? store : createSyncRunStore(infra.syncDb.orm),
     employees: deps.employees,
     erasures: deps.erasures,
+    ...(deps.payMonths ? { payMonths: deps.payMonths } : {}),
     hrmsConfigs: deps.hrmsConfigs.syncStore,
     connectorFor: deps.hrmsConfigs.connectorFor,
     log,

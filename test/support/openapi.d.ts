@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/employee_details/{id}/pay_history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One employee's pay months, newest first: `month`, `year` and the `monthly_*` data points the connection shares.
+         * @description `months` is 1 to 36 (default 12). The credential, the errors, the consent rule and the audit are those of the plain read (`GET /api/employee_details/{id}`): `401 Invalid token.` when `vendor_org` is not the key's org, `404 Invalid Organisation ID` without an approved connection, `404` for an unknown employee, `403 Consent not found or expired` where consent is required. A connection sharing no `monthly_*` point (but month and year) gets `months: []`. `as_of` is the last successful sync.
+         */
+        get: operations["getPayHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhook/v1/employee/update/": {
         parameters: {
             query?: never;
@@ -986,8 +1006,49 @@ export interface components {
                         earlyWageDeduction?: number | null;
                     } | null;
                     reimbursements?: number | null;
+                    netPay?: number | null;
+                    paidOn?: string | null;
                 } | null;
             } | null;
+            salaryHistory?: {
+                month: number;
+                year: number;
+                basic?: number | null;
+                dearnessAllowance?: number | null;
+                hra?: number | null;
+                medicalAllowance?: number | null;
+                travelAllowance?: number | null;
+                specialAllowance?: number | null;
+                flexiBasketAllowance?: number | null;
+                gratuity?: number | null;
+                otherAllowance?: number | null;
+                fixedPay?: number | null;
+                grossPay?: number | null;
+                taxRegime?: string | null;
+                bonus?: {
+                    joining?: number | null;
+                    referral?: number | null;
+                    retention?: number | null;
+                    performance?: number | null;
+                    relocation?: number | null;
+                    misc?: number | null;
+                } | null;
+                deductions?: {
+                    pf?: number | null;
+                    esi?: number | null;
+                    professionalTax?: number | null;
+                    labourWelfareFund?: number | null;
+                    misc?: number | null;
+                    nps?: number | null;
+                    tds?: number | null;
+                    medicalClaimDeduction?: number | null;
+                    groupTermInsuranceDeductions?: number | null;
+                    earlyWageDeduction?: number | null;
+                } | null;
+                reimbursements?: number | null;
+                netPay?: number | null;
+                paidOn?: string | null;
+            }[];
         };
         SyncRequest: {
             full?: boolean;
@@ -1143,6 +1204,8 @@ export interface components {
                         earlyWageDeduction: number | null;
                     };
                     reimbursements: number | null;
+                    netPay: number | null;
+                    paidOn: string | null;
                 };
             };
         };
@@ -1189,6 +1252,52 @@ export interface components {
             /** @constant */
             message: "Source Permission denied";
             data: Record<string, never>;
+        };
+        /** @description An employee's pay months, newest first; `as_of` is the client org's last successful sync (null when none). */
+        PayHistory: {
+            employeeId: string;
+            as_of: string | null;
+            months: components["schemas"]["PayMonth"][];
+        };
+        /** @description One pay month: `month`, `year` and, of the rest, only the `monthly_*` data points the connection shares. */
+        PayMonth: {
+            month: number;
+            year: number;
+            basic?: number | null;
+            dearnessAllowance?: number | null;
+            hra?: number | null;
+            medicalAllowance?: number | null;
+            travelAllowance?: number | null;
+            specialAllowance?: number | null;
+            flexiBasketAllowance?: number | null;
+            gratuity?: number | null;
+            otherAllowance?: number | null;
+            fixedPay?: number | null;
+            grossPay?: number | null;
+            taxRegime?: string | null;
+            bonus?: {
+                joining?: number | null;
+                referral?: number | null;
+                retention?: number | null;
+                performance?: number | null;
+                relocation?: number | null;
+                misc?: number | null;
+            };
+            deductions?: {
+                pf?: number | null;
+                esi?: number | null;
+                professionalTax?: number | null;
+                labourWelfareFund?: number | null;
+                misc?: number | null;
+                nps?: number | null;
+                tds?: number | null;
+                medicalClaimDeduction?: number | null;
+                groupTermInsuranceDeductions?: number | null;
+                earlyWageDeduction?: number | null;
+            };
+            reimbursements?: number | null;
+            netPay?: number | null;
+            paidOn?: string | null;
         };
         /** @description The error envelope with the HTTP status repeated in `code`. */
         CodeError: {
@@ -1408,6 +1517,124 @@ export interface operations {
                 };
             };
             /** @description `service_unavailable`: `Service temporarily unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayHistory: {
+        parameters: {
+            query: {
+                org: string;
+                vendor_org: string;
+                months?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The id of this request; equals the `X-Request-Id` header.
+                         */
+                        requestId: string;
+                        /** @constant */
+                        message: "success";
+                        data: components["schemas"]["PayHistory"];
+                    };
+                };
+            };
+            /** @description `<field>: <reason>` (validation failure) */
+            400: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            401: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Consent not found or expired` */
+            403: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Invalid Organisation ID`; `Employee not found` */
+            404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request was throttled. Expected available in N seconds.` */
+            429: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Internal Server Error` */
+            500: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -5166,7 +5393,7 @@ export interface operations {
                         dependent_details_fields?: {
                             [key: string]: -1 | 0 | 1;
                         };
-                        /** @description `ctc_basic`: Basic pay (annual CTC); `ctc_dearnessAllowance`: Dearness allowance (DA) (annual CTC); `ctc_hra`: House rent allowance (HRA) (annual CTC); `ctc_gratuity`: Gratuity (annual CTC); `ctc_medicalAllowance`: Medical allowance (annual CTC); `ctc_travelAllowance`: Travel allowance (annual CTC); `ctc_specialAllowance`: Special allowance (annual CTC); `ctc_otherAllowance`: Other allowances (annual CTC); `ctc_flexiBasketAllowance`: Flexible benefits (flexi basket) (annual CTC); `ctc_grossPay`: Gross pay (annual CTC); `ctc_fixedPay`: Fixed pay (annual CTC); `ctc_taxRegime`: Income tax regime (annual CTC); `ctc_bonus_joining`: Joining bonus (annual CTC); `ctc_bonus_referral`: Referral bonus (annual CTC); `ctc_bonus_retention`: Retention bonus (annual CTC); `ctc_bonus_performance`: Performance bonus (annual CTC); `ctc_bonus_relocation`: Relocation bonus (annual CTC); `ctc_bonus_misc`: Other bonuses (annual CTC); `ctc_deductions_pf`: Provident fund (PF) deduction (annual CTC); `ctc_deductions_esi`: ESI deduction (annual CTC); `ctc_deductions_professionalTax`: Professional tax deduction (annual CTC); `ctc_deductions_labourWelfareFund`: Labour welfare fund deduction (annual CTC); `ctc_deductions_misc`: Other deductions (annual CTC); `ctc_deductions_nps`: NPS deduction (annual CTC); `monthly_month`: Pay month (monthly pay); `monthly_year`: Pay year (monthly pay); `monthly_basic`: Basic pay (monthly pay); `monthly_dearnessAllowance`: Dearness allowance (DA) (monthly pay); `monthly_hra`: House rent allowance (HRA) (monthly pay); `monthly_medicalAllowance`: Medical allowance (monthly pay); `monthly_travelAllowance`: Travel allowance (monthly pay); `monthly_specialAllowance`: Special allowance (monthly pay); `monthly_flexiBasketAllowance`: Flexible benefits (flexi basket) (monthly pay); `monthly_gratuity`: Gratuity (monthly pay); `monthly_otherAllowance`: Other allowances (monthly pay); `monthly_fixedPay`: Fixed pay (monthly pay); `monthly_grossPay`: Gross pay (monthly pay); `monthly_taxRegime`: Income tax regime (monthly pay); `monthly_bonus_joining`: Joining bonus (monthly pay); `monthly_bonus_referral`: Referral bonus (monthly pay); `monthly_bonus_retention`: Retention bonus (monthly pay); `monthly_bonus_performance`: Performance bonus (monthly pay); `monthly_bonus_relocation`: Relocation bonus (monthly pay); `monthly_bonus_misc`: Other bonuses (monthly pay); `monthly_deductions_pf`: Provident fund (PF) deduction (monthly pay); `monthly_deductions_esi`: ESI deduction (monthly pay); `monthly_deductions_professionalTax`: Professional tax deduction (monthly pay); `monthly_deductions_labourWelfareFund`: Labour welfare fund deduction (monthly pay); `monthly_deductions_misc`: Other deductions (monthly pay); `monthly_deductions_nps`: NPS deduction (monthly pay); `monthly_deductions_tds`: Income tax deducted at source (TDS) (monthly pay); `monthly_deductions_medicalClaimDeduction`: Medical claim deduction (monthly pay); `monthly_deductions_groupTermInsuranceDeductions`: Group term insurance deduction (monthly pay); `monthly_deductions_earlyWageDeduction`: Early wage (salary advance) deduction (monthly pay); `monthly_reimbursements`: Reimbursements (monthly pay) */
+                        /** @description `ctc_basic`: Basic pay (annual CTC); `ctc_dearnessAllowance`: Dearness allowance (DA) (annual CTC); `ctc_hra`: House rent allowance (HRA) (annual CTC); `ctc_gratuity`: Gratuity (annual CTC); `ctc_medicalAllowance`: Medical allowance (annual CTC); `ctc_travelAllowance`: Travel allowance (annual CTC); `ctc_specialAllowance`: Special allowance (annual CTC); `ctc_otherAllowance`: Other allowances (annual CTC); `ctc_flexiBasketAllowance`: Flexible benefits (flexi basket) (annual CTC); `ctc_grossPay`: Gross pay (annual CTC); `ctc_fixedPay`: Fixed pay (annual CTC); `ctc_taxRegime`: Income tax regime (annual CTC); `ctc_bonus_joining`: Joining bonus (annual CTC); `ctc_bonus_referral`: Referral bonus (annual CTC); `ctc_bonus_retention`: Retention bonus (annual CTC); `ctc_bonus_performance`: Performance bonus (annual CTC); `ctc_bonus_relocation`: Relocation bonus (annual CTC); `ctc_bonus_misc`: Other bonuses (annual CTC); `ctc_deductions_pf`: Provident fund (PF) deduction (annual CTC); `ctc_deductions_esi`: ESI deduction (annual CTC); `ctc_deductions_professionalTax`: Professional tax deduction (annual CTC); `ctc_deductions_labourWelfareFund`: Labour welfare fund deduction (annual CTC); `ctc_deductions_misc`: Other deductions (annual CTC); `ctc_deductions_nps`: NPS deduction (annual CTC); `monthly_month`: Pay month (monthly pay); `monthly_year`: Pay year (monthly pay); `monthly_basic`: Basic pay (monthly pay); `monthly_dearnessAllowance`: Dearness allowance (DA) (monthly pay); `monthly_hra`: House rent allowance (HRA) (monthly pay); `monthly_medicalAllowance`: Medical allowance (monthly pay); `monthly_travelAllowance`: Travel allowance (monthly pay); `monthly_specialAllowance`: Special allowance (monthly pay); `monthly_flexiBasketAllowance`: Flexible benefits (flexi basket) (monthly pay); `monthly_gratuity`: Gratuity (monthly pay); `monthly_otherAllowance`: Other allowances (monthly pay); `monthly_fixedPay`: Fixed pay (monthly pay); `monthly_grossPay`: Gross pay (monthly pay); `monthly_taxRegime`: Income tax regime (monthly pay); `monthly_bonus_joining`: Joining bonus (monthly pay); `monthly_bonus_referral`: Referral bonus (monthly pay); `monthly_bonus_retention`: Retention bonus (monthly pay); `monthly_bonus_performance`: Performance bonus (monthly pay); `monthly_bonus_relocation`: Relocation bonus (monthly pay); `monthly_bonus_misc`: Other bonuses (monthly pay); `monthly_deductions_pf`: Provident fund (PF) deduction (monthly pay); `monthly_deductions_esi`: ESI deduction (monthly pay); `monthly_deductions_professionalTax`: Professional tax deduction (monthly pay); `monthly_deductions_labourWelfareFund`: Labour welfare fund deduction (monthly pay); `monthly_deductions_misc`: Other deductions (monthly pay); `monthly_deductions_nps`: NPS deduction (monthly pay); `monthly_deductions_tds`: Income tax deducted at source (TDS) (monthly pay); `monthly_deductions_medicalClaimDeduction`: Medical claim deduction (monthly pay); `monthly_deductions_groupTermInsuranceDeductions`: Group term insurance deduction (monthly pay); `monthly_deductions_earlyWageDeduction`: Early wage (salary advance) deduction (monthly pay); `monthly_reimbursements`: Reimbursements (monthly pay); `monthly_netPay`: Net pay (monthly pay); `monthly_paidOn`: Pay date (monthly pay) */
                         ctc_details_fields?: {
                             [key: string]: -1 | 0 | 1;
                         };

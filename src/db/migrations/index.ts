@@ -28,12 +28,14 @@ import { Migration20261128030000 } from './Migration20261128030000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128130000 } from './Migration20261128130000';
 import { Migration20261129010000 } from './Migration20261129010000';
+import { Migration20261206010000 } from './Migration20261206010000';
 import { Migration20261206020000 } from './Migration20261206020000';
 import { Migration20261206030000 } from './Migration20261206030000';
 import { Migration20261206040000 } from './Migration20261206040000';
 import { Migration20261206050000 } from './Migration20261206050000';
 import { Migration20261206060000 } from './Migration20261206060000';
 import type { MigrationKeys } from './keys';
+
 
 
 
@@ -64,6 +66,7 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261129010000', class: Migration20261129010000 },
+  { name: 'Migration20261206010000', class: Migration20261206010000 },
   { name: 'Migration20261206020000', class: Migration20261206020000 },
   { name: 'Migration20261206030000', class: Migration20261206030000 },
   { name: 'Migration20261206040000', class: Migration20261206040000 },

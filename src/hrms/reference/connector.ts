@@ -17,13 +17,16 @@ import {
   type HrmsConnector,
   type HrmsCredentials,
   type ListOptions,
+  type PayMonthEntry,
+  type PayMonthsOptions,
+  type PayMonthsPage,
 } from '../connector';
 import { basicAuth, CONNECTOR_DEFAULTS, HrmsHttpClient, parseJson, statusError, type HrmsResponse } from '../http-client';
 import { matchCursor } from '../cursor';
 import { TokenCache, type IssuedToken } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { mapEmployee } from './mapping';
+import { mapEmployee, mapPayMonth } from './mapping';
 
 /** Defaults of `ConnectorOptions` (connector.ts documents each). */
 export const REFERENCE_DEFAULTS = CONNECTOR_DEFAULTS;
@@ -37,17 +40,18 @@ const TokenResponse = z.object({
   expires_in: z.number().positive().optional(),
 });
 
-const PageResponse = z.object({
-  employees: z.array(z.unknown()),
-  meta: z
-    .object({
-      page: z.number().optional(),
-      per_page: z.number().int().positive().optional(),
-      total: z.number().int().nonnegative().optional(),
-      total_pages: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-});
+const Meta = z
+  .object({
+    page: z.number().optional(),
+    per_page: z.number().int().positive().optional(),
+    total: z.number().int().nonnegative().optional(),
+    total_pages: z.number().int().nonnegative().optional(),
+  })
+  .optional();
+
+const PayrollResponse = z.object({ pay_months: z.array(z.unknown()), meta: Meta });
+
+const PageResponse = z.object({ employees: z.array(z.unknown()), meta: Meta });
 
 function oauthError(res: HrmsResponse): string {
   try {
@@ -158,6 +162,35 @@ class ReferenceConnector implements HrmsConnector {
       const done =
         employees.length === 0 || (totalPages !== undefined ? page >= totalPages : employees.length < (data.meta?.per_page ?? this.client.opts.pageSize));
       yield { employees, ...(data.meta?.total !== undefined ? { total: data.meta.total } : {}), ...(done ? {} : { next: String(page + 1) }) };
+      if (done) return;
+    }
+  }
+
+  /**
+   * The reference payroll API (`GET /api/v1/payroll/months?months=K`, docs/pay-history.md "Where
+   * months come from"): pages of employees' `months` newest pay months, paged as the employee
+   * list (the cursor is the page number), each page retried on its own. An entry naming no
+   * employee or no valid month is left out.
+   */
+  async *listPayMonths(options: PayMonthsOptions): AsyncGenerator<PayMonthsPage> {
+    const months = Math.min(36, Math.max(1, Math.floor(options.months)));
+    for (let page = pageOf(options.cursor); ; page++) {
+      const what = `payroll page ${page}`;
+      const data = await this.client.withRetry(async () => {
+        const res = await this.apiGet(`api/v1/payroll/months?months=${months}&page=${page}&per_page=${this.client.opts.pageSize}`, what);
+        if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
+        const parsed = PayrollResponse.safeParse(parseJson(res, what));
+        if (!parsed.success) throw new HrmsError('bad_response', `HRMS sent an unexpected shape for ${what}`, res.statusCode);
+        return parsed.data;
+      });
+      const entries: PayMonthEntry[] = [];
+      for (const raw of data.pay_months) {
+        const mapped = mapPayMonth(raw);
+        if (mapped) entries.push({ employeeId: mapped.employeeId, month: { ...mapped.month, month: mapped.month.month!, year: mapped.month.year! } });
+      }
+      const totalPages = data.meta?.total_pages ?? page;
+      const done = page >= totalPages;
+      yield { entries, ...(done ? {} : { next: String(page + 1) }) };
       if (done) return;
     }
   }

@@ -34,5 +34,6 @@ export const REFERENCE_DEFINITION: HrmsConnectorDefinition = {
   budget: { requests: 6000, windowMs: 60_000 },
   tenantOf: tenantByHost,
   incremental: false,
+  payroll: { source: 'GET /api/v1/payroll/months (the reference payroll API)' },
   create: createReferenceConnector,
 };

@@ -114,9 +114,25 @@ function salary(v: unknown): PartialEmployeeRecord['salaryDetails'] {
         earlyWageDeduction: money(d.ewa_recovery),
       },
       reimbursements: money(m.reimbursements),
+      netPay: money(m.net_pay),
+      paidOn: isoDate(m.paid_on),
     };
   }
   return out;
+}
+
+/**
+ * One entry of the reference payroll API (`GET /api/v1/payroll/months`, docs/pay-history.md
+ * "Where months come from"): `{employee_code, tax_regime, month, year, ...components, net_pay,
+ * paid_on}` -> the employee's HRMS id and the `monthly` pay month, or null when it names no
+ * employee or no valid month and year.
+ */
+export function mapPayMonth(v: unknown): { employeeId: string; month: NonNullable<NonNullable<PartialEmployeeRecord['salaryDetails']>['monthly']> } | null {
+  const e = obj(v);
+  const employeeId = text(e.employee_code);
+  const monthly = salary({ tax_regime: e.tax_regime, monthly: e })?.monthly;
+  if (!employeeId || !monthly || typeof monthly.month !== 'number' || typeof monthly.year !== 'number') return null;
+  return { employeeId, month: monthly };
 }
 
 function dependent(v: unknown): NonNullable<PartialEmployeeRecord['dependentDetails']>[number] {

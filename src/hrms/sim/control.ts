@@ -56,6 +56,10 @@ export interface SimStats {
   pageRequests: number;
   /** Every `GET /api/v1/employees/{code}`. */
   employeeRequests: number;
+  /** Every `GET /api/v1/payroll/months` (payroll pages), whatever its outcome. */
+  payrollRequests: number;
+  /** Pay months the payroll pages carried. */
+  payMonthsServed: number;
   /** 429 responses injected by `rate429`. */
   served429: number;
   /** 500/503 responses injected by `rate5xx`. */

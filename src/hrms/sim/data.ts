@@ -56,7 +56,22 @@ export interface NativeCompensation {
   currency: 'INR';
   tax_regime: 'NEW' | 'OLD';
   annual: NativeComponents & { ctc: number; fixed_ctc: number };
-  monthly?: NativeComponents & { month: number; year: number; fixed_pay: number; reimbursements: number };
+  monthly?: NativeMonth;
+}
+
+/** One payroll month: the components plus month/year, the net paid and the day it was paid (`YYYY-MM-DD`). */
+export type NativeMonth = NativeComponents & { month: number; year: number; fixed_pay: number; reimbursements: number; net_pay: number; paid_on: string };
+
+/** The last day of a month, `YYYY-MM-DD`: the day the simulated payroll pays. */
+export function payDay(year: number, month: number): string {
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return `${year}-${String(month).padStart(2, '0')}-${String(last).padStart(2, '0')}`;
+}
+
+/** The net pay of a month: gross, bonuses and reimbursements less every deduction, to the paisa. */
+export function netPayOf(m: Omit<NativeMonth, 'net_pay' | 'paid_on'>): number {
+  const sum = (o: Record<string, number | null | undefined>): number => Object.values(o).reduce<number>((a, b) => a + (b ?? 0), 0);
+  return Math.round((m.gross_salary + sum(m.bonus) + m.reimbursements - sum(m.deductions)) * 100) / 100;
 }
 /** One employee as the simulated HRMS serves it (`GET /api/v1/employees`). */
 export interface NativeEmployee {
@@ -646,38 +661,34 @@ function compensation(r: Rng, lvl: number, type: string, state: string, metro: b
     flexi_benefits: m(flexi),
   };
   const mGross = round2(Object.values(mParts).reduce((a, b) => a + b, 0));
-  return {
-    currency: 'INR',
-    tax_regime: regime,
-    annual,
-    monthly: {
-      month: SIM_TODAY.month,
-      year: SIM_TODAY.year,
-      ...mParts,
-      gratuity: m(gratuity),
-      gross_salary: mGross,
-      fixed_pay: round2(mGross + m(pf) + m(gratuity)),
-      bonus: {
-        joining: 0,
-        referral: bonus.referral > 0 && r.chance(0.3) ? bonus.referral : 0,
-        retention: 0,
-        performance: 0,
-        relocation: 0,
-        other: bonus.other,
-      },
-      deductions: {
-        pf_employee: m(pf),
-        esic: m(esic),
-        professional_tax: m(pt),
-        lwf: m(lwf),
-        nps_employee: nps === null ? null : m(nps),
-        other: m(otherDed),
-        tds: m(incomeTax(gross + performance, regime)),
-        mediclaim: r.chance(0.2) ? r.pick([500, 1000, 1500, 2000]) : 0,
-        gtli: r.chance(0.5) ? r.pick([120, 180, 250]) : 0,
-        ewa_recovery: lvl <= 2 && r.chance(0.05) ? r.pick([2000, 5000, 8000]) : 0,
-      },
-      reimbursements: r.chance(0.4) ? r.pick([1000, 1500, 2500, 5000]) : 0,
+  const monthly = {
+    month: SIM_TODAY.month,
+    year: SIM_TODAY.year,
+    ...mParts,
+    gratuity: m(gratuity),
+    gross_salary: mGross,
+    fixed_pay: round2(mGross + m(pf) + m(gratuity)),
+    bonus: {
+      joining: 0,
+      referral: bonus.referral > 0 && r.chance(0.3) ? bonus.referral : 0,
+      retention: 0,
+      performance: 0,
+      relocation: 0,
+      other: bonus.other,
     },
+    deductions: {
+      pf_employee: m(pf),
+      esic: m(esic),
+      professional_tax: m(pt),
+      lwf: m(lwf),
+      nps_employee: nps === null ? null : m(nps),
+      other: m(otherDed),
+      tds: m(incomeTax(gross + performance, regime)),
+      mediclaim: r.chance(0.2) ? r.pick([500, 1000, 1500, 2000]) : 0,
+      gtli: r.chance(0.5) ? r.pick([120, 180, 250]) : 0,
+      ewa_recovery: lvl <= 2 && r.chance(0.05) ? r.pick([2000, 5000, 8000]) : 0,
+    },
+    reimbursements: r.chance(0.4) ? r.pick([1000, 1500, 2500, 5000]) : 0,
   };
+  return { currency: 'INR', tax_regime: regime, annual, monthly: { ...monthly, net_pay: netPayOf(monthly), paid_on: payDay(monthly.year, monthly.month) } };
 }

@@ -10,6 +10,10 @@
  * - `GET /api/v1/employees?page=N&per_page=M` (1-based page, per_page default 100, max 500) ->
  *   `{employees:[...], meta:{page, per_page, total, total_pages}}`, ordered by employee code.
  * - `GET /api/v1/employees/{code}` -> one employee, or 404 `{"error":"not_found"}`.
+ * - `GET /api/v1/payroll/months?months=K&page=N&per_page=M` (K 1..36, default 12; pages of M
+ *   employees as the employee list pages them) -> `{pay_months:[{employee_code, tax_regime, month,
+ *   year, ...components, net_pay, paid_on}], meta:{page, per_page, total, total_pages}}`, each
+ *   employee's K newest months newest first (`./payroll`).
  *   API calls need `Authorization: Bearer <token>` (RFC 6750) or `X-Api-Key: <clientSecret>`;
  *   otherwise 401 `{"error":"invalid_token"}`.
  * - `GET|POST /__sim/control` (unauthenticated, test-only) -> see `ControlRequest`.
@@ -24,6 +28,7 @@ import { employeeCode, employeeIndex, generateEmployee } from './data';
 import { checkSettings, ControlRequest, type SimControl, type SimOptions, type SimSettings, type SimStats } from './control';
 import { listenSim } from './listen';
 import { HttpError, readBody, safeEqual, send } from './reply';
+import { MAX_PAY_MONTHS, payHistory } from './payroll';
 
 export type { ControlRequest, SimControl, SimOptions, SimSettings, SimStats } from './control';
 
@@ -52,7 +57,16 @@ export function createSimHandler(opts: SimOptions): {
   let count = opts.employees;
   const dropped = new Set<number>();
   const tokens = new Map<string, number>();
-  const zero = (): SimStats => ({ tokenRequests: 0, pageRequests: 0, employeeRequests: 0, served429: 0, served5xx: 0, served401: 0 });
+  const zero = (): SimStats => ({
+    tokenRequests: 0,
+    pageRequests: 0,
+    employeeRequests: 0,
+    payrollRequests: 0,
+    payMonthsServed: 0,
+    served429: 0,
+    served5xx: 0,
+    served401: 0,
+  });
   let stats = zero();
   const aborter = new AbortController();
 
@@ -180,16 +194,18 @@ export function createSimHandler(opts: SimOptions): {
     throw new HttpError(401, { error: 'invalid_token' }, { 'WWW-Authenticate': 'Bearer realm="hrms-sim", error="invalid_token"' });
   }
 
-  function listRoute(url: URL, res: ServerResponse): void {
-    const intParam = (name: string, dflt: number): number => {
-      const raw = url.searchParams.get(name);
-      if (raw === null || raw === '') return dflt;
-      if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
-        throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
-      return Number(raw);
-    };
-    const page = intParam('page', 1);
-    const perPage = Math.min(MAX_PER_PAGE, intParam('per_page', DEFAULT_PER_PAGE));
+  const intParam = (url: URL, name: string, dflt: number): number => {
+    const raw = url.searchParams.get(name);
+    if (raw === null || raw === '') return dflt;
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1)
+      throw new HttpError(400, { error: 'invalid_request', error_description: `${name} must be a positive integer` });
+    return Number(raw);
+  };
+
+  /** The served employee indexes of one page, and the page's meta (the employee list's paging). */
+  function pageOf(url: URL): { indexes: number[]; meta: { page: number; per_page: number; total: number; total_pages: number } } {
+    const page = intParam(url, 'page', 1);
+    const perPage = Math.min(MAX_PER_PAGE, intParam(url, 'per_page', DEFAULT_PER_PAGE));
     const sortedDropped = [...dropped].filter((d) => d <= count).sort((a, b) => a - b);
     const total = count - sortedDropped.length;
     // The (offset+1)-th served index: start at offset+1 and step over every dropped index at or below it.
@@ -198,9 +214,23 @@ export function createSimHandler(opts: SimOptions): {
       if (d <= i) i++;
       else break;
     }
-    const employees = [];
-    for (; i <= count && employees.length < perPage; i++) if (!dropped.has(i)) employees.push(served(i));
-    send(res, 200, { employees, meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } });
+    const indexes: number[] = [];
+    for (; i <= count && indexes.length < perPage; i++) if (!dropped.has(i)) indexes.push(i);
+    return { indexes, meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
+  }
+
+  function listRoute(url: URL, res: ServerResponse): void {
+    const { indexes, meta } = pageOf(url);
+    send(res, 200, { employees: indexes.map(served), meta });
+  }
+
+  function payrollRoute(url: URL, res: ServerResponse): void {
+    const months = intParam(url, 'months', 12);
+    if (months > MAX_PAY_MONTHS) throw new HttpError(400, { error: 'invalid_request', error_description: `months must be at most ${MAX_PAY_MONTHS}` });
+    const { indexes, meta } = pageOf(url);
+    const payMonths = indexes.flatMap((i) => payHistory(opts.seed, i, months));
+    stats.payMonthsServed += payMonths.length;
+    send(res, 200, { pay_months: payMonths, meta });
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -208,11 +238,13 @@ export function createSimHandler(opts: SimOptions): {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (path === '/__sim/control') return controlRoute(req, res);
     const detail = /^\/api\/v1\/employees\/([^/]+)$/.exec(path);
-    const kind = path === '/oauth/token' ? 'token' : path === '/api/v1/employees' ? 'list' : detail ? 'detail' : undefined;
+    const kind =
+      path === '/oauth/token' ? 'token' : path === '/api/v1/employees' ? 'list' : path === '/api/v1/payroll/months' ? 'payroll' : detail ? 'detail' : undefined;
     if (kind === undefined) throw new HttpError(404, { error: 'not_found' });
     if (req.method !== (kind === 'token' ? 'POST' : 'GET')) throw new HttpError(405, { error: 'method_not_allowed' });
     if (kind === 'token') stats.tokenRequests++;
     else if (kind === 'list') stats.pageRequests++;
+    else if (kind === 'payroll') stats.payrollRequests++;
     else stats.employeeRequests++;
 
     if (settings.latencyMs > 0) await sleep(settings.latencyMs, undefined, { signal: aborter.signal });
@@ -228,6 +260,7 @@ export function createSimHandler(opts: SimOptions): {
     if (kind === 'token') return tokenRoute(req, res);
     authorize(req);
     if (kind === 'list') return listRoute(url, res);
+    if (kind === 'payroll') return payrollRoute(url, res);
     let code: string;
     try {
       code = decodeURIComponent(detail![1]!);

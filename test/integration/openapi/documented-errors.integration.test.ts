@@ -41,6 +41,7 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
   ),
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
   'POST /api/credentials/employment/': { 403: 'needs a connection requiring consent: credentials/issue-employment-credential-refusals' },
+  'GET /api/employee_details/{id}/pay_history/': { 403: 'needs a connection requiring consent: employees/get-pay-history' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   // The self-service ids are any text (a malformed one is 404, as an unknown one): no path segment fails them.
@@ -103,6 +104,12 @@ describe('employees, orgs and connections answer as documented', () => {
     await expectAnswer('GET', p, q(c.org.uuid, '&source=hrms'), { headers: key }, 403);
     await expectAnswer('GET', p, `/api/employee_details/NOPE?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: key }, 404);
     await expectAnswer('GET', p, q(c.org.uuid), { headers: key, source: LOCKED }, 429);
+    const ph = '/api/employee_details/{id}/pay_history/';
+    const hq = (id: string, extra = '') => `/api/employee_details/${id}/pay_history/?org=${c.org.uuid}&vendor_org=${v.org.uuid}${extra}`;
+    await expectAnswer('GET', ph, hq('E1'), {}, 401);
+    await expectAnswer('GET', ph, hq('E1', '&months=0'), { headers: key }, 400);
+    await expectAnswer('GET', ph, hq('NOPE'), { headers: key }, 404);
+    await expectAnswer('GET', ph, hq('E1'), { headers: key, source: LOCKED }, 429);
 
     for (const [path, bad] of [
       ['/api/webhook/v1/employee/update/', { x: 1 }],

@@ -75,6 +75,18 @@ describe('the typed client, from setup-config to reads', () => {
     const record = expectDocumented('GET', '/api/employee_details/{id}', 200, ok.data)!.data;
     expect(record.employeeId).toBe('EMP00001');
     expect(record.pan).toMatch(/^\*+$/);
+
+    const history = await api.GET('/api/employee_details/{id}/pay_history/', {
+      params: { path: { id: 'EMP00001' }, query: { org: employer.org.uuid, vendor_org: v.org.uuid, months: 3 } },
+      headers: { username: v.apiKey },
+    });
+    expect(history.response.status).toBe(200);
+    const pay = expectDocumented('GET', '/api/employee_details/{id}/pay_history/', 200, history.data)!.data;
+    expect(pay.months.map((m) => [m.year, m.month])).toStrictEqual([
+      [2025, 12],
+      [2025, 11],
+      [2025, 10],
+    ]);
   });
 
   it('pushes an update through the webhook (employees)', async () => {
