@@ -9,6 +9,10 @@
  *   `totalRecords`/`totalPages`; `pageSize` default 100, max 200; `employmentStatus` a comma list
  *   of `Working`, `Relieved`; `lastModified` = changed at or after. `GET /api/v1/hris/employees/{id}` one.
  *   A missing or expired token: 401. No `User-Agent`: 403 HTML (Keka asks clients to send one).
+ * - Payroll (sim/payroll.ts): `GET /api/v1/payroll/paygroups`, `…/paygroups/{id}/paycycles`
+ *   (`runStatus` a comma list of `Pending`, `Finalized`, `Partial`) and
+ *   `…/paycycles/{id}/payregister`, each Keka's paged envelope (sim/paging.ts); an unknown pay
+ *   group or cycle 404. Switches `payGroups`, `payHistoryMonths`, `cycleOrder`, `cycleMonthName`.
  * - Throttling: more than `limit` (50) data requests in a fixed `windowMs` (60 s) window → 429
  *   with `rateLimitExceeded`, `Retry-After` only with the `retryAfter` variant.
  *
