@@ -73,8 +73,6 @@ const PageResponse = z.object({
   nextPage: z.string().nullable().optional(),
 });
 type Page = z.infer<typeof PageResponse>;
-/** One page of a Keka paged list as the connector reads it (employees, pay groups, pay cycles, pay registers). */
-export type KekaPage = Page;
 
 /** Product-specific tuning, for tests and benchmarks against a simulator with a shortened window. */
 export interface KekaTuning {

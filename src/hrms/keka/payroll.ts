@@ -18,13 +18,20 @@ import { z } from 'zod';
 import { HrmsError, type PayMonthEntry, type PayMonthsOptions, type PayMonthsPage } from '../connector';
 import { jsonCursor } from '../cursor';
 import type { FieldWarner } from '../decode';
-import type { KekaPage } from './connector';
 import { kekaDate } from './mapping';
 
 const PAYROLL_PATH = 'api/v1/payroll/paygroups';
 /** The `runStatus` filter word of a closed payroll run (K:1317-1318). */
 const FINALIZED = 'Finalized';
 const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** What the listing reads of one page of Keka's paged envelope (the connector checks the rest). */
+export interface KekaPage {
+  data: unknown[] | null;
+  pageNumber?: number | undefined;
+  totalPages?: number | undefined;
+  nextPage?: string | null | undefined;
+}
 
 /** What the pay month listing needs of the Keka connector. */
 export interface KekaPayrollIo {
@@ -204,7 +211,9 @@ export async function* kekaPayMonths(io: KekaPayrollIo, options: PayMonthsOption
   for (let k = from; k < plan.length; k++) {
     const { g, c } = plan[k]!;
     const first =
-      start && k === from && start.link ? io.url(start.link) : io.url(`${PAYROLL_PATH}/${encodeURIComponent(g)}/paycycles/${encodeURIComponent(c)}/payregister`);
+      start && k === from && start.link
+        ? io.url(start.link)
+        : io.url(`${PAYROLL_PATH}/${encodeURIComponent(g)}/paycycles/${encodeURIComponent(c)}/payregister`);
     for await (const { page, next } of pagesOf(io, first, 'pay register page')) {
       const entries = (page.data ?? []).flatMap((r) => kekaPayMonth(r, io.warn) ?? []);
       const after = plan[k + 1];

@@ -100,7 +100,7 @@ describe('Keka pay register backfill', () => {
     expect(sim.stats().requests).toBeGreaterThan(2 * requests);
     expect(sim.stats().maxInWindow).toBeLessThanOrEqual(requests);
     expect(sim.stats().throttled).toBe(0);
-    expect(budget.takes, "every request, the token one too, took the budget").toBe(sim.stats().requests);
+    expect(budget.takes, 'every request, the token one too, took the budget').toBe(sim.stats().requests);
   });
 
   it('waits out a 429 of the pay register on the budget and carries on, losing and repeating nothing', async () => {
