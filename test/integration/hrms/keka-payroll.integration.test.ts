@@ -130,6 +130,22 @@ describe('Keka pay register backfill', () => {
     await expect(payMonths(connect(sim), { months: 3, cursor: 'bm90IGEgY3Vyc29y' })).rejects.toMatchObject({ kind: 'bad_response' });
   });
 
+  it('stops when the sync cancels: a backfill waiting for its budget ends with the abort, asking nothing more', async () => {
+    const sim = await start({ employees: 60 });
+    const abort = new AbortController();
+    // Token, pay groups, two pages of pay cycles and the first register page use the whole budget of the window.
+    const budget = new WindowBudget(5, 60_000);
+    const iter = connect(sim, { pageSize: 20, budget, signal: abort.signal }).listPayMonths!({ months: 6 })[Symbol.asyncIterator]();
+    await iter.next();
+    const sent = sim.stats().requests;
+    const pending = iter.next();
+    setTimeout(() => abort.abort(), 50);
+    await expect(pending).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sent).toBe(5);
+    expect(sim.stats().requests).toBe(sent);
+  });
+
   it('guesses no month: without cycleMonthName every row is skipped with a warning naming the field', async () => {
     const sim = await start({ employees: 10, variants: { cycleMonthName: false } });
     const warnings: { field: string; reason: string }[] = [];
@@ -193,6 +209,20 @@ describe('Keka pay register: malformed answers', () => {
       });
     });
   }
+
+  it('follows a pay register page link only on the Keka host (the token never goes elsewhere)', async () => {
+    const row = { employeeNumber: 'EMP00001', cycleMonthName: 'December', cycleYear: 2025, grossAmount: 1000 };
+    const register = {
+      succeeded: true,
+      data: [row],
+      pageNumber: 1,
+      totalPages: 2,
+      nextPage: 'http://evil.invalid/api/v1/payroll/paygroups/g1/paycycles/c1/payregister?pageNumber=2',
+    };
+    await brokenRegister(JSON.stringify(register), async (c) => {
+      await expect(payMonths(c(), { months: 1 })).rejects.toMatchObject({ kind: 'bad_response', message: 'HRMS pointed to another host' });
+    });
+  });
 
   it('a money field that is not a number is left out with a warning naming the field, never the value', async () => {
     const row = { employeeNumber: 'EMP00001', cycleMonthName: 'December', cycleYear: 2025, grossAmount: secret, netAmount: 1000 };
