@@ -33,6 +33,8 @@ import {
   type HrmsAccess,
   type HrmsConnector,
   type ListOptions,
+  type PayMonthsOptions,
+  type PayMonthsPage,
 } from '../connector';
 import { HrmsHttpClient, parseJson, parseRetryAfter, statusError, type HrmsResponse } from '../http-client';
 import { jsonCursor } from '../cursor';
@@ -42,6 +44,7 @@ import { TokenCache } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { kekaLabels, mapKekaEmployee, type KekaMappingContext } from './mapping';
+import { kekaPayMonths } from './payroll';
 
 /** Keka's page size limit (`pageSize`, "Max is 200"). */
 export const KEKA_MAX_PAGE_SIZE = 200;
@@ -276,6 +279,19 @@ class KekaConnector implements HrmsConnector {
       if (match) return mapKekaEmployee(match, this.ctx, status);
     }
     return null;
+  }
+
+  /** The pay register of the newest `months` finalized pay cycles (payroll.ts; src/hrms/keka/README.md "Pay history"). */
+  listPayMonths(options: PayMonthsOptions): AsyncGenerator<PayMonthsPage> {
+    return kekaPayMonths(
+      {
+        page: (url, what) => this.page(url, what),
+        url: (link) => this.client.url(this.creds.hrms_host, link),
+        pageSize: Math.min(this.client.opts.pageSize, KEKA_MAX_PAGE_SIZE),
+        warn: this.ctx.warn,
+      },
+      options,
+    );
   }
 }
 

@@ -27,5 +27,6 @@ export const KEKA_DEFINITION: HrmsConnectorDefinition = {
   tenantOf: tenantByHost,
   incremental: true,
   reportsRemovals: false,
+  payroll: { source: 'Keka pay register (GET /payroll/paygroups/{payGroupId}/paycycles/{payCycleId}/payregister)' },
   create: kekaFactory,
 };

@@ -86,6 +86,27 @@ describe('vendor contract: each connector speaks its vendor description, each si
   }
 });
 
+describe("vendor contract: Keka's payroll operations", () => {
+  it('a pay history backfill: every pay group, pay cycle and pay register request and answer as described', async () => {
+    const description = new VendorDescription(spec('keka/openapi/rules.yaml'));
+    sim = await startKekaSim({ employees: 30, seed: 'vendor-contract-keka-payroll', throttle: false, variants: { payGroups: 2 } });
+    proxy = await startCountingProxy(sim.url, { keepHost: true });
+    const s = throughProxy(sim.setup(), sim.url, proxy.url);
+    const connector = KEKA_DEFINITION.create({ credentials: s.access_credentials, apiConfigs: s.api_configs }, opts);
+    expect(KEKA_DEFINITION.payroll?.source).toContain('pay register');
+    let entries = 0;
+    for await (const page of connector.listPayMonths!({ months: 3 })) entries += page.entries.length;
+    expect(entries).toBeGreaterThan(0);
+    const exchanges = proxy.exchanges;
+    // Several register pages (pageSize 5), so page links are followed and checked too.
+    expect(exchanges.filter((x) => x.url.includes('/payregister') && x.url.includes('pageNumber=2')).length).toBeGreaterThan(0);
+    expect(description.checkAll(exchanges)).toEqual([]);
+    expect(description.operations(exchanges)).toEqual(
+      expect.arrayContaining(['Authentication_getAccessToken', 'PayGroups_getAll', 'PayCycles_getAll', 'PayCycles_getPayRegister']),
+    );
+  });
+});
+
 describe('vendor contract: the checker reports what a description forbids', () => {
   it("Basic auth on BambooHR's OAuth-only GET /api/v1/employees, an unknown field and an undescribed answer are reported", async () => {
     const description = new VendorDescription(descriptionPath('bamboohr', 'openapi/public.yaml'));

@@ -9,6 +9,10 @@
  *   `totalRecords`/`totalPages`; `pageSize` default 100, max 200; `employmentStatus` a comma list
  *   of `Working`, `Relieved`; `lastModified` = changed at or after. `GET /api/v1/hris/employees/{id}` one.
  *   A missing or expired token: 401. No `User-Agent`: 403 HTML (Keka asks clients to send one).
+ * - Payroll (sim/payroll.ts): `GET /api/v1/payroll/paygroups`, `…/paygroups/{id}/paycycles`
+ *   (`runStatus` a comma list of `Pending`, `Finalized`, `Partial`) and
+ *   `…/paycycles/{id}/payregister`, each Keka's paged envelope (sim/paging.ts); an unknown pay
+ *   group or cycle 404. Switches `payGroups`, `payHistoryMonths`, `cycleOrder`, `cycleMonthName`.
  * - Throttling: more than `limit` (50) data requests in a fixed `windowMs` (60 s) window → 429
  *   with `rateLimitExceeded`, `Retry-After` only with the `retryAfter` variant.
  *
@@ -24,14 +28,19 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
-import { employeeCode } from '../../sim/data';
+import { employeeCode, type NativeEmployee } from '../../sim/data';
 import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
 import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../../sim/kit';
+import type { PayMonthEntry } from '../../connector';
+import { KekaSimPayroll } from './payroll';
+import { pagedReply, pageOf, type KekaPaging } from './paging';
 import { hrxLabelsFor, KEKA_DATE_FORMATS, kekaTruth, renderKekaEmployee, simLabels, uuidOf, type KekaRenderOptions, type KekaSimLabels } from './render';
 
 /** What hrx knows of Keka's codes without `enumLabels`: nothing (Keka's description names none of its numbers). */
 const HRX_DEFAULT_KNOWN = {};
 const LIST_PATH = '/api/v1/hris/employees';
+/** `/payroll/paygroups` (K:1262), `…/{payGroupId}/paycycles` (K:1305), `…/{payCycleId}/payregister` (K:1364). */
+const PAYROLL_ROUTE = /^\/api\/v1\/payroll\/paygroups(?:\/([^/]+)\/paycycles(?:\/([^/]+)\/payregister)?)?$/;
 
 /** A running Keka simulator. */
 export class KekaSim extends DialectSimBase {
@@ -45,6 +54,9 @@ export class KekaSim extends DialectSimBase {
   private readonly labelTable: KekaSimLabels;
   private fixed = { start: 0, count: 0 };
   private uuidIndex: Map<string, number> | undefined;
+  private readonly pay: KekaSimPayroll;
+  /** Employees as the payroll last saw them, by index, with the modification time they were read at (a register reads every employee). */
+  private readonly payStaff = new Map<number, { at: number; e: NativeEmployee }>();
 
   constructor(opts: DialectSimOptions) {
     const v = new Variants(opts.variants);
@@ -68,6 +80,7 @@ export class KekaSim extends DialectSimBase {
     this.variants.oneOf('pageSizeOver200', ['clamp', 'error'], 'clamp');
     this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute');
     this.variants.num('tokenTtlSec', 86_400, 1);
+    this.pay = new KekaSimPayroll(opts.seed, this.variants, this.labelTable);
   }
 
   setup(): SimSetup {
@@ -95,7 +108,8 @@ export class KekaSim extends DialectSimBase {
       return this.token(await formParams(req, url));
     }
     const one = /^\/api\/v1\/hris\/employees\/([^/]+)$/.exec(path);
-    if (path !== LIST_PATH && !one) throw json(404, { succeeded: false, message: 'Not found' });
+    const pay = PAYROLL_ROUTE.exec(path);
+    if (path !== LIST_PATH && !one && !pay) throw json(404, { succeeded: false, message: 'Not found' });
     if (req.method !== 'GET') throw json(405, { succeeded: false, message: 'Method not allowed' });
     if (this.variants.bool('requireUserAgent', true) && !req.headers['user-agent']) {
       throw new Reply(403, '<html><body>Access denied</body></html>', { 'content-type': 'text/html' });
@@ -110,7 +124,44 @@ export class KekaSim extends DialectSimBase {
       this.core.counters.authFailures++;
       throw new Reply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
+    if (pay) return this.payroll(pay, url, req.headers.host);
     return one ? this.single(decodeURIComponent(one[1]!)) : this.list(url, req.headers.host);
+  }
+
+  /** Pay history ground truth: the pay months hrx must read with `months` (sim/payroll.ts). */
+  expectedPayMonths(months: number): PayMonthEntry[] {
+    return this.pay.expected(this.book.served(), (i) => this.payEmployee(i), months);
+  }
+
+  /** `book.employee(i)`, generated again only after the employee changed. */
+  private payEmployee(i: number): NativeEmployee {
+    const at = this.book.modifiedAt(i);
+    let hit = this.payStaff.get(i);
+    if (hit?.at !== at) this.payStaff.set(i, (hit = { at, e: this.book.employee(i) }));
+    return hit.e;
+  }
+
+  /** The payroll lists (sim/payroll.ts): pay groups, a group's pay cycles (`runStatus` filter), a cycle's pay register. */
+  private payroll(m: RegExpExecArray, url: URL, host: string | undefined): Reply {
+    const q = url.searchParams;
+    const paging = this.paging(url.pathname, host);
+    if (m[1] === undefined) return pagedReply(q, paging, this.pay.payGroups(), (g) => g);
+    const g = Array.from({ length: this.pay.groups }, (_, k) => k).find((k) => this.pay.groupId(k) === decodeURIComponent(m[1]!));
+    if (g === undefined) throw json(404, { succeeded: false, message: 'Pay group not found', data: null });
+    const cycles = this.pay.cycles(g);
+    if (m[2] === undefined) {
+      const wanted = (q.get('runStatus') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (wanted.some((s) => !['Pending', 'Finalized', 'Partial'].includes(s))) this.bad('runStatus must be Pending, Finalized or Partial');
+      const listed = wanted.length ? cycles.filter((c) => wanted.includes(c.status)) : cycles;
+      return pagedReply(q, paging, listed, (c) => this.pay.renderCycle(c));
+    }
+    const cycle = cycles.find((c) => c.id === decodeURIComponent(m[2]!));
+    if (!cycle) throw json(404, { succeeded: false, message: 'Pay cycle not found', data: null });
+    const rows = cycle.status === 'Pending' ? [] : this.book.served().filter((i) => this.pay.paid(i, this.payEmployee(i), cycle));
+    return pagedReply(q, paging, rows, (i) => this.pay.renderRow(i, this.payEmployee(i), cycle));
   }
 
   private token(form: URLSearchParams): Reply {
@@ -159,18 +210,8 @@ export class KekaSim extends DialectSimBase {
   /** One page of the list; its page links are absolute on the host the client asked (`Host`), as Keka's are on its own. */
   private list(url: URL, host: string | undefined): Reply {
     const q = url.searchParams;
-    const int = (name: string, dflt: number): number => {
-      const raw = q.get(name);
-      if (raw === null || raw === '') return dflt;
-      if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) this.bad(`${name} must be a positive integer`);
-      return Number(raw);
-    };
-    const pageNumber = int('pageNumber', 1);
-    let pageSize = int('pageSize', 100);
-    if (pageSize > 200) {
-      if (this.variants.oneOf('pageSizeOver200', ['clamp', 'error'], 'clamp') === 'error') this.bad('pageSize must be at most 200');
-      pageSize = 200;
-    }
+    const paging = this.paging(LIST_PATH, host);
+    pageOf(q, paging);
     const statuses = (q.get('employmentStatus') ?? '')
       .split(',')
       .map((s) => s.trim().toLowerCase())
@@ -199,24 +240,12 @@ export class KekaSim extends DialectSimBase {
       if (numbers && !numbers.includes(employeeCode(i))) return false;
       return !ids || ids.includes(uuidOf(this.render.seed, employeeCode(i)));
     });
-    const totalPages = Math.ceil(matching.length / pageSize);
-    const data = matching.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((i) => renderKekaEmployee(i, this.book.employee(i), this.render));
-    const link = (n: number): string => {
-      const u = new URL(`${host && /^[\w.:-]+$/.test(host) ? `http://${host}` : this.url}${LIST_PATH}?${q.toString()}`);
-      u.searchParams.set('pageNumber', String(n));
-      u.searchParams.set('pageSize', String(pageSize));
-      return this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'relative' ? u.pathname + u.search : u.href;
-    };
-    const refs =
-      this.variants.oneOf('nextPage', ['absolute', 'relative', 'absent'], 'absolute') === 'absent'
-        ? {}
-        : {
-            firstPage: link(1),
-            lastPage: link(Math.max(1, totalPages)),
-            nextPage: pageNumber < totalPages ? link(pageNumber + 1) : null,
-            previousPage: pageNumber > 1 ? link(pageNumber - 1) : null,
-          };
-    return json(200, { succeeded: true, message: '', errors: [], data, pageNumber, pageSize, ...refs, totalPages, totalRecords: matching.length });
+    return pagedReply(q, paging, matching, (i) => renderKekaEmployee(i, this.book.employee(i), this.render));
+  }
+
+  /** How a list at `path` is paged (sim/paging.ts). */
+  private paging(path: string, host: string | undefined): KekaPaging {
+    return { path, simUrl: this.url, host, variants: this.variants, bad: (m) => this.bad(m) };
   }
 }
 
