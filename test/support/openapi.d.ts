@@ -1566,7 +1566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `<field>: <reason>` (validation failure) */
+            /** @description `validation_failed`: `<field>: <reason>` (validation failure) */
             400: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1577,7 +1577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description `Authentication credentials were not provided.`; `Invalid token.` */
+            /** @description `credentials_missing`: `Authentication credentials were not provided.`; `invalid_token`: `Invalid token.` */
             401: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1588,7 +1588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Consent not found or expired` */
+            /** @description `consent_not_found`: `Consent not found or expired` */
             403: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1599,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Invalid Organisation ID`; `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1610,7 +1610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Request was throttled. Expected available in N seconds.` */
+            /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1623,7 +1623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Internal Server Error` */
+            /** @description `internal_error`: `Internal Server Error` */
             500: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -1634,7 +1634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Service temporarily unavailable` */
+            /** @description `service_unavailable`: `Service temporarily unavailable` */
             503: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4040,7 +4040,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy" | "employee.pay_recorded")[];
                             created_at: string;
                         }[];
                     };
@@ -4107,7 +4107,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                    events?: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy" | "employee.pay_recorded")[];
                 };
             };
         };
@@ -4132,7 +4132,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy")[];
+                            events: ("connection.approved" | "connection.rejected" | "connection.terminated" | "sync.completed" | "sync.failed" | "employee.updated" | "employee.removed" | "consent.expired" | "consent.revoked" | "sync.degraded" | "connection.needs_reauth" | "connection.failing" | "connection.healthy" | "employee.pay_recorded")[];
                             created_at: string;
                             /** @description The Standard Webhooks signing secret; shown in this answer only. */
                             secret: string;
