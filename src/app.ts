@@ -54,7 +54,6 @@ export type RouteServices = Pick<
   | 'consents'
   | 'external'
   | 'vendorEndpoints'
-
   | 'credentials'
   | 'sdk'
 > & { ops: OpsRouteDeps };

@@ -81,7 +81,9 @@ export async function openContext(config: Config, log: Logger, opts: InfraOption
     employees: employees.service,
     // The `pay` claim reads the recorded pay history (docs/credentials.md "Claims").
     payMonths: async (orgId, rowId, n) =>
-      n === 0 ? [] : (await employees.payMonths.latestPayMonths(orgId, rowId, n)).map((m) => ({ year: m.year, month: m.month, grossPay: m.grossPay, netPay: m.netPay })),
+      n === 0
+        ? []
+        : (await employees.payMonths.latestPayMonths(orgId, rowId, n)).map((m) => ({ year: m.year, month: m.month, grossPay: m.grossPay, netPay: m.netPay })),
   });
   const retention = wireRetention(infra);
   const sdk = wireSdk(infra, {

@@ -22,4 +22,12 @@ export * from './pay';
 export * from './sdk';
 
 /** Every entity schema, for the ORM configuration. */
-export const ALL_ENTITIES = [...CORE_ENTITIES, ...EXTERNAL_ENTITIES, ...SDK_ENTITIES, ...HEALTH_ENTITIES, ...IDEMPOTENCY_ENTITIES, ...CREDENTIAL_ENTITIES, ...PAY_ENTITIES];
+export const ALL_ENTITIES = [
+  ...CORE_ENTITIES,
+  ...EXTERNAL_ENTITIES,
+  ...SDK_ENTITIES,
+  ...HEALTH_ENTITIES,
+  ...IDEMPOTENCY_ENTITIES,
+  ...CREDENTIAL_ENTITIES,
+  ...PAY_ENTITIES,
+];

@@ -36,10 +36,6 @@ import { Migration20261206050000 } from './Migration20261206050000';
 import { Migration20261206060000 } from './Migration20261206060000';
 import type { MigrationKeys } from './keys';
 
-
-
-
-
 export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121010000', class: Migration20261121010000 },

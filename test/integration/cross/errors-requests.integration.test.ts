@@ -206,7 +206,10 @@ describe('error rows of docs/errors.md: request bodies and parameters: terminate
 
     it('415 Unsupported media type for a body neither a form nor JSON (or missing); JSON is read as the form', async () => {
       // docs/api.md "Terminate connection": the field as JSON is taken (here an org without a connection: the 404 a form gets).
-      expectError(await terminate(JSON.stringify({ client_org: c.org.uuid }), json), 404, { code: 404, ...plain('No organisation found with the given client_org') });
+      expectError(await terminate(JSON.stringify({ client_org: c.org.uuid }), json), 404, {
+        code: 404,
+        ...plain('No organisation found with the given client_org'),
+      });
       expectError(await terminate('client_org=x', { 'content-type': 'text/plain' }), 415, plain('Unsupported media type'));
       const none = await call(u('/api/terminate_connection/'), { method: 'POST', headers: { authorization: v.apiKey } });
       expectError(none, 415, plain('Unsupported media type'));
