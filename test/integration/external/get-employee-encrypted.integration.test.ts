@@ -75,16 +75,20 @@ afterAll(async () => {
 });
 
 describe('service JWKS', () => {
-  it('publishes one enc (RSA-OAEP-256) and one sig (RS256) public key, top-level, no credential needed', async () => {
+  it('publishes one enc (RSA-OAEP-256), one sig (RS256) and the credential issuer sig (ES256) public key, top-level, no credential needed', async () => {
     const res = await call(`${app.url}/.well-known/jwks.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(UUID_V4);
     expect(Object.keys(res.body)).toEqual(['keys']);
     expect(res.body.keys.map((k: JWK) => [k.use, k.alg]).sort()).toEqual([
       ['enc', 'RSA-OAEP-256'],
+      ['sig', 'ES256'],
       ['sig', 'RS256'],
     ]);
-    for (const k of res.body.keys) {
+    const ec = res.body.keys.find((k: JWK) => k.alg === 'ES256');
+    expect(Object.keys(ec).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+    expect(ec).toMatchObject({ kty: 'EC', crv: 'P-256' });
+    for (const k of res.body.keys.filter((k: JWK) => k.kty === 'RSA')) {
       expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
       expect(Buffer.from(k.n, 'base64url').length).toBeGreaterThanOrEqual(256);
     }

@@ -21,8 +21,8 @@ import { connectCall, openSession, verifyEmail } from '../../support/connect';
 import { expectError } from '../../support/expect-error';
 import { dbQuery, storesOf } from '../../support/db';
 
-const REFUSED = { code: 400, message: 'HRMS credentials rejected: the HRMS could not be reached', data: null };
-const NOT_HTTP = { code: 400, message: 'HRMS credentials rejected: host not allowed', data: null };
+const REFUSED = { code: 400, error: 'hrms_credentials_rejected', message: 'HRMS credentials rejected: the HRMS could not be reached', data: null };
+const NOT_HTTP = { code: 400, error: 'hrms_credentials_rejected', message: 'HRMS credentials rejected: host not allowed', data: null };
 const simCreds = { clientId: 'guard-client', clientSecret: 'guard-secret-value-7c1' };
 
 let guarded: TestApp;

@@ -62,7 +62,7 @@ const GROUPS: [string, number][] = [
   ['Bank account', 3],
   ['Employment', 18],
   ['Annual CTC (cost to company)', 24],
-  ['Monthly pay', 31],
+  ['Monthly pay', 33],
   ['Dependants', 7],
 ];
 /** Each data point group of the choose step: its summary's text and whether it is open. */
@@ -163,7 +163,7 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
       expect(await page.textContent('#hrms-done-name')).toBe(`You proved that you manage Established ${viewport} Co.`);
       expect(await page.isEnabled('#approve')).toBe(true);
       await clean(page, 'proof-given', viewport);
-      // All 108 points optional: one group per category, long ones folded, each counting what is ticked (docs/connect.md "Long lists: groups that fold").
+      // All 110 points optional: one group per category, long ones folded, each counting what is ticked (docs/connect.md "Long lists: groups that fold").
       expect(await groups(page)).toEqual(GROUPS.map(([title, n]) => [`${title} 0 of ${n} to share`, n <= 6]));
       await tabTo(page, '#group-0 > summary');
       await page.keyboard.press('Enter');
@@ -175,7 +175,7 @@ describe.skipIf(!haveChromium)('the Connect page: an established org proves and 
       // Reject is neutral, asks first, and is one request.
       expect(await page.getAttribute('#reject', 'class')).toBe('secondary');
       const rejects = proxy.count(`POST ${API}/reject/`);
-      // (Past all 108 optional points: the token asked for everything.)
+      // (Past all 110 optional points: the token asked for everything.)
       await tabTo(page, '#reject', { max: 200 });
       await page.keyboard.press('Enter');
       expect(await focused(page)).toBe('reject-no');
