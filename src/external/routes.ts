@@ -20,7 +20,6 @@ const vendorKeySchema = z.strictObject({
   revoked_at: isoMs.nullable(),
 });
 
-
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
   return [

@@ -206,7 +206,12 @@ export function createOrgService(deps: OrgServiceDeps) {
       // that domain's org or makes one holding both, so a retry without the id finds the same org.
       if ('remoteOrgId' in match && match.emailDomain !== undefined) {
         const { fields } = await newOrgFields(input.name, peppers[0]);
-        const both = { createdVia: 'remote_org_id' as const, remoteOrgId: match.remoteOrgId, remoteOrgVendorId: match.vendorOrgId, emailDomain: match.emailDomain };
+        const both = {
+          createdVia: 'remote_org_id' as const,
+          remoteOrgId: match.remoteOrgId,
+          remoteOrgVendorId: match.vendorOrgId,
+          emailDomain: match.emailDomain,
+        };
         const domain = { emailDomain: match.emailDomain };
         return deps.orgs.findOrCreateClient(domain, { ...fields, isVendor: false, isClient: true, inviteStatus: 'pending', ...both }, tx);
       }

@@ -147,7 +147,8 @@ export function createSdkService(deps: SdkServiceDeps) {
       // A remote id keeps the private domain (so the org is the domain's, and a code to that domain may set it up);
       // the name rule finds the vendor's own remote-id orgs too, so a retry without the id makes no duplicate.
       const privateDomain = common.has(domain) ? undefined : domain;
-      if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId, emailDomain: privateDomain }, 'remote_org_id'];
+      if (req.remote_org_id !== undefined)
+        [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId, emailDomain: privateDomain }, 'remote_org_id'];
       else if (privateDomain !== undefined) [match, field] = [{ emailDomain: privateDomain }, 'email'];
       else [match, field] = [{ orgNameKey: req.org_name.toLowerCase(), vendorOrgId: vendor.orgId }, 'org_name'];
       // One transaction (docs/connect.md "Reference: the SDK token and the Connect endpoints"):

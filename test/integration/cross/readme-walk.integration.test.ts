@@ -302,7 +302,9 @@ describe.skipIf(skip)('README "Running it for real" when hrx cannot start', () =
     // The README's blocks up to the wait, as written (60 tries: time enough for hrx to fail and log why).
     const script = [
       'set -euo pipefail',
-      ...steps.slice(0, start + 1).map((s) => s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line))),
+      ...steps
+        .slice(0, start + 1)
+        .map((s) => s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line))),
     ].join('\n');
     const started = performance.now();
     const { child, code, stderr } = await runWalk(script, `${workDir}-nostart`, `${schema}_nostart`, 170_000);

@@ -78,7 +78,11 @@ describe('POST /api/vendor/endpoints/', () => {
   });
 
   it('400 for http (no loopback allowance), an unknown event type, a missing url', async () => {
-    expectError(await add({ url: 'http://hooks.example.com/x' }), 400, invalid('url', 'must use https (plain http only to a loopback host with HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1)'));
+    expectError(
+      await add({ url: 'http://hooks.example.com/x' }),
+      400,
+      invalid('url', 'must use https (plain http only to a loopback host with HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1)'),
+    );
     const bad = await add({ url: 'https://93.184.215.14/x', events: ['nope'] });
     expect(bad.status).toBe(400);
     expect(bad.body.data.errors[0].field).toBe('events.0');

@@ -474,7 +474,10 @@ describe('Idempotency-Key answers as documented', () => {
       sameBody('POST', '/api/sdk/token/', vendorJson),
       sameBody('POST', '/api/vendor/connections/{client_org}/sync/', vendorJson),
       sameBody('POST', '/api/terminate_connection/', (path, n) => ({ path, ask: { headers: vendorHeaders(), form: { client_org: `probe-${n}` } } })),
-      sameBody('POST', '/api/webhook/v1/setup-config/', (path, n) => ({ path, ask: { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: n } } })),
+      sameBody('POST', '/api/webhook/v1/setup-config/', (path, n) => ({
+        path,
+        ask: { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: n } },
+      })),
       sameBody('POST', '/api/vendor/endpoints/', vendorJson),
       otherPath('DELETE', '/api/vendor/endpoints/{id}/'),
       otherPath('POST', '/api/vendor/endpoints/{id}/rotate-secret/'),

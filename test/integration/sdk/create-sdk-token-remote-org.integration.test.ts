@@ -84,7 +84,9 @@ describe('POST /api/sdk/token/ with remote_org_id', () => {
     expectError(
       await connectCall(app.url, await openSession(app.url, noDomain.access_token), 'email-code/'),
       400,
-      cause('the organisation has no e-mail domain of its own (it was made by its name, by a remote_org_id with a common e-mail address, or by the operator without --domain)'),
+      cause(
+        'the organisation has no e-mail domain of its own (it was made by its name, by a remote_org_id with a common e-mail address, or by the operator without --domain)',
+      ),
     );
     // An org with a domain, reached by the vendor's remote id with an address elsewhere.
     await token({ email: 'hr@initrode-remote.example', org_name: 'Initrode Remote', remote_org_id: 'crm-initrode' });
