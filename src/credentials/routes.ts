@@ -38,6 +38,7 @@ export function credentialRoutes(credentials: CredentialService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/credentials/employment/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
@@ -81,6 +82,7 @@ export function credentialRoutes(credentials: CredentialService): RouteDef[] {
     route({
       method: 'DELETE',
       path: '/api/credentials/:credential_id/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       params: idParams,

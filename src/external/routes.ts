@@ -95,6 +95,7 @@ function vendorKeyRoutes(external: ExternalService): RouteDef[] {
     route({
       method: 'POST',
       path: '/api/vendor/keys/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       bodyType: 'json',
@@ -116,6 +117,7 @@ function vendorKeyRoutes(external: ExternalService): RouteDef[] {
     route({
       method: 'DELETE',
       path: '/api/vendor/keys/:kid/',
+      idempotent: true,
       credential: 'apiKey',
       role: 'vendor',
       params: z.object({ kid: z.string() }),

@@ -202,6 +202,19 @@ export function createOrgService(deps: OrgServiceDeps) {
     async resolveClient(match: ClientMatch, input: { name: string }, tx?: Tx): Promise<{ org: Org; created: boolean }> {
       const existing = await deps.orgs.findClient(match, tx);
       if (existing) return { org: existing, created: false };
+      // docs/connect.md "Org resolution": a remote id new to the vendor, with a private domain, joins
+      // that domain's org or makes one holding both, so a retry without the id finds the same org.
+      if ('remoteOrgId' in match && match.emailDomain !== undefined) {
+        const { fields } = await newOrgFields(input.name, peppers[0]);
+        const both = {
+          createdVia: 'remote_org_id' as const,
+          remoteOrgId: match.remoteOrgId,
+          remoteOrgVendorId: match.vendorOrgId,
+          emailDomain: match.emailDomain,
+        };
+        const domain = { emailDomain: match.emailDomain };
+        return deps.orgs.findOrCreateClient(domain, { ...fields, isVendor: false, isClient: true, inviteStatus: 'pending', ...both }, tx);
+      }
       // Hashing the secret takes a while; done outside the lock, and wasted only on a lost race.
       const { fields } = await newOrgFields(input.name, peppers[0]);
       const how: Pick<NewOrg, 'createdVia' | 'emailDomain' | 'remoteOrgId' | 'remoteOrgVendorId'> =

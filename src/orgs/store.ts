@@ -34,9 +34,14 @@ export interface NewOrg {
  * How the SDK token finds a client org (docs/connect.md "Org resolution"): by
  * `remote_org_id` as the vendor `vendorOrgId` used it (another vendor's same id is another org),
  * by private e-mail domain (client orgs), or by `org_name_key` among the orgs the name rule made
- * (client orgs without an `email_domain`, never the operator's); the oldest when several match.
+ * and those `vendorOrgId` made by a remote id (client orgs without an `email_domain`, never the
+ * operator's); the oldest when several match. A remote id's `emailDomain` (the token's private
+ * domain) is the domain rule's fallback when the vendor's id names no org yet.
  */
-export type ClientMatch = { remoteOrgId: string; vendorOrgId: number } | { emailDomain: string } | { orgNameKey: string };
+export type ClientMatch =
+  | { remoteOrgId: string; vendorOrgId: number; emailDomain?: string | undefined }
+  | { emailDomain: string }
+  | { orgNameKey: string; vendorOrgId?: number | undefined };
 
 /** Org and API key persistence. */
 export interface OrgStore {
@@ -90,7 +95,9 @@ export interface ApiKeyInfo {
 function whereOf(match: ClientMatch) {
   if ('remoteOrgId' in match) return { remoteOrgId: match.remoteOrgId, remoteOrgVendorId: match.vendorOrgId };
   if ('emailDomain' in match) return { emailDomain: match.emailDomain, isClient: true };
-  return { orgNameKey: match.orgNameKey, isClient: true, createdVia: 'name' as const, emailDomain: null };
+  // docs/connect.md "Org resolution": a retry without the remote id finds the org the same vendor made with it.
+  const mine = match.vendorOrgId === undefined ? [] : [{ createdVia: 'remote_org_id' as const, remoteOrgVendorId: match.vendorOrgId }];
+  return { orgNameKey: match.orgNameKey, isClient: true, emailDomain: null, $or: [{ createdVia: 'name' as const }, ...mine] };
 }
 
 const matchKey = (m: ClientMatch): string =>

@@ -147,7 +147,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
   async function codeAllowed(p: ConnectPrincipal): Promise<void> {
     await openConnection(p.connect);
     const open = !(await established(p.orgId)) || (await reauth.reauthOf(p.orgId)) !== null;
-    if (open && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish();
+    if (open && !(await codeMayEstablish(p, p.connect))) throw codeCannotEstablish(await deps.orgs.byId(p.orgId));
   }
   const email = createEmailVerification(
     {
@@ -243,7 +243,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       // A new org's first configuration needs the e-mail verified, on the org's own domain, or proof (b)
       // (docs/connect.md "What an e-mail code can set up").
       if (!(await established(p.orgId)) && !(await provenByApp(g.sessionId))) {
-        if (!(await codeMayEstablish(p, g))) throw codeCannotEstablish();
+        if (!(await codeMayEstablish(p, g))) throw codeCannotEstablish(await deps.orgs.byId(p.orgId));
         if (!(await emailVerified(g.sessionId))) throw emailNeeded(deps.mailer !== null);
       }
       // What the check saw besides its outcome: the stored configuration, or the HRMS's refusal (its 400).
@@ -316,7 +316,7 @@ export function createConnectFlow(deps: ConnectFlowDeps) {
       }
       const may = await mayApprove(p, g);
       if (may === 'needs-hrms') throw AppError.validation([{ field: 'hrms', message: 'enter the HRMS credentials before approving' }]);
-      if (may === 'needs-owner') throw codeCannotEstablish();
+      if (may === 'needs-owner') throw codeCannotEstablish(await deps.orgs.byId(p.orgId));
       if (may === 'needs-proof') {
         await audit(p, 'approve', 'refused', meta);
         throw new AppError('PROOF_FAILED');

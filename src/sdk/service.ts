@@ -144,9 +144,13 @@ export function createSdkService(deps: SdkServiceDeps) {
       let match: ClientMatch;
       let field: string;
       // docs/connect.md "Org resolution": a remote id is the vendor's own; the name rule finds only orgs it made.
-      if (req.remote_org_id !== undefined) [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId }, 'remote_org_id'];
-      else if (!common.has(domain)) [match, field] = [{ emailDomain: domain }, 'email'];
-      else [match, field] = [{ orgNameKey: req.org_name.toLowerCase() }, 'org_name'];
+      // A remote id keeps the private domain (so the org is the domain's, and a code to that domain may set it up);
+      // the name rule finds the vendor's own remote-id orgs too, so a retry without the id makes no duplicate.
+      const privateDomain = common.has(domain) ? undefined : domain;
+      if (req.remote_org_id !== undefined)
+        [match, field] = [{ remoteOrgId: req.remote_org_id, vendorOrgId: vendor.orgId, emailDomain: privateDomain }, 'remote_org_id'];
+      else if (privateDomain !== undefined) [match, field] = [{ emailDomain: privateDomain }, 'email'];
+      else [match, field] = [{ orgNameKey: req.org_name.toLowerCase(), vendorOrgId: vendor.orgId }, 'org_name'];
       // One transaction (docs/connect.md "Reference: the SDK token and the Connect endpoints"):
       // the issuing key held FOR SHARE (a revocation waits for this commit and then revokes the
       // token too, or this sees the key revoked and issues nothing), the creations counted

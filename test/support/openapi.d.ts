@@ -3708,7 +3708,10 @@ export interface operations {
     addVendorKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3773,6 +3776,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -3786,6 +3800,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -3837,7 +3862,10 @@ export interface operations {
     revokeVendorKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 kid: string;
             };
@@ -3893,6 +3921,28 @@ export interface operations {
             };
             /** @description `not_found`: `Not found.` */
             404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -4099,7 +4149,10 @@ export interface operations {
     addEventEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4162,6 +4215,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `body_too_large`: `Request body too large` */
             413: {
                 headers: {
@@ -4175,6 +4239,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -4226,7 +4301,10 @@ export interface operations {
     removeEventEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4293,6 +4371,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
@@ -4335,7 +4435,10 @@ export interface operations {
     rotateEventEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4402,6 +4505,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
@@ -4444,7 +4569,10 @@ export interface operations {
     testEventEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4502,6 +4630,28 @@ export interface operations {
             };
             /** @description `not_found`: `Not found.` */
             404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -4679,7 +4829,10 @@ export interface operations {
     replayEventDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4746,6 +4899,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled`: `Request was throttled. Expected available in N seconds.` */
             429: {
                 headers: {
@@ -4788,7 +4963,10 @@ export interface operations {
     issueEmploymentCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4873,7 +5051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `no_registered_key`: `No registered key` */
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running`; `no_registered_key`: `No registered key` */
             409: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
@@ -4897,6 +5075,17 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: `Unsupported media type` */
             415: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;
@@ -5057,7 +5246,10 @@ export interface operations {
     revokeCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description draft-ietf-httpapi-idempotency-key-header: 1–255 printable characters. The same credential, key and request within 24 h answer the first answer again (with `Idempotent-Replayed: true`) and change nothing; the same key with another request is 422, one still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 credential_id: string;
             };
@@ -5115,6 +5307,28 @@ export interface operations {
             };
             /** @description `not_found`: `Not found.` */
             404: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: `A request with this idempotency key is still running` */
+            409: {
+                headers: {
+                    /** @description The request id (UUID v4), on every answer. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused`: `Idempotency key reused with another request` */
+            422: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */
                     "X-Request-Id"?: string;

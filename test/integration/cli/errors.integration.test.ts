@@ -8,6 +8,9 @@
  * password of DATABASE_URL.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,4 +178,28 @@ describe('hrx with PostgreSQL or Redis unreachable', () => {
       await new Promise<void>((r) => mute.close(() => r()));
     }
   }, 120_000);
+});
+
+describe('hrx without DATABASE_URL', () => {
+  it('a one-shot command says it uses the embedded PostgreSQL, before starting it', async () => {
+    // HRX_DATA_DIR is a file: the embedded server cannot start, so the warning is all this costs (no server is run).
+    const dir = mkdtempSync(path.join(tmpdir(), 'hrx-no-db-'));
+    const notADir = path.join(dir, 'data');
+    writeFileSync(notADir, '');
+    try {
+      const r = await runHrx(['org', 'list', '--json'], { ...env, DATABASE_URL: '', HRX_DATA_DIR: notADir });
+      expect(r.code).toBe(1);
+      const [warning, failure] = r.stderr.trim().split('\n');
+      expect(warning).toBe(
+        `hrx: DATABASE_URL is not set: using the embedded PostgreSQL under ${notADir} (the one \`npm run demo\` starts); set DATABASE_URL for another database`,
+      );
+      expect(failure).toMatch(/^hrx: PostgreSQL is unreachable \(embedded PostgreSQL\)/);
+      // With DATABASE_URL set, not a word of it.
+      const set = await runHrx(['org', 'list', '--json'], env);
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stderr).not.toContain('DATABASE_URL is not set');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

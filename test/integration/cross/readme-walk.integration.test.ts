@@ -157,13 +157,53 @@ async function portFree(port: number): Promise<boolean> {
   return ok;
 }
 
+/**
+ * Runs `script` in bash in `dir` (made, with the `./hrx` launcher linked in: the walk's folder
+ * inside the checkout), as its own process group, on `dbSchema` and a Redis prefix of its own;
+ * the group is killed after `timeoutMs`. Resolves when bash exits, with what it printed.
+ */
+async function runWalk(script: string, dir: string, dbSchema: string, timeoutMs: number) {
+  mkdirSync(dir, { recursive: true });
+  symlinkSync(path.join(ROOT, 'hrx'), path.join(dir, 'hrx'));
+  const child = spawn('bash', ['-c', script], {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // The test's own schema and Redis prefix; the README sets everything else. Neither HRMS
+    // host setting comes from outside: the README's own allows the simulator's host.
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'HRX_HRMS_ALLOW_PRIVATE_HOSTS' && k !== 'HRX_HRMS_ALLOWED_HOSTS')),
+      HRX_DB_SCHEMA: dbSchema,
+      HRX_REDIS_PREFIX: `hrxtest:walk:${dbSchema}`,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  return { child, code, stdout, stderr };
+}
+
 const id = randomBytes(5).toString('hex');
 const schema = `t_walk_${id}`;
 // Inside the checkout (npx finds hrx from any folder of it), git-ignored, removed afterwards.
 const workDir = path.join(ROOT, `.readme-walk-${id}`);
 afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
+  rmSync(`${workDir}-nostart`, { recursive: true, force: true });
   await dropSchema(schema);
+  await dropSchema(`${schema}_nostart`);
 });
 
 describe.skipIf(skip)('README "Running it for real"', () => {
@@ -186,37 +226,8 @@ describe.skipIf(skip)('README "Running it for real"', () => {
       `printf '\\n@@step end %s@@\\n' "$(date +%s.%N)"`,
     ].join('\n');
 
-    mkdirSync(workDir, { recursive: true });
-    // The walk runs in a folder of its own inside the checkout: the launcher is there as at the root.
-    symlinkSync(path.join(ROOT, 'hrx'), path.join(workDir, 'hrx'));
     const started = performance.now();
-    const child = spawn('bash', ['-c', script], {
-      cwd: workDir,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // The test's own schema and Redis prefix; the README sets everything else. Neither HRMS
-      // host setting comes from outside: the README's own allows the simulator's host.
-      env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'HRX_HRMS_ALLOW_PRIVATE_HOSTS' && k !== 'HRX_HRMS_ALLOWED_HOSTS')),
-        HRX_DB_SCHEMA: schema,
-        HRX_REDIS_PREFIX: `hrxtest:walk:${id}`,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 240_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+    const { child, code, stdout, stderr } = await runWalk(script, workDir, schema, 240_000);
     const seconds = (performance.now() - started) / 1000;
     // The README's Stop block ran last: nothing the walk started may still run (every process of
     // the walk is in the bash's process group), and hrx's port must be free again.
@@ -276,4 +287,38 @@ describe.skipIf(skip)('README "Running it for real"', () => {
         `${seconds.toFixed(1)} s (per block: ${took.map((t) => t.toFixed(1)).join(', ')} s)`,
     );
   }, 300_000);
+});
+
+describe.skipIf(skip)('README "Running it for real" when hrx cannot start', () => {
+  it("the wait for /healthz is bounded: it prints the end of hrx's log and fails", async () => {
+    const steps = walkSteps(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    const start = steps.findIndex((s) => /\/healthz/.test(s.sh));
+    expect(steps[start]!.sh, 'the wait is bounded by a number of tries').toMatch(/\$\(seq 60\)/);
+    // hrx's port is held by a listener that closes every connection: `hrx start` fails (address in use), curl gets no answer.
+    const holder = createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as AddressInfo).port;
+    const overrides: Record<string, string> = { DATABASE_URL, REDIS_URL, PORT: String(port), HRMS_PORT: String(await freePort()) };
+    // The README's blocks up to the wait, as written (60 tries: time enough for hrx to fail and log why).
+    const script = [
+      'set -euo pipefail',
+      ...steps
+        .slice(0, start + 1)
+        .map((s) => s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line))),
+    ].join('\n');
+    const started = performance.now();
+    const { child, code, stderr } = await runWalk(script, `${workDir}-nostart`, `${schema}_nostart`, 170_000);
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* the group is gone */
+    }
+    await new Promise<void>((r) => holder.close(() => r()));
+    expect(code, stderr).not.toBe(0);
+    expect(stderr).toContain('hrx did not answer in 60 s; the end of trial/hrx.log:');
+    expect(stderr).toMatch(/port \d+ on 127\.0\.0\.1 is in use/);
+    console.log(`README walk when hrx cannot start: failed after ${seconds.toFixed(1)} s`);
+    expect(seconds).toBeLessThan(150);
+  }, 200_000);
 });

@@ -9,7 +9,7 @@ import { endpointSecretAad } from '../../../src/events/signing';
 import { ormQuery } from '../../support/db';
 import { expectError, invalid } from '../../support/expect-error';
 import { vendor } from '../../support/factories';
-import { startTestApp, type TestApp } from '../../support/harness';
+import { call, startTestApp, type TestApp } from '../../support/harness';
 import { vendorCall } from '../../support/self-service';
 
 describe('POST /api/vendor/endpoints/', () => {
@@ -42,6 +42,30 @@ describe('POST /api/vendor/endpoints/', () => {
     expect(JSON.stringify(listed.body)).not.toContain(d.secret);
   });
 
+  it('a retry with the same Idempotency-Key registers one endpoint and answers the first answer, secret included (kept encrypted)', async () => {
+    const idem = `add-endpoint-${v.org.uuid}`;
+    const body = JSON.stringify({ url: 'https://93.184.215.14/hooks/idempotent' });
+    const send = () =>
+      call(`${app.url}/api/vendor/endpoints/`, {
+        method: 'POST',
+        headers: { authorization: v.apiKey, 'content-type': 'application/json', 'idempotency-key': idem },
+        body,
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.body.data.secret).toMatch(/^whsec_/);
+    const rows = await ormQuery(app, `select id from event_endpoints where org_id = ? and url = ?`, [v.org.id, 'https://93.184.215.14/hooks/idempotent']);
+    expect(rows).toEqual([{ id: first.body.data.id }]);
+    // docs/api.md "Idempotency": the kept answer is encrypted at rest; the secret is not readable in the table.
+    const kept = await ormQuery(app, `select answer from idempotency_keys where answer is not null`);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(JSON.stringify(kept)).not.toContain(first.body.data.secret.slice(6));
+  });
+
   it.each([
     ['https://10.0.0.7/hook', 'a private address'],
     ['https://169.254.169.254/latest/meta-data/', 'cloud metadata (link-local)'],
@@ -54,7 +78,11 @@ describe('POST /api/vendor/endpoints/', () => {
   });
 
   it('400 for http (no loopback allowance), an unknown event type, a missing url', async () => {
-    expectError(await add({ url: 'http://hooks.example.com/x' }), 400, invalid('url', 'must use https'));
+    expectError(
+      await add({ url: 'http://hooks.example.com/x' }),
+      400,
+      invalid('url', 'must use https (plain http only to a loopback host with HRX_EVENTS_ALLOW_HTTP_LOOPBACK=1)'),
+    );
     const bad = await add({ url: 'https://93.184.215.14/x', events: ['nope'] });
     expect(bad.status).toBe(400);
     expect(bad.body.data.errors[0].field).toBe('events.0');

@@ -20,6 +20,9 @@ import { privateEnv, startPrivateApp } from '../../support/private-app';
 import { startPrivateRedis } from '../../support/private-services';
 import { consentBody } from '../../support/setups';
 
+/** Why a 409 of a route taking `Idempotency-Key` is not provoked here. */
+const RUNNING = 'a request with the same Idempotency-Key still running: cross/idempotency (concurrent duplicates)';
+
 /** Documented statuses not provoked here, by `METHOD /path` (`*`: every operation), and why. */
 const NOT_PROVOKED: Record<string, Record<number, string>> = {
   '*': {
@@ -37,19 +40,21 @@ const NOT_PROVOKED: Record<string, Record<number, string>> = {
       'POST /api/sdk/token/',
       'POST /api/vendor/connections/{client_org}/sync/',
       'POST /api/webhook/v1/setup-config/',
-    ].map((k) => [k, { 409: 'a request with the same Idempotency-Key still running: cross/idempotency (concurrent duplicates)' }]),
+      'POST /api/vendor/endpoints/',
+      'DELETE /api/vendor/endpoints/{id}/',
+      'POST /api/vendor/endpoints/{id}/rotate-secret/',
+      'POST /api/vendor/endpoints/{id}/test/',
+      'POST /api/vendor/deliveries/{id}/replay/',
+      'POST /api/vendor/keys/',
+      'DELETE /api/vendor/keys/{kid}/',
+      'DELETE /api/credentials/{credential_id}/',
+    ].map((k) => [k, { 409: RUNNING }]),
   ),
   'POST /api/sdk/connect/hrms/': { 403: 'needs an HRMS to compare with: sdk/connect-hrms, sdk/connect-attack' },
   'POST /api/credentials/employment/': { 403: 'needs a connection requiring consent: credentials/issue-employment-credential-refusals' },
   'GET /api/employee_details/{id}/pay_history/': { 403: 'needs a connection requiring consent: employees/get-pay-history' },
   'GET /api/org_details/{org}/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
   'GET /api/vendor/connections/{client_org}/status/': { 400: 'no path segment fails `min(1)`: an empty one is another path' },
-  // The self-service ids are any text (a malformed one is 404, as an unknown one): no path segment fails them.
-  'DELETE /api/vendor/keys/{kid}/': { 400: 'no path segment fails the `kid` parameter' },
-  'DELETE /api/vendor/endpoints/{id}/': { 400: 'no path segment fails the `id` parameter' },
-  'POST /api/vendor/endpoints/{id}/rotate-secret/': { 400: 'no path segment fails the `id` parameter' },
-  'POST /api/vendor/endpoints/{id}/test/': { 400: 'no path segment fails the `id` parameter' },
-  'POST /api/vendor/deliveries/{id}/replay/': { 400: 'no path segment fails the `id` parameter' },
 };
 
 const MAX_BODY = 4096;
@@ -438,50 +443,76 @@ describe('/readyz while Redis is down', () => {
 });
 
 describe('Idempotency-Key answers as documented', () => {
-  /** Every route that takes the header: its credential and two bodies that differ (each refused or not: the first answer is kept either way). */
-  const routes = (): [string, Ask, Ask][] => {
-    const vendorJson = (n: number): Ask => ({ headers: vendorHeaders(), json: { probe: n } });
-    const employerJson = (n: number): Ask => ({ headers: employerHeaders(), json: { probe: n } });
+  /** One request of a pair: the path with its parameters filled in and what it carries. */
+  interface Sent {
+    path: string;
+    ask: Ask;
+  }
+  /**
+   * Every route that takes the header (docs/api.md "Idempotency"): its method, its documented path
+   * and two requests that differ, in the body or, for a route without one (a DELETE, a POST with
+   * no body), in the path. Each may be refused or not: the first answer is kept either way.
+   */
+  const routes = (): [string, string, Sent, Sent][] => {
+    const vendorJson = (path: string, n: number): Sent => ({ path, ask: { headers: vendorHeaders(), json: { probe: n } } });
+    const employerJson = (path: string, n: number): Sent => ({ path, ask: { headers: employerHeaders(), json: { probe: n } } });
+    const sameBody = (method: string, docPath: string, body: (path: string, n: number) => Sent): [string, string, Sent, Sent] => {
+      const path = docPath.replace(/\{\w+\}/, randomUUID());
+      return [method, docPath, body(path, 1), body(path, 2)];
+    };
+    /** No body: the request is its method and path, so another path with the same key is another request. */
+    const otherPath = (method: string, docPath: string): [string, string, Sent, Sent] => {
+      const ask = { headers: vendorHeaders() };
+      return [method, docPath, { path: docPath.replace(/\{\w+\}/, randomUUID()), ask }, { path: docPath.replace(/\{\w+\}/, randomUUID()), ask }];
+    };
     return [
-      ['/api/v1/employee/consent-data/', vendorJson(1), vendorJson(2)],
-      ['/api/v1/employee/consent-data/revoke/', vendorJson(1), vendorJson(2)],
-      ['/api/webhook/v1/employee/consent/revoke/', employerJson(1), employerJson(2)],
-      ['/api/webhook/v1/employee/update/', employerJson(1), employerJson(2)],
-      ['/api/webhook/v1/employee/erase/', employerJson(1), employerJson(2)],
-      ['/api/sdk/token/', vendorJson(1), vendorJson(2)],
-      ['/api/vendor/connections/{client_org}/sync/', vendorJson(1), vendorJson(2)],
-      [
-        '/api/terminate_connection/',
-        { headers: vendorHeaders(), form: { client_org: 'probe-1' } },
-        { headers: vendorHeaders(), form: { client_org: 'probe-2' } },
-      ],
-      [
-        '/api/webhook/v1/setup-config/',
-        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 1 } },
-        { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: 2 } },
-      ],
+      sameBody('POST', '/api/v1/employee/consent-data/', vendorJson),
+      sameBody('POST', '/api/v1/employee/consent-data/revoke/', vendorJson),
+      sameBody('POST', '/api/webhook/v1/employee/consent/revoke/', employerJson),
+      sameBody('POST', '/api/webhook/v1/employee/update/', employerJson),
+      sameBody('POST', '/api/webhook/v1/employee/erase/', employerJson),
+      sameBody('POST', '/api/sdk/token/', vendorJson),
+      sameBody('POST', '/api/vendor/connections/{client_org}/sync/', vendorJson),
+      sameBody('POST', '/api/terminate_connection/', (path, n) => ({ path, ask: { headers: vendorHeaders(), form: { client_org: `probe-${n}` } } })),
+      sameBody('POST', '/api/webhook/v1/setup-config/', (path, n) => ({
+        path,
+        ask: { json: { client_id: c.org.appKey, client_secret: c.appSecret, probe: n } },
+      })),
+      sameBody('POST', '/api/vendor/endpoints/', vendorJson),
+      otherPath('DELETE', '/api/vendor/endpoints/{id}/'),
+      otherPath('POST', '/api/vendor/endpoints/{id}/rotate-secret/'),
+      otherPath('POST', '/api/vendor/endpoints/{id}/test/'),
+      otherPath('POST', '/api/vendor/deliveries/{id}/replay/'),
+      sameBody('POST', '/api/vendor/keys/', vendorJson),
+      otherPath('DELETE', '/api/vendor/keys/{kid}/'),
+      sameBody('POST', '/api/credentials/employment/', vendorJson),
+      otherPath('DELETE', '/api/credentials/{credential_id}/'),
     ];
   };
 
   it('422 for a key reused with another request, 400 for a malformed key, on every route that takes one', async () => {
-    const takers = Object.entries(DOCUMENT.paths).filter(([, item]) => JSON.stringify(item.post ?? {}).includes('Idempotency-Key'));
-    expect(takers.map(([p]) => p).sort()).toEqual(
+    const takers = Object.entries(DOCUMENT.paths).flatMap(([p, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => JSON.stringify(op).includes('Idempotency-Key'))
+        .map(([method]) => `${method.toUpperCase()} ${p}`),
+    );
+    expect(takers.sort()).toEqual(
       routes()
-        .map(([p]) => p)
+        .map(([method, p]) => `${method} ${p}`)
         .sort(),
     );
-    for (const [docPath, first, second] of routes()) {
-      const path = docPath.replace('{client_org}', randomUUID());
+    for (const [method, docPath, first, second] of routes()) {
       const key = { 'idempotency-key': `documented-${randomUUID()}` };
-      const firstAnswer = await call(`${app.url}${path}`, {
-        method: 'POST',
-        headers: { 'x-forwarded-for': fresh(), ...first.headers, ...key, ...(first.json ? { 'content-type': 'application/json' } : {}) },
-        body: first.json ? JSON.stringify(first.json) : new URLSearchParams(first.form),
-      });
-      expect(firstAnswer.status, `${docPath}: ${JSON.stringify(firstAnswer.body)}`).toBeLessThan(500);
-      const reused = await expectAnswer('POST', docPath, path, { ...second, headers: { ...second.headers, ...key } }, 422);
+      const ask = first.ask;
+      const headers: Record<string, string> = { 'x-forwarded-for': fresh(), ...ask.headers, ...key };
+      if (ask.json !== undefined) headers['content-type'] = 'application/json';
+      const body = ask.json !== undefined ? JSON.stringify(ask.json) : ask.form ? new URLSearchParams(ask.form) : undefined;
+      const firstAnswer = await call(`${app.url}${first.path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+      expect(firstAnswer.status, `${method} ${docPath}: ${JSON.stringify(firstAnswer.body)}`).toBeLessThan(500);
+      const reused = await expectAnswer(method, docPath, second.path, { ...second.ask, headers: { ...second.ask.headers, ...key } }, 422);
       expect(reused.body.error).toBe('idempotency_key_reused');
-      const bad = await expectAnswer('POST', docPath, path, { ...second, headers: { ...second.headers, 'idempotency-key': 'k'.repeat(256) } }, 400);
+      const badKey = { ...second.ask, headers: { ...second.ask.headers, 'idempotency-key': 'k'.repeat(256) } };
+      const bad = await expectAnswer(method, docPath, second.path, badKey, 400);
       expect(bad.body.error).toBe('validation_failed');
     }
   });

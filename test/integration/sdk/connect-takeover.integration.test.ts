@@ -19,7 +19,7 @@ import { dbQuery } from '../../support/db';
 
 const NO_CODE = invalid(
   'email',
-  "an e-mail code cannot set up this organisation, because the token's address is not on the organisation's own e-mail domain: " +
+  'an e-mail code cannot set up this organisation, because the organisation has no e-mail domain of its own (it was made by its name, by a remote_org_id with a common e-mail address, or by the operator without --domain): ' +
     "the operator must approve this connection (hrx connection approve), or prove control with the organisation's application key and secret",
 );
 const VERIFY_FIRST = invalid('email', 'verify your e-mail address first: ask for a code and enter it');
