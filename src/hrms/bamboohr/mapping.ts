@@ -6,7 +6,8 @@
  * `SOURCE.md` names the commit): the field names are the documented properties of
  * `GetEmployeeResponse` (public.yaml lines 13858-14100, "Y:<line>" below), the names both the
  * custom report (`POST /api/v1/reports/custom`) and Get Employee (`GET /api/v1/employees/{id}`)
- * answer, so a synced record and a live read hold the same fields. A custom report's values are
+ * answer (the report knows two of them only by their aliases: `BAMBOOHR_FIELDS`), so a synced
+ * record and a live read hold the same fields. A custom report's values are
  * all strings (Y:8574); Get Employee's are strings or null.
  *
  * | record data point | BambooHR field | source |
@@ -15,10 +16,10 @@
  * | name | firstName + middleName + lastName | Y:13866, Y:13881, Y:13871 |
  * | email / personalEmail | workEmail / homeEmail | Y:13909 / Y:13914 |
  * | mobileNumber | mobilePhone | Y:13934 |
- * | dob / doj / terminationDate | birthDate / hireDate / terminationDate (`YYYY-MM-DD`; `0000-00-00` empty) | Y:13974 / Y:13979 / Y:13989 |
+ * | dob / doj / terminationDate | birthDate (report: dateOfBirth) / hireDate / terminationDate (`YYYY-MM-DD`; `0000-00-00` empty) | Y:13974 / Y:13979 / Y:13989 |
  * | status | status (`Active`, `Inactive`: the enum of Y:13901-13908); `Terminated` when employmentStatus is `Terminated` | Y:13901, Y:14079 |
  * | employmentType | employmentStatus (Full-Time, Part-Time, Contractor, Intern...; `Terminated` is a status, never a type) | Y:14079 |
- * | gender / maritalStatus | gender / marital | Y:14014 / Y:14019 |
+ * | gender / maritalStatus | gender / marital (report: maritalStatus) | Y:14014 / Y:14019 |
  * | designation | jobTitleName | Y:13891 |
  * | department / groupName | department / division | Y:14059 / Y:14049 |
  * | jobLocation.city | location | Y:14069 |
@@ -45,7 +46,15 @@ import { compact, enumValue, isoDate, money, mobileNumber, text } from '../decod
 
 type Row = Record<string, unknown>;
 
-/** The fields hrx asks BambooHR for, in the custom report and in a live read: documented names only (Y:13858-14100). */
+/**
+ * The fields hrx asks BambooHR for, in the custom report and in a live read: documented names only.
+ * Get Employee answers the names of `GetEmployeeResponse` (Y:13858-14100); the custom report takes
+ * field *aliases* (Y:8562: "`id` is the BambooHR field alias", aliases from list-fields, Y:7696),
+ * which for the date of birth and the marital status are `dateOfBirth` and `maritalStatus` (the
+ * aliases the description's own notes name, Y:4955, Y:2619). Either request silently omits an id
+ * it does not know (Y:8518), so both spellings are asked and whichever answers is read
+ * (src/hrms/bamboohr/README.md "What is mapped").
+ */
 export const BAMBOOHR_FIELDS = [
   'firstName',
   'middleName',
@@ -54,8 +63,10 @@ export const BAMBOOHR_FIELDS = [
   'homeEmail',
   'mobilePhone',
   'birthDate',
+  'dateOfBirth',
   'gender',
   'marital',
+  'maritalStatus',
   'hireDate',
   'terminationDate',
   'status',
@@ -182,13 +193,13 @@ export function mapBambooHrEmployee(native: unknown, warn: FieldWarner = () => {
     email: first(row, 'workEmail')?.toLowerCase(),
     personalEmail: first(row, 'homeEmail')?.toLowerCase(),
     mobileNumber: mobileNumber(row.mobilePhone),
-    dob: bamboohrDate(row.birthDate),
+    dob: bamboohrDate(row.birthDate) ?? bamboohrDate(row.dateOfBirth),
     doj: bamboohrDate(row.hireDate),
     terminationDate: bamboohrDate(row.terminationDate),
     status: terminated ? 'Terminated' : enumValue(BAMBOOHR_STATUS, row.status),
     employmentType: terminated ? undefined : listValue(BAMBOOHR_EMPLOYMENT, employment, 'employmentStatus', warn),
     gender: enumValue(BAMBOOHR_GENDER, row.gender),
-    maritalStatus: enumValue(BAMBOOHR_MARITAL, row.marital),
+    maritalStatus: enumValue(BAMBOOHR_MARITAL, first(row, 'marital', 'maritalStatus')),
     designation: first(row, 'jobTitleName'),
     department: first(row, 'department'),
     groupName: first(row, 'division'),
