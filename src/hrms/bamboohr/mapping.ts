@@ -33,7 +33,6 @@ import { mapByRows, requestedFields, type MappingRow, type MappingTable } from '
 
 type Row = Record<string, unknown>;
 
-
 /** `status` -> hrx `status`. */
 export const BAMBOOHR_STATUS: Readonly<Record<string, string>> = { ACTIVE: 'Active', INACTIVE: 'Inactive' };
 /** `employmentStatus` -> hrx `employmentType` (keys upper case, `-` and spaces as `_`); `Terminated` is no type (a status). */
@@ -132,7 +131,13 @@ const plain = (point: string, field: string, source: string): MappingRow => ({ p
 export const BAMBOOHR_MAPPING: MappingTable = {
   answeredAlways: ['id'],
   rows: [
-    { point: 'employeeId', fields: ['id'], read: (row) => first(row, 'id'), source: 'Y:13863, Y:8574', note: "BambooHR's employee id: the one its change list names" },
+    {
+      point: 'employeeId',
+      fields: ['id'],
+      read: (row) => first(row, 'id'),
+      source: 'Y:13863, Y:8574',
+      note: "BambooHR's employee id: the one its change list names",
+    },
     {
       point: 'name',
       fields: ['firstName', 'middleName', 'lastName'],
@@ -150,7 +155,13 @@ export const BAMBOOHR_MAPPING: MappingTable = {
       note: 'the live read answers `birthDate`, the custom report the alias `dateOfBirth`; `0000-00-00` is empty',
     },
     { point: 'doj', fields: ['hireDate'], read: (row) => bamboohrDate(row.hireDate), source: 'Y:13979', note: '`0000-00-00` is empty' },
-    { point: 'terminationDate', fields: ['terminationDate'], read: (row) => bamboohrDate(row.terminationDate), source: 'Y:13989', note: '`0000-00-00` is empty' },
+    {
+      point: 'terminationDate',
+      fields: ['terminationDate'],
+      read: (row) => bamboohrDate(row.terminationDate),
+      source: 'Y:13989',
+      note: '`0000-00-00` is empty',
+    },
     {
       point: 'status',
       fields: ['status', 'employmentStatus'],
