@@ -60,6 +60,16 @@ describe('TokenSession', () => {
   });
 });
 
+/** What `f` throws (undefined when it returns). */
+function thrownBy(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 describe('cursor codec', () => {
   const codec = jsonCursor(z.object({ page: z.number().int().min(0) }), 'the test connector');
 
@@ -72,13 +82,7 @@ describe('cursor codec', () => {
     ['JSON of another shape', Buffer.from('{"page":-1}').toString('base64url')],
     ['a plain word', 'abc'],
   ])('refuses %s as bad_response, naming the connector, never the cursor', (_what, cursor) => {
-    const err = (() => {
-      try {
-        codec.decode(cursor);
-      } catch (e) {
-        return e;
-      }
-    })();
+    const err = thrownBy(() => codec.decode(cursor));
     expect(err).toBeInstanceOf(HrmsError);
     expect(err).toMatchObject({ kind: 'bad_response', message: 'not a cursor of the test connector' });
     expect((err as Error).message).not.toContain(cursor);
@@ -102,13 +106,7 @@ describe('offset cursor', () => {
   it.each(['changes:5', 'report:-1', 'report:1.5', 'report:1234567890', 'report:', 'xreport:1', 'report:1 ', 'report'])(
     'refuses %j as not its cursor, without quoting it',
     (cursor) => {
-      const err = (() => {
-        try {
-          codec.decode(cursor);
-        } catch (e) {
-          return e;
-        }
-      })();
+      const err = thrownBy(() => codec.decode(cursor));
       expect(err).toBeInstanceOf(HrmsError);
       expect(err).toMatchObject({ kind: 'bad_response', message: 'not a cursor of the test connector' });
     },
