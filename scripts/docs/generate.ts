@@ -11,6 +11,8 @@
  * - README.md's "Connecting an HRMS" section and its documentation entry of the products' pages,
  *   docs/hrms/README.md and docs/hrms/connectors.md's table of published descriptions
  *   (scripts/docs/hrms-products.ts), and src/hrms/catalog.ts (scripts/docs/catalog-source.ts);
+ * - each product page's "What is mapped" table, from the product's mapping rows
+ *   (scripts/docs/hrms-mapping.ts);
  * - docs/cli.md: every command's help (scripts/cli-doc.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { openApiDocument, type OpenApiDocument } from '../../src/openapi/documen
 import { HRX_VERSION } from '../../src/openapi/routes';
 import { renderCliDoc } from '../cli-doc';
 import { CATALOG_FILE, catalogSource } from './catalog-source';
+import { mappingPages } from './hrms-mapping';
 import { connectorsWithDescriptions, hrmsPagesIndex, readmeWithProducts } from './hrms-products';
 
 /**
@@ -170,5 +173,6 @@ export async function generatedDocs(): Promise<Record<string, string>> {
     [CATALOG_FILE]: catalogSource(),
     'docs/cli.md': renderCliDoc(),
     'docs/hrms/README.md': hrmsPagesIndex((repoPath) => existsSync(new URL(`../../${repoPath}`, import.meta.url))),
+    ...mappingPages((repoPath) => readFileSync(new URL(`../../${repoPath}`, import.meta.url), 'utf8')),
   };
 }

@@ -4,8 +4,9 @@
  * and refuses one it did not make with one error, naming the connector, never quoting the cursor
  * (src/hrms/README.md, "Shared mechanics"). A connector whose position is several values (Keka,
  * greytHR) keeps it as base64url JSON ({@link jsonCursor}); one whose position is a word and a
- * number (Darwinbox, BambooHR, Personio, Zoho People, the reference HRMS) keeps it as text
- * checked by a pattern ({@link matchCursor}).
+ * number keeps it as text checked by a pattern ({@link matchCursor}: Personio, Zoho People, the
+ * reference HRMS), or, when the number counts items already yielded, as {@link offsetCursor}
+ * (Darwinbox, BambooHR).
  */
 import type { z } from 'zod';
 import { HrmsError } from './connector';
@@ -46,4 +47,29 @@ export function matchCursor(cursor: string, pattern: RegExp, of: string): RegExp
   const m = pattern.exec(cursor);
   if (!m) throw notACursor(of);
   return m;
+}
+
+/** The cursor of a listing at `offset` items into the sequence `word` names: `<word>:<offset>`. */
+export interface OffsetCursor<W extends string> {
+  /** `<word>:<offset>` (offset a count of items already yielded, 0 to 999 999 999). */
+  encode(word: W, offset: number): string;
+  /** The word and offset `cursor` holds; throws {@link notACursor} for another word, a signed, fractional or 10-digit offset. */
+  decode(cursor: string): { word: W; offset: number };
+}
+
+/**
+ * Offset cursors (`report:2500`, `employees_inactive:300`) over the sequences `words` names, for the
+ * connector `of`: the shape every connector that resumes by skipping items already yielded shares
+ * (src/hrms/README.md "Shared mechanics").
+ */
+export function offsetCursor<W extends string>(words: readonly W[], of: string): OffsetCursor<W> {
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`^(${escaped.join('|')}):(\\d{1,9})$`);
+  return {
+    encode: (word, offset) => `${word}:${offset}`,
+    decode: (cursor) => {
+      const m = matchCursor(cursor, pattern, of);
+      return { word: m[1] as W, offset: Number(m[2]) };
+    },
+  };
 }

@@ -4,6 +4,7 @@
  */
 import type { HrmsConnectorDefinition } from './connector';
 import type { HrmsId } from './hrms-ids';
+import type { MappingTable } from './mapping-table';
 import type { HrmsProductInfo } from './product-info';
 import type { DialectSim, DialectSimFactory } from './sim/dialect';
 
@@ -40,6 +41,12 @@ export interface HrmsProductModule<Id extends HrmsId = HrmsId> {
    * (the reference HRMS).
    */
   minSyncRequests?: (sim: DialectSim, pageSize: (max: number) => number) => number | Promise<number>;
+  /**
+   * Its mapping as rows (src/hrms/mapping-table.ts), where the product keeps it as data:
+   * `npm run docs` writes its page's "What is mapped" table from them (between the
+   * `hrms-mapping` markers). `undefined`: the page's table is still hand-written.
+   */
+  mapping?: MappingTable;
 }
 
 /** A vendor's published API description as committed in the product folder (docs/hrms/connectors.md "The vendor's published API is the authority"). */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HrmsError } from '../../src/hrms/connector';
-import { jsonCursor, matchCursor } from '../../src/hrms/cursor';
+import { jsonCursor, matchCursor, offsetCursor } from '../../src/hrms/cursor';
 import { TokenCache } from '../../src/hrms/token-cache';
 import { cachedTokens, TokenSession } from '../../src/hrms/token-session';
 
@@ -60,6 +60,16 @@ describe('TokenSession', () => {
   });
 });
 
+/** What `f` throws (undefined when it returns). */
+function thrownBy(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 describe('cursor codec', () => {
   const codec = jsonCursor(z.object({ page: z.number().int().min(0) }), 'the test connector');
 
@@ -72,13 +82,7 @@ describe('cursor codec', () => {
     ['JSON of another shape', Buffer.from('{"page":-1}').toString('base64url')],
     ['a plain word', 'abc'],
   ])('refuses %s as bad_response, naming the connector, never the cursor', (_what, cursor) => {
-    const err = (() => {
-      try {
-        codec.decode(cursor);
-      } catch (e) {
-        return e;
-      }
-    })();
+    const err = thrownBy(() => codec.decode(cursor));
     expect(err).toBeInstanceOf(HrmsError);
     expect(err).toMatchObject({ kind: 'bad_response', message: 'not a cursor of the test connector' });
     expect((err as Error).message).not.toContain(cursor);
@@ -88,4 +92,23 @@ describe('cursor codec', () => {
     expect(matchCursor('active:42', /^(active|inactive):(\d{1,9})$/, 'x')[2]).toBe('42');
     expect(() => matchCursor('active:42;drop', /^(active|inactive):(\d{1,9})$/, 'the x connector')).toThrow('not a cursor of the x connector');
   });
+});
+
+describe('offset cursor', () => {
+  const codec = offsetCursor(['report', 'employees_inactive'] as const, 'the test connector');
+
+  it('writes and reads back `<word>:<offset>`', () => {
+    expect(codec.encode('report', 2500)).toBe('report:2500');
+    expect(codec.decode('employees_inactive:0')).toEqual({ word: 'employees_inactive', offset: 0 });
+    expect(codec.decode(codec.encode('report', 999_999_999))).toEqual({ word: 'report', offset: 999_999_999 });
+  });
+
+  it.each(['changes:5', 'report:-1', 'report:1.5', 'report:1234567890', 'report:', 'xreport:1', 'report:1 ', 'report'])(
+    'refuses %j as not its cursor, without quoting it',
+    (cursor) => {
+      const err = thrownBy(() => codec.decode(cursor));
+      expect(err).toBeInstanceOf(HrmsError);
+      expect(err).toMatchObject({ kind: 'bad_response', message: 'not a cursor of the test connector' });
+    },
+  );
 });

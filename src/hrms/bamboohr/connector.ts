@@ -37,7 +37,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { matchCursor } from '../cursor';
+import { notACursor, offsetCursor } from '../cursor';
 import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
 import { DatasetStream, type DatasetShape } from '../dataset-stream';
 import type { PartialEmployeeRecord } from '../../domain/record';
@@ -65,10 +65,15 @@ function bambooError(res: HrmsResponse, what: string): HrmsError {
 /** Whose cursors these are, in the error for one it did not make. */
 const OF = 'the BambooHR connector';
 
-/** The employees a full listing's cursor says were already yielded. */
-function reportOffset(cursor: string | undefined): number {
+/** `report:<employees already yielded>` (a full listing), `changes:<changed ids already read>` (an incremental one). */
+const CURSOR = offsetCursor(['report', 'changes'] as const, OF);
+
+/** The items a cursor of the sequence `word` says were already yielded (0 without a cursor). */
+function skipped(cursor: string | undefined, word: 'report' | 'changes'): number {
   if (cursor === undefined) return 0;
-  return Number(matchCursor(cursor, /^report:(\d{1,9})$/, OF)[1]);
+  const at = CURSOR.decode(cursor);
+  if (at.word !== word) throw notACursor(OF);
+  return at.offset;
 }
 
 class BambooHrConnector implements HrmsConnector {
@@ -179,13 +184,13 @@ class BambooHrConnector implements HrmsConnector {
       yield* this.changes(options.since, options.cursor);
       return;
     }
-    let at = reportOffset(options.cursor);
+    let at = skipped(options.cursor, 'report');
     const stream = await this.report('employee report', undefined, at);
     try {
       for (;;) {
         const batch = await stream.take(this.pageSize());
         at += batch.items.length;
-        yield { employees: batch.items.map((e) => this.map(e)), ...(batch.done ? {} : { next: `report:${at}` }) };
+        yield { employees: batch.items.map((e) => this.map(e)), ...(batch.done ? {} : { next: CURSOR.encode('report', at) }) };
         if (batch.done) return;
       }
     } finally {
@@ -210,7 +215,7 @@ class BambooHrConnector implements HrmsConnector {
    * count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
-    const skip = cursor === undefined ? 0 : Number(matchCursor(cursor, /^changes:(\d{1,9})$/, OF)[1]);
+    const skip = skipped(cursor, 'changes');
     const body = await this.changedSince(since, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');
@@ -227,7 +232,7 @@ class BambooHrConnector implements HrmsConnector {
     for (let at = skip; at < changed.length || first; at += size) {
       const chunk = changed.slice(at, at + size);
       const employees = chunk.length ? await this.reportOf(chunk) : [];
-      const next = at + size < changed.length ? `changes:${at + size}` : undefined;
+      const next = at + size < changed.length ? CURSOR.encode('changes', at + size) : undefined;
       yield { employees, ...(first && removedIds.length ? { removedIds } : {}), ...(next ? { next } : {}) };
       first = false;
     }

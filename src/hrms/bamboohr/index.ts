@@ -1,6 +1,7 @@
 /** The `bamboohr` product: everything hrx needs of it (src/hrms/product-module.ts), listed by src/hrms/catalog.ts. */
 import type { HrmsProductModule } from '../product-module';
 import { BAMBOOHR_DEFINITION } from './definition';
+import { BAMBOOHR_MAPPING } from './mapping';
 import { BAMBOOHR_PRODUCT } from './product';
 
 /** BambooHR. */
@@ -19,4 +20,5 @@ export const product: HrmsProductModule<'bamboohr'> = {
   // One custom report (POST /api/v1/reports/custom) answering every employee, read as a stream
   // (connector.ts); no token.
   minSyncRequests: () => 1,
+  mapping: BAMBOOHR_MAPPING,
 };

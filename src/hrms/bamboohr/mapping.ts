@@ -6,25 +6,12 @@
  * `SOURCE.md` names the commit): the field names are the documented properties of
  * `GetEmployeeResponse` (public.yaml lines 13858-14100, "Y:<line>" below), the names both the
  * custom report (`POST /api/v1/reports/custom`) and Get Employee (`GET /api/v1/employees/{id}`)
- * answer, so a synced record and a live read hold the same fields. A custom report's values are
+ * answer (the report knows two of them only by their aliases: `BAMBOOHR_FIELDS`), so a synced
+ * record and a live read hold the same fields. A custom report's values are
  * all strings (Y:8574); Get Employee's are strings or null.
  *
- * | record data point | BambooHR field | source |
- * |---|---|---|
- * | employeeId | id (BambooHR's employee id: the id its change list and deletions name) | Y:13863, Y:8574 |
- * | name | firstName + middleName + lastName | Y:13866, Y:13881, Y:13871 |
- * | email / personalEmail | workEmail / homeEmail | Y:13909 / Y:13914 |
- * | mobileNumber | mobilePhone | Y:13934 |
- * | dob / doj / terminationDate | birthDate / hireDate / terminationDate (`YYYY-MM-DD`; `0000-00-00` empty) | Y:13974 / Y:13979 / Y:13989 |
- * | status | status (`Active`, `Inactive`: the enum of Y:13901-13908); `Terminated` when employmentStatus is `Terminated` | Y:13901, Y:14079 |
- * | employmentType | employmentStatus (Full-Time, Part-Time, Contractor, Intern...; `Terminated` is a status, never a type) | Y:14079 |
- * | gender / maritalStatus | gender / marital | Y:14014 / Y:14019 |
- * | designation | jobTitleName | Y:13891 |
- * | department / groupName | department / division | Y:14059 / Y:14049 |
- * | jobLocation.city | location | Y:14069 |
- * | manager | reportsToName (`"Last, First"` turned round) | Y:14089 |
- * | currentAddress | address1, city, state, country (the one home address) | Y:13994, Y:13999, Y:14004, Y:14009 |
- * | salaryDetails.ctc.fixedPay / .monthly.fixedPay | payRate (`"1200000.00 INR"`; the code may also lead) by payPeriod (Year / Month); payType read, not needed | Y:14024, Y:14034, Y:14029 |
+ * The mapping is the rows of `BAMBOOHR_MAPPING` ("Y:<line>" their sources); the README's "What is
+ * mapped" table is written from them by `npm run docs`.
  *
  * Salary is taken only when payRate names the currency INR and payPeriod is Year or Month; any
  * other currency leaves it empty and warns `payRate` naming the currency (never the amount); a
@@ -41,38 +28,10 @@
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import type { FieldWarner } from '../decode';
-import { compact, enumValue, isoDate, money, mobileNumber, text } from '../decode';
+import { enumValue, isoDate, money, mobileNumber, text } from '../decode';
+import { mapByRows, requestedFields, type MappingRow, type MappingTable } from '../mapping-table';
 
 type Row = Record<string, unknown>;
-
-/** The fields hrx asks BambooHR for, in the custom report and in a live read: documented names only (Y:13858-14100). */
-export const BAMBOOHR_FIELDS = [
-  'firstName',
-  'middleName',
-  'lastName',
-  'workEmail',
-  'homeEmail',
-  'mobilePhone',
-  'birthDate',
-  'gender',
-  'marital',
-  'hireDate',
-  'terminationDate',
-  'status',
-  'employmentStatus',
-  'jobTitleName',
-  'department',
-  'division',
-  'location',
-  'reportsToName',
-  'address1',
-  'city',
-  'state',
-  'country',
-  'payRate',
-  'payType',
-  'payPeriod',
-] as const;
 
 /** `status` -> hrx `status`. */
 export const BAMBOOHR_STATUS: Readonly<Record<string, string>> = { ACTIVE: 'Active', INACTIVE: 'Inactive' };
@@ -160,10 +119,104 @@ function listValue(map: Readonly<Record<string, string>>, v: unknown, field: str
 }
 
 const first = (row: Row, ...keys: string[]): string | undefined => keys.map((k) => text(row[k])).find((x) => x !== undefined);
+const terminated = (row: Row): boolean => first(row, 'employmentStatus')?.toLowerCase() === 'terminated';
+/** A row reading one text field as is. */
+const plain = (point: string, field: string, source: string): MappingRow => ({ point, fields: [field], read: (row) => first(row, field), source });
 
 /**
- * Maps one BambooHR employee; `warn` hears of a salary left empty (`bamboohrPay`) and of an
- * employment status hrx has no word for. Throws
+ * BambooHR's mapping (src/hrms/mapping-table.ts): each hrx data point, the fields it reads and
+ * where public.yaml documents them. The date of birth and the marital status are read under both
+ * spellings (`BAMBOOHR_FIELDS`).
+ */
+export const BAMBOOHR_MAPPING: MappingTable = {
+  answeredAlways: ['id'],
+  rows: [
+    {
+      point: 'employeeId',
+      fields: ['id'],
+      read: (row) => first(row, 'id'),
+      source: 'Y:13863, Y:8574',
+      note: "BambooHR's employee id: the one its change list names",
+    },
+    {
+      point: 'name',
+      fields: ['firstName', 'middleName', 'lastName'],
+      read: (row) => [first(row, 'firstName'), first(row, 'middleName'), first(row, 'lastName')].filter((x) => x !== undefined).join(' ') || undefined,
+      source: 'Y:13866, Y:13881, Y:13871',
+    },
+    { point: 'email', fields: ['workEmail'], read: (row) => first(row, 'workEmail')?.toLowerCase(), source: 'Y:13909' },
+    { point: 'personalEmail', fields: ['homeEmail'], read: (row) => first(row, 'homeEmail')?.toLowerCase(), source: 'Y:13914' },
+    { point: 'mobileNumber', fields: ['mobilePhone'], read: (row) => mobileNumber(row.mobilePhone), source: 'Y:13934' },
+    {
+      point: 'dob',
+      fields: ['birthDate', 'dateOfBirth'],
+      read: (row) => bamboohrDate(row.birthDate) ?? bamboohrDate(row.dateOfBirth),
+      source: 'Y:13974; alias Y:2619, Y:4955',
+      note: 'the live read answers `birthDate`, the custom report the alias `dateOfBirth`; `0000-00-00` is empty',
+    },
+    { point: 'doj', fields: ['hireDate'], read: (row) => bamboohrDate(row.hireDate), source: 'Y:13979', note: '`0000-00-00` is empty' },
+    {
+      point: 'terminationDate',
+      fields: ['terminationDate'],
+      read: (row) => bamboohrDate(row.terminationDate),
+      source: 'Y:13989',
+      note: '`0000-00-00` is empty',
+    },
+    {
+      point: 'status',
+      fields: ['status', 'employmentStatus'],
+      read: (row) => (terminated(row) ? 'Terminated' : enumValue(BAMBOOHR_STATUS, row.status)),
+      source: 'Y:13901-13908, Y:14079',
+      note: 'Active, Inactive (its enum); `Terminated` when `employmentStatus` is Terminated',
+    },
+    {
+      point: 'employmentType',
+      fields: ['employmentStatus'],
+      read: (row, warn) => (terminated(row) ? undefined : listValue(BAMBOOHR_EMPLOYMENT, first(row, 'employmentStatus'), 'employmentStatus', warn)),
+      source: 'Y:14079',
+      note: 'Full-Time, Part-Time, Contractor → Contract, Intern; `Terminated` is a status, never a type; a status hrx has no word for stays empty and is logged',
+    },
+    { point: 'gender', fields: ['gender'], read: (row) => enumValue(BAMBOOHR_GENDER, row.gender), source: 'Y:14014', note: 'Non-binary → Other' },
+    {
+      point: 'maritalStatus',
+      fields: ['marital', 'maritalStatus'],
+      read: (row) => enumValue(BAMBOOHR_MARITAL, first(row, 'marital', 'maritalStatus')),
+      source: 'Y:14019; alias Y:4955',
+      note: 'the live read answers `marital`, the custom report the alias `maritalStatus`',
+    },
+    plain('designation', 'jobTitleName', 'Y:13891'),
+    plain('department', 'department', 'Y:14059'),
+    plain('groupName', 'division', 'Y:14049'),
+    plain('jobLocation.city', 'location', 'Y:14069'),
+    { point: 'manager', fields: ['reportsToName'], read: (row) => supervisorName(row.reportsToName), source: 'Y:14089', note: '"Last, First" turned round' },
+    plain('currentAddress.addressLine', 'address1', 'Y:13994'),
+    plain('currentAddress.addressCity', 'city', 'Y:13999'),
+    plain('currentAddress.addressState', 'state', 'Y:14004'),
+    plain('currentAddress.addressCountry', 'country', 'Y:14009'),
+    {
+      point: 'salaryDetails',
+      fields: ['payRate', 'payType', 'payPeriod'],
+      read: (row, warn) => bamboohrPay(row.payRate, row.payPeriod, warn),
+      source: 'Y:14024, Y:14029, Y:14034',
+      note: '`ctc.fixedPay` when `payPeriod` is Year, `monthly.fixedPay` when Month (`payRate` e.g. `1200000.00 INR`; INR only); `payType` read, not needed',
+    },
+  ],
+};
+
+/**
+ * The fields hrx asks BambooHR for, in the custom report and in a live read: documented names only.
+ * Get Employee answers the names of `GetEmployeeResponse` (Y:13858-14100); the custom report takes
+ * field *aliases* (Y:8562: "`id` is the BambooHR field alias", aliases from list-fields, Y:7696),
+ * which for the date of birth and the marital status are `dateOfBirth` and `maritalStatus` (the
+ * aliases the description's own notes name, Y:4955, Y:2619). Either request silently omits an id
+ * it does not know (Y:8518), so both spellings are asked and whichever answers is read
+ * (src/hrms/bamboohr/README.md "What is mapped").
+ */
+export const BAMBOOHR_FIELDS: readonly string[] = requestedFields(BAMBOOHR_MAPPING);
+
+/**
+ * Maps one BambooHR employee by `BAMBOOHR_MAPPING`; `warn` hears of a salary left empty
+ * (`bamboohrPay`) and of an employment status hrx has no word for. Throws
  * `HrmsError('bad_response')` when it is not an object or has no id (the message carries no
  * employee values).
  */
@@ -171,35 +224,6 @@ export function mapBambooHrEmployee(native: unknown, warn: FieldWarner = () => {
   if (typeof native !== 'object' || native === null || Array.isArray(native))
     throw new HrmsError('bad_response', 'BambooHR returned an employee that is not an object');
   const row = native as Row;
-  const employeeId = first(row, 'id');
-  if (employeeId === undefined) throw new HrmsError('bad_response', 'BambooHR returned an employee without id');
-  const parts = [first(row, 'firstName'), first(row, 'middleName'), first(row, 'lastName')].filter((x) => x !== undefined).join(' ');
-  const employment = first(row, 'employmentStatus');
-  const terminated = employment?.toLowerCase() === 'terminated';
-  return compact<PartialEmployeeRecord>({
-    employeeId,
-    name: parts === '' ? undefined : parts,
-    email: first(row, 'workEmail')?.toLowerCase(),
-    personalEmail: first(row, 'homeEmail')?.toLowerCase(),
-    mobileNumber: mobileNumber(row.mobilePhone),
-    dob: bamboohrDate(row.birthDate),
-    doj: bamboohrDate(row.hireDate),
-    terminationDate: bamboohrDate(row.terminationDate),
-    status: terminated ? 'Terminated' : enumValue(BAMBOOHR_STATUS, row.status),
-    employmentType: terminated ? undefined : listValue(BAMBOOHR_EMPLOYMENT, employment, 'employmentStatus', warn),
-    gender: enumValue(BAMBOOHR_GENDER, row.gender),
-    maritalStatus: enumValue(BAMBOOHR_MARITAL, row.marital),
-    designation: first(row, 'jobTitleName'),
-    department: first(row, 'department'),
-    groupName: first(row, 'division'),
-    jobLocation: { city: first(row, 'location') },
-    manager: supervisorName(row.reportsToName),
-    currentAddress: {
-      addressLine: first(row, 'address1'),
-      addressCity: first(row, 'city'),
-      addressState: first(row, 'state'),
-      addressCountry: first(row, 'country'),
-    },
-    salaryDetails: bamboohrPay(row.payRate, row.payPeriod, warn),
-  });
+  if (first(row, 'id') === undefined) throw new HrmsError('bad_response', 'BambooHR returned an employee without id');
+  return mapByRows(BAMBOOHR_MAPPING, row, warn);
 }

@@ -38,7 +38,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { matchCursor } from '../cursor';
+import { offsetCursor } from '../cursor';
 import { warnOnce, type FieldWarner } from '../decode';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsStreamResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
@@ -66,9 +66,11 @@ export function lastModified(d: Date): string {
 /** The dataset and offset a cursor names. */
 function parseCursor(cursor: string | undefined): { dataset: DatasetId; offset: number } {
   if (cursor === undefined) return { dataset: 'employees_active', offset: 0 };
-  const m = matchCursor(cursor, /^(employees_active|employees_inactive):(\d{1,9})$/, 'the Darwinbox connector');
-  return { dataset: m[1] as DatasetId, offset: Number(m[2]) };
+  const { word, offset } = CURSOR.decode(cursor);
+  return { dataset: word, offset };
 }
+/** `<dataset>:<employees of it already yielded>`. */
+const CURSOR = offsetCursor<DatasetId>(DARWINBOX_DATASETS, 'the Darwinbox connector');
 
 class DarwinboxConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
@@ -282,7 +284,10 @@ class DarwinboxConnector implements HrmsConnector {
           const following = batch.done ? datasets[n + 1] : dataset;
           if (batch.items.length > 0 || (batch.done && !following && !yielded)) {
             yielded = true;
-            yield { employees: batch.items.map(mapDarwinboxEmployee), ...(following ? { next: `${following}:${following === dataset ? offset : 0}` } : {}) };
+            yield {
+              employees: batch.items.map(mapDarwinboxEmployee),
+              ...(following ? { next: CURSOR.encode(following, following === dataset ? offset : 0) } : {}),
+            };
           }
           if (batch.done) break;
         }

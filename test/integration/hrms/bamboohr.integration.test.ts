@@ -65,6 +65,15 @@ describe('bamboohr: auth and paging', () => {
     expect(all.map((e) => e.employeeId)).toEqual(s.employeeIds().slice(200));
   });
 
+  it("refuses a cursor of the other listing: an incremental one's on a full listing, and the reverse", async () => {
+    const s = await start(5);
+    await expect(listAll(connect(s), { cursor: 'changes:2' })).rejects.toMatchObject({
+      kind: 'bad_response',
+      message: 'not a cursor of the BambooHR connector',
+    });
+    await expect(listAll(connect(s), { cursor: 'report:2', since: new Date(0) })).rejects.toMatchObject({ kind: 'bad_response' });
+  });
+
   it('the API key on list-employees (OAuth only in the description) is refused, as BambooHR refuses it', async () => {
     const s = await start(5);
     const auth = Buffer.from(`${s.setup().access_credentials.api_key}:x`).toString('base64');

@@ -77,6 +77,11 @@ describe('vendor contract: each connector speaks its vendor description, each si
       expect(live).not.toBeNull();
       // The stored record (the full listing's) holds what a live read holds, value for value.
       expect(byId(full.employees).get(other!)).toEqual(normalizeRecord(live!, 'x'));
+      // ... and both hold every data point the simulator's ground truth has: a field one request
+      // names differently from the other (BambooHR's report aliases) is not lost from either.
+      const truth = byId(sim.expected()).get(other!);
+      expect(truth).toBeDefined();
+      expect(byId(full.employees).get(other!)).toEqual(truth);
 
       const exchanges = proxy.exchanges;
       expect(exchanges.length).toBeGreaterThan(3);

@@ -6,7 +6,9 @@
  * - `POST {prefix}/reports/custom?format=json` (Y:8512-8590): a JSON body (`Content-Type:
  *   application/json` exactly, else 400 as the description warns) `{fields, filters?:
  *   {employeeIds}}` → `{title, fields, employees}`, every employee whatever its status, each row
- *   `id` plus the fields asked that have a value, as strings.
+ *   `id` plus the fields asked that have a value, as strings. Field ids are aliases (Y:8562): the
+ *   date of birth and marital status are `dateOfBirth` and `maritalStatus` there, and an id the
+ *   report does not know (Get Employee's `birthDate`, `marital`) is silently omitted (Y:8518).
  * - `GET {prefix}/employees/changed?since=` (Y:8398-8447: `{latest, employees: {id: {id, action,
  *   lastChanged}}}`, actions Inserted, Updated, Deleted) and `GET {prefix}/employees/{id}?fields=`
  *   (Y:7772-7830: `id` and the fields asked, `null` when empty).
@@ -27,7 +29,7 @@ import type { IncomingMessage } from 'node:http';
 import { employeeCode } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
 import { basicCredentials, json, readBody, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
-import { bambooEmployee, bambooExpected, bambooFields, bambooReportRow, type BambooRowVariants } from './rows';
+import { bambooEmployee, bambooExpected, bambooFields, bambooReportRow, reportSource, type BambooRowVariants } from './rows';
 
 const API_KEY = 'bhr-4f0c2a9e7d1b5c3a8e6f';
 /** Every employee's last change before the simulator starts (fixed: data never depends on the clock). */
@@ -77,7 +79,8 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
       .served()
       .filter((i) => !only || only.has(i))
       .map((i) => bambooReportRow(bambooFields(staff.employee(i), i, rowVariants), fields, rowVariants));
-    return json(200, { title: 'hrx', fields: fields.map((id) => ({ id, type: 'text', name: id })), employees });
+    const known = fields.filter((id) => reportSource(id) !== undefined);
+    return json(200, { title: 'hrx', fields: known.map((id) => ({ id, type: 'text', name: id })), employees });
   }
 
   function changed(url: URL): Reply {

@@ -91,12 +91,29 @@ export function bambooEmployee(all: Record<string, string | null>, fields: strin
   return out;
 }
 
-/** One custom report row (Y:8574): `id` and each field asked that has a value, every value a string; restricted fields omitted. */
+/**
+ * The field aliases the custom report takes (Y:8562: "`id` is the BambooHR field alias"), by the
+ * Get Employee name of the same field where the two differ: the date of birth and the marital
+ * status (the aliases the description's notes name, Y:4955, Y:2619).
+ */
+export const REPORT_ALIASES: Readonly<Record<string, string>> = { birthDate: 'dateOfBirth', marital: 'maritalStatus' };
+/** A report field id -> the Get Employee name of its value; undefined for an id the report does not know. */
+export const reportSource = (id: string): string | undefined => {
+  const named = Object.entries(REPORT_ALIASES).find(([, alias]) => alias === id)?.[0];
+  return named ?? (Object.hasOwn(REPORT_ALIASES, id) ? undefined : id);
+};
+
+/**
+ * One custom report row (Y:8574): `id` and each field asked that has a value, under the alias
+ * asked, every value a string; restricted fields and ids the report does not know (the Get
+ * Employee names `birthDate`, `marital`) silently omitted (Y:8518).
+ */
 export function bambooReportRow(all: Record<string, string | null>, fields: string[], v: BambooRowVariants): Record<string, string> {
   const out: Record<string, string> = { id: all.id! };
   for (const f of fields) {
-    const value = all[f];
-    if (!v.restrictedFields.includes(f) && typeof value === 'string') out[f] = value;
+    const source = reportSource(f);
+    const value = source === undefined ? undefined : all[source];
+    if (source !== undefined && !v.restrictedFields.includes(source) && typeof value === 'string') out[f] = value;
   }
   return out;
 }
