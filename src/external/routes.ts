@@ -20,7 +20,6 @@ const vendorKeySchema = z.strictObject({
   revoked_at: isoMs.nullable(),
 });
 
-
 /** Builds the V2 routes over the service. */
 export function externalRoutes(external: ExternalService): RouteDef[] {
   return [
@@ -36,7 +35,7 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
         .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+){4}$/)
         .meta({
           description:
-            "A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}` (or `{pay_history, iat, jti}` for `resource: \"pay_history\"`).",
+            'A JWE (RSA-OAEP-256, A256GCM) to the vendor\'s newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}` (or `{pay_history, iat, jti}` for `resource: "pay_history"`).',
         }),
       doc: {
         operationId: 'getEmployeeEncrypted',

@@ -332,7 +332,11 @@ const CASES: Case[] = [
   ['resource unknown', 'claims: unknown resource', () => withClaims({ resource: 'payslips' })],
   ['resource employee (only pay_history is named)', 'claims: unknown resource', () => withClaims({ resource: 'employee' })],
   ['months without resource', 'claims: months without resource', () => withClaims({ months: 12 })],
-  ...[0, 37, 1.5, '12', null].map((m): Case => [`months ${JSON.stringify(m)}`, 'claims: months must be', () => withClaims({ resource: 'pay_history', months: m })]),
+  ...[0, 37, 1.5, '12', null].map((m): Case => [
+    `months ${JSON.stringify(m)}`,
+    'claims: months must be',
+    () => withClaims({ resource: 'pay_history', months: m }),
+  ]),
   ['source null', 'claims: source', () => withClaims({ source: null })],
   ['source unknown value', 'claims: source', () => withClaims({ source: 'cache' })],
   ['iat a string', 'claims: iat', () => withClaims({ iat: String(NOW) })],
@@ -370,7 +374,16 @@ describe('forged and malformed V2 requests', () => {
   });
 
   it('the hand-built and jose builders produce accepted requests when not forged', async () => {
-    const expected = { connection_id: CONN, employee_id: 'E-1001', source: 'hrms', iat: NOW - 5, exp: NOW + 115, jti: 'jti-1', resource: 'employee', months: 12 };
+    const expected = {
+      connection_id: CONN,
+      employee_id: 'E-1001',
+      source: 'hrms',
+      iat: NOW - 5,
+      exp: NOW + 115,
+      jti: 'jti-1',
+      resource: 'employee',
+      months: 12,
+    };
     const handJws = rawJws({ alg: 'RS256', typ: 'JWT', kid: 'vendor-1' }, JSON.stringify(claims()), rs256(vendor.privateKey));
     for (const token of [
       await good(),
@@ -399,7 +412,16 @@ describe('accepted V2 requests', () => {
       jti: 'abc',
     });
     expect(decodeProtectedHeader(t1)).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: svc.enc.kid });
-    await expect(open(t1)).resolves.toEqual({ connection_id: CONN, employee_id: 'E-7', source: 'db', iat: NOW, exp: NOW + 300, jti: 'abc', resource: 'employee', months: 12 });
+    await expect(open(t1)).resolves.toEqual({
+      connection_id: CONN,
+      employee_id: 'E-7',
+      source: 'db',
+      iat: NOW,
+      exp: NOW + 300,
+      jti: 'abc',
+      resource: 'employee',
+      months: 12,
+    });
     const jwk2 = vendor2.privateKey.export({ format: 'jwk' }) as JWK;
     const t2 = await buildEncryptedRequest({
       connectionId: CONN.toUpperCase(),

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CompactEncrypt, CompactSign, importJWK, type JSONWebKeySet, type JWK } from 'jose';
+import { CompactEncrypt, CompactSign, importJWK, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../../src/crypto/jose/client';
 import { hrxJson, runHrx } from '../../support/cli';
@@ -66,16 +66,18 @@ const payRequest = (who: V2Vendor, connectionId: string, opts: { months?: number
 async function rawRequest(who: V2Vendor, claims: Record<string, unknown>): Promise<string> {
   const t = Math.floor(Date.now() / 1000);
   const body = { connection_id: connV, employee_id: 'PAY1', iat: t - 5, exp: t + 115, jti: randomUUID(), ...claims };
-  const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(body))).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: who.kid }).sign(who.privateKey);
+  const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(body)))
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: who.kid })
+    .sign(who.privateKey);
   const { kid, ...material } = encJwk();
   return new CompactEncrypt(new TextEncoder().encode(jws))
     .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid })
-    .encrypt(await importJWK({ ...material, alg: 'RSA-OAEP-256' } as JWK, 'RSA-OAEP-256'));
+    .encrypt(await importJWK({ ...material, alg: 'RSA-OAEP-256' }, 'RSA-OAEP-256'));
 }
 /** The sealed answer of a 200, opened and verified as the vendor would. */
 async function opened(res: Awaited<ReturnType<typeof post>>, who: V2Vendor) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return openEncryptedResponse({ data: res.body.data as string, vendorPrivateKey: who.privateJwk as JWK, serviceSigningJwks: jwks });
+  return openEncryptedResponse({ data: res.body.data as string, vendorPrivateKey: who.privateJwk, serviceSigningJwks: jwks });
 }
 const plainHistory = async (who: V2Vendor, months: number) =>
   (
@@ -129,7 +131,13 @@ describe('V2 pay history: the sealed answer', () => {
   });
 
   it('without resource: the employee read as before, no pay_history', async () => {
-    const req = await buildEncryptedRequest({ connectionId: connV, employeeId: 'PAY1', vendorPrivateKey: v.privateKey, vendorKid: v.kid, servicePublicJwk: encJwk() });
+    const req = await buildEncryptedRequest({
+      connectionId: connV,
+      employeeId: 'PAY1',
+      vendorPrivateKey: v.privateKey,
+      vendorKid: v.kid,
+      servicePublicJwk: encJwk(),
+    });
     const body = await opened(await post(v, req), v);
     expect(body).not.toHaveProperty('pay_history');
     expect(body.employee).toMatchObject({ employeeId: 'PAY1', name: 'Meera Pai' });
@@ -154,7 +162,9 @@ describe('V2 pay history: the sealed answer', () => {
 
 describe('V2 pay history: filtering, consent and refusals as the plain read', () => {
   it('a connection sharing only monthly_grossPay sees only month, year and grossPay in every month', async () => {
-    const history = (await opened(await post(gross, await payRequest(gross, connGross, { months: 36 })), gross)).pay_history as { months: Record<string, unknown>[] };
+    const history = (await opened(await post(gross, await payRequest(gross, connGross, { months: 36 })), gross)).pay_history as {
+      months: Record<string, unknown>[];
+    };
     expect(history.months).toHaveLength(14);
     for (const m of history.months) expect(Object.keys(m).sort()).toStrictEqual(['grossPay', 'month', 'year']);
     expect(history.months[0]).toStrictEqual({ month: 2, year: 2026, grossPay: 113_000 });
