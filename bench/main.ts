@@ -15,10 +15,11 @@ import { DEFAULT_SYNC_SIZES, fullSyncBench, MAX_PEAK_RATIO, type FullSyncResult 
 import { abortAndCleanUp, DATABASE_URL, loadOptions, positiveNumber, ROOT, round, runCleanups } from './lib';
 import { printExternal, externalBench, type ExternalResult } from './external';
 import { HRMS_BENCH_PRODUCTS, hrmsSyncBench, printHrmsSync, type HrmsSyncResult } from './hrms-sync';
+import { payHistoryBench, printPayHistory, type PayHistoryResult } from './pay-history';
 import { printScale, scaleBench, type ScaleResult } from './scale';
 import { printTailLatency, tailLatencyBench, type TailLatencyResult } from './tail-latency';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'tail_latency', 'scale'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'tail_latency', 'scale', 'pay_history'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -37,7 +38,9 @@ const HELP = `npm run bench -- [options]
   --hrms-products A,B    hrms_sync: products with a simulator (default every product of the catalog that declares its minimum requests)
   --hrms-employees N     hrms_sync: employees each simulator serves (default 10000)
   --scale-sizes A,B      scale: client orgs (and one vendor's connections) at each size (default 1000,10000)
-  --scale-no-old         scale: do not replay the reconcile pass from before the periodic check (minutes at 10,000)`;
+  --scale-no-old         scale: do not replay the reconcile pass from before the periodic check (minutes at 10,000)
+  pay_history (the pay history read, months=12, beside the plain read of the same hrx; stored bytes per pay month)
+                         takes --employees (default 10000 here), --connections, --duration and --warmup too`;
 
 const log = (s: string) => process.stdout.write(s + '\n');
 
@@ -228,6 +231,7 @@ export async function main(argv: string[]): Promise<number> {
         },
         log,
       ),
+    pay_history: () => payHistoryBench({ ...load(), employees: num(values.employees, 10_000) }, log),
   };
   for (const name of NAMES) {
     if (only && name !== only) continue;
@@ -260,6 +264,7 @@ export async function main(argv: string[]): Promise<number> {
   if (benchmarks.tail_latency) printTailLatency(benchmarks.tail_latency as TailLatencyResult, log);
   if (benchmarks.hrms_sync) printHrmsSync(benchmarks.hrms_sync as HrmsSyncResult, log);
   if (benchmarks.scale) printScale(benchmarks.scale as ScaleResult, log);
+  if (benchmarks.pay_history) printPayHistory(benchmarks.pay_history as PayHistoryResult, log);
   const file = path.join(resultsDir, `${stamp}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   log(`\nresults: ${path.relative(ROOT, file)}`);

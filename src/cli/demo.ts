@@ -2,7 +2,7 @@
  * `hrx demo`: brings everything up on real input, in one process: PostgreSQL (embedded unless
  * DATABASE_URL is set), migrations, the API and the sync worker, the reference HRMS simulator, a
  * demo vendor and client org, setup-config through the real API, the first sync, a first read,
- * and copy-pasteable curl lines. Runs until Ctrl-C (or exits after the read with
+ * a pay history read of 12 months (docs/pay-history.md "Read"), and copy-pasteable curl lines. Runs until Ctrl-C (or exits after the read with
  * `--exit-after-read`). The simulator listens on 127.0.0.1, so the demo's own process adds its
  * host and port to HRX_HRMS_ALLOWED_HOSTS (docs/behaviour.md "HRMS hosts"): every other private
  * host, and every other port of 127.0.0.1, stays refused.
@@ -19,7 +19,7 @@ import type { Logger } from '../logger';
 import { onShutdown } from '../server';
 import { startProcess } from './run';
 import type { StartJobs } from './runtime';
-import { createTrial, trialCurlLines, waitForFirstRead } from './trial';
+import { createTrial, readTrialPayHistory, trialCurlLines, waitForFirstRead } from './trial';
 
 /** The Redis key prefix of the demo's queues and locks under `prefix` (HRX_REDIS_PREFIX). */
 export const demoRedisPrefix = (prefix: string): string => `${prefix}:demo`;
@@ -75,10 +75,15 @@ export async function demo(opts: DemoOptions, environmentConfig: Config, log: Lo
       { vendor: 'Demo Lender', client: 'Acme Employer', domain: 'acme.example' },
     );
     const name = await waitForFirstRead(base, trial, 180_000);
+    // The first sync has run: its backfill recorded the months the payroll API serves.
+    const pay = await readTrialPayHistory(base, trial);
+    const newest = pay[0];
     const lines = [
       '',
       `hrx is running at ${base} (API + sync worker), reference HRMS at ${sim.url} with ${employees} employees.`,
       `First successful read ${process.uptime().toFixed(1)} s after start: EMP00001 is ${name}.`,
+      `Pay history of EMP00001: ${pay.length} months` +
+        (newest ? `, newest ${newest.year}-${String(newest.month).padStart(2, '0')} gross ${newest.grossPay ?? '-'} net ${newest.netPay ?? '-'}.` : '.'),
       '',
       ...trialCurlLines(base, trial),
       '',

@@ -6,13 +6,14 @@
  *   `hrx basic revoke --org UUID --username U` → `{username, revoked: true}`;
  * - `hrx service-keys rotate [--grace-hours H]` → `{enc, sig, credential_sig, retired, retired_until}`;
  * - `hrx client employee --base-url URL --username U --password P --key PRIVATE_JWK_FILE [--kid K]
- *   --connection ID --employee EMP [--source db|hrms] [--jwks FILE]` → `{employee, iat, jti}`:
+ *   --connection ID --employee EMP [--source db|hrms] [--jwks FILE]` → `{employee, iat, jti}`;
+ *   with `--pay-history [--months N]` → `{pay_history, iat, jti}` (docs/v2.md "Pay history"):
  *   the vendor side of the V2 call, run against a running hrx.
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { JSONWebKeySet, JWK } from 'jose';
-import { choiceOption, jsonOption, numberValue, output, UsageError, uuidValue } from './args';
+import { choiceOption, intValue, jsonOption, numberValue, output, UsageError, uuidValue } from './args';
 import { CommandError, withContext, type Cli } from './runtime';
 
 function readJsonFile(path: string, what: string): unknown {
@@ -49,6 +50,10 @@ interface ClientOptions {
   connection: string;
   employee: string;
   source?: 'db' | 'hrms';
+  /** Read the pay history (`resource: "pay_history"`) instead of the record. */
+  payHistory?: boolean;
+  /** With `payHistory`: months 1..36 (the service's default is 12). */
+  months?: number;
   jwks?: string;
   json?: boolean;
 }
@@ -61,6 +66,8 @@ async function clientEmployee(values: ClientOptions): Promise<void> {
     throw new UsageError('--key must name a file holding a private RSA JWK');
   }
   const source = values.source;
+  if (values.months !== undefined && !values.payHistory) throw new UsageError('--months needs --pay-history');
+  if (values.payHistory && source) throw new UsageError('--source does not apply to --pay-history (pay months are read from the store)');
   // The JWKS is fetched from the service unless pinned with --jwks (its trust then rests on TLS).
   let jwks: JSONWebKeySet;
   if (values.jwks) jwks = readJsonFile(values.jwks, 'JWKS') as JSONWebKeySet;
@@ -79,6 +86,8 @@ async function clientEmployee(values: ClientOptions): Promise<void> {
     connectionId: values.connection,
     employeeId: values.employee,
     ...(source ? { source } : {}),
+    ...(values.payHistory ? { resource: 'pay_history' as const } : {}),
+    ...(values.months === undefined ? {} : { months: values.months }),
     vendorPrivateKey: privateJwk,
     ...(kid ? { vendorKid: kid } : {}),
     servicePublicJwk: encJwk,
@@ -92,7 +101,8 @@ async function clientEmployee(values: ClientOptions): Promise<void> {
     throw new CommandError(`HTTP ${r.status}: ${typeof r.body.message === 'string' ? r.body.message : 'unexpected response'}`);
   const opened = await openEncryptedResponse({ data: r.body.data, vendorPrivateKey: privateJwk, serviceSigningJwks: jwks });
   if (opened.jti !== r.body.requestId) throw new CommandError('response jti does not match its requestId');
-  output({ employee: opened.employee, iat: opened.iat, jti: opened.jti }, values.json);
+  const body = values.payHistory ? { pay_history: opened.pay_history } : { employee: opened.employee };
+  output({ ...body, iat: opened.iat, jti: opened.jti }, values.json);
 }
 
 /** Registers `keys`, `basic`, `service-keys` and `client`. */
@@ -169,7 +179,9 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .command('client')
     .description('the vendor side of the V2 API, against a running hrx')
     .command('employee')
-    .description('read one employee through POST /api/external/employee/ (signed, encrypted); prints {employee, iat, jti}')
+    .description(
+      'read one employee through POST /api/external/employee/ (signed, encrypted); prints {employee, iat, jti}, or {pay_history, iat, jti} with --pay-history',
+    )
     .requiredOption('--base-url <url>', 'the hrx to call, e.g. http://127.0.0.1:8080')
     .requiredOption('--username <username>', "the vendor's Basic username (hrx basic create)")
     .requiredOption('--password <password>', 'its password')
@@ -178,6 +190,8 @@ export function registerKeyCommands(program: Command, cli: Cli): void {
     .requiredOption('--connection <id>', "the connection's id")
     .requiredOption('--employee <id>', 'the employee id, e.g. EMP00001')
     .addOption(choiceOption('--source <source>', 'where the record is read (default: as the connection says)', ['db', 'hrms']))
+    .option('--pay-history', "read the employee's pay months (resource: pay_history) instead of the record")
+    .option('--months <n>', 'with --pay-history: how many months, 1 to 36 (default 12)', intValue(1, 36))
     .option('--jwks <file>', 'use this service JWKS instead of fetching /.well-known/jwks.json')
     .addOption(jsonOption())
     .action(clientEmployee);

@@ -64,6 +64,31 @@ export async function createTrial(services: Context['services'], apiUrl: string,
 /** The URL of the trial's first read: employee EMP00001 of the client, for the vendor. */
 export const trialReadUrl = (apiUrl: string, t: TrialOrgs): string => `${apiUrl}/api/employee_details/EMP00001?org=${t.clientUuid}&vendor_org=${t.vendorUuid}`;
 
+/** EMP00001's pay history, 12 months (docs/pay-history.md "Read"). */
+export const trialPayHistoryUrl = (apiUrl: string, t: TrialOrgs): string =>
+  `${apiUrl}/api/employee_details/EMP00001/pay_history/?org=${t.clientUuid}&vendor_org=${t.vendorUuid}&months=12`;
+
+/** One pay month as the demo prints it (the connection shares every data point). */
+export interface TrialPayMonth {
+  year: number;
+  month: number;
+  grossPay: number | null;
+  netPay: number | null;
+}
+
+/**
+ * Reads EMP00001's pay history with 12 months (after the first sync: the simulator serves the
+ * months the reference product's payroll API backfills). Throws CommandError on a non-200.
+ */
+export async function readTrialPayHistory(apiUrl: string, t: TrialOrgs): Promise<TrialPayMonth[]> {
+  const res = await fetch(trialPayHistoryUrl(apiUrl, t), { headers: { username: t.apiKey }, signal: AbortSignal.timeout(30_000) });
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new CommandError(`pay history read: HTTP ${res.status}`);
+  }
+  return ((await res.json()) as { data: { months: TrialPayMonth[] } }).data.months;
+}
+
 /**
  * Reads EMP00001 every 250 ms until it is served (the first sync has run); returns its name.
  * Throws CommandError when no read succeeds within `timeoutMs`.
@@ -86,6 +111,9 @@ export function trialCurlLines(base: string, t: TrialOrgs): string[] {
   return [
     "# Read a synced employee (masked, filtered to what the connection shares; the demo's connection needs no consent, a real one does):",
     `curl -s -H 'username: ${t.apiKey}' '${trialReadUrl(base, t)}'`,
+    '',
+    '# Its pay history, the 12 newest pay months, newest first (months 1 to 36):',
+    `curl -s -H 'username: ${t.apiKey}' '${trialPayHistoryUrl(base, t)}'`,
     '',
     "# The vendor's connections:",
     `curl -s -H 'Authorization: ${t.apiKey}' '${base}/api/vendor/connections/?page=1&page_size=20'`,

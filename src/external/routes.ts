@@ -33,7 +33,10 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
       response: z
         .string()
         .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+){4}$/)
-        .meta({ description: "A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}`." }),
+        .meta({
+          description:
+            'A JWE (RSA-OAEP-256, A256GCM) to the vendor\'s newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}` (or `{pay_history, iat, jti}` for `resource: "pay_history"`).',
+        }),
       doc: {
         operationId: 'getEmployeeEncrypted',
         tag: 'external',
@@ -42,7 +45,8 @@ export function externalRoutes(external: ExternalService): RouteDef[] {
         description: [
           "`encrypted_payload` is a JWE (`RSA-OAEP-256`/`A256GCM`, `cty: JWT`) to the service's `enc` key (`/.well-known/jwks.json`)",
           'of a JWS (`RS256`, `typ: JWT`) signed with a key registered for the vendor, with claims `connection_id`, `employee_id`,',
-          '`source` (`db` or `hrms`), `iat`, `exp` (at most 300 s after `iat`) and a unique `jti`. Anything that fails to decrypt,',
+          '`source` (`db` or `hrms`), `iat`, `exp` (at most 300 s after `iat`) and a unique `jti`; optionally `resource: "pay_history"`',
+          'with `months` (1 to 36, default 12) for the pay history of `GET /api/employee_details/{id}/pay_history/`. Anything that fails to decrypt,',
           "verify or validate, or a replayed `jti`, is `400 Invalid encrypted payload`; a connection that is not the caller's",
           'approved one is `404 Invalid Connection ID`. `hrx client employee` builds the request and opens the answer.',
         ].join(' '),

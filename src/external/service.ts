@@ -16,7 +16,9 @@
  *    cleared in every process on each connection change), and the read itself checks it again;
  * 4. read the employee unmasked and filtered (consent, source and audit as the plain endpoint:
  *    404 EMPLOYEE_NOT_FOUND, 403 CONSENT_MISSING, 403 SOURCE_PERMISSION_DENIED);
- * 5. seal `{employee, iat, jti: requestId}`: JWS RS256 by the current service `sig` key inside a
+ *    A `resource: "pay_history"` claim reads the pay history instead (docs/v2.md "Pay history"):
+ *    the plain pay history read with the same checks, errors, filtering and audit;
+ * 5. seal `{employee, iat, jti: requestId}` (or `{pay_history, iat, jti}`): JWS RS256 by the current service `sig` key inside a
  *    JWE RSA-OAEP-256/A256GCM to the vendor's most recently registered active key that can
  *    encrypt (RFC 7515, 7516, 7518 §3.3, §4.3, §5.3).
  */
@@ -25,7 +27,7 @@ import { InvalidKeyError, importVendorPublicJwk } from '../crypto/jose/keys';
 import { InvalidEncryptedPayload, MAX_CLOCK_TOLERANCE_SEC, openEncryptedRequest } from '../crypto/jose/request';
 import { sealResponse } from '../crypto/jose/response';
 import type { EmployeeRecord } from '../domain/record';
-import type { ReadQuery } from '../employees/service';
+import type { PayHistory, ReadQuery } from '../employees/service';
 import { AppError } from '../errors';
 import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
@@ -51,9 +53,18 @@ export interface ExternalServiceDeps {
   prefix: string;
   orgs: OrgStore;
   /** The employee read of docs/api.md "Employee details" (`mask: false` here). */
-  employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
+  employees: V2Reads;
   /** The vendor's approved connection with a client org (the read's cached check), or null. */
   connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<{ connectionId: string } | null>;
+}
+
+/**
+ * The reads V2 serves: the employee read of docs/api.md "Employee details" (`mask: false` here)
+ * and the pay history read of docs/pay-history.md "Read".
+ */
+export interface V2Reads {
+  read(q: ReadQuery): Promise<EmployeeRecord>;
+  payHistory(q: Omit<ReadQuery, 'mask' | 'source'>, months: number): Promise<PayHistory>;
 }
 
 /** Bound on the cached connection → client org pairings of one process. */
@@ -156,24 +167,20 @@ export function createExternalService(deps: ExternalServiceDeps) {
       const recipient = keys.find((k) => k.encryptKey);
       // Checked before the read, so nothing is read (or audited) that cannot be delivered.
       if (!recipient) return invalid(log, 'no vendor key usable for response encryption');
-      let employee: EmployeeRecord;
+      let body: { employee: EmployeeRecord } | { pay_history: PayHistory };
+      const q = { vendorOrgId: principal.orgId, clientOrgUuid, employeeRef: claims.employee_id, requestId, connectionId: claims.connection_id };
       try {
-        employee = await deps.employees.read({
-          vendorOrgId: principal.orgId,
-          clientOrgUuid,
-          employeeRef: claims.employee_id,
-          source: claims.source,
-          requestId,
-          mask: false,
-          connectionId: claims.connection_id,
-        });
+        body =
+          claims.resource === 'pay_history'
+            ? { pay_history: await deps.employees.payHistory(q, claims.months) }
+            : { employee: await deps.employees.read({ ...q, source: claims.source, mask: false }) };
       } catch (err) {
         // The connection was terminated between the two reads: same answer as no connection.
         if (err instanceof AppError && err.code === 'INVALID_ORGANISATION') throw new AppError('INVALID_CONNECTION');
         throw err;
       }
       return sealResponse({
-        employee,
+        body,
         jti: requestId,
         signingKey: await keyring.signingKey(),
         vendorKey: { kid: recipient.kid, publicKey: recipient.encryptKey! },

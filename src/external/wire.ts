@@ -1,13 +1,11 @@
 /** Wiring of the V2 (encrypted employee details) feature (see `context.ts`). */
 import type { ConnectionAccess } from '../connections/access-cache';
-import type { ReadQuery } from '../employees/service';
 import type { RevocationFeed } from '../auth/revocations';
-import type { EmployeeRecord } from '../domain/record';
 import type { Infra } from '../infra';
 import type { OrgStore } from '../orgs/store';
 import { createBasicCredentials } from './credentials';
 import { createServiceKeyring, createVendorKeyCache } from './keyring';
-import { createExternalService } from './service';
+import { createExternalService, type V2Reads } from './service';
 import { createExternalStore } from './store';
 
 /**
@@ -16,14 +14,15 @@ import { createExternalStore } from './store';
  * credentials (`basic`: checks cached per process for `HRX_API_KEY_CACHE_TTL_MS`, revocations
  * announced to every process over `basicRevocations`) and the V2 service over them (replay check
  * on the request-path Redis). Takes the org store (keys and credentials are managed per org
- * uuid), the employee read service (the unmasked read of docs/api.md "Employee details"), the Basic revocation
+ * uuid), the employee read service (the unmasked read of docs/api.md "Employee details" and the pay
+ * history read of docs/pay-history.md "Read"), the Basic revocation
  * feed (from `wireAuth`) and the connection access cache of the reads (`wireEmployees`).
  */
 export function wireExternal(
   infra: Infra,
   deps: {
     orgs: OrgStore;
-    employees: { read(q: ReadQuery): Promise<EmployeeRecord> };
+    employees: V2Reads;
     basicRevocations: RevocationFeed;
     connectionAccess: (vendorOrgId: number, clientOrgUuid: string) => Promise<ConnectionAccess | null>;
   },

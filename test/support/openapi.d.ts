@@ -295,7 +295,7 @@ export interface paths {
         put?: never;
         /**
          * V2: one employee, unmasked and filtered to what the connection shares, signed and encrypted both ways.
-         * @description `encrypted_payload` is a JWE (`RSA-OAEP-256`/`A256GCM`, `cty: JWT`) to the service's `enc` key (`/.well-known/jwks.json`) of a JWS (`RS256`, `typ: JWT`) signed with a key registered for the vendor, with claims `connection_id`, `employee_id`, `source` (`db` or `hrms`), `iat`, `exp` (at most 300 s after `iat`) and a unique `jti`. Anything that fails to decrypt, verify or validate, or a replayed `jti`, is `400 Invalid encrypted payload`; a connection that is not the caller's approved one is `404 Invalid Connection ID`. `hrx client employee` builds the request and opens the answer.
+         * @description `encrypted_payload` is a JWE (`RSA-OAEP-256`/`A256GCM`, `cty: JWT`) to the service's `enc` key (`/.well-known/jwks.json`) of a JWS (`RS256`, `typ: JWT`) signed with a key registered for the vendor, with claims `connection_id`, `employee_id`, `source` (`db` or `hrms`), `iat`, `exp` (at most 300 s after `iat`) and a unique `jti`; optionally `resource: "pay_history"` with `months` (1 to 36, default 12) for the pay history of `GET /api/employee_details/{id}/pay_history/`. Anything that fails to decrypt, verify or validate, or a replayed `jti`, is `400 Invalid encrypted payload`; a connection that is not the caller's approved one is `404 Invalid Connection ID`. `hrx client employee` builds the request and opens the answer.
          */
         post: operations["getEmployeeEncrypted"];
         delete?: never;
@@ -3507,7 +3507,7 @@ export interface operations {
                         status_code: "success";
                         /** @constant */
                         status: 200;
-                        /** @description A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}`. */
+                        /** @description A JWE (RSA-OAEP-256, A256GCM) to the vendor's newest key, holding a JWS (RS256) by the service of `{employee, iat, jti}` (or `{pay_history, iat, jti}` for `resource: "pay_history"`). */
                         data: string;
                     };
                 };

@@ -6,7 +6,8 @@ import { KeyObject, createHmac, generateKeyPairSync, sign as nodeSign } from 'no
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CompactEncrypt, CompactSign, FlattenedEncrypt, GeneralEncrypt, decodeProtectedHeader } from 'jose';
 import type { JWK } from 'jose';
-import { InvalidEncryptedPayload, openEncryptedRequest } from '../../src/crypto/jose/request';
+import { InvalidEncryptedPayload, openEncryptedRequest, V2_MAX_MONTHS } from '../../src/crypto/jose/request';
+import { PAY_MONTHS_KEPT } from '../../src/employees/pay-months';
 import type { DecryptKey, VendorVerifyKey } from '../../src/crypto/jose/request';
 import { sealResponse } from '../../src/crypto/jose/response';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../src/crypto/jose/client';
@@ -328,6 +329,14 @@ const CASES: Case[] = [
   ['employee_id blank', 'claims: employee_id', () => withClaims({ employee_id: '   ' })],
   ['employee_id 129 characters', 'claims: employee_id', () => withClaims({ employee_id: 'e'.repeat(129) })],
   ['source HRMS (case)', 'claims: source', () => withClaims({ source: 'HRMS' })],
+  ['resource unknown', 'claims: unknown resource', () => withClaims({ resource: 'payslips' })],
+  ['resource employee (only pay_history is named)', 'claims: unknown resource', () => withClaims({ resource: 'employee' })],
+  ['months without resource', 'claims: months without resource', () => withClaims({ months: 12 })],
+  ...[0, 37, 1.5, '12', null].map((m): Case => [
+    `months ${JSON.stringify(m)}`,
+    'claims: months must be',
+    () => withClaims({ resource: 'pay_history', months: m }),
+  ]),
   ['source null', 'claims: source', () => withClaims({ source: null })],
   ['source unknown value', 'claims: source', () => withClaims({ source: 'cache' })],
   ['iat a string', 'claims: iat', () => withClaims({ iat: String(NOW) })],
@@ -365,7 +374,16 @@ describe('forged and malformed V2 requests', () => {
   });
 
   it('the hand-built and jose builders produce accepted requests when not forged', async () => {
-    const expected = { connection_id: CONN, employee_id: 'E-1001', source: 'hrms', iat: NOW - 5, exp: NOW + 115, jti: 'jti-1' };
+    const expected = {
+      connection_id: CONN,
+      employee_id: 'E-1001',
+      source: 'hrms',
+      iat: NOW - 5,
+      exp: NOW + 115,
+      jti: 'jti-1',
+      resource: 'employee',
+      months: 12,
+    };
     const handJws = rawJws({ alg: 'RS256', typ: 'JWT', kid: 'vendor-1' }, JSON.stringify(claims()), rs256(vendor.privateKey));
     for (const token of [
       await good(),
@@ -394,7 +412,16 @@ describe('accepted V2 requests', () => {
       jti: 'abc',
     });
     expect(decodeProtectedHeader(t1)).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: svc.enc.kid });
-    await expect(open(t1)).resolves.toEqual({ connection_id: CONN, employee_id: 'E-7', source: 'db', iat: NOW, exp: NOW + 300, jti: 'abc' });
+    await expect(open(t1)).resolves.toEqual({
+      connection_id: CONN,
+      employee_id: 'E-7',
+      source: 'db',
+      iat: NOW,
+      exp: NOW + 300,
+      jti: 'abc',
+      resource: 'employee',
+      months: 12,
+    });
     const jwk2 = vendor2.privateKey.export({ format: 'jwk' }) as JWK;
     const t2 = await buildEncryptedRequest({
       connectionId: CONN.toUpperCase(),
@@ -419,6 +446,11 @@ describe('accepted V2 requests', () => {
     await expect(open(await withClaims({ iat: NOW - 10, exp: NOW + 290 }))).resolves.toMatchObject({ exp: NOW + 290 });
     await expect(open(await withClaims({ employee_id: 'e'.repeat(128) }))).resolves.toMatchObject({ employee_id: 'e'.repeat(128) });
     await expect(open(await withClaims({}, ['source']))).resolves.toMatchObject({ source: 'db' });
+    await expect(open(await withClaims({ resource: 'pay_history' }))).resolves.toMatchObject({ resource: 'pay_history', months: 12 });
+    await expect(open(await withClaims({ resource: 'pay_history', months: 1 }))).resolves.toMatchObject({ months: 1 });
+    await expect(open(await withClaims({ resource: 'pay_history', months: 36 }))).resolves.toMatchObject({ months: 36 });
+    // The months bound is the pay months kept (docs/pay-history.md "What is kept").
+    expect(V2_MAX_MONTHS).toBe(PAY_MONTHS_KEPT);
   });
 });
 
@@ -430,7 +462,7 @@ describe('V2 response', () => {
   };
 
   it('sealResponse → openEncryptedResponse gives back employee, iat, jti', async () => {
-    const data = await sealResponse({ employee, jti: 'req-1', now: NOW, signingKey: svc.sig, vendorKey: await vendorKey() });
+    const data = await sealResponse({ body: { employee }, jti: 'req-1', now: NOW, signingKey: svc.sig, vendorKey: await vendorKey() });
     expect(decodeProtectedHeader(data)).toEqual({ alg: 'RSA-OAEP-256', enc: 'A256GCM', cty: 'JWT', kid: 'vendor-1' });
     const jwks = await exportJwks([svc.enc, svc.sig]);
     await expect(openEncryptedResponse({ data, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).resolves.toEqual({
@@ -443,9 +475,9 @@ describe('V2 response', () => {
   });
 
   it('openEncryptedResponse refuses a wrong signer, a wrong recipient and tampering', async () => {
-    const data = await sealResponse({ employee, jti: 'req-2', now: NOW, signingKey: svc.sig, vendorKey: await vendorKey() });
+    const data = await sealResponse({ body: { employee }, jti: 'req-2', now: NOW, signingKey: svc.sig, vendorKey: await vendorKey() });
     const impostor = await generateServiceKeyPair('sig', { kid: svc.sig.kid });
-    const forged = await sealResponse({ employee, jti: 'req-2', now: NOW, signingKey: impostor, vendorKey: await vendorKey() });
+    const forged = await sealResponse({ body: { employee }, jti: 'req-2', now: NOW, signingKey: impostor, vendorKey: await vendorKey() });
     const jwks = await exportJwks([svc.sig]);
     await expect(openEncryptedResponse({ data: forged, vendorPrivateKey: vendor.privateKey, serviceSigningJwks: jwks })).rejects.toMatchObject({
       reason: 'response: signature verification failed',

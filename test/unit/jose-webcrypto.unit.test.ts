@@ -54,7 +54,7 @@ describe('WebCrypto-built request accepted by openEncryptedRequest', () => {
     const jws = await webcryptoJws({ alg: 'RS256', typ: 'JWT', kid: 'wc-vendor' }, CLAIMS);
     const jwe = await webcryptoJwe(JWE_HEADER(), jws);
     const claims = await openEncryptedRequest(jwe, [{ kid: svc.enc.kid, privateKey: svc.enc.privateKey }], vendorKeys, { now: NOW });
-    expect(claims).toEqual(CLAIMS);
+    expect(claims).toEqual({ ...CLAIMS, resource: 'employee', months: 12 });
   });
 
   it('accepts it without kids too (every key tried)', async () => {
@@ -62,7 +62,7 @@ describe('WebCrypto-built request accepted by openEncryptedRequest', () => {
     const { kid: _kid, ...noKid } = JWE_HEADER();
     const jwe = await webcryptoJwe(noKid, jws);
     const claims = await openEncryptedRequest(jwe, [{ kid: svc.enc.kid, privateKey: svc.enc.privateKey }], vendorKeys, { now: NOW });
-    expect(claims).toEqual({ ...CLAIMS, source: 'db' });
+    expect(claims).toEqual({ ...CLAIMS, source: 'db', resource: 'employee', months: 12 });
   });
 
   it('refuses the same construction when the header is left out of the AAD', async () => {
@@ -94,7 +94,7 @@ describe('sealResponse opened with crypto.subtle', () => {
       kid: 'wc-vendor',
     });
     const data = await sealResponse({
-      employee,
+      body: { employee },
       jti: 'req-42',
       now: NOW,
       signingKey: svc.sig,

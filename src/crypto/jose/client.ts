@@ -22,6 +22,10 @@ export interface BuildRequestInput {
   connectionId: string;
   employeeId: string;
   source?: 'db' | 'hrms';
+  /** `pay_history` asks for the pay months instead of the record (docs/v2.md "Pay history"). */
+  resource?: 'pay_history';
+  /** With `resource`: how many months, 1..36 (the service's default is 12). */
+  months?: number;
   /** Vendor private key; a CryptoKey/KeyObject must be usable for RS256. */
   vendorPrivateKey: VendorPrivateKeyInput;
   /** kid of the vendor's registered key, put in the JWS header when given. */
@@ -48,7 +52,8 @@ async function asKey(key: VendorPrivateKeyInput, alg: 'RS256' | 'RSA-OAEP-256'):
 
 /**
  * Builds the `encrypted_payload` string of a V2 request.
- * Claims: `{ connection_id, employee_id, source?, iat, exp, jti }` (source omitted when absent).
+ * Claims: `{ connection_id, employee_id, source?, resource?, months?, iat, exp, jti }` (each
+ * optional claim omitted when absent).
  * Returns the JWE compact string. Throws RangeError for ttlSec outside 1..300, InvalidKeyError
  * (keys.ts) for an unusable service JWK, jose errors for an unusable vendor key.
  */
@@ -58,6 +63,8 @@ export async function buildEncryptedRequest(input: BuildRequestInput): Promise<s
   if (!Number.isSafeInteger(ttl) || ttl < 1 || ttl > 300) throw new RangeError('ttlSec must be an integer in 1..300');
   const claims: Record<string, unknown> = { connection_id: input.connectionId, employee_id: input.employeeId };
   if (input.source !== undefined) claims.source = input.source;
+  if (input.resource !== undefined) claims.resource = input.resource;
+  if (input.months !== undefined) claims.months = input.months;
   Object.assign(claims, { iat, exp: iat + ttl, jti: input.jti ?? randomUUID() });
   const signingKey = await asKey(input.vendorPrivateKey, 'RS256');
   const jwsHeader = input.vendorKid === undefined ? { alg: 'RS256', typ: 'JWT' } : { alg: 'RS256', typ: 'JWT', kid: input.vendorKid };
@@ -79,9 +86,10 @@ export interface OpenResponseInput {
 /**
  * Opens a V2 response: JWE (alg RSA-OAEP-256, enc A256GCM, cty JWT, pinned) → JWS RS256 with
  * `typ: JWT`, verified against `serviceSigningJwks` (selected by kid, RFC 7517 §4.5) → payload
- * `{ employee, iat, jti }`. Throws InvalidEncryptedPayload (reason for diagnostics) on failure.
+ * `{ employee, iat, jti }`, or `{ pay_history, iat, jti }` for a pay history request (then
+ * `employee` is undefined). Throws InvalidEncryptedPayload (reason for diagnostics) on failure.
  */
-export async function openEncryptedResponse(input: OpenResponseInput): Promise<{ employee: unknown; iat: number; jti: string }> {
+export async function openEncryptedResponse(input: OpenResponseInput): Promise<{ employee: unknown; pay_history?: unknown; iat: number; jti: string }> {
   let decryptKey: CryptoKey | KeyObject;
   try {
     decryptKey = await asKey(input.vendorPrivateKey, 'RSA-OAEP-256');
@@ -115,9 +123,9 @@ export async function openEncryptedResponse(input: OpenResponseInput): Promise<{
     throw new InvalidEncryptedPayload('response: payload is not JSON');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidEncryptedPayload('response: payload is not an object');
-  const { employee, iat, jti } = body as Record<string, unknown>;
-  if (!('employee' in body) || !Number.isSafeInteger(iat) || typeof jti !== 'string') {
+  const { employee, pay_history, iat, jti } = body as Record<string, unknown>;
+  if (!('employee' in body || 'pay_history' in body) || !Number.isSafeInteger(iat) || typeof jti !== 'string') {
     throw new InvalidEncryptedPayload('response: payload shape');
   }
-  return { employee, iat: iat as number, jti };
+  return 'pay_history' in body ? { employee: undefined, pay_history, iat: iat as number, jti } : { employee, iat: iat as number, jti };
 }

@@ -51,7 +51,18 @@ export interface V2Claims {
   iat: number;
   exp: number;
   jti: string;
+  /** What is read (docs/v2.md "Pay history"): `employee` (no claim) or `pay_history`. */
+  resource: V2Resource;
+  /** With `resource: pay_history`: how many months, 1..{@link V2_MAX_MONTHS} (default 12). */
+  months: number;
 }
+
+/** The readable resources of a V2 request (docs/v2.md "Pay history"). */
+export type V2Resource = 'employee' | 'pay_history';
+/** Largest `months` claim: the pay months kept (docs/pay-history.md "What is kept"). */
+export const V2_MAX_MONTHS = 36;
+/** `months` when a pay history request names none (docs/pay-history.md "Read"). */
+export const V2_DEFAULT_MONTHS = 12;
 
 /** Time options for {@link verifyRequestJws}. */
 export interface VerifyOptions {
@@ -96,7 +107,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Header parameters that carry or point at keys or belong to other algorithms: never honoured. */
 const FORBIDDEN_JWE_PARAMS = ['zip', 'crit', 'jku', 'jwk', 'x5u', 'x5c', 'epk', 'apu', 'apv', 'p2s', 'p2c', 'iv', 'tag', 'b64'];
 const FORBIDDEN_JWS_PARAMS = ['crit', 'b64', 'jku', 'jwk', 'x5u', 'x5c', 'zip'];
-const ALLOWED_CLAIMS = new Set(['connection_id', 'employee_id', 'source', 'iat', 'exp', 'jti']);
+const ALLOWED_CLAIMS = new Set(['connection_id', 'employee_id', 'source', 'resource', 'months', 'iat', 'exp', 'jti']);
 const REQUIRED_CLAIMS = ['connection_id', 'employee_id', 'iat', 'exp', 'jti'] as const;
 
 /**
@@ -195,7 +206,8 @@ function clamp(v: number | undefined, lo: number, hi: number, dflt: number): num
 /**
  * Validates the EmployeeEncryptedPayload claims (docs/v2.md): exactly
  * {connection_id, employee_id, source?, iat, exp, jti}; connection_id a UUID (returned lowercase),
- * employee_id 1..128 chars, source `db` (default) or `hrms`, iat/exp integers (RFC 7519 §2
+ * employee_id 1..128 chars, source `db` (default) or `hrms`, resource absent (the employee) or
+ * `pay_history`, months (only with `resource`) an integer 1..36 (default 12), iat/exp integers (RFC 7519 §2
  * NumericDate, integral here), `iat ≤ now + tol`, `exp > now - tol` (RFC 7519 §4.1.4),
  * `0 < exp - iat ≤ maxLifetime`, jti 1..200 chars. Throws InvalidEncryptedPayload.
  */
@@ -204,12 +216,17 @@ export function validateClaims(payload: unknown, opts: VerifyOptions = {}): V2Cl
   const c = payload as Record<string, unknown>;
   for (const k of Object.keys(c)) if (!ALLOWED_CLAIMS.has(k)) fail('claims: unexpected claim');
   for (const k of REQUIRED_CLAIMS) if (!(k in c)) fail(`claims: missing ${k}`);
-  const { connection_id, employee_id, source, iat, exp, jti } = c;
+  const { connection_id, employee_id, source, resource, months, iat, exp, jti } = c;
   if (typeof connection_id !== 'string' || !isUuid(connection_id)) fail('claims: connection_id must be a UUID');
   if (typeof employee_id !== 'string' || employee_id.trim().length === 0 || employee_id.length > 128) {
     fail('claims: employee_id must be a non-empty string of at most 128 characters');
   }
   if (source !== undefined && source !== 'db' && source !== 'hrms') fail('claims: source must be db or hrms');
+  if (resource !== undefined && resource !== 'pay_history') fail('claims: unknown resource');
+  if (months !== undefined && resource === undefined) fail('claims: months without resource');
+  if (months !== undefined && (!Number.isSafeInteger(months) || (months as number) < 1 || (months as number) > V2_MAX_MONTHS)) {
+    fail('claims: months must be an integer in 1..36');
+  }
   if (!Number.isSafeInteger(iat) || (iat as number) < 0) fail('claims: iat must be a non-negative integer');
   if (!Number.isSafeInteger(exp) || (exp as number) < 0) fail('claims: exp must be a non-negative integer');
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 200) fail('claims: jti must be a non-empty string of at most 200 characters');
@@ -226,6 +243,8 @@ export function validateClaims(payload: unknown, opts: VerifyOptions = {}): V2Cl
     connection_id: connection_id.toLowerCase(),
     employee_id: employee_id,
     source: source ?? 'db',
+    resource: resource ?? 'employee',
+    months: (months as number | undefined) ?? V2_DEFAULT_MONTHS,
     iat: iatN,
     exp: expN,
     jti: jti,

@@ -52,6 +52,9 @@ describe('hrx demo', () => {
     });
     expect(stdout).toContain(`reference HRMS at http://127.0.0.1:${simPort} with 5 employees.`);
     expect(stdout).toMatch(/First successful read [\d.]+ s after start: EMP00001 is /);
+    // The first sync backfilled the simulator's payroll: 12 months read (docs/pay-history.md "Read").
+    expect(stdout).toMatch(/Pay history of EMP00001: 12 months, newest \d{4}-\d\d gross [\d.]+ net [\d.]+\./);
+    expect(stdout).toMatch(/curl -s -H 'username: \S+' 'http:\/\/\S+\/api\/employee_details\/EMP00001\/pay_history\/\?org=\S+&vendor_org=\S+&months=12'/);
     expect(warnings(stderr)).toEqual([]);
     const { all, outsideDemo } = await keysOf(prefix);
     expect(outsideDemo).toEqual([]);

@@ -105,6 +105,7 @@ const VARYING = new Set([
   'application_status_timestamp',
   'iat',
   'jti',
+  'as_of',
 ]);
 /** Marks a shown array as shortened: the items before it are the first items of the real one. */
 const MORE = '…';
