@@ -68,8 +68,6 @@ export interface CredentialStore {
   markChecked(ids: string[], tx?: Tx): Promise<void>;
   /** Revokes the given live credentials with `reason`; returns how many. */
   revokeMany(ids: string[], reason: RevokedReason, tx?: Tx): Promise<number>;
-  /** The stored record envelope of employee row `rowId` of `clientOrgId` (for the default pay months), or null. */
-  recordOf(clientOrgId: number, rowId: string, tx?: Tx): Promise<{ employeeId: string; recordEnc: string } | null>;
   /** The client org's name and UUID, its HRMS product id and last successful sync (null when none). */
   employer(clientOrgId: number, tx?: Tx): Promise<{ name: string; uuid: string; hrmsId: string | null; lastSuccessAt: Date | null }>;
 }
@@ -204,15 +202,6 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
         tx,
       );
       return rows.length;
-    },
-    async recordOf(clientOrgId, rowId, tx) {
-      const [row] = await execute<{ employee_id: string; record_enc: string }>(
-        orm,
-        `select employee_id, record_enc from employees where id = ? and org_id = ?`,
-        [rowId, clientOrgId],
-        tx,
-      );
-      return row ? { employeeId: row.employee_id, recordEnc: row.record_enc } : null;
     },
     async employer(clientOrgId, tx) {
       const [row] = await execute<{ org_name: string; uuid: string; hrms_id: string | null; last_success_at: Date | string | null }>(
