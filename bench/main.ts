@@ -9,6 +9,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { credentialBench, printCredential, type CredentialResult } from './credential';
 import { employeeDetailsBench, type EmployeeDetailsResult } from './employee-details';
 import { firstReadBench } from './first-read';
 import { DEFAULT_SYNC_SIZES, fullSyncBench, MAX_PEAK_RATIO, type FullSyncResult } from './full-sync';
@@ -19,7 +20,7 @@ import { payHistoryBench, printPayHistory, type PayHistoryResult } from './pay-h
 import { printScale, scaleBench, type ScaleResult } from './scale';
 import { printTailLatency, tailLatencyBench, type TailLatencyResult } from './tail-latency';
 
-const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'tail_latency', 'scale', 'pay_history'] as const;
+const NAMES = ['employee_details', 'full_sync', 'first_read', 'external', 'hrms_sync', 'tail_latency', 'scale', 'pay_history', 'credential'] as const;
 type Name = (typeof NAMES)[number];
 
 const HELP = `npm run bench -- [options]
@@ -40,7 +41,9 @@ const HELP = `npm run bench -- [options]
   --scale-sizes A,B      scale: client orgs (and one vendor's connections) at each size (default 1000,10000)
   --scale-no-old         scale: do not replay the reconcile pass from before the periodic check (minutes at 10,000)
   pay_history (the pay history read, months=12, beside the plain read of the same hrx; stored bytes per pay month)
-                         takes --employees (default 10000 here), --connections, --duration and --warmup too`;
+                         takes --employees (default 10000 here), --connections, --duration and --warmup too
+  credential (issuance beside the plain read, the ES256 limit, verifications/s, the status list at 100,000)
+                         takes --employees, --connections, --duration and --warmup too`;
 
 const log = (s: string) => process.stdout.write(s + '\n');
 
@@ -221,6 +224,7 @@ export async function main(argv: string[]): Promise<number> {
         },
         log,
       ),
+    credential: () => credentialBench(load(), log),
     scale: () =>
       scaleBench(
         {
@@ -261,6 +265,7 @@ export async function main(argv: string[]): Promise<number> {
     log(`  npm ci: ${typeof fr.npmCi === 'string' ? fr.npmCi : `${round(fr.npmCi.ms / 1000, 1)} s (exit ${fr.npmCi.exitCode})`} — install time is extra`);
   }
   if (benchmarks.external) printExternal(benchmarks.external as ExternalResult, log);
+  if (benchmarks.credential) printCredential(benchmarks.credential as CredentialResult, log);
   if (benchmarks.tail_latency) printTailLatency(benchmarks.tail_latency as TailLatencyResult, log);
   if (benchmarks.hrms_sync) printHrmsSync(benchmarks.hrms_sync as HrmsSyncResult, log);
   if (benchmarks.scale) printScale(benchmarks.scale as ScaleResult, log);

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { Connection, type ConnectionDecider, type ConnectionStatus } from '../db/entities';
+import { revokeGroundless } from '../credentials/store';
 import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 import { EVERY_DATA_POINT } from '../domain/data-points';
 import { isUuid } from '../domain/ids';
@@ -185,6 +186,16 @@ export function createConnectionStore(orm: MikroORM): ConnectionStore {
         { id, status: { $in: from } },
         { status: to, statusChangedAt: now, decidedBy: to === 'pending' ? null : by, ...(to === 'terminated' ? { terminatedAt: now } : {}) },
       );
+      // A connection no longer approved: its credentials are revoked in the same transaction (docs/credentials.md "Revocation").
+      if (n > 0 && to !== 'approved') {
+        await revokeGroundless(
+          orm,
+          'connection_terminated',
+          `c.client_org_id = (select client_org_id from connections where id = ?) and c.connection_id = ?`,
+          [id, id],
+          tx,
+        );
+      }
       return n > 0;
     },
     async listForVendor(vendorOrgId, statuses, offset, limit, tx) {

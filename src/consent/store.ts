@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { revokeGroundless } from '../credentials/store';
 import { ERASED_STATEMENT_PREFIX } from '../crypto/tombstone';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { Consent } from '../db/entities';
@@ -172,6 +173,8 @@ export function createConsentStore(orm: MikroORM, cipher: FieldCipher): ConsentS
       );
       const revoked = rows.map((r) => ({ vendorOrgId: r.vendor_org_id, vendorOrgUuid: r.vendor_uuid, revokedAt: new Date(r.revoked_at) }));
       if (revoked.length > 0) {
+        // The credentials that relied on the withdrawn consent: revoked with it (docs/credentials.md "Revocation").
+        await revokeGroundless(orm, 'consent_withdrawn', `c.client_org_id = ? and c.employee_id = ?`, [w.clientOrgId, w.employeeId], tx);
         await insertAuditEntries(await pgClientOf(tx), [
           {
             requestId: w.requestId,

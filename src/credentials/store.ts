@@ -68,14 +68,12 @@ export interface CredentialStore {
   markChecked(ids: string[], tx?: Tx): Promise<void>;
   /** Revokes the given live credentials with `reason`; returns how many. */
   revokeMany(ids: string[], reason: RevokedReason, tx?: Tx): Promise<number>;
-  /** The stored record envelope of employee row `rowId` of `clientOrgId` (for the default pay months), or null. */
-  recordOf(clientOrgId: number, rowId: string, tx?: Tx): Promise<{ employeeId: string; recordEnc: string } | null>;
   /** The client org's name and UUID, its HRMS product id and last successful sync (null when none). */
   employer(clientOrgId: number, tx?: Tx): Promise<{ name: string; uuid: string; hrmsId: string | null; lastSuccessAt: Date | null }>;
 }
 
 /** Revocations the sweep makes by SQL, each: reason, condition on the live credential `c`. */
-const SWEEPS: [RevokedReason, string][] = [
+const SWEEPS: [SqlRevokedReason, string][] = [
   ['connection_terminated', `not exists (select 1 from connections k where k.id = c.connection_id and k.status = 'approved')`],
   ['key_revoked', `exists (select 1 from vendor_keys k where k.org_id = c.vendor_org_id and k.kid = c.vendor_kid and k.revoked_at is not null)`],
   [
@@ -89,6 +87,27 @@ const SWEEPS: [RevokedReason, string][] = [
   ['employee_erased', `not exists (select 1 from employees e where e.org_id = c.client_org_id and e.employee_id = c.employee_id)`],
   ['employee_not_active', `exists (select 1 from employees e where e.org_id = c.client_org_id and e.employee_id = c.employee_id and e.removed_at is not null)`],
 ];
+
+/** The reasons the sweep finds by SQL alone. */
+export type SqlRevokedReason = Exclude<RevokedReason, 'vendor'>;
+
+/**
+ * Revokes with `reason`, in `tx`, the live credentials matching `scope` (a condition on the
+ * credential `c`, with `?` placeholders for `params`) whose ground `reason` names is gone: the
+ * sweep's own condition, so a revocation in the event's transaction and the sweep never disagree
+ * (docs/credentials.md "Revocation"). Returns how many it revoked.
+ */
+export async function revokeGroundless(orm: MikroORM, reason: SqlRevokedReason, scope: string, params: unknown[], tx?: Tx): Promise<number> {
+  const cond = SWEEPS.find(([r]) => r === reason)![1];
+  const rows = await execute(
+    orm,
+    `update credentials c set revoked_at = now(), revoked_reason = ?
+      where c.revoked_at is null and c.expires_at > now() and ${cond} and (${scope}) returning c.id`,
+    [reason, ...params],
+    tx,
+  );
+  return rows.length;
+}
 
 /** A PostgreSQL array literal of UUIDs (the query builder would spread a JS array into a list). */
 const uuidArray = (ids: string[]): string => `{${ids.join(',')}}`;
@@ -168,14 +187,9 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
     },
     async sweep(tx) {
       const out: Partial<Record<RevokedReason, number>> = {};
-      for (const [reason, cond] of SWEEPS) {
-        const rows = await execute(
-          orm,
-          `update credentials c set revoked_at = now(), revoked_reason = ? where c.revoked_at is null and c.expires_at > now() and ${cond} returning c.id`,
-          [reason],
-          tx,
-        );
-        if (rows.length > 0) out[reason] = rows.length;
+      for (const [reason] of SWEEPS) {
+        const n = await revokeGroundless(orm, reason, 'true', [], tx);
+        if (n > 0) out[reason] = n;
       }
       return out;
     },
@@ -204,15 +218,6 @@ export function createCredentialStore(orm: MikroORM): CredentialStore {
         tx,
       );
       return rows.length;
-    },
-    async recordOf(clientOrgId, rowId, tx) {
-      const [row] = await execute<{ employee_id: string; record_enc: string }>(
-        orm,
-        `select employee_id, record_enc from employees where id = ? and org_id = ?`,
-        [rowId, clientOrgId],
-        tx,
-      );
-      return row ? { employeeId: row.employee_id, recordEnc: row.record_enc } : null;
     },
     async employer(clientOrgId, tx) {
       const [row] = await execute<{ org_name: string; uuid: string; hrms_id: string | null; last_success_at: Date | string | null }>(

@@ -8,7 +8,8 @@
  * and when. Consents and earlier audit entries are kept as the proof of what was done with the
  * data (purged later by retention, src/retention/): audit entries hold ids, times and data point
  * names, never values; a consent's statement, free text the vendor wrote that may name the
- * employee, is replaced by its keyed digest (src/crypto/tombstone.ts `statementDigest`). The event
+ * employee, is replaced by its keyed digest (src/crypto/tombstone.ts `statementDigest`). The
+ * credentials issued about the employee are revoked and lose its id (erasure-store.ts `forgetCredentials`). The event
  * outbox's earlier events naming the employee are deleted, or rewritten without it (events/outbox-retention.ts
  * `scrubEmployeeEvents`); the `employee.removed` of the erasure stays until its deliveries end,
  * then retention purges it (docs/erasure-and-retention.md "Every copy"). All of it commits in one transaction, under the org's erasure
@@ -69,6 +70,8 @@ export function createEraseService(deps: EraseServiceDeps) {
         }
         const at = await deps.erasures.addTombstone(clientOrgId, employeeId, tx);
         await deps.erasures.digestConsentStatements(clientOrgId, employeeId, tx);
+        // The credentials about the employee: revoked now (not at the next sweep), their rows keep no id.
+        await deps.erasures.forgetCredentials(clientOrgId, employeeId, tx);
         // Every copy: the outbox events naming the employee go (or lose it), before its notice is written.
         await deps.erasures.scrubEvents(clientOrgId, employeeId, tx);
         await deps.audit(

@@ -56,6 +56,14 @@ export interface ErasureStore {
    * `scrubEmployeeEvents`: their deliveries and attempts go with them); returns how many.
    */
   scrubEvents(orgId: number, employeeId: string, tx: Tx): Promise<number>;
+  /**
+   * Revokes every credential issued about `employeeId` of client org `orgId` (reason
+   * `employee_erased`, an earlier revocation kept) and blanks its `employee_id`: the row keeps
+   * its vendor, status list place and revocation, so the status list still shows the bit, and
+   * nothing of the employee (docs/erasure-and-retention.md "What erasure keeps, and why").
+   * Returns how many rows it rewrote.
+   */
+  forgetCredentials(orgId: number, employeeId: string, tx: Tx): Promise<number>;
   /** Writes the tombstone of `employeeId` (current key); returns its `erased_at` (the database's now). */
   addTombstone(orgId: number, employeeId: string, tx: Tx): Promise<Date>;
   /** Removes the tombstones of `employeeIds` (under every key): the employer posted them again. */
@@ -145,6 +153,16 @@ export function createErasureStore(pool: pg.Pool, keys: readonly KeyObject[], ci
     },
     async scrubEvents(orgId, employeeId, tx) {
       return scrubEmployeeEvents(await queryableOf(pool, tx), [{ orgId, employeeId: canonicalEmployeeId(employeeId) }]);
+    },
+    async forgetCredentials(orgId, employeeId, tx) {
+      const res = await (
+        await queryableOf(pool, tx)
+      ).query(
+        `update credentials set employee_id = '', revoked_at = coalesce(revoked_at, now()), revoked_reason = coalesce(revoked_reason, 'employee_erased')
+          where client_org_id = $1 and employee_id = $2`,
+        [orgId, canonicalEmployeeId(employeeId)],
+      );
+      return res.rowCount ?? 0;
     },
     async addTombstone(orgId, employeeId, tx) {
       const res = await (

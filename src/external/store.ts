@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { revokeGroundless } from '../credentials/store';
 import { BasicCredential, ServiceKey, VendorKey } from '../db/entities';
 import { emOf, execute, transactionOf, type Tx } from '../db/tx';
 
@@ -137,7 +138,12 @@ export function createExternalStore(orm: MikroORM): ExternalStore {
     listVendorKeys: (orgId, tx) => emOf(orm, tx).find(VendorKey, { orgId }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
     activeVendorKeys: (orgId, tx) => emOf(orm, tx).find(VendorKey, { orgId, revokedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } }),
     async revokeVendorKey(orgId, kid, tx) {
-      return (await emOf(orm, tx).nativeUpdate(VendorKey, { orgId, kid, revokedAt: null }, { revokedAt: new Date() })) > 0;
+      return transactionOf(orm, tx, async (t) => {
+        if ((await emOf(orm, t).nativeUpdate(VendorKey, { orgId, kid, revokedAt: null }, { revokedAt: new Date() })) === 0) return false;
+        // The credentials bound to the key (`cnf`): revoked with it (docs/credentials.md "Revocation").
+        await revokeGroundless(orm, 'key_revoked', `c.vendor_org_id = ? and c.vendor_kid = ?`, [orgId, kid], t);
+        return true;
+      });
     },
     async addBasicCredential(input, tx) {
       const em = emOf(orm, tx);

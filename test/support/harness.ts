@@ -78,8 +78,22 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** Starts hrx (API, and the worker unless `worker: false`) on a fresh schema. */
-export async function startTestApp(opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {}): Promise<TestApp> {
+/** A TCP port free on 127.0.0.1 now (the OS's pick; closed again before it is returned). */
+export async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/**
+ * Starts hrx (API, and the worker unless `worker: false`) on a fresh schema, on `port` (default:
+ * any free one; a test that must name its own URL in HRX_PUBLIC_URL picks it with {@link freePort}).
+ */
+export async function startTestApp(
+  opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream; port?: number } = {},
+): Promise<TestApp> {
   const mailbox = opts.env && 'HRX_SMTP_URL' in opts.env ? undefined : await startMailbox();
   const env = testEnv({ ...(mailbox ? { HRX_SMTP_URL: mailbox.url, HRX_SMTP_FROM: 'hrx test <no-reply@hrx.test>' } : {}), ...opts.env });
   const config = loadConfig(env);
@@ -92,7 +106,7 @@ export async function startTestApp(opts: { worker?: boolean; env?: Record<string
   );
   const ctx = await openContext(config, log, { poolMax: 5 });
   await migrate(ctx.db, ctx.migrationKeys);
-  const server = await listen(buildApp(ctx, { validateResponses: true }), '127.0.0.1', 0, config.HRX_BASE_PATH, log);
+  const server = await listen(buildApp(ctx, { validateResponses: true }), '127.0.0.1', opts.port ?? 0, config.HRX_BASE_PATH, log);
   const workers: Worker[] = [];
   const app: TestApp = {
     env,
@@ -195,10 +209,7 @@ export interface SecondApi {
  * waits until it answers /healthz (throws with its output when it does not within 60 s).
  */
 export async function startSecondApi(app: Pick<TestApp, 'env'>, extraEnv: Record<string, string> = {}): Promise<SecondApi> {
-  const srv = createNetServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
+  const port = await freePort();
   let out = '';
   const child = spawn(process.execPath, [HRX_BIN, 'serve'], {
     env: { ...process.env, ...app.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },

@@ -3,6 +3,7 @@ status list), present with a KB-JWT, verify the presentation; runs once the hrx 
 issues credentials."""
 from __future__ import annotations
 
+import os
 from typing import Any, Dict
 
 import pytest
@@ -29,6 +30,11 @@ def test_issue_verify_present(client: HrxClient, seed: Dict[str, Any]) -> None:
     shown = present(issued["sd_jwt"], client.jwks(), holder_key=client.v2_key, disclose=["employee"], aud="https://co-lender.example", nonce="n-123")
     seen = verify_presentation(shown, client.jwks(), aud="https://co-lender.example", nonce="n-123", fetch=fetch)
     assert "employee" in seen.claims and "employer" not in seen.claims
+    # For a verifier that shares no code with this client (the hrx suite runs `hrx credential verify`).
+    out = os.environ.get("HRX_PRESENTATION_OUT")
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(shown)
     with pytest.raises(VerificationError):
         verify_presentation(shown, client.jwks(), aud="https://someone-else.example", nonce="n-123", fetch=fetch)
     with pytest.raises(VerificationError):

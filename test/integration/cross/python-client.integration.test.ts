@@ -5,16 +5,21 @@
  * an approved connection and an employee, and runs the client's own tests with
  * `/usr/bin/python3 -m pytest` (Debian's python3-requests, python3-jwcrypto, python3-pytest),
  * the URL, keys and ids in `HRX_*` variables. Its pay history and credential tests skip
- * themselves while this hrx's OpenAPI document lists no such route.
+ * themselves while this hrx's OpenAPI document lists no such route. The presentation the client
+ * makes (chosen disclosures and a KB-JWT by the vendor's key) is then verified by hrx's own
+ * `hrx credential verify --aud --nonce`, online against this hrx (its HRX_PUBLIC_URL).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeRecord } from '../../../src/domain/record';
 import { storesOf } from '../../support/db';
+import { runHrx } from '../../support/cli';
 import { client, connection, v2Vendor } from '../../support/factories';
-import { startTestApp, type TestApp } from '../../support/harness';
+import { freePort, startTestApp, type TestApp } from '../../support/harness';
 
 const PYTHON = '/usr/bin/python3';
 const CLIENT_DIR = path.resolve(__dirname, '../../../clients/python');
@@ -39,7 +44,13 @@ describe('the Python client against a running hrx', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    app = await startTestApp({ worker: false, env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '200,200' } });
+    // The issuer (and so each credential's status list `uri`) is this hrx's own URL, as in production.
+    const port = await freePort();
+    app = await startTestApp({
+      worker: false,
+      port,
+      env: { HRX_EVENTS_ALLOW_HTTP_LOOPBACK: '1', HRX_EVENTS_RETRY_SCHEDULE_MS: '200,200', HRX_PUBLIC_URL: `http://127.0.0.1:${port}` },
+    });
     await app.startEventsWorker();
     const v = await v2Vendor(app.ctx, { kid: 'lender-2026' });
     const c = await client(app.ctx);
@@ -62,9 +73,20 @@ describe('the Python client against a running hrx', () => {
   });
   afterAll(async () => app?.stop());
 
-  it('passes its own tests: plain and V2 reads, a signed event verified, self-service, offline SD-JWT checks', async () => {
-    const { code, out } = await pytest(env);
+  it('passes its own tests: plain and V2 reads, a signed event verified, self-service, offline SD-JWT checks, the credential', async () => {
+    const presentation = path.join(mkdtempSync(path.join(tmpdir(), 'hrx-py-')), 'vp.txt');
+    const { code, out } = await pytest({ ...env, HRX_PRESENTATION_OUT: presentation });
     expect(out, out).toMatch(/\d+ passed/);
+    expect(out).not.toMatch(/SKIPPED.*test_credential/);
+    // The client's presentation, verified by hrx's verifier (online: JWKS and status list from this hrx).
+    const args = ['credential', 'verify', presentation, '--json', '--aud', 'https://co-lender.example'];
+    const good = await runHrx([...args, '--nonce', 'n-123'], app.env);
+    expect(good.code, good.stdout + good.stderr).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ result: 'valid', claims: { employee: { employee_id: 'EMP00042' } } });
+    expect(JSON.parse(good.stdout).claims).not.toHaveProperty('employer');
+    const wrong = await runHrx([...args, '--nonce', 'n-456'], app.env);
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({ result: 'invalid' });
     expect(code, out).toBe(0);
     // The reads, the webhook and the offline checks ran (not skipped) against this hrx.
     expect(out).not.toMatch(/SKIPPED.*(test_reads|test_webhooks|test_offline)/);

@@ -7,7 +7,9 @@
  *   listed), and writes its own `employee.removed`, which is delivered; the retention purge then
  *   deletes that notice (its delivery ended). A `pg_dump` of the schema afterwards holds the
  *   erased `employeeId` only in consent and audit records (the proof kept), and the tombstone only
- *   as its keyed hash: not in events, deliveries or attempts.
+ *   as its keyed hash: not in events, deliveries or attempts. A credential issued about it (a row
+ *   written as the issuance writes it) is revoked by the erasure itself (`employee_erased`), keeps
+ *   its status list place and loses the id.
  * - A consent of an erased employee that expires afterwards is not announced (`consent.expired`
  *   would name the erased id again).
  * - An employee a full sync no longer saw, purged by retention, leaves no event naming it either.
@@ -108,11 +110,24 @@ describe('every copy: erasure, delivery and the retention purge leave the id onl
     await rx.waitForCount('/v', 1, 'consent.revoked');
     await rx.waitForCount('/v', 1, 'employee.updated');
     expect((await eventsNaming(ERASED)).map((e) => e.type)).toStrictEqual(['employee.updated', 'consent.revoked']);
-    expect(tablesHolding(await pgDump(), ERASED)).toStrictEqual(['audit_log', 'consents', 'employees', 'events']);
+    // A live credential about the employee, as the issuance records it (docs/credentials.md "What hrx keeps").
+    await dbQuery(
+      app,
+      `insert into credentials (id, vendor_org_id, client_org_id, employee_id, connection_id, vendor_kid, consent_required,
+                                status_list, status_idx, issued_at, expires_at, checked_at)
+       select gen_random_uuid(), k.vendor_org_id, k.client_org_id, $2, k.id, 'kid-4q', true, 0, 4242, now(), now() + interval '30 days', now()
+         from connections k where k.vendor_org_id = $1`,
+      [v.org.id, ERASED],
+    );
+    expect(tablesHolding(await pgDump(), ERASED)).toStrictEqual(['audit_log', 'consents', 'credentials', 'employees', 'events']);
   });
 
   it('the erasure deletes or scrubs the earlier events; its own employee.removed is delivered', async () => {
     expect((await post('/api/webhook/v1/employee/erase/', { employee_id: ERASED }, f.appBasic(c))).status).toBe(200);
+    // The credential: revoked in the erasure's transaction (no sweep ran), its place kept, the id gone.
+    expect((await dbQuery(app, `select employee_id, status_idx, revoked_reason, revoked_at is not null as revoked from credentials`)).rows).toStrictEqual([
+      { employee_id: '', status_idx: 4242, revoked_reason: 'employee_erased', revoked: true },
+    ]);
     // Only the erasure's notice names it now; the event that listed both still lists the other.
     expect((await eventsNaming(ERASED)).map((e) => e.type)).toStrictEqual(['employee.removed']);
     const listing = (await eventsNaming(KEPT)).map((e) => JSON.parse(e.body) as { type: string; data: { employees: { employee_id: string }[] } });

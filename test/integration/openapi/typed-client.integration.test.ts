@@ -2,11 +2,11 @@
  * The API through the typed client generated from its OpenAPI document (openapi-typescript +
  * openapi-fetch, test/support/api-client.ts), one endpoint or more of each feature: setup,
  * employees (read and update webhook), consent, orgs, connections, external (JWKS and V2), sdk,
- * ops (health, readiness, metrics) and openapi (the document itself).
+ * credentials (issue, the vendor's view, revoke, the issuer metadata), ops (health, readiness, metrics) and openapi (the document itself).
  * Every answer, success and error, is also checked against the document's schema for its status:
  * the document describes what the server does.
  */
-import type { JSONWebKeySet } from 'jose';
+import { decodeJwt, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEncryptedRequest, openEncryptedResponse } from '../../../src/crypto/jose/client';
 import { apiClient, DOCUMENT, expectDocumented } from '../../support/api-client';
@@ -178,6 +178,34 @@ describe('the typed client, from setup-config to reads', () => {
     expect(expectDocumented('GET', '/api/vendor/connections/', 401, none.error)).toMatchObject({ message: 'Authentication credentials were not provided.' });
     const tooBig = await api.GET('/api/vendor/connections/', { params: { query: { page_size: 101 } }, headers: { authorization: v.apiKey } });
     expect(expectDocumented('GET', '/api/vendor/connections/', 400, tooBig.error)).toMatchObject({ code: 400, data: { errors: [{ field: 'page_size' }] } });
+  });
+});
+
+describe('the typed client, on credentials (after the consent recorded above)', () => {
+  it('issues a credential, reads its state and revokes it; months 13 is a 400 (credentials)', async () => {
+    const api = apiClient(app.url);
+    const headers = { authorization: v.apiKey };
+    // EMP00001 has the consent recorded above (the connection requires it).
+    const issued = await api.POST('/api/credentials/employment/', { headers, body: { org: employer.org.uuid, employee_id: 'EMP00001', months: 0 } });
+    expect(issued.response.status).toBe(201);
+    const cred = expectDocumented('POST', '/api/credentials/employment/', 201, issued.data)!.data;
+    const payload = decodeJwt(cred.sd_jwt.split('~')[0]!) as { cnf: { jwk: { kid: string } }; exp: number };
+    expect(payload.cnf.jwk.kid).toBe(v.kid);
+    expect(new Date(payload.exp * 1000).toISOString()).toBe(cred.exp);
+    const path = { credential_id: cred.credential_id };
+    const state = await api.GET('/api/credentials/{credential_id}/', { headers, params: { path } });
+    expect(expectDocumented('GET', '/api/credentials/{credential_id}/', 200, state.data)!.data).toMatchObject({ status: 'valid', revoked_reason: null });
+    const revoked = await api.DELETE('/api/credentials/{credential_id}/', { headers, params: { path } });
+    expect(expectDocumented('DELETE', '/api/credentials/{credential_id}/', 200, revoked.data)!.data).toMatchObject({
+      status: 'revoked',
+      revoked_reason: 'vendor',
+    });
+    const unknown = await api.GET('/api/credentials/{credential_id}/', { headers, params: { path: { credential_id: crypto.randomUUID() } } });
+    expect(expectDocumented('GET', '/api/credentials/{credential_id}/', 404, unknown.error)).toMatchObject({ message: 'Not found.' });
+    const tooMany = await api.POST('/api/credentials/employment/', { headers, body: { org: employer.org.uuid, employee_id: 'EMP00001', months: 13 } });
+    expect(expectDocumented('POST', '/api/credentials/employment/', 400, tooMany.error)).toMatchObject({ code: 400, data: { errors: [{ field: 'months' }] } });
+    const issuer = await api.GET('/.well-known/jwt-vc-issuer');
+    expect(expectDocumented('GET', '/.well-known/jwt-vc-issuer', 200, issuer.data)!.jwks.keys.some((k) => k.alg === 'ES256')).toBe(true);
   });
 });
 
