@@ -72,7 +72,7 @@ async function throttlingUnderSmallBudget({ app, hrmsId, startDialect, definitio
   // A simulator of the same employees whose limit is the small budget, and hrx's budget of this
   // product shrunk to it (the sync service reads the definition's budget at each run).
   const SMALL_BUDGET = smallBudget(hrmsId);
-  const small = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
+  const small = await startDialect({ variants: NO_PAY_HISTORY, employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
   const published = definition.budget;
   try {
     // Set up on the usual simulator (setup's unbudgeted proof requests would meet the small
@@ -123,6 +123,14 @@ async function fullSyncRemoves({ app, sim, configured, sync }: Pick<ThrottlingSu
   expect(await mismatches(app, c.org.id, sim)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
 }
 
+/**
+ * Simulators that serve a payroll API serve no pay months here: the first full sync would backfill
+ * 24 months at the product's published limit (minutes for a 50-a-minute tenant). Conformance is
+ * about the employee sync; the backfill has its own suites (`sync/pay-backfill`, the products'
+ * payroll suites, and the payroll block of `vendor-contract`).
+ */
+const NO_PAY_HISTORY = { payHistoryMonths: 0 };
+
 for (const [hrmsId, startDialect] of DIALECT_SIMS) {
   describe(`conformance: ${hrmsId}`, () => {
     let app: TestApp;
@@ -132,7 +140,7 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
     beforeAll(async () => {
       // No worker: each test runs the sync itself, with the trigger it needs.
       app = await startTestApp({ worker: false, env: { HRX_SYNC_BATCH_SIZE: '100', HRX_HRMS_RETRY_MIN_MS: '20' } });
-      sim = await startDialect({ employees: EMPLOYEES, seed: `conformance-${hrmsId}` });
+      sim = await startDialect({ variants: NO_PAY_HISTORY, employees: EMPLOYEES, seed: `conformance-${hrmsId}` });
     });
     afterAll(async () => {
       await sim?.close();
