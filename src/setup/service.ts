@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { AppError } from '../errors';
-import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials, type RequestBudget } from '../hrms/connector';
+import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
 import { isGrantType, unreachable, type GrantType } from '../hrms/grant-types';
 import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
 import type { AuthFailureGuard } from '../auth/failure-guard';
@@ -41,12 +41,6 @@ export interface SetupServiceDeps {
   refreshSchedule: (orgId: number) => Promise<void>;
   /** Timeout of the credential check, ms (docs/behaviour.md "Sync": 10 s). */
   verifyTimeoutMs?: number;
-  /**
-   * The tenant's shared request budget (docs/behaviour.md "Live reads and the HRMS budget"): the
-   * credential check is one of the tenant's calls too, so a sync right after it never makes the
-   * HRMS see one call over its limit. Absent: the check is not counted (tests).
-   */
-  budgetFor?: (hrmsId: string, tenant: string, limit: { requests: number; windowMs: number }) => RequestBudget;
   /** Keys of the app_secret keyed hash (context.ts `secretPeppers`): a wrong secret costs no scrypt. */
   secretPeppers?: KeyObject[];
   /** The failed-authentication limit of docs/behaviour.md "Failed authentications" on `client_id` / `client_secret`; absent: none. */
@@ -176,8 +170,7 @@ export function createSetupService(deps: SetupServiceDeps) {
   /** One credential check call (10 s, no retry); throws HRMS_CREDENTIALS_REJECTED with the reason. */
   async function verifyWithHrms(definition: HrmsConnectorDefinition, access: HrmsAccess): Promise<void> {
     try {
-      const budget = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
-      await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0, ...(budget ? { budget } : {}) }).verifyCredentials();
+      await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
     } catch (err) {
       // A key of its own refused (Darwinbox's payroll key): name its field, as the Connect page marks it.
       if (err instanceof HrmsFieldError)

@@ -62,7 +62,6 @@ export function wireSetup(
   const service = createSetupService({
     orgs: deps.orgs,
     connectorFor: deps.hrmsConfigs.connectorFor,
-    budgetFor: (hrmsId, tenant, limit) => deps.hrmsConfigs.budgets.budgetFor(hrmsId, tenant, limit, { maxWaitMs: infra.config.HRX_HRMS_LIVE_WAIT_MS }),
     // Setup queues the first sync: with Redis away it answers 503 before storing anything.
     hrmsConfigs: {
       ...hrmsConfigs,
