@@ -124,7 +124,8 @@ describe("BOLA: one vendor against another vendor's connection", () => {
     // A's connection with the same client is untouched.
     expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
     await expectAStillReads();
-    expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Invalid Organisation ID'));
+    // B's own connection ended: B is told so (docs/api.md "Employee details"); A's still reads.
+    expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Connection terminated'));
   });
 });
 
