@@ -37,7 +37,7 @@ afterAll(async () => {
 
 /** A client org on a Keka simulator of its own, with a live-source connection to the vendor. */
 async function liveOrg(seed: string) {
-  const sim = await DIALECT_SIMS.get('keka')!({ employees: 30, seed, variants: { payHistoryMonths: 0 } }); // no pay months: the backfill's budget has its own suites;
+  const sim = await DIALECT_SIMS.get('keka')!({ employees: 30, seed, variants: { payHistoryMonths: 0 } }); // no pay months: the backfill's use of the budget has its own suites
   sims.push(sim);
   const c = await f.client(app.ctx);
   await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true, consentRequired: false });
