@@ -209,7 +209,7 @@ describe('Redis down under a mixed load', () => {
     expect(terminated503.length).toBe(15);
     for (const o of refused) {
       expect(o.retryAfter).toBe('5');
-      expect(Object.keys(o.body)).toEqual(['requestId', 'message', 'data']);
+      expect(Object.keys(o.body)).toEqual(['requestId', 'error', 'message', 'data']);
       expect(o.body).toMatchObject({ message: 'Service temporarily unavailable', data: null });
     }
     // And with Redis back, both work again.
