@@ -83,7 +83,11 @@ function maxInAnyWindow(at: number[], windowMs: number): number {
 
 /** A client org syncing from a Keka simulator (40 employees, window `WINDOW_MS`) through a proxy whose page 2 finds the window spent. */
 async function throttledTenant(variants: Record<string, string | number | boolean>, atPage2: (sim: DialectSim) => void = () => undefined) {
-  const sim = await DIALECT_SIMS.get('keka')!({ employees: 40, seed: 'throttle-wait', variants: { windowMs: WINDOW_MS, nextPage: 'relative', ...variants } });
+  const sim = await DIALECT_SIMS.get('keka')!({
+    employees: 40,
+    seed: 'throttle-wait',
+    variants: { windowMs: WINDOW_MS, nextPage: 'relative', payHistoryMonths: 0, ...variants },
+  });
   const proxy = await hrmsProxy(sim, async (n) => {
     if (n !== 2) return;
     await spendWindow(sim);
