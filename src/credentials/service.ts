@@ -89,7 +89,14 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     ]);
     if (Object.keys(employment).length > 0) claims.employment = employment;
     if (months > 0 && (shared('monthly_grossPay') || shared('monthly_netPay'))) {
-      const pay = (await payMonths(access.clientOrgId, rowId, months)).slice(0, months).map((m) => ({
+      const recorded = await payMonths(access.clientOrgId, rowId, months);
+      // A record written before pay history existed has its month only in `monthly` (docs/credentials.md "Claims").
+      const current = record.salaryDetails.monthly;
+      const fallback =
+        current.month !== null && current.year !== null
+          ? [{ year: current.year, month: current.month, grossPay: current.grossPay, netPay: current.netPay }]
+          : [];
+      const pay = (recorded.length > 0 ? recorded : fallback).slice(0, months).map((m) => ({
         year: m.year,
         month: m.month,
         ...pick([

@@ -16,8 +16,8 @@ import * as f from '../../support/factories';
 import { expectError } from '../../support/expect-error';
 import { dbQuery } from '../../support/db';
 
-const REFUSED = { code: 400, message: 'HRMS credentials rejected: the HRMS could not be reached', data: null };
-const NOT_HTTP = { code: 400, message: 'HRMS credentials rejected: host not allowed', data: null };
+const REFUSED = { code: 400, error: 'hrms_credentials_rejected', message: 'HRMS credentials rejected: the HRMS could not be reached', data: null };
+const NOT_HTTP = { code: 400, error: 'hrms_credentials_rejected', message: 'HRMS credentials rejected: host not allowed', data: null };
 const simCreds = { clientId: 'allow-client', clientSecret: 'allow-secret-value-3e9' };
 
 let named: TestApp;
