@@ -22,6 +22,11 @@ interface ErrorSpec {
   shape: Shape;
   /** The `data` value of the body. */
   data?: null | Record<string, never>;
+  /**
+   * The row whose status and message this one answers with, telling a case of it apart by its own
+   * code only: clients written against the message keep working.
+   */
+  refines?: string;
 }
 
 /** Every error hrx answers with. Adding a code means adding a row here, nowhere else. */
@@ -37,8 +42,14 @@ export const ERRORS = {
   CONSENT_NOT_IN_FORCE: { error: 'consent_not_in_force', status: 404, message: 'Consent not found or expired', shape: 'envelope' },
   INVALID_CONNECTION: { error: 'invalid_connection_id', status: 404, message: 'Invalid Connection ID', shape: 'envelope' },
   INVALID_ORGANISATION: { error: 'invalid_organisation_id', status: 404, message: 'Invalid Organisation ID', shape: 'envelope' },
-  /** A read over the caller's own connection after its termination (docs/api.md "Errors": the unknown-org status, its own code). */
-  CONNECTION_TERMINATED: { error: 'connection_terminated', status: 404, message: 'Connection terminated', shape: 'envelope' },
+  /** A read over the caller's own connection after its termination (docs/api.md "Errors": the unknown org's status and message, its own code). */
+  CONNECTION_TERMINATED: {
+    error: 'connection_terminated',
+    status: 404,
+    message: 'Invalid Organisation ID',
+    shape: 'envelope',
+    refines: 'INVALID_ORGANISATION',
+  },
   EMPLOYEE_NOT_FOUND: { error: 'employee_not_found', status: 404, message: 'Employee not found', shape: 'envelope' },
   NOT_FOUND: { error: 'not_found', status: 404, message: 'Not found.', shape: 'envelope' },
   INVALID_PAGE: { error: 'invalid_page', status: 404, message: 'Invalid page.', shape: 'envelope' },

@@ -23,7 +23,8 @@ export const invalid = (field: string, message: string) => ({
 /**
  * The `error` code (docs/errors.md "Error codes") of the one row of the error table with this
  * status whose message the expected body's `message` is (placeholders match any text); a
- * validation failure (`data.errors`) is `validation_failed`. Throws when no row or several match,
+ * validation failure (`data.errors`) is `validation_failed`. A row that refines another (same
+ * status and message, its own code) is never guessed: the test names its `error`. Throws when no row or several match,
  * so a test whose message names no row must say its `error` itself.
  */
 export function errorCodeOf(status: number, body: Record<string, unknown>): string {
@@ -31,7 +32,7 @@ export function errorCodeOf(status: number, body: Record<string, unknown>): stri
   if (status === 400 && data && Array.isArray(data.errors)) return 'validation_failed';
   const escape = (t: string) => t.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
   const rows = Object.values(ERRORS).filter((e) => {
-    if (e.status !== status || typeof body.message !== 'string') return false;
+    if ('refines' in e || e.status !== status || typeof body.message !== 'string') return false;
     const pattern = e.message
       .split(/\{\w+\}/)
       .map(escape)

@@ -1481,7 +1481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] | components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Connection terminated`; `employee_not_found`: `Employee not found` */
+            /** @description `invalid_organisation_id`: `Invalid Organisation ID`; `connection_terminated`: `Invalid Organisation ID`; `employee_not_found`: `Employee not found` */
             404: {
                 headers: {
                     /** @description The request id (UUID v4), on every answer. */

@@ -19,6 +19,16 @@ describe('error codes', () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
+  it('a row that refines another answers its status and message, with its own code', () => {
+    const refining = Object.values(ERRORS).filter((e): e is typeof e & { refines: keyof typeof ERRORS } => 'refines' in e);
+    expect(refining.map((e) => e.error)).toEqual(['connection_terminated']);
+    for (const e of refining) {
+      const base = ERRORS[e.refines];
+      expect({ status: e.status, message: e.message, shape: e.shape }).toEqual({ status: base.status, message: base.message, shape: base.shape });
+      expect(e.error).not.toBe(base.error);
+    }
+  });
+
   it('docs/errors.md and the OpenAPI enum list every code', () => {
     for (const e of Object.values(ERRORS)) expect(ERRORS_MD).toContain(`| \`${e.error}\` | ${e.status} |`);
     expect(OPENAPI.components.schemas.ErrorCode?.enum?.toSorted()).toEqual(

@@ -23,8 +23,8 @@ afterAll(async () => {
 const count = async () => (await dbQuery(app, 'select count(*)::int as n from credentials')).rows[0].n as number;
 
 /** Expects `res` to be the plain read's refusal and no credential to have been recorded. */
-async function refused(res: Awaited<ReturnType<typeof issue>>, before: number, status: number, message: string) {
-  expectError(res, status, plain(message));
+async function refused(res: Awaited<ReturnType<typeof issue>>, before: number, status: number, message: string, error?: string) {
+  expectError(res, status, error ? { error, ...plain(message) } : plain(message));
   expect(await count()).toBe(before);
 }
 
@@ -46,7 +46,7 @@ describe('the plain read errors, and nothing issued', () => {
 
     await app.ctx.services.connections.terminate(w.v.org.id, w.c.org.uuid, 'test-terminate');
     await new Promise((r) => setTimeout(r, 2100)); // the connection access cache's TTL
-    await refused(await issue(app.url, w.v.apiKey, { org: w.c.org.uuid, employee_id: 'E1' }), before, 404, 'Invalid Organisation ID');
+    await refused(await issue(app.url, w.v.apiKey, { org: w.c.org.uuid, employee_id: 'E1' }), before, 404, 'Invalid Organisation ID', 'connection_terminated');
   });
 
   it('consent required: none, then withdrawn', async () => {

@@ -125,7 +125,10 @@ describe("BOLA: one vendor against another vendor's connection", () => {
     expect((await storesOf(app).connections.findById(connectionId))?.status).toBe('approved');
     await expectAStillReads();
     // B's own connection ended: B is told so (docs/api.md "Employee details"); A's still reads.
-    expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, plain('Connection terminated'));
+    expectError(await details('EMP00001', b.apiKey, { org: client.org.uuid, vendor_org: b.org.uuid }), 404, {
+      error: 'connection_terminated',
+      ...plain('Invalid Organisation ID'),
+    });
   });
 });
 

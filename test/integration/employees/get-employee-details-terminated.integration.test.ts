@@ -1,6 +1,7 @@
 /**
  * A read after termination (docs/api.md "Errors"): the vendor whose own connection ended gets
- * `404 Connection terminated` (`connection_terminated`); another vendor, which never had a
+ * the unknown org's `404 Invalid Organisation ID` message (the contract's) with its own code,
+ * `connection_terminated`; another vendor, which never had a
  * connection with that org, still gets exactly the unknown org's answer. The termination itself is
  * sent as JSON (docs/api.md "Terminate connection").
  */
@@ -36,7 +37,7 @@ describe('employee details after termination', () => {
     expectError(await terminate({}), 400, invalid('client_org', 'required'));
     const ended = await terminate({ client_org: c.org.uuid });
     expect({ status: ended.status, message: ended.body.message }).toEqual({ status: 200, message: 'Connection terminated successfully' });
-    expectError(await read(v.apiKey, v.org.uuid), 404, { error: 'connection_terminated', ...plain('Connection terminated') });
+    expectError(await read(v.apiKey, v.org.uuid), 404, { error: 'connection_terminated', ...plain('Invalid Organisation ID') });
     expectError(await read(other.apiKey, other.org.uuid), 404, { error: 'invalid_organisation_id', ...plain('Invalid Organisation ID') });
   });
 });
