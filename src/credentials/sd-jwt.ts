@@ -10,7 +10,7 @@ import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { decodeSdJwt, unpack } from '@sd-jwt/decode';
 import { SDJwtInstance, type SdJwtPayload } from '@sd-jwt/core';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
-import { flattenedVerify, FlattenedSign, importJWK, type CryptoKey, type JWK, type JWSHeaderParameters } from 'jose';
+import { decodeJwt, decodeProtectedHeader, flattenedVerify, FlattenedSign, importJWK, type CryptoKey, type JWK, type JWSHeaderParameters } from 'jose';
 import { createStatusCheck, StatusError } from './status-check';
 
 /** Header `typ` of the credential (draft-ietf-oauth-sd-jwt-vc §3.2.1). */
@@ -129,10 +129,12 @@ export function createVerifier(sources: VerifierSources) {
 
   return async function verify(compact: string, o: CheckOptions = {}): Promise<Verdict> {
     try {
-      const decoded = await sd.decode(compact);
-      if (decoded.jwt?.header?.typ !== CREDENTIAL_TYP) return { ok: false, reason: 'invalid', detail: 'header typ is not dc+sd-jwt' };
+      // The issuer-signed JWT alone (not yet trusted): the library's decode would hash every
+      // disclosure here, and `verify` does it again.
+      const jwt = compact.split('~')[0] ?? '';
+      if (decodeProtectedHeader(jwt).typ !== CREDENTIAL_TYP) return { ok: false, reason: 'invalid', detail: 'header typ is not dc+sd-jwt' };
       const now = o.now ?? Math.floor(Date.now() / 1000);
-      const exp = decoded.jwt.payload?.exp;
+      const exp = decodeJwt(jwt).exp;
       if (typeof exp === 'number' && exp <= now) return { ok: false, reason: 'expired', detail: 'exp has passed' };
       const result = await sd.verify(compact, { currentDate: now, ...(o.keyBinding ? { keyBindingNonce: o.keyBinding.nonce } : {}) });
       if (!(await everyDisclosureReferenced(compact))) return { ok: false, reason: 'invalid', detail: 'a disclosure is not referenced by a digest' };
@@ -140,8 +142,8 @@ export function createVerifier(sources: VerifierSources) {
       if (typeof ref?.uri !== 'string' || typeof ref.idx !== 'number') return { ok: false, reason: 'invalid', detail: 'no status list reference' };
       await status.check(ref.uri, ref.idx, now);
       if (o.keyBinding && result.kb?.payload.aud !== o.keyBinding.aud) return { ok: false, reason: 'invalid', detail: 'KB-JWT aud differs' };
-      const claims = (await sd.getClaims(compact)) as Record<string, unknown>;
-      return { ok: true, result, claims };
+      // `verify` answers the payload with the disclosed claims put back (RFC 9901 §7.1).
+      return { ok: true, result, claims: result.payload as Record<string, unknown> };
     } catch (err) {
       if (err instanceof StatusError) return { ok: false, reason: err.reason, detail: err.message };
       return { ok: false, reason: 'invalid', detail: (err as Error).message };

@@ -31,7 +31,9 @@ describe('retention purge of a removed employee with credentials', () => {
       return res.body.data as { credential_id: string; sd_jwt: string };
     };
     const [gone, goneRevoked, kept] = [await issued('E1'), await issued('E3'), await issued('E2')];
-    expect((await call(`${app.url}/api/credentials/${goneRevoked.credential_id}/`, { method: 'DELETE', headers: { authorization: w.v.apiKey } })).status).toBe(200);
+    expect((await call(`${app.url}/api/credentials/${goneRevoked.credential_id}/`, { method: 'DELETE', headers: { authorization: w.v.apiKey } })).status).toBe(
+      200,
+    );
     const places = async () =>
       (await dbQuery(app, `select id, status_list, status_idx from credentials where client_org_id = $1 order by id`, [w.c.org.id])).rows;
     const placesBefore = await places();
