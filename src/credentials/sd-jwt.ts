@@ -8,13 +8,14 @@
  */
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { decodeSdJwt, unpack } from '@sd-jwt/decode';
-import { SDJwtVcInstance, type VerificationResult } from '@sd-jwt/sd-jwt-vc';
-import { flattenedVerify, FlattenedSign, importJWK, type CryptoKey, type JWK, type JWSHeaderParameters } from 'jose';
+import { SDJwtInstance, type SdJwtPayload } from '@sd-jwt/core';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { decodeJwt, decodeProtectedHeader, flattenedVerify, FlattenedSign, importJWK, type CryptoKey, type JWK, type JWSHeaderParameters } from 'jose';
+import { createStatusCheck, StatusError } from './status-check';
 
 /** Header `typ` of the credential (draft-ietf-oauth-sd-jwt-vc §3.2.1). */
 export const CREDENTIAL_TYP = 'dc+sd-jwt';
-/** Header `typ` of a status list token (draft-ietf-oauth-status-list §5.1). */
-export const STATUS_LIST_TYP = 'statuslist+jwt';
+export { STATUS_LIST_TYP } from './status-check';
 
 /** Splits `header.payload` as the library hands it over. */
 function parts(data: string): { header: JWSHeaderParameters; payload: Uint8Array; encodedHeader: string } {
@@ -77,69 +78,82 @@ export function credentialIssuer(key: CryptoKey): SDJwtVcInstance {
   return new SDJwtVcInstance({ signer: joseSigner(key), signAlg: 'ES256', hasher: digest, hashAlg: 'sha-256', saltGenerator: generateSalt });
 }
 
-/** Options of {@link verifyCredential}. */
-export interface VerifyOptions {
+/** Where a verifier gets the issuer's keys and status lists. */
+export interface VerifierSources {
   /** The issuer's JWKS (the ES256 `kid` of the header is looked up in it). */
   jwks: { keys: JWK[] };
   /** The status list token for the credential's `status.status_list.uri`. */
   statusList: (uri: string) => Promise<string>;
+  /** Wall clock, ms (default `Date.now`): a status list is kept for its `ttl` on it. */
+  clock?: () => number;
+}
+
+/** Options of one verification. */
+export interface CheckOptions {
   /** Current time, seconds (default now). */
   now?: number;
   /** When given, a KB-JWT is required with this `nonce` and `aud`. */
   keyBinding?: { nonce: string; aud: string };
 }
 
+/** Options of {@link verifyCredential}. */
+export type VerifyOptions = VerifierSources & CheckOptions;
+
 /** Outcome of a verification: `valid`, or why not. */
 export type Verdict =
-  { ok: true; result: VerificationResult; claims: Record<string, unknown> } | { ok: false; reason: 'revoked' | 'expired' | 'invalid'; detail: string };
+  | { ok: true; result: Awaited<ReturnType<SDJwtInstance<SdJwtPayload>['verify']>>; claims: Record<string, unknown> }
+  | { ok: false; reason: 'revoked' | 'expired' | 'invalid'; detail: string };
 
 /**
- * Verifies an SD-JWT VC as docs/credentials.md "Verifying" says: header `typ: dc+sd-jwt`, ES256
+ * A verifier of SD-JWT VCs as docs/credentials.md "Verifying" says: header `typ: dc+sd-jwt`, ES256
  * signature by a key of `jwks`, `exp`, every disclosure in `_sd`, the status list (signed by the
- * same JWKS, `typ: statuslist+jwt`), and the KB-JWT when asked (key of `cnf`, `nonce`, `aud`,
- * `sd_hash`). Never throws for a bad credential: answers a verdict.
+ * same JWKS, `typ: statuslist+jwt`, `sub` its `uri`), and the KB-JWT when asked (key of `cnf`,
+ * `nonce`, `aud`, `sd_hash`). It keeps the imported issuer keys and each decoded status list for
+ * the list's `ttl`, so a verifier checking many credentials fetches and decodes a list once per
+ * `ttl` (docs/credentials.md "Status lists"). `verify` never throws for a bad credential: it
+ * answers a verdict.
  */
-export async function verifyCredential(compact: string, o: VerifyOptions): Promise<Verdict> {
-  const resolve: KeyResolver = async (header) => {
-    const jwk = o.jwks.keys.find((k) => k.kid === header.kid && k.kty === 'EC');
-    if (!jwk) throw new Error('unknown kid');
-    return importJWK(jwk, 'ES256');
+export function createVerifier(sources: VerifierSources) {
+  const keys = new Map<string, Promise<CryptoKey | Uint8Array>>();
+  const resolve: KeyResolver = (header) => {
+    const jwk = sources.jwks.keys.find((k) => k.kid === header.kid && k.kty === 'EC');
+    if (!jwk || typeof header.kid !== 'string') return Promise.reject(new Error('unknown kid'));
+    let key = keys.get(header.kid);
+    if (!key) keys.set(header.kid, (key = importJWK(jwk, 'ES256')));
+    return key;
   };
-  const verifier = joseVerifier(resolve, ['ES256']);
-  let statusListTyp: unknown;
-  const vc = new SDJwtVcInstance({
-    hasher: digest,
-    verifier,
-    kbVerifier: verifyKb,
-    statusListFetcher: async (uri) => {
-      const token = await o.statusList(uri);
-      statusListTyp = parts(token.split('.').slice(0, 2).join('.')).header.typ;
-      return token;
-    },
-    statusValidator: (status) => (status === 0 ? Promise.resolve() : Promise.reject(new RevokedError())),
-  });
-  try {
-    const decoded = await vc.decode(compact);
-    if (decoded.jwt?.header?.typ !== CREDENTIAL_TYP) return { ok: false, reason: 'invalid', detail: 'header typ is not dc+sd-jwt' };
-    const now = o.now ?? Math.floor(Date.now() / 1000);
-    const exp = decoded.jwt.payload?.exp;
-    if (typeof exp === 'number' && exp <= now) return { ok: false, reason: 'expired', detail: 'exp has passed' };
-    // Without an explicit `now` the library reads the clock at each check: a status list fetched
-    // during this verification is signed a moment after `now` was taken.
-    const result = await vc.verify(compact, {
-      ...(o.now !== undefined ? { currentDate: o.now } : {}),
-      ...(o.keyBinding ? { keyBindingNonce: o.keyBinding.nonce } : {}),
-    });
-    if (!(await everyDisclosureReferenced(compact))) return { ok: false, reason: 'invalid', detail: 'a disclosure is not referenced by a digest' };
-    if (statusListTyp !== STATUS_LIST_TYP) return { ok: false, reason: 'invalid', detail: 'status list typ is not statuslist+jwt' };
-    if (o.keyBinding && result.kb?.payload.aud !== o.keyBinding.aud) return { ok: false, reason: 'invalid', detail: 'KB-JWT aud differs' };
-    const claims = (await vc.getClaims(compact)) as Record<string, unknown>;
-    return { ok: true, result, claims };
-  } catch (err) {
-    if (err instanceof RevokedError || (err as Error).message.includes('Status is not valid'))
-      return { ok: false, reason: 'revoked', detail: 'status bit is 1' };
-    return { ok: false, reason: 'invalid', detail: (err as Error).message };
-  }
+  const status = createStatusCheck({ fetch: sources.statusList, key: resolve, ...(sources.clock ? { clock: sources.clock } : {}) });
+  // The core instance: signature, disclosures, `exp`/`nbf`, KB-JWT. The status is ours (above):
+  // `@sd-jwt/sd-jwt-vc` decodes the whole list into an array per check.
+  const sd = new SDJwtInstance<SdJwtPayload>({ hasher: digest, verifier: joseVerifier(resolve, ['ES256']), kbVerifier: verifyKb });
+
+  return async function verify(compact: string, o: CheckOptions = {}): Promise<Verdict> {
+    try {
+      // The issuer-signed JWT alone (not yet trusted): the library's decode would hash every
+      // disclosure here, and `verify` does it again.
+      const jwt = compact.split('~')[0] ?? '';
+      if (decodeProtectedHeader(jwt).typ !== CREDENTIAL_TYP) return { ok: false, reason: 'invalid', detail: 'header typ is not dc+sd-jwt' };
+      const now = o.now ?? Math.floor(Date.now() / 1000);
+      const exp = decodeJwt(jwt).exp;
+      if (typeof exp === 'number' && exp <= now) return { ok: false, reason: 'expired', detail: 'exp has passed' };
+      const result = await sd.verify(compact, { currentDate: now, ...(o.keyBinding ? { keyBindingNonce: o.keyBinding.nonce } : {}) });
+      if (!(await everyDisclosureReferenced(compact))) return { ok: false, reason: 'invalid', detail: 'a disclosure is not referenced by a digest' };
+      const ref = (result.payload as { status?: { status_list?: { uri?: unknown; idx?: unknown } } }).status?.status_list;
+      if (typeof ref?.uri !== 'string' || typeof ref.idx !== 'number') return { ok: false, reason: 'invalid', detail: 'no status list reference' };
+      await status.check(ref.uri, ref.idx, now);
+      if (o.keyBinding && result.kb?.payload.aud !== o.keyBinding.aud) return { ok: false, reason: 'invalid', detail: 'KB-JWT aud differs' };
+      // `verify` answers the payload with the disclosed claims put back (RFC 9901 §7.1).
+      return { ok: true, result, claims: result.payload as Record<string, unknown> };
+    } catch (err) {
+      if (err instanceof StatusError) return { ok: false, reason: err.reason, detail: err.message };
+      return { ok: false, reason: 'invalid', detail: (err as Error).message };
+    }
+  };
+}
+
+/** Verifies one SD-JWT VC (a verifier of {@link createVerifier} used once: the CLI's). */
+export function verifyCredential(compact: string, o: VerifyOptions): Promise<Verdict> {
+  return createVerifier(o)(compact, o);
 }
 
 /**
@@ -153,12 +167,6 @@ async function everyDisclosureReferenced(compact: string): Promise<boolean> {
   const used = new Set(Object.values(disclosureKeymap));
   const given = await Promise.all(decoded.disclosures.map((d) => d.digest({ hasher: digest, alg: 'sha-256' })));
   return new Set(given).size === given.length && given.every((d) => used.has(d));
-}
-
-class RevokedError extends Error {
-  constructor() {
-    super('Status is not valid');
-  }
 }
 
 /**

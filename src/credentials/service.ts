@@ -4,7 +4,7 @@
  * vendor's view and revocation, and the sweep that revokes credentials whose grounds are gone.
  */
 import { randomUUID } from 'node:crypto';
-import { createHeaderAndPayload, StatusList } from '@sd-jwt/jwt-status-list';
+import { deflateSync } from 'node:zlib';
 import { SignJWT, type JWK } from 'jose';
 import type { ConnectionAccess } from '../connections/access-cache';
 import type { FieldCipher } from '../crypto/field-cipher';
@@ -15,7 +15,7 @@ import { AppError } from '../errors';
 import type { AnyServicePublicJwk, ServiceKeyring, VendorKeyCache } from '../external/keyring';
 import { hrmsProduct } from '../hrms/products';
 import type { HousekeepingSchedule } from '../queue/housekeeping';
-import { credentialIssuer } from './sd-jwt';
+import { credentialIssuer, STATUS_LIST_TYP } from './sd-jwt';
 import { STATUS_LIST_SIZE, type CredentialStore, type RevokedReason } from './store';
 
 /** One pay month of a credential's `pay` claim (docs/credentials.md "Claims"). */
@@ -183,16 +183,21 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     async statusListToken(list: number): Promise<string> {
       const { exists, revoked } = await store.revokedInList(list);
       if (!exists) throw new AppError('NOT_FOUND');
-      const bits = new Array<number>(STATUS_LIST_SIZE).fill(0);
-      for (const i of revoked) bits[i] = 1;
+      // The bytes directly (status `i` is bit `i % 8`, least significant first, of byte `i / 8`:
+      // draft-ietf-oauth-status-list §4.1): `@sd-jwt/jwt-status-list` encodes one string per
+      // entry, tens of milliseconds for 131,072 entries at every request.
+      const bytes = new Uint8Array(STATUS_LIST_SIZE / 8);
+      for (const i of revoked) bytes[i >> 3]! |= 1 << (i & 7);
       const signing = await deps.keyring.credentialSigningKey();
       const iat = Math.floor(Date.now() / 1000);
-      const { header, payload } = createHeaderAndPayload(
-        new StatusList(bits, 1),
-        { sub: statusListUri(deps.issuer, list), iat, exp: iat + 86_400, ttl: STATUS_LIST_TTL_S },
-        { alg: 'ES256', typ: 'statuslist+jwt', kid: signing.kid },
-      );
-      return new SignJWT(payload).setProtectedHeader(header).sign(signing.privateKey);
+      const payload = {
+        sub: statusListUri(deps.issuer, list),
+        iat,
+        exp: iat + 86_400,
+        ttl: STATUS_LIST_TTL_S,
+        status_list: { bits: 1, lst: deflateSync(bytes, { level: 9 }).toString('base64url') },
+      };
+      return new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: STATUS_LIST_TYP, kid: signing.kid }).sign(signing.privateKey);
     },
 
     /** `/.well-known/jwt-vc-issuer` (draft-ietf-oauth-sd-jwt-vc §5): the issuer and its JWKS. */

@@ -7,6 +7,7 @@
  * - consent records that ended more than `auditDays` ago, once the employee is no longer held;
  * - employees a full sync no longer saw, `removedDays` (`HRX_REMOVED_RETENTION_DAYS`, default 30)
  *   after their removal: their row, with every value it holds, and the outbox events naming them;
+ *   the credentials issued about them revoked, their employee id blanked;
  * - outbox events (with their deliveries and attempts) whose deliveries all ended, `eventDays`
  *   (`HRX_EVENT_RETENTION_DAYS`, default 30) after they were written; `employee.removed` events
  *   (an erasure's notice among them) as soon as their deliveries ended;

@@ -22,7 +22,8 @@ export interface RetentionStore {
   /**
    * Deletes up to `batch` employees a full sync marked removed more than `days` ago and, in the
    * same statement, every outbox event naming them (deleted, or rewritten without them; an
-   * `employee.removed` still being delivered is left to `purgeEvents`). Returns the employees.
+   * `employee.removed` still being delivered is left to `purgeEvents`) and the employee id of
+   * every credential issued about them (blanked, the credential revoked). Returns the employees.
    */
   purgeRemovedEmployees(this: void, days: number, batch: number, tx?: Tx): Promise<number>;
   /**
@@ -51,11 +52,19 @@ const CONSENTS = batchedDelete(
    where (k.consent_expiry < ${cutoff} or k.revoked_at < ${cutoff})
      and not exists (select 1 from employees e where e.org_id = k.client_org_id and e.employee_id = k.employee_id)`,
 );
-// One statement: the rows and the events naming them go together (a data-modifying CTE).
+// One statement: the rows, the events naming them and the credentials issued about them go
+// together (data-modifying CTEs). A credential row keeps its place and is revoked (the reason the
+// sweep gives a removed employee, an earlier revocation kept), its employee id blanked as an
+// erasure does: the status list keeps showing the bit, and nothing names the employee
+// (docs/erasure-and-retention.md "Retention").
 const REMOVED = `${scrubEmployeeEventsCtes(
   `delete from employees x where x.id in (select id from employees where removed_at < ${cutoff} limit $2::int) returning x.org_id, x.employee_id`,
   true,
-)}
+)},
+  forgotten as (
+    update credentials c set employee_id = '', revoked_at = coalesce(c.revoked_at, now()),
+                             revoked_reason = coalesce(c.revoked_reason, 'employee_not_active')
+      from gone g where c.client_org_id = g.org_id and c.employee_id = g.employee_id and g.employee_id <> '')
   select count(*)::int as n from gone`;
 
 const IDEMPOTENCY_KEYS = `with due as (select scope, idem_key from idempotency_keys where created_at < now() - make_interval(hours => $1::int) limit $2::int)

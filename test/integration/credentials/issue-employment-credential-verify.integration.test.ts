@@ -1,14 +1,15 @@
 /**
  * What a verifier of an hrx credential rejects (docs/credentials.md "Verifying"), with the
  * maintained library hrx uses and, independently, with node:crypto alone: a disclosure not in
- * `_sd`, a changed claim, `alg: none` and HS256 headers, an expired credential, a KB-JWT by
+ * `_sd`, a changed claim, `alg: none` and HS256 headers, another token of the issuer (its status
+ * list) for a credential, an expired credential, a KB-JWT by
  * another key than `cnf`, a wrong `aud` or `nonce`, a wrong `sd_hash`.
  */
 import { createHash, createPublicKey, generateKeyPairSync, verify as nodeVerify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../../support/harness';
-import { credentialWorld, issue, present, verifyOnApp } from '../../support/credentials';
+import { credentialWorld, issue, onApp, present, verifyOnApp } from '../../support/credentials';
 
 let app: TestApp;
 let w: Awaited<ReturnType<typeof credentialWorld>>;
@@ -62,6 +63,12 @@ describe('the issuer-signed JWT and disclosures', () => {
     const { createHmac } = await import('node:crypto');
     const mac = createHmac('sha256', Buffer.from(es.x!, 'base64url')).update(`${h}.${p}`).digest('base64url');
     expect(await verifyOnApp(app.url, `${h}.${p}.${mac}~${disclosures.join('~')}~`)).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+
+  it('rejects another token the issuer signed (its status list) presented as a credential, by its typ', async () => {
+    const { uri } = (decodeJwt(sdJwt.split('~')[0]!) as { status: { status_list: { uri: string } } }).status.status_list;
+    const listToken = await (await fetch(onApp(app.url, uri))).text();
+    expect(await verifyOnApp(app.url, `${listToken}~`)).toStrictEqual({ ok: false, reason: 'invalid', detail: 'header typ is not dc+sd-jwt' });
   });
 
   it('rejects an expired credential', async () => {
