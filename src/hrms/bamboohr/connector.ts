@@ -40,6 +40,7 @@ import {
 import { notACursor, offsetCursor } from '../cursor';
 import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
 import { DatasetStream, type DatasetShape } from '../dataset-stream';
+import { readStream, streamedPages } from '../stream';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { warnOnce, type FieldWarner } from '../decode';
 import { BAMBOOHR_FIELDS, mapBambooHrEmployee } from './mapping';
@@ -184,29 +185,23 @@ class BambooHrConnector implements HrmsConnector {
       yield* this.changes(options.since, options.cursor);
       return;
     }
-    let at = skipped(options.cursor, 'report');
-    const stream = await this.report('employee report', undefined, at);
-    try {
-      for (;;) {
-        const batch = await stream.take(this.pageSize());
-        at += batch.items.length;
-        yield { employees: batch.items.map((e) => this.map(e)), ...(batch.done ? {} : { next: CURSOR.encode('report', at) }) };
-        if (batch.done) return;
-      }
-    } finally {
-      stream.close();
+    const pages = streamedPages({
+      open: (skip) => this.report('employee report', undefined, skip),
+      from: skipped(options.cursor, 'report'),
+      pageSize: this.pageSize(),
+    });
+    for await (const page of pages) {
+      yield { employees: page.items.map((e) => this.map(e)), ...(page.done ? {} : { next: CURSOR.encode('report', page.offset) }) };
     }
   }
 
   /** Every employee of a custom report of `ids` (a few thousand at most). */
   private async reportOf(ids: string[]): Promise<PartialEmployeeRecord[]> {
-    const stream = await this.report('changed employee report', ids);
-    try {
-      const { items } = await stream.take(ids.length + 1);
-      return items.map((e) => this.map(e));
-    } finally {
-      stream.close();
-    }
+    const { items } = await readStream(
+      () => this.report('changed employee report', ids),
+      (stream) => stream.take(ids.length + 1),
+    );
+    return items.map((e) => this.map(e));
   }
 
   /**
