@@ -37,7 +37,7 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { notACursor, offsetCursor } from '../cursor';
+import { offsetCursor } from '../cursor';
 import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
 import { DatasetStream, type DatasetShape } from '../dataset-stream';
 import { readStream, streamedPages } from '../stream';
@@ -68,14 +68,6 @@ const OF = 'the BambooHR connector';
 
 /** `report:<employees already yielded>` (a full listing), `changes:<changed ids already read>` (an incremental one). */
 const CURSOR = offsetCursor(['report', 'changes'] as const, OF);
-
-/** The items a cursor of the sequence `word` says were already yielded (0 without a cursor). */
-function skipped(cursor: string | undefined, word: 'report' | 'changes'): number {
-  if (cursor === undefined) return 0;
-  const at = CURSOR.decode(cursor);
-  if (at.word !== word) throw notACursor(OF);
-  return at.offset;
-}
 
 class BambooHrConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
@@ -187,7 +179,7 @@ class BambooHrConnector implements HrmsConnector {
     }
     const pages = streamedPages({
       open: (skip) => this.report('employee report', undefined, skip),
-      from: skipped(options.cursor, 'report'),
+      from: CURSOR.offsetIn(options.cursor, 'report'),
       pageSize: this.pageSize(),
     });
     for await (const page of pages) {
@@ -210,7 +202,7 @@ class BambooHrConnector implements HrmsConnector {
    * count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
-    const skip = skipped(cursor, 'changes');
+    const skip = CURSOR.offsetIn(cursor, 'changes');
     const body = await this.changedSince(since, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');
