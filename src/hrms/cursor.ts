@@ -55,6 +55,8 @@ export interface OffsetCursor<W extends string> {
   encode(word: W, offset: number): string;
   /** The word and offset `cursor` holds; throws {@link notACursor} for another word, a signed, fractional or 10-digit offset. */
   decode(cursor: string): { word: W; offset: number };
+  /** The offset a listing of the sequence `word` resumes at: 0 without a cursor; throws {@link notACursor} for another word's cursor too. */
+  offsetIn(cursor: string | undefined, word: W): number;
 }
 
 /**
@@ -65,11 +67,18 @@ export interface OffsetCursor<W extends string> {
 export function offsetCursor<W extends string>(words: readonly W[], of: string): OffsetCursor<W> {
   const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const pattern = new RegExp(`^(${escaped.join('|')}):(\\d{1,9})$`);
+  const decode = (cursor: string): { word: W; offset: number } => {
+    const m = matchCursor(cursor, pattern, of);
+    return { word: m[1] as W, offset: Number(m[2]) };
+  };
   return {
     encode: (word, offset) => `${word}:${offset}`,
-    decode: (cursor) => {
-      const m = matchCursor(cursor, pattern, of);
-      return { word: m[1] as W, offset: Number(m[2]) };
+    decode,
+    offsetIn: (cursor, word) => {
+      if (cursor === undefined) return 0;
+      const at = decode(cursor);
+      if (at.word !== word) throw notACursor(of);
+      return at.offset;
     },
   };
 }

@@ -103,6 +103,15 @@ describe('offset cursor', () => {
     expect(codec.decode(codec.encode('report', 999_999_999))).toEqual({ word: 'report', offset: 999_999_999 });
   });
 
+  it('offsetIn: 0 without a cursor, the offset of its own sequence, another sequence refused', () => {
+    expect(codec.offsetIn(undefined, 'report')).toBe(0);
+    expect(codec.offsetIn('report:300', 'report')).toBe(300);
+    expect(thrownBy(() => codec.offsetIn('employees_inactive:300', 'report'))).toMatchObject({
+      kind: 'bad_response',
+      message: 'not a cursor of the test connector',
+    });
+  });
+
   it.each(['changes:5', 'report:-1', 'report:1.5', 'report:1234567890', 'report:', 'xreport:1', 'report:1 ', 'report'])(
     'refuses %j as not its cursor, without quoting it',
     (cursor) => {

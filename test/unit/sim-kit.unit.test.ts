@@ -1,9 +1,26 @@
 /**
  * The simulators' one kit (`src/hrms/sim/kit/`): the deterministic fault roll (lazy and eager),
- * fault checking, Basic credentials, the token store and the served employees.
+ * fault checking, Basic credentials, the token store, the served employees, the auth preamble
+ * (`basicOk`, `bearerToken`, `tokenOk`, `credentialsOk`) and `dialectSim`.
  */
 import { describe, expect, it } from 'vitest';
-import { basicCredentials, FaultRoller, mergeFaults, REVISION_NAMED, REVISION_NUMBERED, sameSecret, Staff, Tokens, type Faults } from '../../src/hrms/sim/kit';
+import {
+  basicCredentials,
+  basicOk,
+  bearerToken,
+  credentialsOk,
+  dialectSim,
+  FaultRoller,
+  mergeFaults,
+  REVISION_NAMED,
+  REVISION_NUMBERED,
+  sameSecret,
+  SimCore,
+  Staff,
+  tokenOk,
+  Tokens,
+  type Faults,
+} from '../../src/hrms/sim/kit';
 
 const NONE: Faults = { latencyMs: 0, rateThrottle: 0, rate5xx: 0, tokenExpiresAfterCalls: 0 };
 const rolls = (roller: FaultRoller, f: Pick<Faults, 'rateThrottle' | 'rate5xx'>, n: number) => Array.from({ length: n }, () => roller.next(f) ?? '-');
@@ -77,5 +94,85 @@ describe('kit helpers', () => {
     expect(n.employee(1).designation).toBe('Principal Consultant 2');
     expect(REVISION_NAMED).not.toBe(REVISION_NUMBERED);
     expect(() => new Staff('kit', -1)).toThrow(RangeError);
+  });
+});
+
+describe('auth preamble and dialectSim', () => {
+  const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
+  const newCore = (tokens: Tokens[] = []) => new SimCore({ employees: 3, seed: 1 }, { requests: 10, windowMs: 1000 }, tokens);
+
+  it('basicOk checks the user (and the password when given), counting each refusal', () => {
+    const core = newCore();
+    expect(basicOk(core, basic('key:x'), 'key')).toBe(true);
+    expect(basicOk(core, basic('key:pw'), 'key', 'pw')).toBe(true);
+    expect(basicOk(core, basic('key:other'), 'key', 'pw')).toBe(false);
+    expect(basicOk(core, basic('kez:x'), 'key')).toBe(false);
+    expect(basicOk(core, undefined, 'key')).toBe(false);
+    expect(core.stats().authFailures).toBe(3);
+  });
+
+  it('bearerToken reads its scheme only; tokenOk spends a call of an issued token and counts a refusal', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer  abc')).toBe('abc');
+    expect(bearerToken('Zoho-oauthtoken abc', 'Zoho-oauthtoken')).toBe('abc');
+    expect(bearerToken('Zoho-oauthtoken abc')).toBeUndefined();
+    expect(bearerToken('Bearer a b')).toBeUndefined();
+    const tokens = new Tokens();
+    const core = newCore([tokens]);
+    const t = tokens.issue(60_000);
+    expect(tokenOk(core, tokens, t)).toBe(true);
+    expect(tokenOk(core, tokens, 'forged')).toBe(false);
+    expect(tokenOk(core, tokens, undefined)).toBe(false);
+    expect(core.stats().authFailures).toBe(2);
+  });
+
+  it('credentialsOk needs every expected field as that text, from a form or a body', () => {
+    const core = newCore();
+    const expected = { client_id: 'id', client_secret: 's' };
+    expect(credentialsOk(core, new URLSearchParams({ client_id: 'id', client_secret: 's', extra: '1' }), expected)).toBe(true);
+    expect(credentialsOk(core, { client_id: 'id', client_secret: 's' }, expected)).toBe(true);
+    expect(credentialsOk(core, new URLSearchParams({ client_id: 'id' }), expected)).toBe(false);
+    expect(credentialsOk(core, { client_id: 'id', client_secret: 5 }, expected)).toBe(false);
+    expect(core.stats().authFailures).toBe(2);
+  });
+
+  it('dialectSim: setups name the product, employees come from the staff, resetStats clears the product logs too', async () => {
+    const core = newCore();
+    const staff = new Staff(1, 3);
+    let log = ['x'];
+    const sim = dialectSim(
+      {
+        hrmsId: 'acme',
+        url: 'http://sim.invalid',
+        core,
+        staff,
+        issuesTokens: false,
+        secret: 'right',
+        setupWith: (secret) => ({ access_credentials: { hrms_host: 'http://sim.invalid', grant_type: 'api_key', api_key: secret }, api_configs: [] }),
+        expected: (i) => ({ employeeId: `E${i}` }),
+        idOf: String,
+        codeOf: (id) => `EMP0000${id}`,
+        resetStats: () => {
+          log = [];
+        },
+      },
+      { log: () => log },
+    );
+    expect(sim.setup()).toEqual({
+      hrms_id: 'acme',
+      access_credentials: { hrms_host: 'http://sim.invalid', grant_type: 'api_key', api_key: 'right' },
+      api_configs: [],
+    });
+    expect(sim.wrongSetup().access_credentials.api_key).toBe('right-wrong');
+    expect(sim.issuesTokens).toBe(false);
+    expect(sim.employeeIds()).toEqual(['1', '2', '3']);
+    sim.remove('2');
+    expect(sim.employeeIds()).toEqual(['1', '3']);
+    expect(sim.expected()).toEqual([{ employeeId: 'E1' }, { employeeId: 'E3' }]);
+    basicOk(core, undefined, 'k');
+    expect(sim.stats().authFailures).toBe(1);
+    sim.resetStats();
+    expect([sim.stats().authFailures, sim.log()]).toEqual([0, []]);
+    await sim.close();
   });
 });

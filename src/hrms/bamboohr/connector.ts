@@ -37,9 +37,10 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { notACursor, offsetCursor } from '../cursor';
+import { offsetCursor } from '../cursor';
 import { basicAuth, HrmsHttpClient, parseRetryAfter, statusError, type HrmsResponse, type HrmsStreamResponse } from '../http-client';
 import { DatasetStream, type DatasetShape } from '../dataset-stream';
+import { readStream, streamedPages } from '../stream';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { warnOnce, type FieldWarner } from '../decode';
 import { BAMBOOHR_FIELDS, mapBambooHrEmployee } from './mapping';
@@ -67,14 +68,6 @@ const OF = 'the BambooHR connector';
 
 /** `report:<employees already yielded>` (a full listing), `changes:<changed ids already read>` (an incremental one). */
 const CURSOR = offsetCursor(['report', 'changes'] as const, OF);
-
-/** The items a cursor of the sequence `word` says were already yielded (0 without a cursor). */
-function skipped(cursor: string | undefined, word: 'report' | 'changes'): number {
-  if (cursor === undefined) return 0;
-  const at = CURSOR.decode(cursor);
-  if (at.word !== word) throw notACursor(OF);
-  return at.offset;
-}
 
 class BambooHrConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
@@ -184,29 +177,23 @@ class BambooHrConnector implements HrmsConnector {
       yield* this.changes(options.since, options.cursor);
       return;
     }
-    let at = skipped(options.cursor, 'report');
-    const stream = await this.report('employee report', undefined, at);
-    try {
-      for (;;) {
-        const batch = await stream.take(this.pageSize());
-        at += batch.items.length;
-        yield { employees: batch.items.map((e) => this.map(e)), ...(batch.done ? {} : { next: CURSOR.encode('report', at) }) };
-        if (batch.done) return;
-      }
-    } finally {
-      stream.close();
+    const pages = streamedPages({
+      open: (skip) => this.report('employee report', undefined, skip),
+      from: CURSOR.offsetIn(options.cursor, 'report'),
+      pageSize: this.pageSize(),
+    });
+    for await (const page of pages) {
+      yield { employees: page.items.map((e) => this.map(e)), ...(page.done ? {} : { next: CURSOR.encode('report', page.offset) }) };
     }
   }
 
   /** Every employee of a custom report of `ids` (a few thousand at most). */
   private async reportOf(ids: string[]): Promise<PartialEmployeeRecord[]> {
-    const stream = await this.report('changed employee report', ids);
-    try {
-      const { items } = await stream.take(ids.length + 1);
-      return items.map((e) => this.map(e));
-    } finally {
-      stream.close();
-    }
+    const { items } = await readStream(
+      () => this.report('changed employee report', ids),
+      (stream) => stream.take(ids.length + 1),
+    );
+    return items.map((e) => this.map(e));
   }
 
   /**
@@ -215,7 +202,7 @@ class BambooHrConnector implements HrmsConnector {
    * count of changed ids already yielded.
    */
   private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
-    const skip = skipped(cursor, 'changes');
+    const skip = CURSOR.offsetIn(cursor, 'changes');
     const body = await this.changedSince(since, 'changed employees');
     const listed = isObj(body) && isObj(body.employees) ? Object.values(body.employees).filter(isObj) : null;
     if (!listed) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for changed employees');

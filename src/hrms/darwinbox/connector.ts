@@ -43,6 +43,7 @@ import { warnOnce, type FieldWarner } from '../decode';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsStreamResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { DatasetStream } from '../dataset-stream';
+import { readStream, streamedPages } from '../stream';
 import { mapDarwinboxEmployee } from './mapping';
 import { PAYROLL_BATCH, PAYROLL_SINCE, readPayrollAnswer } from './payroll';
 
@@ -223,14 +224,11 @@ class DarwinboxConnector implements HrmsConnector {
    * sync reports it).
    */
   async verifyCredentials(): Promise<void> {
-    const stream = await this.open('employees_active', 'credential check', {});
-    let first: string | undefined;
-    try {
-      const [row] = (await stream.take(1)).items;
-      first = row === undefined ? undefined : mapDarwinboxEmployee(row).employeeId;
-    } finally {
-      stream.close();
-    }
+    const [row] = await readStream(
+      () => this.open('employees_active', 'credential check', {}),
+      async (stream) => (await stream.take(1)).items,
+    );
+    const first = row === undefined ? undefined : mapDarwinboxEmployee(row).employeeId;
     const i = this.payrollIndex();
     if (i < 0 || first === undefined) return;
     try {
@@ -265,34 +263,22 @@ class DarwinboxConnector implements HrmsConnector {
     const size = this.client.opts.pageSize;
     let yielded = false;
     for (const [n, dataset] of datasets.entries()) {
-      let offset = n === 0 ? start.offset : 0;
-      let stream: DatasetStream | undefined;
-      try {
-        for (;;) {
-          const what = `${dataset} dataset`;
-          const batch = await this.client.withRetry(async () => {
-            try {
-              stream ??= await this.open(dataset, what, options.since ? { since: options.since } : {}, offset);
-              return await stream.take(size);
-            } catch (err) {
-              stream?.close();
-              stream = undefined;
-              throw err;
-            }
-          });
-          offset += batch.items.length;
-          const following = batch.done ? datasets[n + 1] : dataset;
-          if (batch.items.length > 0 || (batch.done && !following && !yielded)) {
-            yielded = true;
-            yield {
-              employees: batch.items.map(mapDarwinboxEmployee),
-              ...(following ? { next: CURSOR.encode(following, following === dataset ? offset : 0) } : {}),
-            };
-          }
-          if (batch.done) break;
+      const what = `${dataset} dataset`;
+      const pages = streamedPages({
+        open: (skip) => this.open(dataset, what, options.since ? { since: options.since } : {}, skip),
+        from: n === 0 ? start.offset : 0,
+        pageSize: size,
+        retry: (attempt) => this.client.withRetry(attempt),
+      });
+      for await (const page of pages) {
+        const following = page.done ? datasets[n + 1] : dataset;
+        if (page.items.length > 0 || (page.done && !following && !yielded)) {
+          yielded = true;
+          yield {
+            employees: page.items.map(mapDarwinboxEmployee),
+            ...(following ? { next: CURSOR.encode(following, following === dataset ? page.offset : 0) } : {}),
+          };
         }
-      } finally {
-        stream?.close();
       }
     }
     if (!yielded) yield { employees: [] };
@@ -303,18 +289,18 @@ class DarwinboxConnector implements HrmsConnector {
     const id = employeeId.trim();
     if (id === '') return null;
     for (const dataset of this.datasets()) {
-      const found = await this.client.withRetry(async () => {
-        const stream = await this.open(dataset, 'employee lookup', { ids: [id] });
-        try {
-          for (;;) {
-            const batch = await stream.take(50);
-            const hit = batch.items.map(mapDarwinboxEmployee).find((e) => e.employeeId === id);
-            if (hit || batch.done) return hit ?? null;
-          }
-        } finally {
-          stream.close();
-        }
-      });
+      const found = await this.client.withRetry(() =>
+        readStream(
+          () => this.open(dataset, 'employee lookup', { ids: [id] }),
+          async (stream) => {
+            for (;;) {
+              const batch = await stream.take(50);
+              const hit = batch.items.map(mapDarwinboxEmployee).find((e) => e.employeeId === id);
+              if (hit || batch.done) return hit ?? null;
+            }
+          },
+        ),
+      );
       if (found) {
         const salary = (await this.salaries([found.employeeId])).get(found.employeeId);
         return salary ? { ...found, salaryDetails: salary } : found;

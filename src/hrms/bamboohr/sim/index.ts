@@ -28,7 +28,7 @@
 import type { IncomingMessage } from 'node:http';
 import { employeeCode } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { basicCredentials, json, readBody, Reply, REVISION_NUMBERED, sameSecret, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
+import { basicOk, dialectSim, json, readBody, Reply, REVISION_NUMBERED, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
 import { bambooEmployee, bambooExpected, bambooFields, bambooReportRow, reportSource, type BambooRowVariants } from './rows';
 
 const API_KEY = 'bhr-4f0c2a9e7d1b5c3a8e6f';
@@ -107,9 +107,7 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
     if (!m || req.method !== (isReport ? 'POST' : 'GET')) return json(404, { error: 'Not found' });
     const stop = await core.gate(inWindow, throttled, () => json(500, { error: 'Internal server error' }));
     if (stop) return stop;
-    const auth = basicCredentials(req.headers.authorization);
-    if (!auth || !sameSecret(auth.user, API_KEY)) {
-      core.counters.authFailures += 1;
+    if (!basicOk(core, req.headers.authorization, API_KEY)) {
       return new Reply(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="BambooHR"', 'content-type': 'text/plain' });
     }
     const path = m[1]!;
@@ -129,32 +127,27 @@ export const startBambooHrSim = async (options: DialectSimOptions): Promise<Bamb
 
   const listener = await core.listen(handle);
   const host = gateway ? `${listener.url}/api/gateway.php/acme` : listener.url;
-  const setup = (key: string) => ({ hrms_id: 'bamboohr', access_credentials: { hrms_host: host, grant_type: 'api_key', api_key: key }, api_configs: [] });
-  const served = (): readonly number[] => staff.served();
   /** The employee code of a BambooHR id (`7`) or of a code (`EMP00007`). */
-  const code = (id: string): string => (/^\d+$/.test(id) ? employeeCode(Number(id)) : id);
-  return {
-    hrmsId: 'bamboohr',
-    url: host,
-    issuesTokens: false,
-    setup: () => setup(API_KEY),
-    wrongSetup: () => setup('bhr-unknown-key'),
-    expected: () => served().map((i) => bambooExpected(staff.employee(i), i, rowVariants)),
-    employeeIds: () => served().map(String),
-    change: (id) => staff.change(code(id)),
-    remove: (id) => staff.remove(code(id)),
-    setFaults: (faults) => core.setFaults(faults),
-    revokeTokens() {
-      /* an API key on every request: no tokens to revoke */
+  const codeOf = (id: string): string => (/^\d+$/.test(id) ? employeeCode(Number(id)) : id);
+  return dialectSim(
+    {
+      hrmsId: 'bamboohr',
+      url: host,
+      core,
+      staff,
+      issuesTokens: false,
+      secret: API_KEY,
+      wrongSecret: 'bhr-unknown-key',
+      setupWith: (key) => ({ access_credentials: { hrms_host: host, grant_type: 'api_key', api_key: key }, api_configs: [] }),
+      expected: (i) => bambooExpected(staff.employee(i), i, rowVariants),
+      idOf: String,
+      codeOf,
+      resetStats: () => {
+        paths = [];
+      },
     },
-    paths: () => [...paths],
-    stats: () => core.stats(),
-    resetStats() {
-      core.resetStats();
-      paths = [];
-    },
-    close: () => core.close(),
-  };
+    { paths: () => [...paths] },
+  );
 };
 
 /** `startBambooHrSim` as a `DialectSimFactory` (`DIALECT_SIMS`). */

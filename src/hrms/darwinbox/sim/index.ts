@@ -20,9 +20,8 @@
  * No tokens: every request authenticates itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { employeeCode } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { basicCredentials, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../../sim/kit';
+import { basicOk, dialectSim, json, readBody, REVISION_NUMBERED, sameSecret as same, SimCore, Staff, unpublishedThrottle, type Reply } from '../../sim/kit';
 import { darwinboxExpected, darwinboxRow, isInactive, type DarwinboxRowVariants } from './rows';
 import { PAYROLL_KEY, PAYROLL_PATH, payrollExpected, payrollRoute, payrollVariants } from './payroll';
 
@@ -145,11 +144,7 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
     if (!methods.includes(req.method ?? '')) return json(405, { status: 0, message: 'Method not allowed' });
     const stop = await core.gate(inWindow, throttled, failed);
     if (stop) return stop;
-    const auth = basicCredentials(req.headers.authorization);
-    if (!auth || !same(auth.user, USER) || !same(auth.password, PASSWORD)) {
-      core.counters.authFailures += 1;
-      return json(401, { status: 0, message: 'Unauthorized' });
-    }
+    if (!basicOk(core, req.headers.authorization, USER, PASSWORD)) return json(401, { status: 0, message: 'Unauthorized' });
     let body: Record<string, unknown>;
     try {
       body = JSON.parse((await readBody(req)) ?? '') as Record<string, unknown>;
@@ -175,46 +170,40 @@ export const startDarwinboxSim = async (options: DialectSimOptions): Promise<Dar
   }
 
   const listener = await core.listen(handle);
-  const setup = (password: string) => ({
-    hrms_id: 'darwinbox',
-    access_credentials: { hrms_host: listener.url, grant_type: 'basic', client_id: USER, client_secret: password, api_key: API_KEY },
-    api_configs: [
-      { api_id: 'employees_active', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: ACTIVE_KEY } },
-      { api_id: 'employees_inactive', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: INACTIVE_KEY } },
-      ...(payrollSwitches.enabled ? [{ api_id: 'payroll', access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key: PAYROLL_KEY } }] : []),
-    ],
-  });
-  return {
-    hrmsId: 'darwinbox',
-    url: listener.url,
-    issuesTokens: false,
-    setup: () => setup(PASSWORD),
-    wrongSetup: () => setup(`${PASSWORD}-wrong`),
-    expected: () =>
-      served().map((i) => {
+  const dataset = (api_id: string, api_key: string) => ({ api_id, access_credentials: { hrms_host: listener.url, grant_type: 'basic', api_key } });
+  return dialectSim(
+    {
+      hrmsId: 'darwinbox',
+      url: listener.url,
+      core,
+      staff,
+      issuesTokens: false,
+      secret: PASSWORD,
+      setupWith: (password) => ({
+        access_credentials: { hrms_host: listener.url, grant_type: 'basic', client_id: USER, client_secret: password, api_key: API_KEY },
+        api_configs: [
+          dataset('employees_active', ACTIVE_KEY),
+          dataset('employees_inactive', INACTIVE_KEY),
+          ...(payrollSwitches.enabled ? [dataset('payroll', PAYROLL_KEY)] : []),
+        ],
+      }),
+      expected: (i) => {
         const salaryDetails = payrollExpected(staff.employee(i), payrollSwitches);
         return { ...darwinboxExpected(staff.employee(i), rowVariants), ...(salaryDetails ? { salaryDetails } : {}) };
-      }),
-    employeeIds: () => served().map(employeeCode),
-    change: (id) => staff.change(id),
-    remove: (id) => staff.remove(id),
-    setFaults: (faults) => core.setFaults(faults),
-    revokeTokens() {
-      /* Basic auth on every request: no tokens to revoke */
+      },
+      resetStats: () => {
+        log = [];
+        payroll.reset();
+      },
     },
-    breakAfter(employees) {
-      breakAt = employees;
+    {
+      breakAfter(employees: number) {
+        breakAt = employees;
+      },
+      calls: () => [...log],
+      payrollCalls: payroll.calls,
     },
-    calls: () => [...log],
-    payrollCalls: payroll.calls,
-    stats: () => core.stats(),
-    resetStats() {
-      core.resetStats();
-      log = [];
-      payroll.reset();
-    },
-    close: () => core.close(),
-  };
+  );
 };
 
 /** `startDarwinboxSim` as a `DialectSimFactory` (`DIALECT_SIMS`). */

@@ -20,7 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, employeeIndex, type NativeEmployee } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { basicCredentials, CoreBacked, json, readBody, Reply, sameSecret, SimCore, Staff, Tokens, Variants } from '../../sim/kit';
+import { basicOk, CoreBacked, json, readBody, Reply, SimCore, Staff, tokenOk, Tokens, Variants } from '../../sim/kit';
 import {
   CATEGORIES,
   categoryValues,
@@ -176,9 +176,7 @@ class GreythrSim extends CoreBacked implements DialectSim {
     if ((await readBody(req)) === null) return TOO_LARGE;
     const limited = this.overLimit(inWindow);
     if (limited) return limited;
-    const basic = basicCredentials(req.headers.authorization);
-    if (!basic || !sameSecret(basic.user, API_USER) || !sameSecret(basic.password, PASSWORD)) {
-      this.core.counters.authFailures += 1;
+    if (!basicOk(this.core, req.headers.authorization, API_USER, PASSWORD)) {
       const how = this.sw.oneOf('badCredentials', ['401', '400', 'html'], '401');
       if (how === 'html') return login();
       return json(Number(how), { error: 'invalid_client', error_description: 'Bad credentials' });
@@ -196,10 +194,7 @@ class GreythrSim extends CoreBacked implements DialectSim {
     );
     if (stop) return stop;
     const token = req.headers['access-token'];
-    if (!this.tokens.use(typeof token === 'string' ? token : undefined)) {
-      this.core.counters.authFailures += 1;
-      return login();
-    }
+    if (!tokenOk(this.core, this.tokens, typeof token === 'string' ? token : undefined)) return login();
     if (req.headers['x-greythr-domain'] !== this.domain) return json(this.sw.num('wrongDomainStatus', 400, 400), { status: 400, message: 'Invalid domain' });
     const path = url.pathname.replace(/\/+$/, '');
     if (path === '/hr/v2/lov' && req.method === 'POST') return this.lov();

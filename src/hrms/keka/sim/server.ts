@@ -30,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, type NativeEmployee } from '../../sim/data';
 import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { DialectSimBase, formParams, json, sameSecret, Reply, Variants, type SimSetup } from '../../sim/kit';
+import { bearerToken, credentialsOk, DialectSimBase, formParams, json, Reply, tokenOk, Variants, type SimSetup } from '../../sim/kit';
 import type { PayMonthEntry } from '../../connector';
 import { KekaSimPayroll } from './payroll';
 import { pagedReply, pageOf, type KekaPaging } from './paging';
@@ -119,9 +119,7 @@ export class KekaSim extends DialectSimBase {
     const fault = await this.core.roll();
     if (fault === 'throttle') this.throttled(this.limit.windowMs);
     if (fault === '5xx') throw json(this.core.failureStatus(), { succeeded: false, message: 'Internal server error' });
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    if (!this.tokens.use(bearer?.[1])) {
-      this.core.counters.authFailures++;
+    if (!tokenOk(this.core, this.tokens, bearerToken(req.headers.authorization))) {
       throw new Reply(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
     if (pay) return this.payroll(pay, url, req.headers.host);
@@ -168,12 +166,7 @@ export class KekaSim extends DialectSimBase {
     this.core.counters.tokenRequests++;
     if (form.get('grant_type') !== 'kekaapi') throw json(400, { error: 'unsupported_grant_type' });
     if (!(form.get('scope') ?? '').split(' ').includes('kekaapi')) throw json(400, { error: 'invalid_scope' });
-    if (
-      !sameSecret(form.get('client_id'), this.creds.clientId) ||
-      !sameSecret(form.get('client_secret'), this.creds.secret) ||
-      !sameSecret(form.get('api_key'), this.creds.apiKey)
-    ) {
-      this.core.counters.authFailures++;
+    if (!credentialsOk(this.core, form, { client_id: this.creds.clientId, client_secret: this.creds.secret, api_key: this.creds.apiKey })) {
       throw json(400, { error: 'invalid_client' });
     }
     const ttl = this.variants.num('tokenTtlSec', 86_400, 1);

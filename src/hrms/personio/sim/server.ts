@@ -27,7 +27,7 @@ import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode, managerOf, type NativeEmployee } from '../../sim/data';
 import type { DialectSim, DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
 import { requestCounter } from '../../sim/listen';
-import { CoreBacked, json, readBody, sameSecret, SimCore, Staff, Tokens, Variants, type Reply } from '../../sim/kit';
+import { bearerToken, CoreBacked, json, readBody, sameSecret, SimCore, Staff, tokenOk, Tokens, Variants, type Reply } from '../../sim/kit';
 import { expectedRecord, indexOfPersonioId, nameId, personioId, v1Employee, v2Employments, v2Person, type PersonioShape } from './render';
 
 const CLIENT_ID = 'papi-sim-client-7QX';
@@ -142,10 +142,9 @@ class PersonioSim extends CoreBacked implements DialectSim {
       () => json(503, { success: false, error: { code: 503, message: 'Service unavailable' } }),
     );
     if (stop) return stop;
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(req.headers.authorization);
     const tokens = v1 ? this.v1Tokens : this.v2Tokens;
-    if (!tokens.use(bearer)) {
-      this.core.counters.authFailures += 1;
+    if (!tokenOk(this.core, tokens, bearer)) {
       return v1
         ? json(401, { success: false, error: { code: 0, message: 'The token is invalid or expired' } })
         : json(401, { errors: [{ title: 'Unauthorized', detail: 'Invalid access token' }] });
@@ -182,9 +181,7 @@ class PersonioSim extends CoreBacked implements DialectSim {
       return json(400, { success: false, error: { code: 400, message: 'Malformed body' } });
     }
     const ttl = this.sw.num('tokenTtlSec', 86_400, 1) * 1000;
-    const ok =
-      sameSecret(typeof given.client_id === 'string' ? given.client_id : undefined, CLIENT_ID) &&
-      sameSecret(typeof given.client_secret === 'string' ? given.client_secret : undefined, CLIENT_SECRET);
+    const ok = sameSecret(given.client_id, CLIENT_ID) && sameSecret(given.client_secret, CLIENT_SECRET);
     if (!v1) {
       if (!ok || given.grant_type !== 'client_credentials') {
         this.core.counters.authFailures += 1;

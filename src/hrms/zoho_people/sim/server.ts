@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import type { PartialEmployeeRecord } from '../../../domain/record';
 import { employeeCode } from '../../sim/data';
 import type { DialectSimFactory, DialectSimOptions } from '../../sim/dialect';
-import { DialectSimBase, formParams, json, sameSecret, Variants, type Reply, type SimSetup } from '../../sim/kit';
+import { bearerToken, credentialsOk, DialectSimBase, formParams, json, tokenOk, Variants, type Reply, type SimSetup } from '../../sim/kit';
 import { recordIdOf, renderZohoFields, ZOHO_DATE_FORMATS, zohoTruth, type ZohoRenderOptions } from './render';
 
 const RECORDS = /^(?:\/people)?\/api\/forms\/([^/]+)\/getRecords$/;
@@ -108,9 +108,7 @@ export class ZohoPeopleSim extends DialectSimBase {
     const fault = await this.core.roll();
     if (fault === 'throttle') this.lock(path);
     if (fault === '5xx') throw json(this.core.failureStatus(), { response: { message: 'Internal error', status: 1 } });
-    const token = /^Zoho-oauthtoken\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    if (!this.tokens.use(token?.[1])) {
-      this.core.counters.authFailures++;
+    if (!tokenOk(this.core, this.tokens, bearerToken(req.headers.authorization, 'Zoho-oauthtoken'))) {
       throw this.error(path, 7218, 'Invalid OAuthtoken', this.status('invalidTokenStatus'));
     }
     if (form[1] !== 'employee' && form[1] !== 'P_Employee') throw this.error(path, 7011, `Form name '${form[1]}' is invalid`);
@@ -137,14 +135,8 @@ export class ZohoPeopleSim extends DialectSimBase {
       throw json(status, { error });
     };
     if (form.get('grant_type') !== 'refresh_token') fail('unsupported_grant_type');
-    if (!sameSecret(form.get('client_id'), this.creds.clientId) || !sameSecret(form.get('client_secret'), this.creds.secret)) {
-      this.core.counters.authFailures++;
-      fail('invalid_client');
-    }
-    if (!sameSecret(form.get('refresh_token'), this.creds.refresh)) {
-      this.core.counters.authFailures++;
-      fail('invalid_code');
-    }
+    if (!credentialsOk(this.core, form, { client_id: this.creds.clientId, client_secret: this.creds.secret })) fail('invalid_client');
+    if (!credentialsOk(this.core, form, { refresh_token: this.creds.refresh })) fail('invalid_code');
     const now = Date.now();
     this.issued = this.issued.filter((t) => t > now - this.variants.num('tokenWindowMs', 600_000, 1));
     if (this.issued.length >= this.variants.num('tokenLimit', 10, 1)) {
