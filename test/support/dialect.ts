@@ -5,16 +5,19 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import type { EmployeePage, HrmsConnector, ListOptions, RequestBudget } from '../../src/hrms/connector';
+import type { BudgetDone, EmployeePage, HrmsConnector, ListOptions, RequestBudget } from '../../src/hrms/connector';
 import { normalizeRecord, type PartialEmployeeRecord } from '../../src/domain/record';
 
 /**
- * A `RequestBudget` in one process: at most `requests` takes within any `windowMs` (a sliding
- * log), and `holdOff` honoured. `marginMs` widens the window so that requests taken at the
- * window's edge cannot arrive at the HRMS inside the same window (the simulator counts arrivals).
+ * A `RequestBudget` in one process: at most `requests` within any `windowMs` (a sliding log), and
+ * `holdOff` honoured. As hrx's own budget, a request counts from its take until it is answered and
+ * then for a window from the answer (`done`), so a request delayed on a loaded machine between
+ * its take and its arrival cannot land in the next window. `marginMs` widens the window for the
+ * answer's way back (the simulator counts arrivals).
  */
 export class WindowBudget implements RequestBudget {
-  private times: number[] = [];
+  /** Each slot's instant: `Infinity` while its request is unanswered, then the answer's. */
+  private slots: { at: number }[] = [];
   private holdUntil = 0;
   takes = 0;
   holds: number[] = [];
@@ -25,7 +28,7 @@ export class WindowBudget implements RequestBudget {
     private readonly marginMs = 150,
   ) {}
 
-  async take(signal?: AbortSignal): Promise<void> {
+  async take(signal?: AbortSignal): Promise<BudgetDone> {
     for (;;) {
       const now = Date.now();
       if (now < this.holdUntil) {
@@ -33,13 +36,19 @@ export class WindowBudget implements RequestBudget {
         continue;
       }
       const span = this.windowMs + this.marginMs;
-      this.times = this.times.filter((t) => t > now - span);
-      if (this.times.length < this.requests) {
-        this.times.push(now);
+      this.slots = this.slots.filter((s) => s.at > now - span);
+      if (this.slots.length < this.requests) {
+        const slot = { at: Infinity };
+        this.slots.push(slot);
         this.takes++;
-        return;
+        return () => {
+          slot.at = Date.now();
+          return Promise.resolve();
+        };
       }
-      await sleep(this.times[0]! + span - now + 1, undefined, { signal });
+      const oldest = Math.min(...this.slots.map((s) => s.at));
+      // All slots unanswered: look again shortly (an answer frees nothing before a window passes).
+      await sleep(Number.isFinite(oldest) ? oldest + span - now + 1 : 20, undefined, { signal });
     }
   }
 
