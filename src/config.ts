@@ -285,7 +285,7 @@ export const configSchema = z.object({
     .max(30_000)
     .default(3000)
     .describe(
-      "Longest wait (ms) of a live read (`source=hrms`) for room in the HRMS tenant's request budget, and before its one retry; past it the read is `503 Service temporarily unavailable` with `Retry-After`.",
+      "Longest wait (ms) of a live read (`source=hrms`), and of setup-config's credential check, for room in the HRMS tenant's request budget, and a live read's longest wait before its one retry; past it the request is `503 Service temporarily unavailable` with `Retry-After`.",
     ),
   HRX_HRMS_MAX_RESPONSE_BYTES: z.coerce
     .number()

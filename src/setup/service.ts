@@ -6,8 +6,9 @@
 import { createHash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { AppError } from '../errors';
-import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials } from '../hrms/connector';
+import { HrmsError, HrmsFieldError, type HrmsAccess, type HrmsConnectorDefinition, type HrmsCredentials, type RequestBudget } from '../hrms/connector';
 import { isGrantType, unreachable, type GrantType } from '../hrms/grant-types';
+import { BudgetWaitExceeded } from '../hrms/live-source';
 import { SUPPORTED_HRMS, type ConnectorLookup } from '../hrms/registry';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { checkAppCredentials } from '../orgs/app-credentials';
@@ -41,6 +42,14 @@ export interface SetupServiceDeps {
   refreshSchedule: (orgId: number) => Promise<void>;
   /** Timeout of the credential check, ms (docs/behaviour.md "Sync": 10 s). */
   verifyTimeoutMs?: number;
+  /**
+   * The tenant's shared request budget (docs/behaviour.md "Live reads and the HRMS budget"): the
+   * credential check's calls are the tenant's calls too, each counted until answered, so the sync
+   * setup queues never makes the HRMS see one call over its limit. The budget waits a bounded
+   * time (`BudgetWaitExceeded` past it: the check answers 503). Absent: the check is not counted
+   * (tests of the service alone).
+   */
+  budgetFor?: (hrmsId: string, tenant: string, limit: { requests: number; windowMs: number }) => RequestBudget;
   /** Keys of the app_secret keyed hash (context.ts `secretPeppers`): a wrong secret costs no scrypt. */
   secretPeppers?: KeyObject[];
   /** The failed-authentication limit of docs/behaviour.md "Failed authentications" on `client_id` / `client_secret`; absent: none. */
@@ -167,11 +176,18 @@ export function createSetupService(deps: SetupServiceDeps) {
     return definition;
   }
 
-  /** One credential check call (10 s, no retry); throws HRMS_CREDENTIALS_REJECTED with the reason. */
+  /**
+   * One credential check call (10 s, no retry) within the tenant's budget; throws
+   * HRMS_CREDENTIALS_REJECTED with the reason, or UNAVAILABLE with `Retry-After` when the budget
+   * had no room in time (the HRMS was not asked: nothing is said of the credentials).
+   */
   async function verifyWithHrms(definition: HrmsConnectorDefinition, access: HrmsAccess): Promise<void> {
     try {
-      await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0 }).verifyCredentials();
+      const budget = deps.budgetFor?.(definition.hrmsId, definition.tenantOf(access), definition.budget);
+      await definition.create(access, { timeoutMs: deps.verifyTimeoutMs ?? 10_000, retries: 0, ...(budget ? { budget } : {}) }).verifyCredentials();
     } catch (err) {
+      if (err instanceof BudgetWaitExceeded)
+        throw new AppError('UNAVAILABLE', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) }, cause: err });
       // A key of its own refused (Darwinbox's payroll key): name its field, as the Connect page marks it.
       if (err instanceof HrmsFieldError)
         throw new AppError('VALIDATION', { fieldErrors: [{ field: err.field, message: err.message }], message: `${err.field}: ${err.message}`, cause: err });

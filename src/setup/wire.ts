@@ -62,6 +62,9 @@ export function wireSetup(
   const service = createSetupService({
     orgs: deps.orgs,
     connectorFor: deps.hrmsConfigs.connectorFor,
+    // The credential check counts in the tenant's budget the sync it queues takes from; it waits
+    // for room no longer than a live read (the employer's request is answered, 503 past it).
+    budgetFor: (hrmsId, tenant, limit) => deps.hrmsConfigs.budgets.budgetFor(hrmsId, tenant, limit, { maxWaitMs: infra.config.HRX_HRMS_LIVE_WAIT_MS }),
     // Setup queues the first sync: with Redis away it answers 503 before storing anything.
     hrmsConfigs: {
       ...hrmsConfigs,

@@ -196,6 +196,16 @@ async function runWalk(script: string, dir: string, dbSchema: string, timeoutMs:
   return { child, code, stdout, stderr };
 }
 
+/** The README's blocks up to `last` (an index of `steps`) in one `set -e` script, as written but for the `export` lines of `overrides`. */
+function walkScript(steps: Step[], last: number, overrides: Record<string, string>): string {
+  return [
+    'set -euo pipefail',
+    ...steps
+      .slice(0, last + 1)
+      .map((s) => s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line))),
+  ].join('\n');
+}
+
 const id = randomBytes(5).toString('hex');
 const schema = `t_walk_${id}`;
 // Inside the checkout (npx finds hrx from any folder of it), git-ignored, removed afterwards.
@@ -203,8 +213,10 @@ const workDir = path.join(ROOT, `.readme-walk-${id}`);
 afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
   rmSync(`${workDir}-nostart`, { recursive: true, force: true });
+  rmSync(`${workDir}-nosync`, { recursive: true, force: true });
   await dropSchema(schema);
   await dropSchema(`${schema}_nostart`);
+  await dropSchema(`${schema}_nosync`);
 });
 
 describe.skipIf(skip)('README "Running it for real"', () => {
@@ -301,12 +313,7 @@ describe.skipIf(skip)('README "Running it for real" when hrx cannot start', () =
     const port = (holder.address() as AddressInfo).port;
     const overrides: Record<string, string> = { DATABASE_URL, REDIS_URL, PORT: String(port), HRMS_PORT: String(await freePort()) };
     // The README's blocks up to the wait, as written (60 tries: time enough for hrx to fail and log why).
-    const script = [
-      'set -euo pipefail',
-      ...steps
-        .slice(0, start + 1)
-        .map((s) => s.sh.replace(/^export (\w+)=.*$/gm, (line, name: string) => (overrides[name] ? `export ${name}=${overrides[name]}` : line))),
-    ].join('\n');
+    const script = walkScript(steps, start, overrides);
     const started = performance.now();
     const { child, code, stderr } = await runWalk(script, `${workDir}-nostart`, `${schema}_nostart`, 170_000);
     const seconds = (performance.now() - started) / 1000;
@@ -322,4 +329,31 @@ describe.skipIf(skip)('README "Running it for real" when hrx cannot start', () =
     console.log(`README walk when hrx cannot start: failed after ${seconds.toFixed(1)} s`);
     expect(seconds).toBeLessThan(150);
   }, 200_000);
+});
+
+describe.skipIf(skip)('README "Running it for real" when the first sync never completes', () => {
+  it("the wait for the first sync is bounded: it prints the client org's sync status and the end of hrx's log, and fails", async () => {
+    const steps = walkSteps(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    const wait = steps.findIndex((s) => /last_successful_sync/.test(s.sh));
+    expect(steps[wait]!.sh, 'the wait is bounded by a number of tries').toMatch(/\$\(seq 60\)/);
+    const overrides: Record<string, string> = { DATABASE_URL, REDIS_URL, PORT: String(await freePort()), HRMS_PORT: String(await freePort()) };
+    // The README's blocks up to the wait, but `hrx serve` (the API alone) in place of `hrx start`:
+    // setup-config queues the first sync and no worker ever runs it.
+    const script = walkScript(steps, wait, overrides).replace(/^\.\/hrx start /m, './hrx serve ');
+    expect(script).toMatch(/^\.\/hrx serve 2> trial\/hrx\.log &/m);
+    const started = performance.now();
+    const { child, code, stderr } = await runWalk(script, `${workDir}-nosync`, `${schema}_nosync`, 270_000);
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* the group is gone */
+    }
+    expect(code, stderr).not.toBe(0);
+    expect(stderr).toContain("no successful sync in 60 s; the client org's sync status and the end of trial/hrx.log:");
+    // The status says why: the first sync is still on its way (SYNCING), none has run.
+    expect(stderr).toMatch(/^Globex Industries \([0-9a-f-]{36}\): SYNCING$/m);
+    expect(stderr).toMatch(/^ {2}last sync attempt +never$/m);
+    console.log(`README walk when the first sync never completes: failed after ${seconds.toFixed(1)} s`);
+  }, 300_000);
 });

@@ -75,8 +75,8 @@ async function throttlingUnderSmallBudget({ app, hrmsId, startDialect, definitio
   const small = await startDialect({ variants: NO_PAY_HISTORY, employees: EMPLOYEES, seed: `conformance-${hrmsId}`, limit: SMALL_BUDGET });
   const published = definition.budget;
   try {
-    // Set up on the usual simulator (setup's unbudgeted proof requests would meet the small
-    // limit), then pointed at the small one: the same employees.
+    // Set up on the usual simulator (its credential check counts in that tenant's budget, not
+    // the small one's), then pointed at the small one: the same employees.
     const { c } = await configured();
     const access = small.setup();
     await storesOf(app).hrmsConfigs.save({ orgId: c.org.id, hrmsId, credentials: access.access_credentials, apiConfigs: access.api_configs });

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskRecord } from '../../../src/domain/masking';
 import { normalizeRecord } from '../../../src/domain/record';
+import { connectorFor } from '../../../src/hrms/registry';
 import { DIALECT_SIMS } from '../../../src/hrms/sim/dialects';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { call, startTestApp, type TestApp } from '../../support/harness';
@@ -16,6 +17,11 @@ import { storedRecords } from '../../support/stored';
 import { DEFAULT_KEKA_SIM_LABELS, hrxLabelsFor } from '../../../src/hrms/keka/sim/render';
 
 const EMPLOYEES = 500;
+/**
+ * A limit the first sync of EMPLOYEES fills (a few data calls a window; hrx adds its 1 s margin),
+ * on the simulator and hrx's budget alike.
+ */
+const TIGHT = { requests: 2, windowMs: 1500 };
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ worker: false });
@@ -75,22 +81,29 @@ describe.each([
     expect(sim.stats()).toMatchObject({ tokenRequests: 1, requests: 1 });
   });
 
-  it('syncs every employee equal to the ground truth, and reads one live', async () => {
+  it('syncs every employee equal to the ground truth, reading one live right after the first sync, and the plain reads', async () => {
     const v = await f.vendor(app.ctx);
     const c = await f.client(app.ctx);
     await f.connection(app.ctx, v.org.uuid, c.org.uuid, { liveSource: true });
+    // Counted from setup on: its credential check is a call of the tenant's too.
+    sim.resetStats();
     const res = await post(body(c));
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ org_id: c.org.uuid, hrms_id: hrmsId, configured_apis: ['token'] });
     expect(JSON.stringify(res.body)).not.toContain(sim.setup().access_credentials.client_secret!);
-    sim.resetStats();
     expect(await app.ctx.services.sync.run(c.org.id, 'test', `${hrmsId}-e2e-1`)).toMatchObject({ status: 'succeeded', employees: EMPLOYEES, removed: 0 });
-    expect(sim.stats()).toMatchObject({ throttled: 0, authFailures: 0 });
-    expect(sim.stats().maxInWindow).toBeLessThanOrEqual(sim.stats().limit.requests);
 
     const read = (id: string, extra = '') =>
       call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}${extra}`, { headers: { username: v.apiKey } });
     const expected = sim.expected();
+    // Right after the first sync, the live read finds room in the budget the setup and the sync
+    // spent (a 503 would mean it did not within its wait).
+    const live = await read(expected[41]!.employeeId, '&source=hrms');
+    expect(live.status).toBe(200);
+    expect(live.body.data).toEqual(maskRecord(normalizeRecord(expected[41]!, live.body.data.id)));
+    expect(sim.stats()).toMatchObject({ throttled: 0, authFailures: 0 });
+    expect(sim.stats().maxInWindow).toBeLessThanOrEqual(sim.stats().limit.requests);
+
     expect(expected).toHaveLength(EMPLOYEES);
     for (let k = 0; k < expected.length; k += 25) {
       await Promise.all(
@@ -101,9 +114,29 @@ describe.each([
         }),
       );
     }
-    const live = await read(expected[41]!.employeeId, '&source=hrms');
-    expect(live.status).toBe(200);
-    expect(live.body.data).toEqual(maskRecord(normalizeRecord(expected[41]!, live.body.data.id)));
+  });
+
+  it('counts the credential check in the budget the sync it queues shares: under a limit the sync fills, the HRMS never sees a window over it', async () => {
+    // The same limit on both sides, so small that the first sync fills its windows: a check
+    // hrx did not count would put the HRMS one call over the limit in the sync's first window.
+    const tight = await DIALECT_SIMS.get(hrmsId)!({ employees: EMPLOYEES, seed: `${hrmsId}-e2e`, variants: { payHistoryMonths: 0 }, limit: TIGHT });
+    const definition = connectorFor(hrmsId)!;
+    const published = definition.budget;
+    definition.budget = TIGHT;
+    try {
+      const c = await f.client(app.ctx);
+      await f.connection(app.ctx, (await f.vendor(app.ctx)).org.uuid, c.org.uuid);
+      expect((await post({ client_id: c.org.appKey, client_secret: c.appSecret, ...tight.setup() })).status).toBe(200);
+      expect(await app.ctx.services.sync.run(c.org.id, 'test', `${hrmsId}-e2e-tight`)).toMatchObject({ status: 'succeeded', employees: EMPLOYEES });
+      const stats = tight.stats();
+      expect(stats).toMatchObject({ throttled: 0, authFailures: 0, limit: TIGHT });
+      expect(stats.maxInWindow).toBeLessThanOrEqual(TIGHT.requests);
+      // The check and the sync did not fit in one window: the sync had to wait for room.
+      expect(stats.requests - stats.tokenRequests).toBeGreaterThan(TIGHT.requests + 1);
+    } finally {
+      definition.budget = published;
+      await tight.close();
+    }
   });
 });
 
