@@ -75,7 +75,7 @@ export async function demo(opts: DemoOptions, environmentConfig: Config, log: Lo
       { vendor: 'Demo Lender', client: 'Acme Employer', domain: 'acme.example' },
     );
     const name = await waitForFirstRead(base, trial, 180_000);
-    // The first sync has run: its backfill recorded the months the payroll API serves.
+    // The employee is stored; the same sync's backfill records the months the payroll API serves.
     const pay = await readTrialPayHistory(base, trial);
     const newest = pay[0];
     const lines = [

@@ -77,16 +77,23 @@ export interface TrialPayMonth {
 }
 
 /**
- * Reads EMP00001's pay history with 12 months (after the first sync: the simulator serves the
- * months the reference product's payroll API backfills). Throws CommandError on a non-200.
+ * EMP00001's 12 newest pay months. The first read can succeed once the employee pages are stored,
+ * before the same sync's payroll backfill has recorded the months (docs/sync.md "Pay history"), so this reads
+ * every 250 ms until 12 months are there or `timeoutMs` passes, then answers what it has.
+ * Throws CommandError on an answer other than 200.
  */
-export async function readTrialPayHistory(apiUrl: string, t: TrialOrgs): Promise<TrialPayMonth[]> {
-  const res = await fetch(trialPayHistoryUrl(apiUrl, t), { headers: { username: t.apiKey }, signal: AbortSignal.timeout(30_000) });
-  if (res.status !== 200) {
-    await res.body?.cancel();
-    throw new CommandError(`pay history read: HTTP ${res.status}`);
+export async function readTrialPayHistory(apiUrl: string, t: TrialOrgs, timeoutMs = 60_000): Promise<TrialPayMonth[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(trialPayHistoryUrl(apiUrl, t), { headers: { username: t.apiKey }, signal: AbortSignal.timeout(30_000) });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      throw new CommandError(`pay history read: HTTP ${res.status}`);
+    }
+    const months = ((await res.json()) as { data: { months: TrialPayMonth[] } }).data.months;
+    if (months.length >= 12 || Date.now() >= deadline) return months;
+    await sleep(250);
   }
-  return ((await res.json()) as { data: { months: TrialPayMonth[] } }).data.months;
 }
 
 /**
