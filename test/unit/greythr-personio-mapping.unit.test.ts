@@ -59,6 +59,9 @@ describe('greytHR mapping', () => {
         .get('maritalstatus')
         ?.get('1'),
     ).toBe('Single');
+    const keyed = parseLovs({ 'lov::BloodGroup': [[3, 'B+ve'], ['x'], 'junk'], 'lov::Bank': [] });
+    expect([...keyed.keys()]).toEqual(['bloodgroup', 'bank']);
+    expect([...keyed.get('bloodgroup')!]).toEqual([['3', 'B+ve']]);
     expect(parseLovs({ data: 'nonsense' }).size).toBe(0);
     expect(parseLovs(null).size).toBe(0);
     const r = map({

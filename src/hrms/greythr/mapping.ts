@@ -59,13 +59,15 @@ const LOV_NAMES: Readonly<Record<string, readonly string[]>> = {
   leavingReason: ['leavingreason', 'separationreason', 'reasonforleaving'],
 };
 /**
- * The LOV names the connector asks `POST /hr/v2/lov` for (any of `LOV_NAMES` is read back).
+ * The lists of values the connector asks `POST /hr/v2/lov` for (any of `LOV_NAMES` is read back).
  * No vendor page for this request was readable; public client code (not the vendor's page) posts a
- * bare JSON array of keys such as `lov::status` or `cat::Department` and reads
- * `{"lov::status": [[id, text], …]}`, which is neither what this sends nor what `parseLovs` reads
- * (src/hrms/greythr/README.md, "Requests").
+ * bare JSON array of keys, `lov::<list>` (and `cat::<category>`), and reads `{"lov::<list>": [[id,
+ * text], …]}`: the request is `LOV_KEYS`, the answer `parseLovs` reads (src/hrms/greythr/README.md,
+ * "Requests").
  */
 export const LOV_REQUEST = ['MaritalStatus', 'BloodGroup', 'Nationality', 'Bank', 'LeavingReason'];
+/** The body of `POST /hr/v2/lov`: one `lov::<list>` key per list of `LOV_REQUEST`. */
+export const LOV_KEYS: readonly string[] = LOV_REQUEST.map((name) => `lov::${name}`);
 
 /** Category names (normalised) → the record field they fill. */
 const CATEGORY_FIELDS: Readonly<Record<string, string>> = {
@@ -339,7 +341,10 @@ export function mapGreythrEmployee(parts: GreythrParts, lookups: GreythrLookups,
   return mapWith(GREYTHR_MAPPING, { parts, cat: categoryValues(parts.categories, lookups, warn, today) }, { lookups, warn });
 }
 
-/** Parses `POST /hr/v2/lov`'s answer: `{data: [{name, values: [{id, description}]}]}` or `{Name: {id: text}}` (shape `?`). */
+/**
+ * Parses `POST /hr/v2/lov`'s answer: `{"lov::Name": [[id, text], …]}` (what public client code
+ * reads); also `{data: [{name, values: [{id, description}]}]}` and `{Name: {id: text}}`.
+ */
 export function parseLovs(body: unknown): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
   const b = obj(body);
@@ -352,8 +357,10 @@ export function parseLovs(body: unknown): Map<string, Map<string, string>> {
     }
     return out;
   }
-  for (const [name, values] of Object.entries(b)) {
-    if (isObj(values)) out.set(norm(name), new Map(Object.entries(values).flatMap(([id, t]) => (text(t) ? [[id, text(t)!]] : []))));
+  for (const [key, values] of Object.entries(b)) {
+    const name = key.replace(/^lov::/i, '');
+    if (Array.isArray(values)) out.set(norm(name), new Map(values.flatMap((v) => (Array.isArray(v) ? idText({ id: v[0], description: v[1] }) : []))));
+    else if (isObj(values)) out.set(norm(name), new Map(Object.entries(values).flatMap(([id, t]) => (text(t) ? [[id, text(t)!]] : []))));
   }
   return out;
 }
