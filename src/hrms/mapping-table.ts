@@ -7,7 +7,7 @@
  * stays hand-written: it is the independent check of the rows.
  */
 import type { PartialEmployeeRecord } from '../domain/record';
-import { compact, type FieldWarner } from './decode';
+import { compact, text, type FieldWarner } from './decode';
 
 /** One vendor employee as the vendor answered it (field name -> value). */
 export type NativeRow = Record<string, unknown>;
@@ -32,6 +32,11 @@ export interface MappingRow<C = FieldWarner, R = NativeRow> {
   note?: string;
   rows?: readonly MappingRow<C, NativeRow>[];
   many?: boolean;
+}
+
+/** A row reading one vendor field `field` through `decode` (default: trimmed text), whatever the table's context. */
+export function fieldRow<C = FieldWarner>(point: string, field: string, source: string, decode: (v: unknown) => unknown = text, note?: string): MappingRow<C> {
+  return { point, fields: [field], read: (row) => decode(row[field]), source, ...(note ? { note } : {}) };
 }
 
 /** A product's mapping table: its rows and the fields every answer carries unasked (an id). */

@@ -26,7 +26,7 @@ import { HrmsError, type ConnectorOptions, type CredentialProblem, type HrmsCred
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, type FieldWarner } from '../decode';
 import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, RELATION_MAP, text, isObj, obj, type Obj } from '../decode';
-import { mapWith, type MappingRow, type MappingTable, type NativeRow } from '../mapping-table';
+import { fieldRow, mapWith, type MappingRow, type MappingTable, type NativeRow } from '../mapping-table';
 
 /** The enumeration fields a label table can be given for. */
 export const KEKA_ENUM_FIELDS = ['gender', 'maritalStatus', 'bloodGroup', 'workerType', 'timeType', 'relationType', 'groupType'] as const;
@@ -173,14 +173,7 @@ function groupOf(ctx: KekaMappingContext, groups: unknown, target: GroupTarget):
   return undefined;
 }
 
-/** A row reading `field` through `decode`. */
-const plain = (point: string, field: string, source: string, decode: (v: unknown) => unknown = text, note?: string): Row => ({
-  point,
-  fields: [field],
-  read: (e) => decode(e[field]),
-  source,
-  ...(note ? { note } : {}),
-});
+const plain = fieldRow<KekaRowContext>;
 const date = (point: string, field: string, source: string): Row => plain(point, field, source, kekaDate, 'date-time → `YYYY-MM-DD` in India time');
 /** A row of an enumeration: a number through the operator's label table for `field`, text through `words`. */
 const enumRow = (point: string, field: KekaEnumField, source: string, words?: (t: unknown) => string | undefined): Row => ({

@@ -29,7 +29,7 @@ import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, MONTHS } from '../decode';
 import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, text } from '../decode';
-import { mapByRows, type MappingRow, type MappingTable } from '../mapping-table';
+import { fieldRow, mapByRows, type MappingTable } from '../mapping-table';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -94,14 +94,7 @@ export function zohoRecords(result: unknown): Obj[] {
 }
 
 const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
-/** A row of one form field through `decode`. */
-const field = (point: string, name: string, source: string, decode: (v: unknown) => unknown = text, note?: string): MappingRow => ({
-  point,
-  fields: [name],
-  read: (f) => decode(f[name]),
-  source,
-  ...(note ? { note } : {}),
-});
+const field = fieldRow;
 const DATE = '`dd-MMM-yyyy` → `YYYY-MM-DD`; other day-first formats [none]';
 const ADDRESS = 'one string: not split into city, state, pincode (that would be guessing)';
 
