@@ -4,7 +4,7 @@
  */
 import type { HrmsConnectorDefinition } from './connector';
 import type { HrmsId } from './hrms-ids';
-import type { MappingTable } from './mapping-table';
+import type { AnyMappingTable, MappingVersions } from './mapping-table';
 import type { HrmsProductInfo } from './product-info';
 import type { DialectSim, DialectSimFactory } from './sim/dialect';
 
@@ -46,7 +46,7 @@ export interface HrmsProductModule<Id extends HrmsId = HrmsId> {
    * `npm run docs` writes its page's "What is mapped" table from them (between the
    * `hrms-mapping` markers). `undefined`: the page's table is still hand-written.
    */
-  mapping?: MappingTable;
+  mapping?: AnyMappingTable | MappingVersions;
 }
 
 /** A vendor's published API description as committed in the product folder (docs/hrms/connectors.md "The vendor's published API is the authority"). */

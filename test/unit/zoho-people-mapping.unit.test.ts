@@ -108,7 +108,6 @@ describe('mapZohoEmployee', () => {
       manager: 'Ravi Rao',
       managerEmail: 'ravi@acme.in',
       currentAddress: { addressLine: 'Flat 2, MG Road, Kochi, Kerala - 682020, India' },
-      permanentAddress: { addressLine: undefined },
       pan: 'ABCPN1234D',
     });
   });

@@ -19,31 +19,9 @@
  * - [none] no public source names the column or lists the values: hrx's own fallback or table.
  *   An enumeration value outside hrx's table is kept as Darwinbox wrote it (`enumValue`).
  *
- * | record data point | Darwinbox column (first present wins) | source |
- * |---|---|---|
- * | employeeId | employee_id; employee_no, employee_code | [M]; fallbacks [none] |
- * | name | full_name, else first_name + middle_name + last_name | [M] (`middle_name` [none]) |
- * | email | company_email_id; official_email_id, email | [M]; fallbacks [none] |
- * | personalEmail | personal_email_id; personal_email | [M]; fallback [none] |
- * | mobileNumber | personal_mobile_no; mobile_no, mobile_number | [M]; fallbacks [none] |
- * | gender | gender (Male/Female/Other) | [M]; values [none] |
- * | maritalStatus | marital_status | [M]; values [none] |
- * | dob | date_of_birth | [M], formats [S] |
- * | doj | date_of_joining; group_date_of_joining | [M]; [S] |
- * | status | employee_status (Active, Inactive, Terminated, Resigned, Notice Period...) | [M]; values [none] |
- * | employmentType | employee_type (Permanent, Full Time, Contractual, Intern...) | [M]; values [none] |
- * | terminationDate | date_of_exit; exit_date | [M]; fallback [none] |
- * | companyName | group_company | [M] |
- * | groupName | business_unit | [M] |
- * | department | department_name; department | [M]; fallback [none] |
- * | designation | designation_name; designation | [M]; fallback [none] |
- * | grade | job_level, band; grade | [S] (not in [M]'s list); `grade` [none] |
- * | costCenter | cost_center_name, cost_center_id | [M] |
- * | manager | direct_manager ("Name (ID)": the name part); direct_manager_name | [S]; fallback [none] ([M] lists only `direct_manager_employee_id`) |
- * | managerEmail | direct_manager_email | [S] (not in [M]'s list) |
- * | currentAddress / permanentAddress | current_* / permanent_*: address_line_1 (+ _2), city, state, pin_code, country (also `current_address.*`) | [M] for `address_line_1`, `city`, `pin_code`, `country`; `address_line_2`, `state` [none]; the nested form [S] |
- * | jobLocation.city | office_city, office_location | [M] |
- * | pan, aadhar, uan, bloodGroup, nationality, fatherName | pan_number/pan, aadhaar_number/aadhar_number, uan_number/uan, blood_group, nationality, father_name: only when the tenant's dataset has such columns | [none]: no public source names such columns; a dataset without them leaves these empty |
+ * The mapping is the rows of `DARWINBOX_MAPPING` (src/hrms/mapping-table.ts): each row's fields are
+ * the columns it reads, the first present wins; its source one of the above. The README's "What
+ * is mapped" table is written from them by `npm run docs`.
  *
  * Not mapped: managerEmail2..5 (no source names a column for managers above the direct one: [M]
  * lists `direct_manager_employee_id` only; walking it needs the whole dataset in memory, against
@@ -54,7 +32,8 @@
  */
 import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { bloodGroup, compact, enumValue, isoDate, mobileNumber, text } from '../decode';
+import { bloodGroup, enumValue, isoDate, mobileNumber, text } from '../decode';
+import { mapByRows, type MappingRow, type MappingTable } from '../mapping-table';
 
 type Row = Record<string, unknown>;
 
@@ -174,60 +153,109 @@ function pick(row: Row, ...keys: string[]): string | undefined {
 const lower = (v: string | undefined): string | undefined => v?.toLowerCase();
 const compactId = (v: string | undefined): string | undefined => v?.replace(/\s/g, '').toUpperCase();
 
-function address(row: Row, kind: 'current' | 'permanent') {
-  const k = (...names: string[]): string[] => names.flatMap((n) => [`${kind}_${n}`, `${kind}_address.${n}`]);
-  const line = [pick(row, ...k('address_line_1', 'address_line1', 'line_1')), pick(row, ...k('address_line_2', 'address_line2', 'line_2'))]
-    .filter((x) => x !== undefined)
-    .join(', ');
-  return {
-    addressLine: line === '' ? pick(row, `${kind}_address`) : line,
-    addressCity: pick(row, ...k('city')),
-    addressState: pick(row, ...k('state')),
-    addressPincode: pick(row, ...k('pin_code', 'pincode', 'zip_code'))?.replace(/\s/g, ''),
-    addressCountry: pick(row, ...k('country')),
-  };
+/** A row reading the first of `columns` holding a value, through `decode`. */
+const col = (point: string, columns: readonly string[], source: string, decode: (v: string | undefined) => unknown = (v) => v, note?: string): MappingRow => ({
+  point,
+  fields: columns,
+  read: (row) => decode(pick(row, ...columns)),
+  source,
+  ...(note ? { note } : {}),
+});
+
+/** The columns of an address part: `current_city` and the nested `current_address.city`, per name. */
+const addressColumns = (kind: 'current' | 'permanent', ...names: string[]): string[] => names.flatMap((n) => [`${kind}_${n}`, `${kind}_address.${n}`]);
+
+function addressRows(kind: 'current' | 'permanent'): MappingRow[] {
+  const line1 = addressColumns(kind, 'address_line_1', 'address_line1', 'line_1'),
+    line2 = addressColumns(kind, 'address_line_2', 'address_line2', 'line_2');
+  const src = '[M] for `address_line_1`, `city`, `pin_code`, `country`; `address_line_2`, `state` [none]; the nested form [S]';
+  return [
+    {
+      point: `${kind}Address.addressLine`,
+      fields: [...line1, ...line2, `${kind}_address`],
+      read: (row) => [pick(row, ...line1), pick(row, ...line2)].filter((x) => x !== undefined).join(', ') || pick(row, `${kind}_address`),
+      source: src,
+      note: 'line 1 and line 2 joined by `, `; else the one text column',
+    },
+    col(`${kind}Address.addressCity`, addressColumns(kind, 'city'), src),
+    col(`${kind}Address.addressState`, addressColumns(kind, 'state'), src),
+    col(`${kind}Address.addressPincode`, addressColumns(kind, 'pin_code', 'pincode', 'zip_code'), src, (v) => v?.replace(/\s/g, '')),
+    col(`${kind}Address.addressCountry`, addressColumns(kind, 'country'), src),
+  ];
 }
 
 /**
- * Maps one Employee Master row. Throws `HrmsError('bad_response')` when it is not an object or has
+ * Darwinbox's mapping (src/hrms/mapping-table.ts): each data point from the first of its columns
+ * holding a value, read from the row with nested records flattened into dot keys (`flatten`).
+ */
+export const DARWINBOX_MAPPING: MappingTable = {
+  rows: [
+    col('employeeId', ['employee_id', 'employee_no', 'employee_code'], '[M]; fallbacks [none]'),
+    {
+      point: 'name',
+      fields: ['full_name', 'employee_name', 'first_name', 'middle_name', 'last_name'],
+      read: (row) =>
+        pick(row, 'full_name', 'employee_name') ??
+        ([pick(row, 'first_name'), pick(row, 'middle_name'), pick(row, 'last_name')].filter((x) => x !== undefined).join(' ') || undefined),
+      source: '[M] (`middle_name`, `employee_name` [none])',
+      note: 'else first, middle and last name',
+    },
+    col('email', ['company_email_id', 'official_email_id', 'email'], '[M]; fallbacks [none]', lower),
+    col('personalEmail', ['personal_email_id', 'personal_email'], '[M]; fallback [none]', lower),
+    col('mobileNumber', ['personal_mobile_no', 'mobile_no', 'mobile_number'], '[M]; fallbacks [none]', mobileNumber, '10 digits, `+91`/`0` dropped'),
+    col('gender', ['gender'], '[M]; values [none]', (v) => enumValue(DARWINBOX_GENDER, v), 'Male/Female/Other'),
+    col('maritalStatus', ['marital_status'], '[M]; values [none]', (v) => enumValue(DARWINBOX_MARITAL, v), 'Single/Married/Divorced/Widowed'),
+    col('dob', ['date_of_birth'], '[M], formats [S]', darwinboxDate),
+    col('doj', ['date_of_joining', 'group_date_of_joining'], '[M]; [S]', darwinboxDate),
+    col(
+      'status',
+      ['employee_status'],
+      '[M]; values [none]',
+      (v) => enumValue(DARWINBOX_STATUS, v),
+      'Active, Confirmed, Probation, Notice Period → Active; Inactive, Resigned, Exited, Relieved → Inactive; Terminated → Terminated',
+    ),
+    col(
+      'employmentType',
+      ['employee_type'],
+      '[M]; values [none]',
+      (v) => enumValue(DARWINBOX_EMPLOYEE_TYPE, v),
+      'Permanent/Full Time → Full Time, Part Time, Contractual/Contract → Contract, Intern/Trainee → Intern',
+    ),
+    col('terminationDate', ['date_of_exit', 'exit_date'], '[M]; fallback [none]', darwinboxDate),
+    col('companyName', ['group_company'], '[M]'),
+    col('groupName', ['business_unit'], '[M]'),
+    col('department', ['department_name', 'department'], '[M]; fallback [none]'),
+    col('designation', ['designation_name', 'designation'], '[M]; fallback [none]'),
+    col('grade', ['job_level', 'band', 'grade'], "[S] (not in [M]'s list); `grade` [none]"),
+    col('costCenter', ['cost_center_name', 'cost_center_id'], '[M]'),
+    col(
+      'manager',
+      ['direct_manager', 'direct_manager_name'],
+      '[S]; fallback [none] ([M] lists only `direct_manager_employee_id`)',
+      managerName,
+      '`"Name (ID)"`: the name',
+    ),
+    col('managerEmail', ['direct_manager_email'], "[S] (not in [M]'s list)", lower),
+    col('pan', ['pan_number', 'pan', 'pan_no'], '[none]: only when the dataset has such a column', compactId),
+    col('aadhar', ['aadhaar_number', 'aadhar_number', 'aadhaar', 'aadhaar_no'], '[none]: only when the dataset has such a column', compactId),
+    col('uan', ['uan_number', 'uan', 'uan_no'], '[none]: only when the dataset has such a column', compactId),
+    col('bloodGroup', ['blood_group'], '[none]: only when the dataset has such a column', bloodGroup),
+    col('nationality', ['nationality'], '[none]: only when the dataset has such a column'),
+    col('fatherName', ['father_name', 'fathers_name'], '[none]: only when the dataset has such a column'),
+    ...addressRows('current'),
+    ...addressRows('permanent'),
+    col('jobLocation.city', ['office_city', 'office_location'], '[M]'),
+  ],
+};
+
+/**
+ * Maps one Employee Master row by `DARWINBOX_MAPPING`. Throws `HrmsError('bad_response')` when it is not an object or has
  * no employee id (the message carries no employee values).
  */
 export function mapDarwinboxEmployee(native: unknown): PartialEmployeeRecord {
   if (!isObj(native)) throw new HrmsError('bad_response', 'Darwinbox returned an employee that is not an object');
   const row = flatten(native);
-  const employeeId = pick(row, 'employee_id', 'employee_no', 'employee_code');
-  if (employeeId === undefined) throw new HrmsError('bad_response', 'Darwinbox returned an employee without employee_id');
-  const parts = [pick(row, 'first_name'), pick(row, 'middle_name'), pick(row, 'last_name')].filter((x) => x !== undefined).join(' ');
-  const record: PartialEmployeeRecord = {
-    employeeId,
-    name: pick(row, 'full_name', 'employee_name') ?? (parts === '' ? undefined : parts),
-    email: lower(pick(row, 'company_email_id', 'official_email_id', 'email')),
-    personalEmail: lower(pick(row, 'personal_email_id', 'personal_email')),
-    mobileNumber: mobileNumber(pick(row, 'personal_mobile_no', 'mobile_no', 'mobile_number')),
-    gender: enumValue(DARWINBOX_GENDER, pick(row, 'gender')),
-    maritalStatus: enumValue(DARWINBOX_MARITAL, pick(row, 'marital_status')),
-    dob: darwinboxDate(pick(row, 'date_of_birth')),
-    doj: darwinboxDate(pick(row, 'date_of_joining', 'group_date_of_joining')),
-    status: enumValue(DARWINBOX_STATUS, pick(row, 'employee_status')),
-    employmentType: enumValue(DARWINBOX_EMPLOYEE_TYPE, pick(row, 'employee_type')),
-    terminationDate: darwinboxDate(pick(row, 'date_of_exit', 'exit_date')),
-    companyName: pick(row, 'group_company'),
-    groupName: pick(row, 'business_unit'),
-    department: pick(row, 'department_name', 'department'),
-    designation: pick(row, 'designation_name', 'designation'),
-    grade: pick(row, 'job_level', 'band', 'grade'),
-    costCenter: pick(row, 'cost_center_name', 'cost_center_id'),
-    manager: managerName(pick(row, 'direct_manager', 'direct_manager_name')),
-    managerEmail: lower(pick(row, 'direct_manager_email')),
-    pan: compactId(pick(row, 'pan_number', 'pan', 'pan_no')),
-    aadhar: compactId(pick(row, 'aadhaar_number', 'aadhar_number', 'aadhaar', 'aadhaar_no')),
-    uan: compactId(pick(row, 'uan_number', 'uan', 'uan_no')),
-    bloodGroup: bloodGroup(pick(row, 'blood_group')),
-    nationality: pick(row, 'nationality'),
-    fatherName: pick(row, 'father_name', 'fathers_name'),
-    currentAddress: address(row, 'current'),
-    permanentAddress: address(row, 'permanent'),
-    jobLocation: { city: pick(row, 'office_city', 'office_location') },
-  };
-  return compact(record);
+  if (pick(row, 'employee_id', 'employee_no', 'employee_code') === undefined)
+    throw new HrmsError('bad_response', 'Darwinbox returned an employee without employee_id');
+  return mapByRows(DARWINBOX_MAPPING, row);
 }

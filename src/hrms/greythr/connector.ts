@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { apiConfigHost, HrmsError, type ConnectorFactory, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnector } from '../connector';
 import { basicAuth, HrmsHttpClient, parseJson, statusError, type HrmsRequestInit, type HrmsResponse } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
-import { LOV_REQUEST, mapGreythrEmployee, parseCategories, parseLovs, type GreythrLookups, type GreythrParts, type Warn } from './mapping';
+import { LOV_KEYS, mapGreythrEmployee, parseCategories, parseLovs, type GreythrLookups, type GreythrParts, type Warn } from './mapping';
 import { idOf, JoinedSection, Pager, type PagerState } from './sections';
 import { jsonCursor } from '../cursor';
 import { TokenCache } from '../token-cache';
@@ -190,7 +190,7 @@ class GreythrConnector implements HrmsConnector {
   /** The lists of values, once per connector; categories only when some entry came without its description. */
   private async loadLookups(needCategories: boolean): Promise<GreythrLookups> {
     if (!this.lookups) {
-      const lov = await this.getJson('hr/v2/lov', 'lists of values', true, { method: 'POST', json: { names: LOV_REQUEST } });
+      const lov = await this.getJson('hr/v2/lov', 'lists of values', true, { method: 'POST', json: LOV_KEYS });
       this.lookups = { lovs: parseLovs(lov), categories: new Map() };
     }
     if (needCategories && this.lookups.categories.size === 0) {
@@ -275,7 +275,9 @@ class GreythrConnector implements HrmsConnector {
       const extra = name === 'categories' ? '?descRequired=true' : '';
       const body = await this.getJson(`${BASE}/${id}${path}${extra}`, `employee ${name}`, true);
       const rec = isObj(body) && isObj(body.data) ? body.data : body;
-      if (isObj(rec)) parts.set(name, rec);
+      // One employee's categories come as a bare array of `{category, value}` ids (README "Requests").
+      if (name === 'categories' && Array.isArray(rec)) parts.set(name, { categoryList: rec });
+      else if (isObj(rec)) parts.set(name, rec);
     }
     const [mapped] = await this.assemble([core], (name) => parts.get(name));
     return mapped ?? null;

@@ -1,6 +1,7 @@
 /** The `greythr` product: everything hrx needs of it (src/hrms/product-module.ts), listed by src/hrms/catalog.ts. */
 import type { HrmsProductModule } from '../product-module';
 import { GREYTHR_DEFINITION } from './definition';
+import { GREYTHR_MAPPING } from './mapping';
 import { GREYTHR_PRODUCT } from './product';
 
 /** greytHR. */
@@ -26,4 +27,5 @@ export const product: HrmsProductModule<'greythr'> = {
     for (const size of listing.sizes.values()) n += Math.max(1, Math.ceil(size / pageSize(200)));
     return n;
   },
+  mapping: GREYTHR_MAPPING,
 };

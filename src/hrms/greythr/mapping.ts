@@ -14,23 +14,9 @@
  * - [none] no public source seen: the connector reads every plausible key and the simulator
  *   switches between them (README "Simulator").
  *
- * | hrx | greytHR | source |
- * |---|---|---|
- * | employeeId | employees.employeeNo | [A] `Employees` |
- * | name | employees.name, else firstName middleName lastName | [A] `Employees` |
- * | email, personalEmail | employees.email, employees.personalEmail | [A] `Employees` |
- * | mobileNumber | employees.mobile | [A] `Employees` |
- * | gender | employees.gender (text) | [A] `Employees` (a string); its values: [none], `GENDERS` is hrx's table |
- * | dob, doj | employees.dateOfBirth, employees.dateOfJoin | [A] `Employees` (strings; the date format: [none], every format of README "What is mapped" is read) |
- * | terminationDate | separation.leavingDate, else employees.leavingDate; one before dateOfJoin is an earlier stint and ignored | [A] `Employee Separation Details`, `Employees` |
- * | status | employees.leftorg / separation.leftOrg: `Active`; left: `Terminated` when separation.leavingReason (list `LeavingReason`) says termination or dismissal, else `Inactive` | [A] `Employees` (`leftorg`), `Employee Separation Details` (`leftOrg`, `leavingReason` a number); the list's name and texts: [none]. greytHR's own `employees.status` is a number into a list of employment types, not a state, and is not read |
- * | maritalStatus, bloodGroup | personal.maritalStatus, personal.bloodGroup (lists `MaritalStatus`, `BloodGroup`) | [A] `Employees Personal Details` (numbers); the list names: [none] |
- * | nationality, fatherName | statutory.nationality (list `Nationality`), statutory.fatherName | [A] `Employee Statutory Details` |
- * | pan, aadhar | statutory.panNumber / pan / panNo / PAN, statutory.aadhaarNumber / aadhaar / aadharNumber / aadhar / aadhaarNo | [none]: [A]'s live-sampled `Employee Statutory Details` has no PAN or Aadhaar key; a tenant without one of these keys leaves the field empty |
- * | uan | pf.uan | [A] `Employee PF & ESI details` |
- * | bankDetails | bank.bankAccountNumber, bank.bankName (list `Bank`), bank.ifscCode / ifsc / IFSC, else bank.branchCode when it has an IFSC's shape | [A] `Employee Bank Details` (`bankAccountNumber`, `bankName` a number, `branchCode` a string); an IFSC key: [none] |
- * | department, designation, grade, costCenter, companyName, groupName, employmentType, jobLocation.city | categories.categoryList entry effective today whose category is Department, Designation, Grade, Cost Center, Company, Business Unit, Employee Type, Location | [A] `Employees Categories` (`descRequired=true`: `category`, `categoryDesc`, `value`, `valueDesc`, `effectiveFrom`, `effectiveTo`); category names are the tenant's; employee-type values: [none], `EMPLOYMENT_TYPES` is hrx's table |
- * | currentAddress, permanentAddress | addresses.addresses[] by addressType (Present/Current, Permanent) | [K] lists address details by type (so the data exists); the list endpoint and its keys: [none]; absent (404/403) → empty |
+ * The mapping is the rows of `GREYTHR_MAPPING` (src/hrms/mapping-table.ts): each row's fields are
+ * `<section>.<key>`, its source one of the above; the README's "What is mapped" table is written
+ * from them by `npm run docs`.
  *
  * Not mapped (no source gives them): manager and managerEmail..5, countryCode, marriage date,
  * dependents, salary (`/payroll/v2/salary/repository` has no known shape).
@@ -38,6 +24,7 @@
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { dayOf } from '../decode';
 import { bloodGroup, enumValue, mobileNumber, text, isObj, obj, type Obj } from '../decode';
+import { mapWith, type MappingRow, type MappingTable } from '../mapping-table';
 
 /** One employee's records, one per section (absent when the section has none for it). */
 export interface GreythrParts {
@@ -72,13 +59,15 @@ const LOV_NAMES: Readonly<Record<string, readonly string[]>> = {
   leavingReason: ['leavingreason', 'separationreason', 'reasonforleaving'],
 };
 /**
- * The LOV names the connector asks `POST /hr/v2/lov` for (any of `LOV_NAMES` is read back).
+ * The lists of values the connector asks `POST /hr/v2/lov` for (any of `LOV_NAMES` is read back).
  * No vendor page for this request was readable; public client code (not the vendor's page) posts a
- * bare JSON array of keys such as `lov::status` or `cat::Department` and reads
- * `{"lov::status": [[id, text], …]}`, which is neither what this sends nor what `parseLovs` reads
- * (src/hrms/greythr/README.md, "Requests").
+ * bare JSON array of keys, `lov::<list>` (and `cat::<category>`), and reads `{"lov::<list>": [[id,
+ * text], …]}`: the request is `LOV_KEYS`, the answer `parseLovs` reads (src/hrms/greythr/README.md,
+ * "Requests").
  */
 export const LOV_REQUEST = ['MaritalStatus', 'BloodGroup', 'Nationality', 'Bank', 'LeavingReason'];
+/** The body of `POST /hr/v2/lov`: one `lov::<list>` key per list of `LOV_REQUEST`. */
+export const LOV_KEYS: readonly string[] = LOV_REQUEST.map((name) => `lov::${name}`);
 
 /** Category names (normalised) → the record field they fill. */
 const CATEGORY_FIELDS: Readonly<Record<string, string>> = {
@@ -182,78 +171,180 @@ const pick = (o: Obj | undefined, ...keys: string[]): unknown => keys.map((k) =>
 const IFSC = /^[A-Z]{4}0[A-Z0-9]{6}$/;
 const compactUpper = (v: unknown): string | undefined => text(v)?.replace(/\s/g, '').toUpperCase();
 
-function address(a: Obj) {
-  const line = [text(a.address1), text(a.address2), text(a.address3)].filter((x) => x !== undefined).join(', ');
-  return {
-    addressLine: line || undefined,
-    addressCity: text(a.city),
-    addressState: text(a.state),
-    addressCountry: text(a.country),
-    addressPincode: text(pick(a, 'pin', 'pincode', 'zip'))?.replace(/\s/g, ''),
-  };
+/** What the rows read: the employee's section records and its categories effective today, by the record field they fill. */
+interface GreythrRead {
+  parts: GreythrParts;
+  cat: Record<string, string>;
 }
+/** What the rows read besides: the lookups and the warner. */
+interface GreythrCtx {
+  lookups: GreythrLookups;
+  warn: Warn;
+}
+type Row = MappingRow<GreythrCtx, GreythrRead>;
 
-function addresses(a: Obj | undefined): Pick<PartialEmployeeRecord, 'currentAddress' | 'permanentAddress'> {
-  const list = Array.isArray(a?.addresses) ? a.addresses.filter(isObj) : [];
-  const of = (re: RegExp) => {
-    const hit = list.find((x) => re.test(text(x.addressType) ?? ''));
-    return hit && address(hit);
-  };
-  return { currentAddress: of(/present|current|communication|residential/i), permanentAddress: of(/permanent/i) };
-}
+const A = (stream: string): string => `[A] \`${stream}\``;
+const NONE = "[none]: [A]'s live-sampled `Employee Statutory Details` has no such key; a tenant without one leaves the field empty";
+const CATEGORIES =
+  "[A] `Employees Categories` (`descRequired=true`: `category`, `categoryDesc`, `value`, `valueDesc`, `effectiveFrom`, `effectiveTo`); category names are the tenant's";
+
+/** A row of `section.key` through `decode`. */
+const key = (point: string, section: keyof GreythrParts, k: string, source: string, decode: (v: unknown) => unknown = text, note?: string): Row => ({
+  point,
+  fields: [`${section}.${k}`],
+  read: (r) => decode(r.parts[section]?.[k]),
+  source,
+  ...(note ? { note } : {}),
+});
+/** A row of a lookup-backed value: a number through list `field` (`listed`). */
+const listRow = (
+  point: string,
+  section: 'personal' | 'statutory' | 'bank',
+  k: string,
+  field: string,
+  words: (v: string | undefined) => unknown = (v) => v,
+): Row => ({
+  point,
+  fields: [`${section}.${k}`],
+  read: (r, { lookups, warn }) => {
+    const rec = r.parts[section];
+    return words(rec && listed(rec[k], field, `${section}.${k}`, lookups, warn));
+  },
+  source: `${A(section === 'personal' ? 'Employees Personal Details' : section === 'bank' ? 'Employee Bank Details' : 'Employee Statutory Details')} (a number); the list's name: [none]`,
+  note: `a number through the list \`${LOV_REQUEST.find((n) => LOV_NAMES[field]?.includes(norm(n))) ?? field}\``,
+});
+/** A row of the category filling record field `field`. */
+const catRow = (point: string, field: string, names: string, words: (v: string | undefined) => unknown = (v) => v): Row => ({
+  point,
+  fields: ['categories.categoryList'],
+  read: (r) => words(r.cat[field]),
+  source: CATEGORIES,
+  note: `the entry effective today whose category is ${names}`,
+});
+
+const ADDRESS: readonly MappingRow<GreythrCtx>[] = [
+  {
+    point: 'addressLine',
+    fields: ['address1', 'address2', 'address3'],
+    read: (a) => [text(a.address1), text(a.address2), text(a.address3)].filter((x) => x !== undefined).join(', ') || undefined,
+    source: '[none]',
+    note: 'joined by `, `',
+  },
+  { point: 'addressCity', fields: ['city'], read: (a) => text(a.city), source: '[none]' },
+  { point: 'addressState', fields: ['state'], read: (a) => text(a.state), source: '[none]' },
+  { point: 'addressCountry', fields: ['country'], read: (a) => text(a.country), source: '[none]' },
+  { point: 'addressPincode', fields: ['pin', 'pincode', 'zip'], read: (a) => text(pick(a, 'pin', 'pincode', 'zip'))?.replace(/\s/g, ''), source: '[none]' },
+];
+/** The address of `addresses.addresses[]` whose `addressType` matches `type`. */
+const addressRow = (point: string, type: RegExp, types: string): Row => ({
+  point,
+  fields: ['addresses.addresses'],
+  read: (r) =>
+    Array.isArray(r.parts.addresses?.addresses) ? r.parts.addresses.addresses.filter(isObj).find((x) => type.test(text(x.addressType) ?? '')) : undefined,
+  source: '[K] lists address details by type (so the data exists); the list endpoint and its keys: [none]; absent (404/403) → empty',
+  note: `the one whose \`addressType\` is ${types}`,
+  rows: ADDRESS,
+});
+
+const dojOf = (e: Obj): string | undefined => dayOf(e.dateOfJoin);
 
 /**
- * One employee assembled from its section records (`parts`), with `lookups` resolving ids and
+ * greytHR's mapping (src/hrms/mapping-table.ts): each hrx data point from the section records
+ * of one employee (`GreythrParts`), their lookups resolved; the sources are those above.
+ */
+export const GREYTHR_MAPPING: MappingTable<GreythrCtx, GreythrRead> = {
+  rows: [
+    key('employeeId', 'employees', 'employeeNo', A('Employees'), text, "`employeeId` (a number) is greytHR's own key, joining the sections"),
+    {
+      point: 'name',
+      fields: ['employees.name', 'employees.firstName', 'employees.middleName', 'employees.lastName'],
+      read: ({ parts: { employees: e } }) =>
+        text(e.name) ?? ([text(e.firstName), text(e.middleName), text(e.lastName)].filter((x) => x !== undefined).join(' ') || undefined),
+      source: A('Employees'),
+      note: 'else first, middle and last name',
+    },
+    key('email', 'employees', 'email', A('Employees'), (v) => text(v)?.toLowerCase()),
+    key('personalEmail', 'employees', 'personalEmail', A('Employees'), (v) => text(v)?.toLowerCase()),
+    key('mobileNumber', 'employees', 'mobile', A('Employees'), mobileNumber),
+    key('gender', 'employees', 'gender', `${A('Employees')} (a string); its values: [none], \`GENDERS\` is hrx's table`, (v) => enumValue(GENDERS, v)),
+    key('dob', 'employees', 'dateOfBirth', `${A('Employees')} (strings; the date format: [none])`, dayOf),
+    key('doj', 'employees', 'dateOfJoin', `${A('Employees')} (strings; the date format: [none])`, dayOf),
+    {
+      point: 'terminationDate',
+      fields: ['separation.leavingDate', 'employees.leavingDate'],
+      read: ({ parts: { employees: e, separation: sep } }) => {
+        const leaving = dayOf(sep?.leavingDate) ?? dayOf(e.leavingDate);
+        const doj = dojOf(e);
+        return leaving !== undefined && (doj === undefined || leaving >= doj) ? leaving : undefined;
+      },
+      source: `${A('Employee Separation Details')}, ${A('Employees')}`,
+      note: 'one before `dateOfJoin` is an earlier stint and ignored',
+    },
+    {
+      point: 'status',
+      fields: ['employees.leftorg', 'separation.leftOrg', 'separation.leavingReason'],
+      read: ({ parts: { employees: e, separation: sep } }, { lookups, warn }) => {
+        const reason = sep && listed(sep.leavingReason, 'leavingReason', 'separation.leavingReason', lookups, warn);
+        const left = e.leftorg === true || sep?.leftOrg === true;
+        return !left ? 'Active' : /terminat|dismiss/i.test(reason ?? '') ? 'Terminated' : 'Inactive';
+      },
+      source: `${A('Employees')} (\`leftorg\`), ${A('Employee Separation Details')} (\`leftOrg\`, \`leavingReason\` a number); the list's name and texts: [none]. greytHR's own \`employees.status\` is a number into a list of employment types, not a state, and is not read`,
+      note: 'not left: Active; left: Terminated when the leaving reason (list `LeavingReason`) says termination or dismissal, else Inactive',
+    },
+    listRow('maritalStatus', 'personal', 'maritalStatus', 'maritalStatus', (v) => enumValue(MARITAL, v)),
+    listRow('bloodGroup', 'personal', 'bloodGroup', 'bloodGroup', bloodGroup),
+    listRow('nationality', 'statutory', 'nationality', 'nationality'),
+    key('fatherName', 'statutory', 'fatherName', A('Employee Statutory Details')),
+    {
+      point: 'pan',
+      fields: ['statutory.panNumber', 'statutory.pan', 'statutory.panNo', 'statutory.PAN'],
+      read: (r) => compactUpper(pick(r.parts.statutory, 'panNumber', 'pan', 'panNo', 'PAN')),
+      source: NONE,
+    },
+    {
+      point: 'aadhar',
+      fields: ['statutory.aadhaarNumber', 'statutory.aadhaar', 'statutory.aadharNumber', 'statutory.aadhar', 'statutory.aadhaarNo'],
+      read: (r) => compactUpper(pick(r.parts.statutory, 'aadhaarNumber', 'aadhaar', 'aadharNumber', 'aadhar', 'aadhaarNo')),
+      source: NONE,
+    },
+    key('uan', 'pf', 'uan', A('Employee PF & ESI details'), compactUpper),
+    key('bankDetails.accountNumber', 'bank', 'bankAccountNumber', A('Employee Bank Details'), (v) => text(v)?.replace(/\s/g, '')),
+    {
+      point: 'bankDetails.ifscCode',
+      fields: ['bank.ifscCode', 'bank.ifsc', 'bank.IFSC', 'bank.branchCode'],
+      read: ({ parts: { bank: b } }) =>
+        compactUpper(pick(b, 'ifscCode', 'ifsc', 'IFSC')) ?? [compactUpper(b?.branchCode)].find((x) => x !== undefined && IFSC.test(x)),
+      source: `${A('Employee Bank Details')} (\`branchCode\` a string); an IFSC key: [none]`,
+      note: "`branchCode` only when it has an IFSC's shape",
+    },
+    listRow('bankDetails.bankName', 'bank', 'bankName', 'bankName'),
+    catRow('department', 'department', 'Department'),
+    catRow('designation', 'designation', 'Designation'),
+    catRow('grade', 'grade', 'Grade (or Band)'),
+    catRow('costCenter', 'costCenter', 'Cost Center'),
+    catRow('companyName', 'companyName', 'Company (or Legal Entity)'),
+    catRow('groupName', 'groupName', 'Business Unit (or Division)'),
+    catRow('employmentType', 'employmentType', "Employee Type (values: [none], `EMPLOYMENT_TYPES` is hrx's table)", (v) => enumValue(EMPLOYMENT_TYPES, v)),
+    catRow('jobLocation.city', 'location', 'Location (or Branch)'),
+    addressRow('currentAddress', /present|current|communication|residential/i, 'Present, Current, Communication or Residential'),
+    addressRow('permanentAddress', /permanent/i, 'Permanent'),
+  ],
+};
+
+/**
+ * One employee assembled from its section records (`parts`) by `GREYTHR_MAPPING`, with `lookups` resolving ids and
  * `today` (`YYYY-MM-DD`) choosing effective-dated categories. `undefined` when the core record has
  * no `employeeNo` (nothing to key it by).
  */
 export function mapGreythrEmployee(parts: GreythrParts, lookups: GreythrLookups, warn: Warn, today: string): PartialEmployeeRecord | undefined {
-  const { employees: e, personal: p, statutory: s, pf, bank: b, separation: sep } = parts;
-  const employeeId = text(e.employeeNo);
-  if (employeeId === undefined) return undefined;
-  const cat = categoryValues(parts.categories, lookups, warn, today);
-  const doj = dayOf(e.dateOfJoin);
-  const leaving = dayOf(sep?.leavingDate) ?? dayOf(e.leavingDate);
-  const left = e.leftorg === true || sep?.leftOrg === true;
-  const reason = sep && listed(sep.leavingReason, 'leavingReason', 'separation.leavingReason', lookups, warn);
-  const ifsc = compactUpper(pick(b, 'ifscCode', 'ifsc', 'IFSC')) ?? [compactUpper(b?.branchCode)].find((x) => x !== undefined && IFSC.test(x));
-  const names = [text(e.firstName), text(e.middleName), text(e.lastName)].filter((x) => x !== undefined).join(' ');
-  return {
-    employeeId,
-    name: text(e.name) ?? (names || undefined),
-    email: text(e.email)?.toLowerCase(),
-    personalEmail: text(e.personalEmail)?.toLowerCase(),
-    mobileNumber: mobileNumber(e.mobile),
-    gender: enumValue(GENDERS, e.gender),
-    dob: dayOf(e.dateOfBirth),
-    doj,
-    terminationDate: leaving !== undefined && (doj === undefined || leaving >= doj) ? leaving : undefined,
-    status: !left ? 'Active' : /terminat|dismiss/i.test(reason ?? '') ? 'Terminated' : 'Inactive',
-    maritalStatus: enumValue(MARITAL, p && listed(p.maritalStatus, 'maritalStatus', 'personal.maritalStatus', lookups, warn)),
-    bloodGroup: bloodGroup(p && listed(p.bloodGroup, 'bloodGroup', 'personal.bloodGroup', lookups, warn)),
-    nationality: s && listed(s.nationality, 'nationality', 'statutory.nationality', lookups, warn),
-    fatherName: text(s?.fatherName),
-    pan: compactUpper(pick(s, 'panNumber', 'pan', 'panNo', 'PAN')),
-    aadhar: compactUpper(pick(s, 'aadhaarNumber', 'aadhaar', 'aadharNumber', 'aadhar', 'aadhaarNo')),
-    uan: compactUpper(pf?.uan),
-    bankDetails: {
-      accountNumber: text(b?.bankAccountNumber)?.replace(/\s/g, ''),
-      ifscCode: ifsc,
-      bankName: b && listed(b.bankName, 'bankName', 'bank.bankName', lookups, warn),
-    },
-    department: cat.department,
-    designation: cat.designation,
-    grade: cat.grade,
-    costCenter: cat.costCenter,
-    companyName: cat.companyName,
-    groupName: cat.groupName,
-    employmentType: enumValue(EMPLOYMENT_TYPES, cat.employmentType),
-    jobLocation: { city: cat.location },
-    ...addresses(parts.addresses),
-  };
+  if (text(parts.employees.employeeNo) === undefined) return undefined;
+  return mapWith(GREYTHR_MAPPING, { parts, cat: categoryValues(parts.categories, lookups, warn, today) }, { lookups, warn });
 }
 
-/** Parses `POST /hr/v2/lov`'s answer: `{data: [{name, values: [{id, description}]}]}` or `{Name: {id: text}}` (shape `?`). */
+/**
+ * Parses `POST /hr/v2/lov`'s answer: `{"lov::Name": [[id, text], …]}` (what public client code
+ * reads); also `{data: [{name, values: [{id, description}]}]}` and `{Name: {id: text}}`.
+ */
 export function parseLovs(body: unknown): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>();
   const b = obj(body);
@@ -266,8 +357,10 @@ export function parseLovs(body: unknown): Map<string, Map<string, string>> {
     }
     return out;
   }
-  for (const [name, values] of Object.entries(b)) {
-    if (isObj(values)) out.set(norm(name), new Map(Object.entries(values).flatMap(([id, t]) => (text(t) ? [[id, text(t)!]] : []))));
+  for (const [key, values] of Object.entries(b)) {
+    const name = key.replace(/^lov::/i, '');
+    if (Array.isArray(values)) out.set(norm(name), new Map(values.flatMap((v) => (Array.isArray(v) ? idText({ id: v[0], description: v[1] }) : []))));
+    else if (isObj(values)) out.set(norm(name), new Map(Object.entries(values).flatMap(([id, t]) => (text(t) ? [[id, text(t)!]] : []))));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /** The `keka` product: everything hrx needs of it (src/hrms/product-module.ts), listed by src/hrms/catalog.ts. */
 import type { HrmsProductModule } from '../product-module';
 import { KEKA_DEFINITION } from './definition';
+import { KEKA_MAPPING } from './mapping';
 import { KEKA_PRODUCT } from './product';
 
 /** Keka HR. */
@@ -22,4 +23,5 @@ export const product: HrmsProductModule<'keka'> = {
     const working = sim.expected().length - relieved;
     return 1 + Math.max(1, Math.ceil(working / 200)) + Math.max(1, Math.ceil(relieved / 200));
   },
+  mapping: KEKA_MAPPING,
 };

@@ -6,26 +6,8 @@
  * (`api/openapi.yaml`; the rules hrx checks are hand-encoded in `openapi/rules.yaml`, "K:<line>"
  * below is that file's line). Every field read here is one `EmployeeProfile` defines (K:8884-9045).
  *
- * | Keka field | record data point | note | source |
- * |---|---|---|---|
- * | `employeeNumber` | `employeeId` | `id` (UUID) is Keka's own key | K:8889 |
- * | `displayName`, else `firstName middleName lastName` | `name` | | K:8901, K:8892-8898 |
- * | `email` / `personalEmail` | `email` / `personalEmail` | lower-cased | K:8904 / K:8975 |
- * | `mobilePhone` | `mobileNumber` | Indian prefixes dropped | K:8984 |
- * | `countryCode` | `countryCode` | | K:8910 |
- * | `dateOfBirth` / `joiningDate` / `exitDate` / `marriageDate` | `dob` / `doj` / `terminationDate` / `employeeMetadata.marriageDate` | date-time → `YYYY-MM-DD` ({@link kekaDate}) | K:8950 / K:8944 / K:8958 / K:8938 |
- * | listing filter `employmentStatus=Working` / `Relieved` | `status` `Active` / `Inactive` | the number `employmentStatus` (K:9767: 0, 1) has no names; the filter's values are documented | K:136-143 |
- * | `jobTitle.title` | `designation` | | K:8915, `LookupInfo` K:11291 |
- * | `payGradeInfo.title` | `grade` | Keka's pay grade | K:9029 |
- * | `groups[].title` by `groupType` | `department`, `groupName`, `costCenter`, `companyName` per `enumLabels.groupType` only | `groupType` is a `SystemGroupType` number (K:10345, K:11866: 0-9) without names: no group is a department by default | K:9020, K:10333 |
- * | `reportsTo.firstName lastName` / `.email` | `manager` / `managerEmail` | | K:8920, `EmployeeLookup` K:8492 |
- * | `l2Manager.email` | `managerEmail2` | Keka's second-level manager; levels 3-5 are not given | K:8922 |
- * | `city` | `jobLocation.city` | | K:8907 |
- * | `currentAddress` / `permanentAddress` `{addressLine1, addressLine2, city, state, zip, countryCode}` | `currentAddress` / `permanentAddress` | lines joined by `, `; `countryCode` as given | K:8996 / K:8998, `Address` K:7183 |
- * | `relations[]` `{displayName, relationType, gender, dateOfBirth, email, mobile, profession}` | `dependentDetails[]` | | K:9000, `Relation` K:11758 |
- * | `relations[relation = Father]` | `fatherName` | needs `enumLabels.relationType` | K:11774 |
- * | `gender`, `maritalStatus`, `bloodGroup` | `gender`, `maritalStatus`, `bloodGroup` | numbers only through `enumLabels` | `Gender` K:10269 (0-3), `MaritalStatus` K:11303 (0-2), `BloodGroup` K:7875 (0-17) |
- * | `workerType`, `timeType` | `employmentType` | numbers only through `enumLabels`; a part-time time type makes `Part Time` | `WorkerType` K:12046 (0-2), `TimeType` K:11939 (0-2) |
+ * The mapping is the rows of `KEKA_MAPPING` (src/hrms/mapping-table.ts), "K:<line>" their sources;
+ * the README's "What is mapped" table is written from them by `npm run docs`.
  *
  * Not mapped: nationality (not a field of `EmployeeProfile`), PAN, Aadhaar, UAN and bank details
  * (not in Keka's employee schema; tenants may keep them in `customFields`, whose titles are
@@ -44,6 +26,7 @@ import { HrmsError, type ConnectorOptions, type CredentialProblem, type HrmsCred
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, type FieldWarner } from '../decode';
 import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, RELATION_MAP, text, isObj, obj, type Obj } from '../decode';
+import { fieldRow, mapWith, type MappingRow, type MappingTable, type NativeRow } from '../mapping-table';
 
 /** The enumeration fields a label table can be given for. */
 export const KEKA_ENUM_FIELDS = ['gender', 'maritalStatus', 'bloodGroup', 'workerType', 'timeType', 'relationType', 'groupType'] as const;
@@ -164,19 +147,11 @@ export function kekaEnum(ctx: KekaMappingContext, field: KekaEnumField, v: unkno
   return words ? words(v) : text(v);
 }
 
-const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
-
-function address(v: unknown): NonNullable<PartialEmployeeRecord['currentAddress']> {
-  const a = obj(v);
-  const line = [text(a.addressLine1), text(a.addressLine2)].filter((x) => x !== undefined).join(', ');
-  return {
-    addressLine: line === '' ? undefined : line,
-    addressCity: text(a.city),
-    addressState: text(a.state),
-    addressPincode: text(a.zip)?.replace(/\s/g, ''),
-    addressCountry: text(a.countryCode),
-  };
+/** What a row reads besides the employee: the label tables, the warner and the listing's `status`. */
+export interface KekaRowContext extends KekaMappingContext {
+  status?: 'Active' | 'Inactive';
 }
+type Row = MappingRow<KekaRowContext, NativeRow>;
 
 const personName = (p: Obj): string | undefined =>
   firstText(p.displayName, [text(p.firstName), text(p.middleName), text(p.lastName)].filter(Boolean).join(' '));
@@ -187,70 +162,151 @@ function employmentType(ctx: KekaMappingContext, e: Obj): string | undefined {
   return time === 'Part Time' && (worker === undefined || worker === 'Full Time') ? 'Part Time' : worker;
 }
 
-function groupFields(ctx: KekaMappingContext, groups: unknown): Partial<Record<GroupTarget, string>> {
-  const out: Partial<Record<GroupTarget, string>> = {};
-  if (!Array.isArray(groups)) return out;
+/** The title of the first group whose `groupType` the operator's table names `target` (groups of types hrx has no field for are not mapped). */
+function groupOf(ctx: KekaMappingContext, groups: unknown, target: GroupTarget): string | undefined {
+  if (!Array.isArray(groups)) return undefined;
+  const table = ctx.labels.groupType;
   for (const g of groups.filter(isObj)) {
     const code = typeof g.groupType === 'number' || typeof g.groupType === 'string' ? String(g.groupType).trim() : undefined;
-    const table = ctx.labels.groupType;
-    const target = code !== undefined && table && Object.hasOwn(table, code) ? table[code] : undefined;
-    // Groups of types hrx has no field for (pay groups, …) are simply not mapped.
-    if (target && (GROUP_TARGETS as readonly string[]).includes(target)) out[target as GroupTarget] ??= firstText(g.title, g.name);
+    if (code !== undefined && table && Object.hasOwn(table, code) && table[code] === target) return firstText(g.title, g.name);
   }
-  return out;
+  return undefined;
 }
 
-function dependents(ctx: KekaMappingContext, relations: unknown): NonNullable<PartialEmployeeRecord['dependentDetails']> | undefined {
-  if (!Array.isArray(relations)) return undefined;
-  return relations.filter(isObj).map((r) => ({
-    name: personName(r),
-    relation: kekaEnum(ctx, 'relationType', r.relationType, (t) => enumValue(RELATION_MAP, t)),
-    dob: kekaDate(r.dateOfBirth),
-    email: lower(r.email),
-    gender: kekaEnum(ctx, 'gender', r.gender, (t) => enumValue(GENDER_MAP, t)),
-    mobileNumber: mobileNumber(r.mobile),
-    profession: text(r.profession),
-  }));
-}
+const plain = fieldRow<KekaRowContext>;
+const date = (point: string, field: string, source: string): Row => plain(point, field, source, kekaDate, 'date-time → `YYYY-MM-DD` in India time');
+/** A row of an enumeration: a number through the operator's label table for `field`, text through `words`. */
+const enumRow = (point: string, field: KekaEnumField, source: string, words?: (t: unknown) => string | undefined): Row => ({
+  point,
+  fields: [field],
+  read: (e, ctx) => kekaEnum(ctx, field, e[field], words),
+  source,
+  note: `a number only through \`enum_labels.${field}\``,
+});
+const group = (target: GroupTarget): Row => ({
+  point: target,
+  fields: ['groups'],
+  read: (e, ctx) => groupOf(ctx, e.groups, target),
+  source: 'K:9020, K:10333',
+  note: `\`title\` of the group whose \`groupType\` \`enum_labels.groupType\` names \`${target}\` (none by default)`,
+});
+const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
+const zip = (v: unknown): string | undefined => text(v)?.replace(/\s/g, '');
+
+const ADDRESS: readonly Row[] = [
+  {
+    point: 'addressLine',
+    fields: ['addressLine1', 'addressLine2'],
+    read: (a) => [text(a.addressLine1), text(a.addressLine2)].filter((x) => x !== undefined).join(', ') || undefined,
+    source: 'K:7183',
+    note: 'joined by `, `',
+  },
+  plain('addressCity', 'city', 'K:7183'),
+  plain('addressState', 'state', 'K:7183'),
+  plain('addressPincode', 'zip', 'K:7183', zip),
+  plain('addressCountry', 'countryCode', 'K:7183', text, 'as given (`IN`)'),
+];
+
+const relationOf = (ctx: KekaMappingContext, r: Obj): string | undefined => kekaEnum(ctx, 'relationType', r.relationType, (t) => enumValue(RELATION_MAP, t));
+
+const RELATION: readonly Row[] = [
+  { point: 'name', fields: ['displayName'], read: (r) => personName(r), source: 'K:11758', note: 'else first, middle and last name' },
+  {
+    point: 'relation',
+    fields: ['relationType'],
+    read: (r, ctx) => relationOf(ctx, r),
+    source: 'K:11801',
+    note: 'a number only through `enum_labels.relationType`',
+  },
+  plain('dob', 'dateOfBirth', 'K:11758', kekaDate),
+  plain('email', 'email', 'K:11758', lower),
+  enumRow('gender', 'gender', 'K:10269', (t) => enumValue(GENDER_MAP, t)),
+  plain('mobileNumber', 'mobile', 'K:11758', mobileNumber),
+  plain('profession', 'profession', 'K:11758'),
+];
 
 /**
- * Maps one Keka employee. `status` is what the listing said (`Active` from the `Working` listing,
+ * Keka's mapping (src/hrms/mapping-table.ts): each hrx data point, the `EmployeeProfile` fields
+ * it reads and the line of keka/openapi/rules.yaml that defines them ("K:<line>").
+ */
+export const KEKA_MAPPING: MappingTable<KekaRowContext, NativeRow> = {
+  answeredAlways: ['employeeNumber'],
+  rows: [
+    plain('employeeId', 'employeeNumber', 'K:8889', text, "`id` (UUID) is Keka's own key"),
+    {
+      point: 'name',
+      fields: ['displayName', 'firstName', 'middleName', 'lastName'],
+      read: (e) => personName(e),
+      source: 'K:8901, K:8892-8898',
+      note: 'else first, middle and last name',
+    },
+    plain('email', 'email', 'K:8904', lower),
+    plain('personalEmail', 'personalEmail', 'K:8975', lower),
+    plain('mobileNumber', 'mobilePhone', 'K:8984', mobileNumber, 'Indian prefixes dropped'),
+    plain('countryCode', 'countryCode', 'K:8910', (v) => text(v)?.toUpperCase()),
+    date('dob', 'dateOfBirth', 'K:8950'),
+    date('doj', 'joiningDate', 'K:8944'),
+    date('terminationDate', 'exitDate', 'K:8958'),
+    date('employeeMetadata.marriageDate', 'marriageDate', 'K:8938'),
+    {
+      point: 'status',
+      fields: [],
+      read: (_e, ctx) => ctx.status,
+      source: 'K:136-143',
+      note: 'the listing it came from: `employmentStatus=Working` → Active, `Relieved` → Inactive (the number `employmentStatus`, K:9767, has no names)',
+    },
+    {
+      point: 'employmentType',
+      fields: ['workerType', 'timeType'],
+      read: (e, ctx) => employmentType(ctx, e),
+      source: 'K:12046, K:11939',
+      note: 'numbers only through `enum_labels`; a part-time time type makes `Part Time`',
+    },
+    enumRow('gender', 'gender', 'K:10269', (t) => enumValue(GENDER_MAP, t)),
+    enumRow('maritalStatus', 'maritalStatus', 'K:11303', (t) => enumValue(MARITAL_STATUS_MAP, t)),
+    enumRow('bloodGroup', 'bloodGroup', 'K:7875', bloodGroup),
+    { point: 'designation', fields: ['jobTitle.title'], read: (e) => firstText(obj(e.jobTitle).title), source: 'K:8915, `LookupInfo` K:11291' },
+    { point: 'grade', fields: ['payGradeInfo.title'], read: (e) => firstText(obj(e.payGradeInfo).title), source: 'K:9029', note: "Keka's pay grade" },
+    ...GROUP_TARGETS.map(group),
+    {
+      point: 'manager',
+      fields: ['reportsTo.firstName', 'reportsTo.lastName'],
+      read: (e) => firstText([text(obj(e.reportsTo).firstName), text(obj(e.reportsTo).lastName)].filter(Boolean).join(' ')),
+      source: 'K:8920, `EmployeeLookup` K:8492',
+    },
+    { point: 'managerEmail', fields: ['reportsTo.email'], read: (e) => lower(obj(e.reportsTo).email), source: 'K:8920, `EmployeeLookup` K:8492' },
+    {
+      point: 'managerEmail2',
+      fields: ['l2Manager.email'],
+      read: (e) => lower(obj(e.l2Manager).email),
+      source: 'K:8922',
+      note: "Keka's second-level manager; levels 3-5 are not given",
+    },
+    {
+      point: 'fatherName',
+      fields: ['relations'],
+      // Read without warning: the dependents' row warns of a relation type it cannot translate.
+      read: (e, ctx) =>
+        Array.isArray(e.relations)
+          ? personName(e.relations.filter(isObj).find((r) => relationOf({ ...ctx, warn: () => {} }, r) === 'Father') ?? {})
+          : undefined,
+      source: 'K:11774',
+      note: 'the name of the relation whose `relationType` is Father (needs `enum_labels.relationType`)',
+    },
+    plain('jobLocation.city', 'city', 'K:8907'),
+    { point: 'currentAddress', fields: ['currentAddress'], read: (e) => e.currentAddress, source: 'K:8996, `Address` K:7183', rows: ADDRESS },
+    { point: 'permanentAddress', fields: ['permanentAddress'], read: (e) => e.permanentAddress, source: 'K:8998, `Address` K:7183', rows: ADDRESS },
+    { point: 'dependentDetails', fields: ['relations'], read: (e) => e.relations, source: 'K:9000, `Relation` K:11758', rows: RELATION, many: true },
+  ],
+};
+
+/**
+ * Maps one Keka employee by `KEKA_MAPPING`. `status` is what the listing said (`Active` from the `Working` listing,
  * `Inactive` from `Relieved`); `undefined` when unknown. Throws `HrmsError('bad_response')` for
  * a non-object or an employee without `employeeNumber` (the message carries no values).
  */
 export function mapKekaEmployee(native: unknown, ctx: KekaMappingContext, status?: 'Active' | 'Inactive'): PartialEmployeeRecord {
   if (!isObj(native)) throw new HrmsError('bad_response', 'Keka returned an employee that is not an object');
-  const e = native;
-  const employeeId = text(e.employeeNumber);
-  if (employeeId === undefined) throw new HrmsError('bad_response', 'Keka returned an employee without employeeNumber');
-  const mgr = obj(e.reportsTo);
-  const deps = dependents(ctx, e.relations);
-  return {
-    employeeId,
-    name: personName(e),
-    email: lower(e.email),
-    personalEmail: lower(e.personalEmail),
-    mobileNumber: mobileNumber(e.mobilePhone),
-    countryCode: text(e.countryCode)?.toUpperCase(),
-    dob: kekaDate(e.dateOfBirth),
-    doj: kekaDate(e.joiningDate),
-    terminationDate: kekaDate(e.exitDate),
-    employeeMetadata: { marriageDate: kekaDate(e.marriageDate) },
-    status,
-    employmentType: employmentType(ctx, e),
-    gender: kekaEnum(ctx, 'gender', e.gender, (t) => enumValue(GENDER_MAP, t)),
-    maritalStatus: kekaEnum(ctx, 'maritalStatus', e.maritalStatus, (t) => enumValue(MARITAL_STATUS_MAP, t)),
-    bloodGroup: kekaEnum(ctx, 'bloodGroup', e.bloodGroup, bloodGroup),
-    designation: firstText(obj(e.jobTitle).title),
-    grade: firstText(obj(e.payGradeInfo).title),
-    ...groupFields(ctx, e.groups),
-    manager: firstText([text(mgr.firstName), text(mgr.lastName)].filter(Boolean).join(' ')),
-    managerEmail: lower(mgr.email),
-    managerEmail2: lower(obj(e.l2Manager).email),
-    fatherName: deps?.find((d) => d.relation === 'Father')?.name,
-    jobLocation: { city: text(e.city) },
-    currentAddress: address(e.currentAddress),
-    permanentAddress: address(e.permanentAddress),
-    dependentDetails: deps,
-  };
+  if (text(native.employeeNumber) === undefined) throw new HrmsError('bad_response', 'Keka returned an employee without employeeNumber');
+  return mapWith(KEKA_MAPPING, native, { ...ctx, status });
 }

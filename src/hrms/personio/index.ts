@@ -1,6 +1,7 @@
 /** The `personio` product: everything hrx needs of it (src/hrms/product-module.ts), listed by src/hrms/catalog.ts. */
 import type { HrmsProductModule } from '../product-module';
 import { PERSONIO_DEFINITION } from './definition';
+import { PERSONIO_MAPPING } from './mapping';
 import { PERSONIO_PRODUCT } from './product';
 
 /** Personio. */
@@ -22,4 +23,5 @@ export const product: HrmsProductModule<'personio'> = {
   // The simulator's default (`api` both): a v1 token, then v1 `limit`/`offset` pages of at most
   // 100 (v1.ts); `metadata.total_pages` ends the listing on its last page.
   minSyncRequests: (sim, pageSize) => 1 + Math.max(1, Math.ceil(sim.expected().length / pageSize(100))),
+  mapping: PERSONIO_MAPPING,
 };

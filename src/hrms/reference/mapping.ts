@@ -3,9 +3,13 @@
  * `PartialEmployeeRecord`. Input is untrusted JSON: every field is read defensively, values that
  * are missing, blank or unparseable are left out (hrx's `normalizeRecord` then fills
  * `NOT AVAILABLE` / `null`), and unknown fields are ignored.
+ *
+ * The mapping is the rows of `REFERENCE_MAPPING` (src/hrms/mapping-table.ts); every field is one
+ * of `NativeEmployee` (src/hrms/sim/data.ts), hrx's own HRMS API, which the rows cite as "N".
  */
 import { HrmsError } from '../connector';
-import { bloodGroup, compact, enumValue, GENDER_MAP, isObj, isoDate, MARITAL_STATUS_MAP, mobileNumber, money, obj, RELATION_MAP, text } from '../decode';
+import { bloodGroup, enumValue, GENDER_MAP, isObj, isoDate, MARITAL_STATUS_MAP, mobileNumber, money, obj, RELATION_MAP, text } from '../decode';
+import { mapWith, type MappingRow, type MappingTable, type NativeRow } from '../mapping-table';
 import type { PartialEmployeeRecord } from '../../domain/record';
 
 /** `employment_status` -> hrx `status`. */
@@ -33,179 +37,203 @@ export const TAX_REGIME_MAP: Readonly<Record<string, string>> = { NEW: 'New', OL
 
 const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
 const upperNoSpace = (v: unknown): string | undefined => text(v)?.replace(/\s/g, '').toUpperCase();
+const noSpace = (v: unknown): string | undefined => text(v)?.replace(/\s/g, '');
 const int = (v: unknown, lo: number, hi: number): number | undefined => {
   const n = money(v);
   return n !== undefined && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
 };
 
-function address(v: unknown) {
-  const a = obj(v);
-  const line = [text(a.line1), text(a.line2)].filter((x) => x !== undefined).join(', ');
-  return {
-    addressLine: line === '' ? undefined : line,
-    addressCity: text(a.city),
-    addressState: text(a.state),
-    addressPincode: text(a.pincode)?.replace(/\s/g, ''),
-    addressCountry: text(a.country),
-  };
-}
+type Row = MappingRow<undefined, NativeRow>;
+/** hrx's own API: every field is one of `NativeEmployee` (src/hrms/sim/data.ts). */
+const N = 'N (`NativeEmployee`, src/hrms/sim/data.ts)';
+/** A row reading `field` of the (nested) object through `decode`. */
+const at =
+  (decode: (v: unknown) => unknown) =>
+  (point: string, field: string, note?: string): Row => ({ point, fields: [field], read: (r) => decode(r[field]), source: N, ...(note ? { note } : {}) });
+const txt = at(text),
+  amount = at(money),
+  day = at(isoDate);
+/** A row whose value is the nested record `field`, read by `rows` (`many`: a list of them). */
+const nested = (point: string, field: string, rows: readonly Row[], many = false): Row => ({
+  point,
+  fields: [field],
+  read: (r) => r[field],
+  source: N,
+  rows,
+  many,
+});
 
-function bonus(v: unknown) {
-  const b = obj(v);
-  return {
-    joining: money(b.joining),
-    referral: money(b.referral),
-    retention: money(b.retention),
-    performance: money(b.performance),
-    relocation: money(b.relocation),
-    misc: money(b.other),
-  };
-}
+const ADDRESS: readonly Row[] = [
+  {
+    point: 'addressLine',
+    fields: ['line1', 'line2'],
+    read: (a) => [text(a.line1), text(a.line2)].filter((x) => x !== undefined).join(', ') || undefined,
+    source: N,
+    note: 'joined by `, `',
+  },
+  txt('addressCity', 'city'),
+  txt('addressState', 'state'),
+  at(noSpace)('addressPincode', 'pincode'),
+  txt('addressCountry', 'country'),
+];
+
+const BONUS: readonly Row[] = [
+  amount('joining', 'joining'),
+  amount('referral', 'referral'),
+  amount('retention', 'retention'),
+  amount('performance', 'performance'),
+  amount('relocation', 'relocation'),
+  amount('misc', 'other'),
+];
+const DEDUCTIONS: readonly Row[] = [
+  amount('pf', 'pf_employee'),
+  amount('esi', 'esic'),
+  amount('professionalTax', 'professional_tax'),
+  amount('labourWelfareFund', 'lwf'),
+  amount('misc', 'other'),
+  amount('nps', 'nps_employee'),
+];
 
 /** Pay components shared by the annual (`ctc`) and `monthly` blocks. */
-function components(v: unknown) {
-  const c = obj(v);
-  const d = obj(c.deductions);
-  return {
-    basic: money(c.basic),
-    dearnessAllowance: money(c.da),
-    hra: money(c.hra),
-    gratuity: money(c.gratuity),
-    medicalAllowance: money(c.medical_allowance),
-    travelAllowance: money(c.lta),
-    specialAllowance: money(c.special_allowance),
-    otherAllowance: money(c.other_allowance),
-    flexiBasketAllowance: money(c.flexi_benefits),
-    grossPay: money(c.gross_salary),
-    bonus: bonus(c.bonus),
-    deductions: {
-      pf: money(d.pf_employee),
-      esi: money(d.esic),
-      professionalTax: money(d.professional_tax),
-      labourWelfareFund: money(d.lwf),
-      misc: money(d.other),
-      nps: money(d.nps_employee),
-    },
-  };
-}
+const COMPONENTS: readonly Row[] = [
+  amount('basic', 'basic'),
+  amount('dearnessAllowance', 'da'),
+  amount('hra', 'hra'),
+  amount('gratuity', 'gratuity'),
+  amount('medicalAllowance', 'medical_allowance'),
+  amount('travelAllowance', 'lta'),
+  amount('specialAllowance', 'special_allowance'),
+  amount('otherAllowance', 'other_allowance'),
+  amount('flexiBasketAllowance', 'flexi_benefits'),
+  amount('grossPay', 'gross_salary'),
+  nested('bonus', 'bonus', BONUS),
+];
+/** `tax_regime` is the compensation's, handed down into each block read (`block`). */
+const taxRegime: Row = { point: 'taxRegime', fields: ['tax_regime'], read: (b) => enumValue(TAX_REGIME_MAP, b.tax_regime), source: N, note: 'NEW, OLD' };
+const CTC: readonly Row[] = [...COMPONENTS, nested('deductions', 'deductions', DEDUCTIONS), amount('fixedPay', 'fixed_ctc'), taxRegime];
+const MONTHLY: readonly Row[] = [
+  ...COMPONENTS,
+  nested('deductions', 'deductions', [
+    ...DEDUCTIONS,
+    amount('tds', 'tds'),
+    amount('medicalClaimDeduction', 'mediclaim'),
+    amount('groupTermInsuranceDeductions', 'gtli'),
+    amount('earlyWageDeduction', 'ewa_recovery'),
+  ]),
+  { point: 'month', fields: ['month'], read: (m) => int(m.month, 1, 12), source: N, note: '1 to 12' },
+  { point: 'year', fields: ['year'], read: (m) => int(m.year, 1900, 9999), source: N },
+  amount('fixedPay', 'fixed_pay'),
+  taxRegime,
+  amount('reimbursements', 'reimbursements'),
+  amount('netPay', 'net_pay'),
+  day('paidOn', 'paid_on'),
+];
+/** A pay block (`annual`, `monthly`) of `compensation` with the compensation's `tax_regime`. */
+const block = (c: NativeRow, key: string): NativeRow | undefined => (isObj(c[key]) ? { ...c[key], tax_regime: c.tax_regime } : undefined);
 
-function salary(v: unknown): PartialEmployeeRecord['salaryDetails'] {
-  if (!isObj(v)) return undefined;
-  const taxRegime = enumValue(TAX_REGIME_MAP, v.tax_regime);
-  const annual = obj(v.annual);
-  const out: NonNullable<PartialEmployeeRecord['salaryDetails']> = {
-    ctc: isObj(v.annual) ? { ...components(annual), fixedPay: money(annual.fixed_ctc), taxRegime } : undefined,
-  };
-  if (isObj(v.monthly)) {
-    const m = v.monthly,
-      base = components(m),
-      d = obj(m.deductions);
-    out.monthly = {
-      ...base,
-      month: int(m.month, 1, 12),
-      year: int(m.year, 1900, 9999),
-      fixedPay: money(m.fixed_pay),
-      taxRegime,
-      deductions: {
-        ...base.deductions,
-        tds: money(d.tds),
-        medicalClaimDeduction: money(d.mediclaim),
-        groupTermInsuranceDeductions: money(d.gtli),
-        earlyWageDeduction: money(d.ewa_recovery),
-      },
-      reimbursements: money(m.reimbursements),
-      netPay: money(m.net_pay),
-      paidOn: isoDate(m.paid_on),
-    };
-  }
-  return out;
-}
+const DEPENDENT: readonly Row[] = [
+  txt('name', 'full_name'),
+  { point: 'relation', fields: ['relationship'], read: (d) => enumValue(RELATION_MAP, d.relationship), source: N },
+  day('dob', 'date_of_birth'),
+  at(lower)('email', 'email'),
+  { point: 'gender', fields: ['gender'], read: (d) => enumValue(GENDER_MAP, d.gender), source: N },
+  at(mobileNumber)('mobileNumber', 'phone'),
+  txt('profession', 'occupation'),
+];
+
+const skip = (n: number): Row => ({
+  point: `managerEmail${n + 2}`,
+  fields: ['skip_level_managers'],
+  read: (e) => (Array.isArray(e.skip_level_managers) ? lower(e.skip_level_managers[n]) : undefined),
+  source: N,
+  note: `item ${n + 1}, lower-cased`,
+});
+
+/** `compensation` → `salaryDetails`: the annual block is `ctc`, the monthly one `monthly`. */
+const SALARY: Row = {
+  point: 'salaryDetails',
+  fields: ['compensation'],
+  read: (e) => (isObj(e.compensation) ? { ctc: block(e.compensation, 'annual'), monthly: block(e.compensation, 'monthly') } : undefined),
+  source: N,
+  rows: [
+    { point: 'ctc', fields: ['annual'], read: (c) => c.ctc, source: N, rows: CTC },
+    { point: 'monthly', fields: ['monthly'], read: (c) => c.monthly, source: N, rows: MONTHLY },
+  ],
+};
+
+/** The reference HRMS's mapping (src/hrms/mapping-table.ts): `NativeEmployee` field → record data point. */
+export const REFERENCE_MAPPING: MappingTable<undefined, NativeRow> = {
+  answeredAlways: ['employee_code'],
+  rows: [
+    txt('employeeId', 'employee_code'),
+    {
+      point: 'name',
+      fields: ['first_name', 'middle_name', 'last_name'],
+      read: (e) => [text(e.first_name), text(e.middle_name), text(e.last_name)].filter((x) => x !== undefined).join(' ') || undefined,
+      source: N,
+    },
+    at(lower)('email', 'official_email'),
+    at(lower)('personalEmail', 'personal_email'),
+    day('doj', 'date_of_joining'),
+    day('dob', 'date_of_birth'),
+    { point: 'status', fields: ['employment_status'], read: (e) => enumValue(STATUS_MAP, e.employment_status), source: N, note: '`STATUS_MAP`' },
+    { point: 'employmentType', fields: ['employment_type'], read: (e) => enumValue(EMPLOYMENT_TYPE_MAP, e.employment_type), source: N },
+    { point: 'gender', fields: ['gender'], read: (e) => enumValue(GENDER_MAP, e.gender), source: N },
+    { point: 'maritalStatus', fields: ['marital_status'], read: (e) => enumValue(MARITAL_STATUS_MAP, e.marital_status), source: N },
+    at(upperNoSpace)('pan', 'pan_number'),
+    at(upperNoSpace)('aadhar', 'aadhaar_number'),
+    at(upperNoSpace)('uan', 'uan'),
+    at(mobileNumber)('mobileNumber', 'mobile'),
+    txt('nationality', 'nationality'),
+    txt('fatherName', 'father_name'),
+    at(bloodGroup)('bloodGroup', 'blood_group'),
+    txt('designation', 'designation'),
+    txt('department', 'department'),
+    txt('grade', 'grade'),
+    txt('groupName', 'business_unit'),
+    txt('costCenter', 'cost_center'),
+    txt('companyName', 'legal_entity'),
+    day('terminationDate', 'exit_date'),
+    { point: 'manager', fields: ['reporting_manager.name'], read: (e) => text(obj(e.reporting_manager).name), source: N },
+    { point: 'managerEmail', fields: ['reporting_manager.email'], read: (e) => lower(obj(e.reporting_manager).email), source: N },
+    skip(0),
+    skip(1),
+    skip(2),
+    skip(3),
+    { point: 'countryCode', fields: ['country'], read: (e) => text(e.country)?.toUpperCase(), source: N },
+    nested('bankDetails', 'bank', [at(noSpace)('accountNumber', 'account_number'), at(upperNoSpace)('ifscCode', 'ifsc'), txt('bankName', 'bank_name')]),
+    nested('currentAddress', 'current_address', ADDRESS),
+    nested('permanentAddress', 'permanent_address', ADDRESS),
+    nested('jobLocation', 'work_location', [txt('city', 'city'), at(noSpace)('pincode', 'pincode')]),
+    day('employeeMetadata.marriageDate', 'marriage_date'),
+    nested('dependentDetails', 'dependents', DEPENDENT, true),
+    SALARY,
+  ],
+};
+
+type MonthlyPay = NonNullable<NonNullable<PartialEmployeeRecord['salaryDetails']>['monthly']>;
 
 /**
  * One entry of the reference payroll API (`GET /api/v1/payroll/months`, docs/pay-history.md
  * "Where months come from"): `{employee_code, tax_regime, month, year, ...components, net_pay,
- * paid_on}` -> the employee's HRMS id and the `monthly` pay month, or null when it names no
- * employee or no valid month and year.
+ * paid_on}` -> the employee's HRMS id and the `monthly` pay month (the `monthly` rows of
+ * `REFERENCE_MAPPING`), or null when it names no employee or no valid month and year.
  */
-export function mapPayMonth(v: unknown): { employeeId: string; month: NonNullable<NonNullable<PartialEmployeeRecord['salaryDetails']>['monthly']> } | null {
+export function mapPayMonth(v: unknown): { employeeId: string; month: MonthlyPay } | null {
   const e = obj(v);
   const employeeId = text(e.employee_code);
-  const monthly = salary({ tax_regime: e.tax_regime, monthly: e })?.monthly;
+  const monthly = mapWith({ rows: [SALARY] }, { compensation: { tax_regime: e.tax_regime, monthly: e } }, undefined).salaryDetails?.monthly;
   if (!employeeId || !monthly || typeof monthly.month !== 'number' || typeof monthly.year !== 'number') return null;
   return { employeeId, month: monthly };
 }
 
-function dependent(v: unknown): NonNullable<PartialEmployeeRecord['dependentDetails']>[number] {
-  const d = obj(v);
-  return {
-    name: text(d.full_name),
-    relation: enumValue(RELATION_MAP, d.relationship),
-    dob: isoDate(d.date_of_birth),
-    email: lower(d.email),
-    gender: enumValue(GENDER_MAP, d.gender),
-    mobileNumber: mobileNumber(d.phone),
-    profession: text(d.occupation),
-  };
-}
-
 /**
- * Maps one native employee to a `PartialEmployeeRecord` with hrx's field names. Throws
- * `HrmsError('bad_response')` when it is not an object or has no `employee_code` (the message
- * carries no employee values).
+ * Maps one native employee to a `PartialEmployeeRecord` with hrx's field names, by
+ * `REFERENCE_MAPPING`. Throws `HrmsError('bad_response')` when it is not an object or has no
+ * `employee_code` (the message carries no employee values).
  */
 export function mapEmployee(native: unknown): PartialEmployeeRecord {
   if (!isObj(native)) throw new HrmsError('bad_response', 'HRMS returned an employee that is not an object');
-  const e = native;
-  const employeeId = text(e.employee_code);
-  if (employeeId === undefined) throw new HrmsError('bad_response', 'HRMS returned an employee without employee_code');
-  const name = [text(e.first_name), text(e.middle_name), text(e.last_name)].filter((x) => x !== undefined).join(' ');
-  const mgr = obj(e.reporting_manager);
-  const skips = Array.isArray(e.skip_level_managers) ? e.skip_level_managers.map(lower) : [];
-  const bank = obj(e.bank),
-    work = obj(e.work_location);
-  const record: PartialEmployeeRecord = {
-    employeeId,
-    name: name === '' ? undefined : name,
-    email: lower(e.official_email),
-    personalEmail: lower(e.personal_email),
-    doj: isoDate(e.date_of_joining),
-    dob: isoDate(e.date_of_birth),
-    status: enumValue(STATUS_MAP, e.employment_status),
-    employmentType: enumValue(EMPLOYMENT_TYPE_MAP, e.employment_type),
-    gender: enumValue(GENDER_MAP, e.gender),
-    maritalStatus: enumValue(MARITAL_STATUS_MAP, e.marital_status),
-    pan: upperNoSpace(e.pan_number),
-    aadhar: upperNoSpace(e.aadhaar_number),
-    uan: upperNoSpace(e.uan),
-    mobileNumber: mobileNumber(e.mobile),
-    nationality: text(e.nationality),
-    fatherName: text(e.father_name),
-    bloodGroup: bloodGroup(e.blood_group),
-    designation: text(e.designation),
-    department: text(e.department),
-    grade: text(e.grade),
-    groupName: text(e.business_unit),
-    costCenter: text(e.cost_center),
-    companyName: text(e.legal_entity),
-    terminationDate: isoDate(e.exit_date),
-    manager: text(mgr.name),
-    managerEmail: lower(mgr.email),
-    managerEmail2: skips[0],
-    managerEmail3: skips[1],
-    managerEmail4: skips[2],
-    managerEmail5: skips[3],
-    countryCode: text(e.country)?.toUpperCase(),
-    bankDetails: {
-      accountNumber: text(bank.account_number)?.replace(/\s/g, ''),
-      ifscCode: upperNoSpace(bank.ifsc),
-      bankName: text(bank.bank_name),
-    },
-    currentAddress: address(e.current_address),
-    permanentAddress: address(e.permanent_address),
-    jobLocation: { city: text(work.city), pincode: text(work.pincode)?.replace(/\s/g, '') },
-    employeeMetadata: { marriageDate: isoDate(e.marriage_date) },
-    dependentDetails: Array.isArray(e.dependents) ? e.dependents.filter(isObj).map((d) => compact(dependent(d))) : undefined,
-    salaryDetails: salary(e.compensation),
-  };
-  return compact(record);
+  if (text(native.employee_code) === undefined) throw new HrmsError('bad_response', 'HRMS returned an employee without employee_code');
+  return mapWith(REFERENCE_MAPPING, native, undefined);
 }

@@ -17,22 +17,8 @@
  * - [none] no public source lists the values: hrx's own table; a value outside it is kept as Zoho
  *   wrote it (`enumValue`).
  *
- * | Zoho field | record data point | note | source |
- * |---|---|---|---|
- * | `EmployeeID` | `employeeId` | the record id (`Zoho_ID`, the result key) is Zoho's own key | [I], [Z] |
- * | `FirstName` `LastName` | `name` | | [I], [Z] |
- * | `EmailID` / `Other_Email` | `email` / `personalEmail` | lower-cased | `EmailID` [I], [G], [Z]; `Other_Email` [Z] |
- * | `Mobile` | `mobileNumber` | Indian prefixes dropped | [Z] |
- * | `Date_of_birth` / `Dateofjoining` / `Dateofexit` | `dob` / `doj` / `terminationDate` | `dd-MMM-yyyy` → `YYYY-MM-DD` ({@link zohoDate}); other day-first formats [none] | [Z] |
- * | `Employeestatus` | `status` | `Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive | field [Z] (`Active`); the other values [none] |
- * | `Employee_type` | `employmentType` | `Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time` | field [Z] (`Permanent`); the other values [none] |
- * | `Gender` / `Marital_status` / `Blood_Group` | `gender` / `maritalStatus` / `bloodGroup` | text picklists | [Z]; values [none] beyond hrx's shared tables |
- * | `Nationality` | `nationality` | | [Z] |
- * | `Designation` / `Department` / `Grade` | `designation` / `department` / `grade` | | [Z] |
- * | `LocationName` | `jobLocation.city` | the location's name | [Z] |
- * | `Reporting_To` / `Reporting_To.MailID` | `manager` / `managerEmail` | levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager) | [Z], [N] |
- * | `Present_Address` / `Permanent_Address` | `currentAddress.addressLine` / `permanentAddress.addressLine` | one string each: not split into city, state, pincode (that would be guessing) | [Z] |
- * | `PAN` | `pan` | a tenant custom field, not a standard one; taken when present | [N] only (not the vendor's page) |
+ * The mapping is the rows of `ZOHO_MAPPING` (src/hrms/mapping-table.ts), their sources the above;
+ * the README's "What is mapped" table is written from them by `npm run docs`.
  *
  * Not mapped: Aadhaar, UAN, bank details, father's name, marriage date, country code (not
  * standard form fields), dependents (`tabularSections`: [Z] says bulk records carry tabular
@@ -43,6 +29,7 @@ import { HrmsError } from '../connector';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { calendarDate, firstText, MONTHS } from '../decode';
 import { bloodGroup, enumValue, GENDER_MAP, MARITAL_STATUS_MAP, mobileNumber, text } from '../decode';
+import { fieldRow, mapByRows, type MappingTable } from '../mapping-table';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -107,38 +94,67 @@ export function zohoRecords(result: unknown): Obj[] {
 }
 
 const lower = (v: unknown): string | undefined => text(v)?.toLowerCase();
-const line = (v: unknown): NonNullable<PartialEmployeeRecord['currentAddress']> => ({ addressLine: text(v) });
+const field = fieldRow;
+const DATE = '`dd-MMM-yyyy` → `YYYY-MM-DD`; other day-first formats [none]';
+const ADDRESS = 'one string: not split into city, state, pincode (that would be guessing)';
+
+/** Zoho People's mapping (src/hrms/mapping-table.ts): the employee form's standard fields. */
+export const ZOHO_MAPPING: MappingTable = {
+  rows: [
+    field('employeeId', 'EmployeeID', '[I], [Z]', text, "the record id (`Zoho_ID`, the result key) is Zoho's own key"),
+    {
+      point: 'name',
+      fields: ['FirstName', 'LastName'],
+      read: (f) => firstText([text(f.FirstName), text(f.LastName)].filter(Boolean).join(' ')),
+      source: '[I], [Z]',
+    },
+    field('email', 'EmailID', '[I], [G], [Z]', lower),
+    field('personalEmail', 'Other_Email', '[Z]', lower),
+    field('mobileNumber', 'Mobile', '[Z]', mobileNumber, 'Indian prefixes dropped'),
+    field('dob', 'Date_of_birth', '[Z]', zohoDate, DATE),
+    field('doj', 'Dateofjoining', '[Z]', zohoDate, DATE),
+    field('terminationDate', 'Dateofexit', '[Z]', zohoDate, DATE),
+    field(
+      'status',
+      'Employeestatus',
+      'field [Z] (`Active`); the other values [none]',
+      (v) => enumValue(ZOHO_STATUS_MAP, v),
+      '`Active` → Active; `Resigned`, `Terminated`, `Deceased`, `Inactive`, `Absconded` → Inactive',
+    ),
+    field(
+      'employmentType',
+      'Employee_type',
+      'field [Z] (`Permanent`); the other values [none]',
+      (v) => enumValue(ZOHO_EMPLOYMENT_TYPE_MAP, v),
+      '`Permanent` → Full Time, `On Contract`/`Contract`/`Temporary` → Contract, `Trainee`/`Intern` → Intern, `Part Time`',
+    ),
+    field('gender', 'Gender', "[Z]; values [none] beyond hrx's shared tables", (v) => enumValue(GENDER_MAP, v), 'a text picklist'),
+    field('maritalStatus', 'Marital_status', "[Z]; values [none] beyond hrx's shared tables", (v) => enumValue(MARITAL_STATUS_MAP, v), 'a text picklist'),
+    field('bloodGroup', 'Blood_Group', "[Z]; values [none] beyond hrx's shared tables", bloodGroup, 'a text picklist'),
+    field('nationality', 'Nationality', '[Z]'),
+    field('designation', 'Designation', '[Z]'),
+    field('department', 'Department', '[Z]'),
+    field('grade', 'Grade', '[Z]'),
+    field('jobLocation.city', 'LocationName', '[Z]', text, "the location's name"),
+    field('manager', 'Reporting_To', '[Z], [N]', text, "levels 2-5 are not given (`Second_Reporting_To` is a second manager, not the manager's manager)"),
+    field('managerEmail', 'Reporting_To.MailID', '[Z], [N]', lower),
+    field('currentAddress.addressLine', 'Present_Address', '[Z]', text, ADDRESS),
+    field('permanentAddress.addressLine', 'Permanent_Address', '[Z]', text, ADDRESS),
+    field(
+      'pan',
+      'PAN',
+      "[N] only (not the vendor's page)",
+      (v) => text(v)?.replace(/\s/g, '').toUpperCase(),
+      'a tenant custom field, not a standard one; taken when present',
+    ),
+  ],
+};
 
 /**
- * Maps one record's fields. Throws `HrmsError('bad_response')` for a record without `EmployeeID`
+ * Maps one record's fields by `ZOHO_MAPPING`. Throws `HrmsError('bad_response')` for a record without `EmployeeID`
  * (the message carries no values).
  */
 export function mapZohoEmployee(f: Obj): PartialEmployeeRecord {
-  const employeeId = text(f.EmployeeID);
-  if (employeeId === undefined) throw new HrmsError('bad_response', 'Zoho People returned a record without EmployeeID');
-  return {
-    employeeId,
-    name: firstText([text(f.FirstName), text(f.LastName)].filter(Boolean).join(' ')),
-    email: lower(f.EmailID),
-    personalEmail: lower(f.Other_Email),
-    mobileNumber: mobileNumber(f.Mobile),
-    dob: zohoDate(f.Date_of_birth),
-    doj: zohoDate(f.Dateofjoining),
-    terminationDate: zohoDate(f.Dateofexit),
-    status: enumValue(ZOHO_STATUS_MAP, f.Employeestatus),
-    employmentType: enumValue(ZOHO_EMPLOYMENT_TYPE_MAP, f.Employee_type),
-    gender: enumValue(GENDER_MAP, f.Gender),
-    maritalStatus: enumValue(MARITAL_STATUS_MAP, f.Marital_status),
-    bloodGroup: bloodGroup(f.Blood_Group),
-    nationality: text(f.Nationality),
-    designation: text(f.Designation),
-    department: text(f.Department),
-    grade: text(f.Grade),
-    jobLocation: { city: text(f.LocationName) },
-    manager: text(f.Reporting_To),
-    managerEmail: lower(f['Reporting_To.MailID']),
-    currentAddress: line(f.Present_Address),
-    permanentAddress: line(f.Permanent_Address),
-    pan: text(f.PAN)?.replace(/\s/g, '').toUpperCase(),
-  };
+  if (text(f.EmployeeID) === undefined) throw new HrmsError('bad_response', 'Zoho People returned a record without EmployeeID');
+  return mapByRows(ZOHO_MAPPING, f);
 }

@@ -12,6 +12,7 @@ import { HrmsError, type ConnectorOptions, type HrmsConnector } from '../../../s
 import { normalizeRecord, type PartialEmployeeRecord } from '../../../src/domain/record';
 import { GREYTHR_DEFINITION } from '../../../src/hrms/greythr/definition';
 import { startGreythrSim } from '../../../src/hrms/greythr/sim/server';
+import { greythrId } from '../../../src/hrms/greythr/sim/render';
 import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import { generateEmployee } from '../../../src/hrms/sim/data';
 
@@ -244,15 +245,17 @@ describe('greytHR lookups and formats', () => {
     expect([byId.get('EMP00053')!.dob, byId.get('EMP00106')!.dob]).toEqual([undefined, undefined]);
     // EMP00097 works (seed `greythr-it`) and was rehired: its separation record holds an earlier stint.
     expect(generateEmployee('greythr-it', 97).employment_status).toBe('ACTIVE');
-    expect(byId.get('EMP00097')).toMatchObject({ status: 'Active', terminationDate: undefined });
+    expect(byId.get('EMP00097')).toMatchObject({ status: 'Active' });
+    expect(byId.get('EMP00097')?.terminationDate).toBeUndefined();
     // EMP00022 (joined 2020) moved department: an expired entry precedes its current one.
     const api = s.setup().api_configs[0]!.access_credentials.hrms_host;
     const token = await tokenOf(s);
-    const cats = (await (
-      await fetch(`${api}/employee/v2/employees/${100_000 + 22 * 7}/categories`, {
+    const listed = (await (
+      await fetch(`${api}/employee/v2/employees/categories?page=0&size=50&descRequired=true`, {
         headers: { 'access-token': token, 'x-greythr-domain': new URL(s.url).host },
       })
-    ).json()) as { categoryList: { valueDesc: string }[] };
+    ).json()) as { data: { employeeId: number; categoryList: { valueDesc: string }[] }[] };
+    const cats = listed.data.find((r) => r.employeeId === greythrId(22))!;
     expect(cats.categoryList[0]!.valueDesc).toBe('Transition Team');
     expect(byId.get('EMP00022')!.department).toBe(generateEmployee('greythr-it', 22).department);
     const statuses = new Set([...byId.values()].map((r) => r.status));
@@ -287,6 +290,32 @@ describe('greytHR throttling and live reads', () => {
     expect(await c.getEmployee('  ')).toBeNull();
     expect(await c.getEmployee('EMP\u000001')).toBeNull();
     expect(s.stats().requests - before).toBe(1);
+  });
+  it("lists of values: a bare array of lov:: keys, answered [id, text] pairs; one employee's categories: a bare array of ids, named through /hr/v2/categories", async () => {
+    const s = await sim({}, 120);
+    const api = s.setup().api_configs[0]!.access_credentials.hrms_host;
+    const headers = { 'access-token': await tokenOf(s), 'x-greythr-domain': new URL(s.url).host, 'content-type': 'application/json' };
+    const lov = await fetch(`${api}/hr/v2/lov`, { method: 'POST', headers, body: JSON.stringify(['lov::MaritalStatus']) });
+    expect(await lov.json()).toEqual({
+      'lov::MaritalStatus': [
+        [1, 'Single'],
+        [2, 'Married'],
+        [3, 'Divorced'],
+        [4, 'Widowed'],
+      ],
+    });
+    const named = await fetch(`${api}/hr/v2/lov`, { method: 'POST', headers, body: JSON.stringify({ names: ['MaritalStatus'] }) });
+    expect(named.status).toBe(400);
+    const one = await fetch(`${api}/employee/v2/employees/${greythrId(11)}/categories?descRequired=true`, { headers });
+    const entries = (await one.json()) as Record<string, unknown>[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.map((e) => Object.keys(e).sort().join())).toEqual(entries.map(() => 'category,value'));
+    // Live reads equal the ground truth: lists resolved, categories named, a moved department's current entry.
+    const c = connector(s);
+    for (const k of [0, 11, 22, 33, 44, 96]) {
+      const truth = s.expected()[k]!;
+      expect(normalizeRecord((await c.getEmployee(truth.employeeId))!, 'x')).toEqual(normalizeRecord(truth, 'x'));
+    }
   });
 });
 

@@ -276,3 +276,25 @@ describe('Personio throttling and definition', () => {
     ]);
   });
 });
+
+describe('Personio stored = live', () => {
+  // A synced record (the full listing's) holds what a live read of the same employee holds, value
+  // for value, whichever API answers and whatever the tenant's attributes look like.
+  for (const [label, variants] of [
+    ['v1, English labels, date-times', {}],
+    ['v1, German labels, plain dates, monthly salary', { labels: 'de', dateStyle: 'date', salaryInterval: 'monthly' }],
+    ['v2 (v1 gone)', { api: 'v2' }],
+  ] as const) {
+    it(`${label}: every employee's stored record equals its live read and the ground truth`, async () => {
+      const s = await sim(variants, 30);
+      const { records } = await listAll(connector(s));
+      expect(differing(s, records)).toEqual([]);
+      const c = connector(s);
+      const live: PartialEmployeeRecord[] = [];
+      for (const r of records) live.push((await c.getEmployee(r.employeeId))!);
+      expect(live.map((r) => normalizeRecord(r, 'x'))).toEqual(records.map((r) => normalizeRecord(r, 'x')));
+      // Not vacuous: the records carry the text fields a live read could lose (names, tenant attributes, manager).
+      expect(records.filter((r) => r.managerEmail && r.pan && r.dob && r.currentAddress?.addressCity).length).toBeGreaterThan(10);
+    });
+  }
+});

@@ -13,7 +13,7 @@
  * `ifscKey` branchCode|ifscCode, `lovIds`, `categoryDescs`, `sparse`, `addresses` (the address
  * endpoint exists), `lovEndpoint`, `oneBased` (comma list of sections starting at page 1; default
  * `employees,personal,bank,separation,addresses`), `pageZero` alias|error (a page-1 section asked
- * for page 0), `order` asc|desc (of the sections other than `employees`), `lovShape` list|map,
+ * for page 0), `order` asc|desc (of the sections other than `employees`), `lovShape` keys|list|map,
  * `badCredentials` 401|400|html, `wrongDomainStatus`, `retryAfterSec`, `limitPerMinute`, `tokenTtlSec`.
  */
 import type { IncomingMessage } from 'node:http';
@@ -85,7 +85,7 @@ class GreythrSim extends CoreBacked implements DialectSim {
     this.core = new SimCore(opts, { requests: sw.num('limitPerMinute', 240, 1), windowMs: 60_000 }, [this.tokens]);
     sw.oneOf('pageZero', ['alias', 'error'], 'alias');
     sw.oneOf('order', ['asc', 'desc'], 'asc');
-    sw.oneOf('lovShape', ['list', 'map'], 'list');
+    sw.oneOf('lovShape', ['keys', 'list', 'map'], 'keys');
     sw.oneOf('badCredentials', ['401', '400', 'html'], '401');
   }
 
@@ -186,7 +186,8 @@ class GreythrSim extends CoreBacked implements DialectSim {
   }
 
   private async apiRoute(req: IncomingMessage, url: URL, inWindow: number): Promise<Reply> {
-    if (req.method === 'POST' && (await readBody(req)) === null) return TOO_LARGE;
+    const body = req.method === 'POST' ? await readBody(req) : '';
+    if (body === null) return TOO_LARGE;
     const stop = await this.core.gate(
       inWindow,
       () => this.throttled(),
@@ -197,7 +198,7 @@ class GreythrSim extends CoreBacked implements DialectSim {
     if (!tokenOk(this.core, this.tokens, typeof token === 'string' ? token : undefined)) return login();
     if (req.headers['x-greythr-domain'] !== this.domain) return json(this.sw.num('wrongDomainStatus', 400, 400), { status: 400, message: 'Invalid domain' });
     const path = url.pathname.replace(/\/+$/, '');
-    if (path === '/hr/v2/lov' && req.method === 'POST') return this.lov();
+    if (path === '/hr/v2/lov' && req.method === 'POST') return this.lov(body);
     if (req.method !== 'GET') return json(405, { message: 'Method Not Allowed' });
     if (path === '/hr/v2/categories') return this.categories();
     if (path === '/employee/v2/employees/lookup') return this.lookup(url.searchParams.get('q'));
@@ -263,6 +264,12 @@ class GreythrSim extends CoreBacked implements DialectSim {
     const i = indexOfGreythrId(id);
     if (i === undefined || !this.staff.isServed(i) || (s === 'addresses' && !this.sw.bool('addresses', true)))
       return json(404, { status: 404, message: 'Employee not found' });
+    // One employee's categories: a bare array of `{category, value}` ids, whatever `descRequired`
+    // says (public client code's notes, src/hrms/greythr/README.md "Requests").
+    if (s === 'categories') {
+      const list = this.record(s, i).categoryList;
+      return json(200, Array.isArray(list) ? list.map((c: { category: unknown; value: unknown }) => ({ category: c.category, value: c.value })) : []);
+    }
     return json(200, this.record(s, i));
   }
 
@@ -272,9 +279,29 @@ class GreythrSim extends CoreBacked implements DialectSim {
     return json(200, this.record('employees', i));
   }
 
-  private lov(): Reply {
+  /** `POST /hr/v2/lov`: by default a bare JSON array of `lov::<list>` keys answered `{key: [[id, text], …]}` (public client code); `lovShape` list|map the older shapes. */
+  private lov(body: string): Reply {
     if (!this.sw.bool('lovEndpoint', true)) return json(404, { status: 404, message: 'Not Found' });
-    if (this.sw.oneOf('lovShape', ['list', 'map'], 'list') === 'map') {
+    const shape = this.sw.oneOf('lovShape', ['keys', 'list', 'map'], 'keys');
+    if (shape === 'keys') {
+      let keys: unknown;
+      try {
+        keys = JSON.parse(body);
+      } catch {
+        keys = undefined;
+      }
+      if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) return json(400, { status: 400, message: 'Expected a JSON array of keys' });
+      return json(
+        200,
+        Object.fromEntries(
+          keys.flatMap((k: string) => {
+            const values = /^lov::/.test(k) ? LOVS[k.slice(5)] : undefined;
+            return values ? [[k, Object.entries(values).map(([id, text]) => [Number(id), text])]] : [];
+          }),
+        ),
+      );
+    }
+    if (shape === 'map') {
       return json(200, Object.fromEntries(Object.entries(LOVS).map(([name, values]) => [name, Object.fromEntries(Object.entries(values))])));
     }
     return json(200, {
