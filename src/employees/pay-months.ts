@@ -201,37 +201,41 @@ export function createPayMonthStore(pool: pg.Pool, cipher: FieldCipher, digestKe
         stored.set(key(r.employee_row_id, r.year, r.month), { digest: r.value_digest, webhookSeq: r.webhook_seq === null ? null : BigInt(r.webhook_seq) });
       }
       const mark = guard ? BigInt(guard.writtenUpTo) : null;
-      const rows: { id: string; y: number; m: number; enc: string; digest: string }[] = [];
-      for (const [k, w] of byKey) {
-        const before = stored.get(k);
-        // The webhook's later value stands (also rechecked by the statement, on the row).
-        if (mark !== null && before?.webhookSeq != null && before.webhookSeq > mark) continue;
-        const value = normalizePayMonth(w.month);
-        const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
-        const json = JSON.stringify(value);
-        const d = digest(aad, json);
-        if (before?.digest === d) continue; // the same value: nothing to write, no event
-        rows.push({ id: w.employeeRowId, y: value.year, m: value.month, enc: cipher.encrypt(json, aad), digest: d });
-      }
-      if (rows.length === 0) return [];
+      const pending = [...byKey];
       const recorded = new Map<string, boolean>();
-      for (let i = 0; i < rows.length; i += PAY_WRITE_CHUNK) {
-        const chunk = rows.slice(i, i + PAY_WRITE_CHUNK);
+      const writtenIds = new Set<string>();
+      // Chunk by chunk, from the value to the statement: a payroll page's months are never all
+      // held encrypted at once (docs/sync.md "Memory and throughput").
+      for (let i = 0; i < pending.length; i += PAY_WRITE_CHUNK) {
+        const rows: { id: string; y: number; m: number; enc: string; digest: string }[] = [];
+        for (const [k, w] of pending.slice(i, i + PAY_WRITE_CHUNK)) {
+          const before = stored.get(k);
+          // The webhook's later value stands (also rechecked by the statement, on the row).
+          if (mark !== null && before?.webhookSeq != null && before.webhookSeq > mark) continue;
+          const value = normalizePayMonth(w.month);
+          const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
+          const json = JSON.stringify(value);
+          const d = digest(aad, json);
+          if (before?.digest === d) continue; // the same value: nothing to write, no event
+          rows.push({ id: w.employeeRowId, y: value.year, m: value.month, enc: cipher.encrypt(json, aad), digest: d });
+        }
+        if (rows.length === 0) continue;
         const written = await db.query(UPSERT_SQL, [
           orgId,
-          chunk.map((r) => r.id),
-          chunk.map((r) => r.y),
-          chunk.map((r) => r.m),
-          chunk.map((r) => r.enc),
-          chunk.map((r) => r.digest),
+          rows.map((r) => r.id),
+          rows.map((r) => r.y),
+          rows.map((r) => r.m),
+          rows.map((r) => r.enc),
+          rows.map((r) => r.digest),
           guard ? guard.writtenUpTo : null,
         ]);
         for (const r of written.rows as { employee_row_id: string; year: number; month: number; correction: boolean }[]) {
           recorded.set(key(r.employee_row_id, r.year, r.month), r.correction);
+          writtenIds.add(r.employee_row_id);
         }
       }
       if (recorded.size === 0) return [];
-      const trimmed = await db.query(TRIM_SQL, [[...new Set(rows.map((r) => r.id))], PAY_MONTHS_KEPT]);
+      const trimmed = await db.query(TRIM_SQL, [[...writtenIds], PAY_MONTHS_KEPT]);
       for (const r of trimmed.rows as { employee_row_id: string; year: number; month: number }[]) recorded.delete(key(r.employee_row_id, r.year, r.month));
       const out: RecordedPayMonth[] = [];
       for (const [k, w] of byKey) {
