@@ -5,12 +5,93 @@
  * `GET /api/employee_details/{id}` of the same hrx child, measured alternately (`rounds` times,
  * HRX_BENCH_ROUNDS, default 3) so a slow patch of the machine hits both; the figures are those of
  * the median round by pay_history/plain. Also the stored bytes per pay month
- * (`pg_total_relation_size('pay_months')` over its rows). The sync's peak RSS with and without
- * the backfill is not measured here yet.
+ * (`pg_total_relation_size('pay_months')` over its rows), and the peak RSS of the `hrx worker`
+ * that runs the org's first full sync with the backfill against that of the same sync of the same
+ * org (same simulator seed and size, its own schema) from a simulator whose payroll holds no
+ * history, each in a fresh worker process sampled every 100 ms.
  */
-import { benchEnv, freePort, openBenchContext, round, seedEmployees, seedOrgs, spawnNode, waitForHttp, type Child } from './lib';
+import { randomBytes } from 'node:crypto';
+import { startHrmsSimulator } from '../src/hrms/sim/server';
+import type { Context } from '../src/context';
+import {
+  benchEnv,
+  configureHrms,
+  freePort,
+  onCleanup,
+  openBenchContext,
+  poll,
+  round,
+  rssSampler,
+  seedOrgs,
+  spawnNode,
+  statusMiB,
+  waitForHttp,
+  workerRegistered,
+  type Child,
+} from './lib';
 import { dbQuery } from '../test/support/db';
 import { measureLoad, type LoadFigures } from './load';
+
+/** One org's first full sync in an `hrx worker` of its own: wall time and the worker's peak RSS. */
+interface WorkerSync {
+  wallMs: number;
+  idleRssMiB: number;
+  peakRssMiB: number;
+}
+
+/**
+ * Syncs `employees` from a reference simulator (payroll history `payHistoryMonths` deep) into
+ * `ctx`'s client org `clientId` in a fresh `hrx worker` (`env`: the context's), sampling the
+ * worker's RSS every 100 ms during the sync.
+ */
+async function syncInWorker(
+  ctx: Context,
+  env: Record<string, string>,
+  clientId: number,
+  employees: number,
+  payHistoryMonths: number,
+  log: (s: string) => void,
+): Promise<WorkerSync> {
+  const simCreds = { clientId: 'bench-client', clientSecret: randomBytes(18).toString('base64url') };
+  const sim = await startHrmsSimulator({ employees, seed: 'hrx-bench', payHistoryMonths, ...simCreds });
+  const closeSim = onCleanup('simulator', () => sim.close());
+  await configureHrms(ctx, clientId, sim, simCreds);
+  const worker = spawnNode(`worker-pay-${payHistoryMonths}`, ['bin/hrx.js', 'worker'], { ...process.env, ...env });
+  const rss = rssSampler(worker.pid, 100);
+  try {
+    await workerRegistered(ctx, worker);
+    const idleRssMiB = round(statusMiB(worker.pid, 'VmRSS') ?? 0, 1);
+    rss.window();
+    const t0 = performance.now();
+    await ctx.syncQueue.syncNow(clientId, 'bench');
+    await poll(
+      `the ${employees}-employee sync (payroll history ${payHistoryMonths} months) to succeed`,
+      async () => {
+        if (worker.hasExited()) throw new Error(`worker exited during the sync:\n${worker.stderrTail()}`);
+        const r = (
+          await dbQuery<{ status: string; error: string | null }>(
+            ctx,
+            `select status, error from sync_runs where org_id = $1 order by started_at desc limit 1`,
+            [clientId],
+          )
+        ).rows[0];
+        if (r?.status === 'failed') throw new Error(`sync failed: ${r.error}`);
+        return r?.status === 'succeeded' ? true : undefined;
+      },
+      3_600_000,
+      200,
+    );
+    const wallMs = round(performance.now() - t0, 0);
+    const peakRssMiB = round(rss.read().windowPeakMiB, 1);
+    log(`  sync of ${employees} employees, payroll history ${payHistoryMonths} months: ${wallMs} ms, worker peak RSS ${peakRssMiB} MiB (idle ${idleRssMiB})`);
+    return { wallMs, idleRssMiB, peakRssMiB };
+  } finally {
+    rss.stop();
+    await worker.stop(15_000);
+    closeSim();
+    await sim.close();
+  }
+}
 
 export interface PayHistoryOptions {
   employees: number;
@@ -25,6 +106,13 @@ export interface PayHistoryResult {
   durationSec: number;
   warmupSec: number;
   seedSyncMs: number;
+  /** Peak RSS (MiB) of the worker running the first full sync with the backfill, and of the same sync without history. */
+  backfillRssMiB: number;
+  noHistoryRssMiB: number;
+  /** backfillRssMiB / noHistoryRssMiB; target ≤ 1.15. */
+  rssRatio: number;
+  rssTarget: number;
+  rssTargetMet: boolean;
   payMonths: number;
   payMonthsPerEmployee: number;
   storedBytes: number;
@@ -40,12 +128,23 @@ export interface PayHistoryResult {
 
 /** The pay_history / plain ratio the read must reach (docs/benchmarks.md "pay_history"). */
 export const PAY_HISTORY_TARGET = 0.8;
+/** The most the sync's peak RSS with the backfill may exceed the same sync's without history. */
+export const PAY_BACKFILL_RSS_TARGET = 1.15;
 
 export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => void): Promise<PayHistoryResult> {
+  // The same sync without history first, in a schema of its own.
+  const baseEnv = benchEnv();
+  const baseCtx = await openBenchContext(baseEnv);
+  const base = await syncInWorker(baseCtx, baseEnv, (await seedOrgs(baseCtx)).client.id, o.employees, 0, log);
   const env = benchEnv();
   const ctx = await openBenchContext(env);
   const { vendor, apiKey, client } = await seedOrgs(ctx);
-  const { ids, seedSyncMs } = await seedEmployees(ctx, client.id, o.employees);
+  const backfill = await syncInWorker(ctx, env, client.id, o.employees, 36, log);
+  const seedSyncMs = backfill.wallMs;
+  const ids = (
+    await dbQuery<{ employee_id: string }>(ctx, 'select employee_id from employees where org_id = $1 and removed_at is null order by employee_id', [client.id])
+  ).rows.map((r) => r.employee_id);
+  if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
   const stored = (
     await dbQuery<{ n: number; bytes: string }>(ctx, `select count(*)::int as n, pg_total_relation_size('pay_months'::regclass)::text as bytes from pay_months`)
   ).rows[0]!;
@@ -89,6 +188,11 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
     durationSec: o.durationSec,
     warmupSec: o.warmupSec,
     seedSyncMs,
+    backfillRssMiB: backfill.peakRssMiB,
+    noHistoryRssMiB: base.peakRssMiB,
+    rssRatio: round(backfill.peakRssMiB / base.peakRssMiB, 3),
+    rssTarget: PAY_BACKFILL_RSS_TARGET,
+    rssTargetMet: backfill.peakRssMiB / base.peakRssMiB <= PAY_BACKFILL_RSS_TARGET,
     payMonths: stored.n,
     payMonthsPerEmployee: round(stored.n / o.employees, 2),
     storedBytes: Number(stored.bytes),
@@ -110,5 +214,8 @@ export function printPayHistory(r: PayHistoryResult, log: (s: string) => void): 
   log(row('plain', r.plain));
   log(row('pay_history', r.payHistory));
   log(`  pay_history/plain ${r.ratio} (target ≥ ${r.target}: ${r.targetMet ? 'MET' : 'NOT MET'}); per round: ${r.rounds.map((x) => x.ratio).join(', ')}`);
+  log(
+    `  pay_backfill_rss/none ${r.rssRatio} (target ≤ ${r.rssTarget}: ${r.rssTargetMet ? 'MET' : 'NOT MET'}): worker peak RSS ${r.backfillRssMiB} MiB with the backfill, ${r.noHistoryRssMiB} MiB without history`,
+  );
   log(`  stored: ${r.payMonths} pay months, ${r.storedBytes} bytes, ${r.bytesPerPayMonth} bytes per pay month (pg_total_relation_size / rows)`);
 }

@@ -64,7 +64,7 @@ export interface FreshnessDeps {
   };
   /** True while a sync of the org holds its lock (runs now). */
   syncRunning(orgId: number): Promise<boolean>;
-  /** The kind a sync queued now by `trigger` would run (sync/service.ts `planRun`); `full` forces full. */
+  /** The kind a sync queued now by `trigger` would run (sync/plan.ts `planRun`); `full` forces full. */
   planKind(orgId: number, hrmsId: string | null, trigger: string, full: boolean): Promise<SyncKind>;
   now?: () => number;
 }

@@ -5,7 +5,7 @@ import type { SyncLock } from '../sync/lock';
 import type { SyncQueue } from '../sync/queue';
 import type { EventService } from '../events/service';
 import type { ConnectionAccessCache } from './access-cache';
-import { planRun } from '../sync/service';
+import { planRun } from '../sync/plan';
 import type { SyncRunStore } from '../sync/store';
 import type { ConnectorLookup } from '../hrms/registry';
 import { createFreshnessService } from './freshness';

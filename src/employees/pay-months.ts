@@ -8,10 +8,13 @@
  * rewrite of an equal value (nothing happens) from a correction, without reading values back.
  * Rows go with their employee row (`on delete cascade`): erasure and the retention purge reach them.
  *
- * The read path (`latest`) and the writes of the sync and the update webhook go straight to `pg`,
- * one statement each for a whole batch, like the employee store.
+ * The read path (`latestWithAsOf`) and the writes of the sync and the update webhook go straight to
+ * `pg`, like the employee store: concurrent reads share one prepared statement (batched), and a
+ * write is one read of the page's stored digests, one statement per `PAY_WRITE_CHUNK` new or
+ * changed months, and one trim, never a round trip per employee or month.
  */
 import { createHmac } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type pg from 'pg';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
@@ -31,6 +34,11 @@ export interface PayMonthWrite {
   month: DeepPartial<MonthlyDetails> & { month: number; year: number };
 }
 
+/** A sync's write: `writtenUpTo`, the `EmployeeStore.writeMark()` taken before its page was asked for. */
+export interface PayWriteGuard {
+  writtenUpTo: string;
+}
+
 /** A pay month a write recorded: new (`correction` false) or replacing a different value (true). */
 export interface RecordedPayMonth {
   employeeRowId: string;
@@ -46,9 +54,13 @@ export interface PayMonthStore {
    * are inserted, a different value replaces the stored one, an equal one changes nothing; then
    * each written employee keeps only its `PAY_MONTHS_KEPT` newest months. Returns the months
    * recorded (new or corrected) that are still kept, in input order. A month named twice for
-   * the same employee counts once, the later value.
+   * the same employee counts once, the later value. Without `guard` the write is the update
+   * webhook's (stamped with the next `employee_write_seq`); with it, a sync's, which leaves alone
+   * a month the webhook wrote after `guard.writtenUpTo` (docs/pay-history.md "A sync never
+   * reverts the webhook"). One read of the named employees' digests, then one statement per
+   * `PAY_WRITE_CHUNK` months that are new or changed, then one trim.
    */
-  record(orgId: number, writes: readonly PayMonthWrite[], tx?: Tx): Promise<RecordedPayMonth[]>;
+  record(orgId: number, writes: readonly PayMonthWrite[], tx?: Tx, guard?: PayWriteGuard): Promise<RecordedPayMonth[]>;
   /**
    * The `n` newest pay months of employee row `employeeRowId` of org `orgId`, decrypted, newest
    * first, with `as_of`, the org's last successful sync (null when none). Throws
@@ -70,22 +82,39 @@ export function normalizePayMonth(partial: PayMonthWrite['month']): PayMonth {
   return { ...monthly, month: partial.month, year: partial.year };
 }
 
+/** Rows one write statement carries at most: a payroll page (500 employees × 24 months) is several. */
+export const PAY_WRITE_CHUNK = 1000;
+
 /**
- * The write of a batch of months: `$1` the org, then one array per column. An equal digest leaves
- * the row as it is (and out of `returning`); `xmax` is 0 on a row this statement inserted, so
+ * What is stored of the named employees' months: `$1` the org, `$2` the employee row ids. One
+ * read per page (the primary key's prefix), so that a rewrite of an equal value is neither
+ * encrypted nor sent, and a month the webhook wrote after the page's mark is left out.
+ */
+const STORED_SQL = `select employee_row_id, year, month, value_digest, webhook_seq::text as webhook_seq
+  from pay_months where org_id = $1 and employee_row_id = any($2::uuid[])`;
+
+/**
+ * The write of a chunk of months: `$1` the org, then one array per column, `$7` the sync's write
+ * mark (null: the update webhook's write, stamped with the next `employee_write_seq`). An equal
+ * digest leaves the row as it is (and out of `returning`), and so does, for a sync's write, a row
+ * the webhook wrote after the mark (checked on the row itself, so a concurrent webhook write that
+ * the read before missed still wins); `xmax` is 0 on a row this statement inserted, so
  * `correction` is true exactly for a replaced value.
  */
-const UPSERT_SQL = `insert into pay_months (employee_row_id, org_id, year, month, value_enc, value_digest, recorded_at)
-  select r.id, $1, r.y, r.m, r.enc, r.digest, now()
+const UPSERT_SQL = `insert into pay_months (employee_row_id, org_id, year, month, value_enc, value_digest, recorded_at, webhook_seq)
+  select r.id, $1, r.y, r.m, r.enc, r.digest, now(), case when $7::bigint is null then nextval('employee_write_seq') end
     from unnest($2::uuid[], $3::int[], $4::int[], $5::text[], $6::text[]) as r(id, y, m, enc, digest)
   on conflict (employee_row_id, year, month) do update
-    set value_enc = excluded.value_enc, value_digest = excluded.value_digest, recorded_at = excluded.recorded_at
+    set value_enc = excluded.value_enc, value_digest = excluded.value_digest, recorded_at = excluded.recorded_at,
+        webhook_seq = excluded.webhook_seq
     where pay_months.value_digest <> excluded.value_digest
+      and ($7::bigint is null or pay_months.webhook_seq is null or pay_months.webhook_seq <= $7::bigint)
   returning employee_row_id, year, month, (xmax::text <> '0') as correction`;
 
 /**
  * Keeps each named employee's months within `$2` of its latest, counted on one line
- * (year × 12 + month − 1), so a gap in the pay months does not stretch the window.
+ * (year × 12 + month − 1), so a gap in the pay months does not stretch the window. One statement
+ * for the whole page (the primary key's prefix per employee).
  */
 const TRIM_SQL = `delete from pay_months p
   using (select employee_row_id, max(year * 12 + month - 1) as latest from pay_months
@@ -94,63 +123,120 @@ const TRIM_SQL = `delete from pay_months p
   returning p.employee_row_id, p.year, p.month`;
 
 /**
- * The read: the org's last successful sync (as the freshness answer computes it) and the `$3`
- * newest months of one employee row, newest first, by the primary key read backward.
+ * The read, for a batch of reads (one array element each, `ord` their order): each org's last
+ * successful sync (as the freshness answer computes it) and the `n` newest months of each
+ * employee row, newest first, by the primary key read backward.
  */
-const LATEST_SQL = `select a.as_of, p.year, p.month, p.value_enc
-  from (select greatest((select h.last_success_at from org_health h where h.org_id = $1),
-                        (select max(s.finished_at) from sync_runs s where s.org_id = $1 and s.status = 'succeeded')) as as_of) a
+const LATEST_SQL = `select t.ord::int as ord, a.as_of, p.year, p.month, p.value_enc
+  from unnest($1::int[], $2::uuid[], $3::int[]) with ordinality as t(org_id, row_id, n, ord)
+  cross join lateral (select greatest((select h.last_success_at from org_health h where h.org_id = t.org_id),
+                        (select max(s.finished_at) from sync_runs s where s.org_id = t.org_id and s.status = 'succeeded')) as as_of) a
   left join lateral (select year, month, value_enc from pay_months
-                      where employee_row_id = $2 and org_id = $1
-                      order by year desc, month desc limit $3) p on true`;
+                      where employee_row_id = t.row_id and org_id = t.org_id
+                      order by year desc, month desc limit t.n) p on true
+  order by t.ord, p.year desc, p.month desc`;
+
+/** The name the read's statement is prepared under, once per connection (as the employee lookup's). */
+export const PAY_LATEST_STATEMENT = 'hrx_pay_latest';
+
+/** One read of `latestWithAsOf`. */
+interface LatestAsk {
+  orgId: number;
+  employeeRowId: string;
+  n: number;
+}
+
+/** The stored rows of one read, before decryption. */
+interface LatestRows {
+  asOf: Date | null;
+  rows: { year: number; month: number; value_enc: string }[];
+}
 
 /** Builds the pay month store over `pool` (calls given a `Tx` run on its connection instead). */
 export function createPayMonthStore(pool: pg.Pool, cipher: FieldCipher, digestKey: Buffer): PayMonthStore {
   const digest = (aad: string, json: string): string => createHmac('sha256', digestKey).update(aad).update('\n').update(json).digest('base64url');
   const key = (id: string, y: number, m: number) => `${id}|${y}|${m}`;
+  // Reads wait for the next turn of the event loop so concurrent requests share one statement,
+  // as the employee lookup does (employees/store.ts); no cache: every read asks the store.
+  const reads = new DataLoader<LatestAsk, LatestRows>(
+    async (asks) => {
+      const res = await pool.query({
+        name: PAY_LATEST_STATEMENT,
+        text: LATEST_SQL,
+        values: [asks.map((a) => a.orgId), asks.map((a) => a.employeeRowId), asks.map((a) => a.n)],
+      });
+      const out: LatestRows[] = asks.map(() => ({ asOf: null, rows: [] }));
+      for (const r of res.rows as { ord: number; as_of: Date | null; year: number | null; month: number | null; value_enc: string | null }[]) {
+        const one = out[r.ord - 1]!;
+        one.asOf = r.as_of;
+        if (r.value_enc !== null && r.year !== null && r.month !== null) one.rows.push({ year: r.year, month: r.month, value_enc: r.value_enc });
+      }
+      return out;
+    },
+    { cache: false, maxBatchSize: 200, batchScheduleFn: (run) => setImmediate(run) },
+  );
 
   async function latestWithAsOf(orgId: number, employeeRowId: string, n: number) {
-    const res = await pool.query(LATEST_SQL, [orgId, employeeRowId, n]);
-    const rows = res.rows as { as_of: Date | null; year: number | null; month: number | null; value_enc: string | null }[];
-    const months: PayMonth[] = [];
-    for (const r of rows) {
-      if (r.value_enc === null || r.year === null || r.month === null) continue;
-      const value = JSON.parse(cipher.decrypt(r.value_enc, payMonthAad(orgId, employeeRowId, r.year, r.month))) as PayMonth;
-      months.push(value);
-    }
-    return { asOf: rows[0]?.as_of ?? null, months };
+    const { asOf, rows } = await reads.load({ orgId, employeeRowId, n });
+    const months = rows.map((r) => JSON.parse(cipher.decrypt(r.value_enc, payMonthAad(orgId, employeeRowId, r.year, r.month))) as PayMonth);
+    return { asOf, months };
   }
 
   return {
-    async record(orgId, writes, tx) {
+    async record(orgId, writes, tx, guard) {
       if (writes.length === 0) return [];
       // The later value of a month named twice (ON CONFLICT cannot touch a row twice in one statement).
       const byKey = new Map<string, PayMonthWrite>();
       for (const w of writes) byKey.set(key(w.employeeRowId, w.month.year, w.month.month), w);
-      const ids: string[] = [];
-      const years: number[] = [];
-      const months: number[] = [];
-      const encs: string[] = [];
-      const digests: string[] = [];
-      for (const w of byKey.values()) {
-        const value = normalizePayMonth(w.month);
-        const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
-        const json = JSON.stringify(value);
-        ids.push(w.employeeRowId);
-        years.push(value.year);
-        months.push(value.month);
-        encs.push(cipher.encrypt(json, aad));
-        digests.push(digest(aad, json));
-      }
+      const employeeIds = [...new Set([...byKey.values()].map((w) => w.employeeRowId))];
       const db = await queryableOf(pool, tx);
-      const written = await db.query(UPSERT_SQL, [orgId, ids, years, months, encs, digests]);
-      const trimmed = await db.query(TRIM_SQL, [[...new Set(ids)], PAY_MONTHS_KEPT]);
-      const gone = new Set((trimmed.rows as { employee_row_id: string; year: number; month: number }[]).map((r) => key(r.employee_row_id, r.year, r.month)));
-      const recorded = new Map<string, boolean>();
-      for (const r of written.rows as { employee_row_id: string; year: number; month: number; correction: boolean }[]) {
-        const k = key(r.employee_row_id, r.year, r.month);
-        if (!gone.has(k)) recorded.set(k, r.correction);
+      const stored = new Map<string, { digest: string; webhookSeq: bigint | null }>();
+      for (const r of (await db.query(STORED_SQL, [orgId, employeeIds])).rows as {
+        employee_row_id: string;
+        year: number;
+        month: number;
+        value_digest: string;
+        webhook_seq: string | null;
+      }[]) {
+        stored.set(key(r.employee_row_id, r.year, r.month), { digest: r.value_digest, webhookSeq: r.webhook_seq === null ? null : BigInt(r.webhook_seq) });
       }
+      const mark = guard ? BigInt(guard.writtenUpTo) : null;
+      const pending = [...byKey];
+      const recorded = new Map<string, boolean>();
+      const writtenIds = new Set<string>();
+      // Chunk by chunk, from the value to the statement: a payroll page's months are never all
+      // held encrypted at once (docs/sync.md "Memory and throughput").
+      for (let i = 0; i < pending.length; i += PAY_WRITE_CHUNK) {
+        const rows: { id: string; y: number; m: number; enc: string; digest: string }[] = [];
+        for (const [k, w] of pending.slice(i, i + PAY_WRITE_CHUNK)) {
+          const before = stored.get(k);
+          // The webhook's later value stands (also rechecked by the statement, on the row).
+          if (mark !== null && before?.webhookSeq != null && before.webhookSeq > mark) continue;
+          const value = normalizePayMonth(w.month);
+          const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
+          const json = JSON.stringify(value);
+          const d = digest(aad, json);
+          if (before?.digest === d) continue; // the same value: nothing to write, no event
+          rows.push({ id: w.employeeRowId, y: value.year, m: value.month, enc: cipher.encrypt(json, aad), digest: d });
+        }
+        if (rows.length === 0) continue;
+        const written = await db.query(UPSERT_SQL, [
+          orgId,
+          rows.map((r) => r.id),
+          rows.map((r) => r.y),
+          rows.map((r) => r.m),
+          rows.map((r) => r.enc),
+          rows.map((r) => r.digest),
+          guard ? guard.writtenUpTo : null,
+        ]);
+        for (const r of written.rows as { employee_row_id: string; year: number; month: number; correction: boolean }[]) {
+          recorded.set(key(r.employee_row_id, r.year, r.month), r.correction);
+          writtenIds.add(r.employee_row_id);
+        }
+      }
+      if (recorded.size === 0) return [];
+      const trimmed = await db.query(TRIM_SQL, [[...writtenIds], PAY_MONTHS_KEPT]);
+      for (const r of trimmed.rows as { employee_row_id: string; year: number; month: number }[]) recorded.delete(key(r.employee_row_id, r.year, r.month));
       const out: RecordedPayMonth[] = [];
       for (const [k, w] of byKey) {
         const correction = recorded.get(k);

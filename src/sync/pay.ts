@@ -11,7 +11,7 @@
 import type { Transactor, Tx } from '../db/tx';
 import type { EmployeeRecord } from '../domain/record';
 import type { ErasureStore } from '../employees/erasure-store';
-import type { PayMonthStore, PayMonthWrite } from '../employees/pay-months';
+import type { PayMonthStore, PayMonthWrite, PayWriteGuard } from '../employees/pay-months';
 import type { EmployeeStore } from '../employees/store';
 import { payRecordedEvents } from '../events/catalog';
 import type { EventService } from '../events/service';
@@ -29,7 +29,7 @@ export const LATER_BACKFILL_MONTHS = 2;
 export interface SyncPayDeps {
   transactor: Transactor;
   payMonths: Pick<PayMonthStore, 'record'>;
-  employees: Pick<EmployeeStore, 'idsFor'>;
+  employees: Pick<EmployeeStore, 'idsFor' | 'writeMark'>;
   erasures: Pick<ErasureStore, 'lockForSync'>;
   events: Pick<EventService, 'writeIn' | 'dispatch'>;
 }
@@ -45,17 +45,20 @@ export function payMonthsOfRecords(records: readonly EmployeeRecord[]): PayMonth
 }
 
 /**
- * Records `writes` of `orgId` in `tx` and writes their `employee.pay_recorded` events there (the
- * events' deliveries are for the caller to dispatch after commit). Returns the events written
- * and how many months were recorded (new or corrected).
+ * Records a sync page's `writes` of `orgId` in `tx` and writes their `employee.pay_recorded`
+ * events there (the events' deliveries are for the caller to dispatch after commit). `guard`: the
+ * write mark taken before the page was asked for; a month the update webhook recorded after it
+ * keeps the webhook's value (docs/pay-history.md "A sync never reverts the webhook"). Returns the
+ * events written and how many months were recorded (new or corrected).
  */
 export async function recordPayMonths(
   deps: Pick<SyncPayDeps, 'payMonths' | 'events'>,
   orgId: number,
   writes: PayMonthWrite[],
   tx: Tx,
+  guard: PayWriteGuard,
 ): Promise<{ written: Written | undefined; recorded: number }> {
-  const recorded = await deps.payMonths.record(orgId, writes, tx);
+  const recorded = await deps.payMonths.record(orgId, writes, tx, guard);
   return { written: recorded.length ? await deps.events.writeIn(tx, payRecordedEvents(orgId, recorded)) : undefined, recorded: recorded.length };
 }
 
@@ -83,6 +86,8 @@ export async function backfillPayMonths(
   const pages = run.connector.listPayMonths!({ months: run.months })[Symbol.asyncIterator]();
   let recorded = 0;
   for (;;) {
+    // Noted before the page is asked for: what the webhook records meanwhile is newer than the page.
+    const guard = { writtenUpTo: await deps.employees.writeMark() };
     const next: IteratorResult<PayMonthsPage> = await untilAnswer(pages.next(), run.stallMs, run.aborter, run.watch);
     if (next.done) return recorded;
     const entries = next.value.entries.map((e) => ({ ...e, employeeId: canonicalEmployeeId(e.employeeId) })).filter((e) => e.employeeId);
@@ -95,7 +100,7 @@ export async function backfillPayMonths(
         const id = ids.get(e.employeeId);
         if (id) writes.push({ employeeRowId: id, employeeId: e.employeeId, month: e.month });
       }
-      const out = await recordPayMonths(deps, orgId, writes, tx);
+      const out = await recordPayMonths(deps, orgId, writes, tx, guard);
       recorded += out.recorded;
       return out.written;
     });

@@ -18,13 +18,13 @@
 import type { Transactor, Tx } from '../db/tx';
 import type { Logger } from '../logger';
 import { canonicalEmployeeId } from '../domain/ids';
-import { normalizeRecord, type PartialEmployeeRecord } from '../domain/record';
+import { normalizeRecord } from '../domain/record';
 import { employeesRemovedEvents, syncCompletedEvent, syncDegradedEvent, syncFailedEvent } from '../events/catalog';
 import type { EventService } from '../events/service';
 import type { Written } from '../events/types';
 import type { ErasureStore } from '../employees/erasure-store';
 import { newEmployeeRowId, type EmployeeStore, type PageWrites } from '../employees/store';
-import { HrmsError, type ConnectorOptions, type EmployeePage, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
+import { HrmsError, type ConnectorOptions, type HrmsAccess, type HrmsConnectorDefinition, type RequestBudget } from '../hrms/connector';
 import type { ConnectorLookup } from '../hrms/registry';
 import type { HrmsConfigStore } from '../setup/store';
 import { createRunBound, SyncBoundError, type SyncBounds } from './bound';
@@ -32,6 +32,8 @@ import type { HealthRecorder } from './health';
 import type { SyncLock } from './lock';
 import type { SyncTrigger } from './queue';
 import { FREQUENCY_MS } from './schedules';
+import { planRun } from './plan';
+import { askFor, canonicalPage } from './pages';
 import type { SyncRunStore } from './store';
 import type { SyncKind } from '../db/entities';
 import { createStallWatch, SyncInterruptedError, untilAnswer, type StallWatch } from './stall';
@@ -42,6 +44,7 @@ export { SyncInterruptedError };
 import { createCoverageCounter, degradedPoints, isSyncCoverage, type DegradedPoint, type SyncCoverage } from '../domain/coverage';
 
 export { FREQUENCY_MS };
+export { FULL_SYNC_EVERY_MS, INCREMENTAL_OVERLAP_MS, planRun } from './plan';
 
 /** Why a sync did not run or how it ended. */
 export type SyncOutcome =
@@ -118,28 +121,6 @@ const SKIP_WORDS: Record<Extract<SyncOutcome, { status: 'skipped' }>['reason'], 
   no_active_connection: 'the org has no pending or approved connection',
   already_running: 'a sync of the org was running and covers it',
 };
-
-/** A full sync runs at least this often, ms (docs/hrms/connectors.md "Full and incremental syncs"). */
-export const FULL_SYNC_EVERY_MS = 24 * 3_600_000;
-/** An incremental sync lists changes since the previous run's start minus this, ms (clock skew between hrx and the HRMS). */
-export const INCREMENTAL_OVERLAP_MS = 5 * 60_000;
-
-/**
- * What the next run lists (docs/hrms/connectors.md "Full and incremental syncs"): incremental (changes since the previous succeeded
- * run's start, less the overlap) only when the product can list changes, the org's job scheduler
- * or a vendor's sync on demand queued it, and a full run succeeded within the last day; otherwise
- * full. `setup` (and every other trigger) is always full.
- */
-export function planRun(
-  definition: Pick<HrmsConnectorDefinition, 'incremental'>,
-  trigger: SyncTrigger,
-  last: { any: Date | null; full: Date | null },
-  now: number,
-): { kind: SyncKind; since?: Date } {
-  if (!definition.incremental || (trigger !== 'schedule' && trigger !== 'vendor') || !last.full || !last.any) return { kind: 'full' };
-  if (now - last.full.getTime() >= FULL_SYNC_EVERY_MS) return { kind: 'full' };
-  return { kind: 'incremental', since: new Date(last.any.getTime() - INCREMENTAL_OVERLAP_MS) };
-}
 
 /**
  * The tenant's budget, telling `watch` while the sync waits for it (pacing, not a stalled HRMS).
@@ -303,7 +284,8 @@ export function createSyncService(deps: SyncServiceDeps) {
               );
               const kept = erased.size ? records.filter((r) => !erased.has(r.employeeId)) : records;
               const writes = await deps.employees.upsertPage(orgId, run.id, kept, guard, tx);
-              const pay = deps.payMonths && (await recordPayMonths({ payMonths: deps.payMonths, events: deps.events }, orgId, payMonthsOfRecords(kept), tx));
+              const pay =
+                deps.payMonths && (await recordPayMonths({ payMonths: deps.payMonths, events: deps.events }, orgId, payMonthsOfRecords(kept), tx, guard));
               return { kept, writes, pay };
             });
             await deps.events.dispatch(stored.pay ? stored.pay.written : undefined);
@@ -402,29 +384,4 @@ export function createSyncService(deps: SyncServiceDeps) {
      */
     refreshSchedule,
   };
-}
-
-/**
- * Asks `pages` for its next page now (the HRMS answers while the caller writes the current one),
- * with `mark`, the `writeMark()` taken just before (the page's guard). A failure is seen when the
- * page is awaited (`untilAnswer`); never an unhandled rejection meanwhile.
- */
-function askFor(pages: AsyncIterator<EmployeePage>, mark: string): { page: Promise<IteratorResult<EmployeePage>>; mark: string } {
-  const page = pages.next();
-  page.catch(() => undefined);
-  return { page, mark };
-}
-
-/**
- * A page's employees by canonical id (docs/erasure-and-retention.md "One form of an employee
- * id"): an HRMS listing `EMP1` and `EMP1 ` lists one employee (the later entry wins, as a later
- * page would); an id that is empty once canonical names nobody and is left out.
- */
-function canonicalPage(employees: readonly PartialEmployeeRecord[]): Map<string, PartialEmployeeRecord> {
-  const out = new Map<string, PartialEmployeeRecord>();
-  for (const e of employees) {
-    const id = canonicalEmployeeId(e.employeeId);
-    if (id) out.set(id, e);
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
-/** Which kind of sync runs next (sync/service.ts `planRun`, docs/hrms/connectors.md "Full and incremental syncs"). */
+/** Which kind of sync runs next (sync/plan.ts `planRun`, docs/hrms/connectors.md "Full and incremental syncs"). */
 import { describe, expect, it } from 'vitest';
-import { FULL_SYNC_EVERY_MS, INCREMENTAL_OVERLAP_MS, planRun } from '../../src/sync/service';
+import { FULL_SYNC_EVERY_MS, INCREMENTAL_OVERLAP_MS, planRun } from '../../src/sync/plan';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 const hoursAgo = (h: number) => new Date(now - h * 3_600_000);

@@ -35,6 +35,7 @@ import { Migration20261206040000 } from './Migration20261206040000';
 import { Migration20261206050000 } from './Migration20261206050000';
 import { Migration20261206060000 } from './Migration20261206060000';
 import { Migration20261206070000 } from './Migration20261206070000';
+import { Migration20261206071500 } from './Migration20261206071500';
 import type { MigrationKeys } from './keys';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
@@ -70,4 +71,5 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261206050000', class: Migration20261206050000 },
   { name: 'Migration20261206060000', class: Migration20261206060000 },
   { name: 'Migration20261206070000', class: Migration20261206070000 },
+  { name: 'Migration20261206071500', class: Migration20261206071500 },
 ];

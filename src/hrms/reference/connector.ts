@@ -169,15 +169,18 @@ class ReferenceConnector implements HrmsConnector {
   /**
    * The reference payroll API (`GET /api/v1/payroll/months?months=K`, docs/pay-history.md "Where
    * months come from"): pages of employees' `months` newest pay months, paged as the employee
-   * list (the cursor is the page number), each page retried on its own. An entry naming no
-   * employee or no valid month is left out.
+   * list (the cursor is the page number), each page retried on its own. A page names at most
+   * `pageSize` employees and about {@link PAY_PAGE_MONTHS} months (fewer employees the more
+   * months each carries), so a backfill holds no more at once than an employee page does
+   * (docs/sync.md "Memory and throughput"). An entry naming no employee or no valid month is left out.
    */
   async *listPayMonths(options: PayMonthsOptions): AsyncGenerator<PayMonthsPage> {
     const months = Math.min(36, Math.max(1, Math.floor(options.months)));
+    const perPage = Math.max(1, Math.min(this.client.opts.pageSize, Math.floor(PAY_PAGE_MONTHS / months)));
     for (let page = pageOf(options.cursor); ; page++) {
       const what = `payroll page ${page}`;
       const data = await this.client.withRetry(async () => {
-        const res = await this.apiGet(`api/v1/payroll/months?months=${months}&page=${page}&per_page=${this.client.opts.pageSize}`, what);
+        const res = await this.apiGet(`api/v1/payroll/months?months=${months}&page=${page}&per_page=${perPage}`, what);
         if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
         const parsed = PayrollResponse.safeParse(parseJson(res, what));
         if (!parsed.success) throw new HrmsError('bad_response', `HRMS sent an unexpected shape for ${what}`, res.statusCode);
@@ -208,6 +211,9 @@ class ReferenceConnector implements HrmsConnector {
     return native === null ? null : mapEmployee(native);
   }
 }
+
+/** About how many pay months one payroll page carries at most (24-month backfill: pages of 41 employees). */
+export const PAY_PAGE_MONTHS = 1000;
 
 /**
  * Builds the connector for `hrms_id` `reference`. Never throws itself: bad credentials shapes

@@ -35,6 +35,12 @@ export interface SimOptions {
    * serve the employee asked for").
    */
   lenientCodes?: boolean;
+  /**
+   * The most pay months the payroll API serves per employee (default 36, all it holds); 0: an HRMS
+   * whose payroll holds no history (its pages empty), as the `pay_history` benchmark's sync
+   * without history.
+   */
+  payHistoryMonths?: number;
 }
 
 /** The switches that can change while the simulator runs. */

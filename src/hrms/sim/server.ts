@@ -228,7 +228,8 @@ export function createSimHandler(opts: SimOptions): {
     const months = intParam(url, 'months', 12);
     if (months > MAX_PAY_MONTHS) throw new HttpError(400, { error: 'invalid_request', error_description: `months must be at most ${MAX_PAY_MONTHS}` });
     const { indexes, meta } = pageOf(url);
-    const payMonths = indexes.flatMap((i) => payHistory(opts.seed, i, months));
+    const held = Math.min(months, opts.payHistoryMonths ?? MAX_PAY_MONTHS);
+    const payMonths = held > 0 ? indexes.flatMap((i) => payHistory(opts.seed, i, held)) : [];
     stats.payMonthsServed += payMonths.length;
     send(res, 200, { pay_months: payMonths, meta });
   }
