@@ -156,6 +156,10 @@ export function createSdkService(deps: SdkServiceDeps) {
       // token too, or this sees the key revoked and issues nothing), the creations counted
       // against the vendor's daily limit, the connection's request and the revocation of its
       // earlier tokens together, so no approval sees the one without the other.
+      // The key before the transaction: the keyring may read it from the store, on a connection of
+      // its own, and a transaction waiting for a second connection holds its first (a vendor's
+      // concurrent requests could fill the pool with transactions waiting for each other's).
+      const signingKey = await deps.signingKey();
       const { org, created, connection, token } = await deps.transactor.transaction(async (tx) => {
         const { org, created } = await deps.orgs.resolveClient(match, { name: req.org_name }, tx);
         if (!org.isClient || org.id === vendor.orgId) {
@@ -163,16 +167,18 @@ export function createSdkService(deps: SdkServiceDeps) {
         }
         const user = await deps.store.ensureUser(org.id, email, req.fullname, tx);
         const made = [...(created ? (['org'] as const) : []), ...(user.created ? (['user'] as const) : [])];
-        if (deps.creationsPerDay > 0) {
-          const waitSec = await deps.store.recordCreations(vendor.orgId, made, deps.creationsPerDay, tx);
-          if (waitSec > 0) throw new AppError('THROTTLED', { params: { seconds: waitSec }, headers: { 'retry-after': String(waitSec) } });
-        }
         const connection = await deps.connections.ensureRequested(vendor.orgId, org.id, req.data_model_flags ?? null, tx);
         const jti = randomUUID();
         const signed = await signConnectToken(
           { sub: user.id, vendor_org: vendor.orgUuid, client_org: org.uuid, connection_id: connection.id, jti },
-          await deps.signingKey(),
+          signingKey,
         );
+        // Counted after the signature, so the vendor's lock on its count is held only for the last
+        // statements and the commit (its concurrent requests take it in turn).
+        if (deps.creationsPerDay > 0) {
+          const waitSec = await deps.store.recordCreations(vendor.orgId, made, deps.creationsPerDay, tx);
+          if (waitSec > 0) throw new AppError('THROTTLED', { params: { seconds: waitSec }, headers: { 'retry-after': String(waitSec) } });
+        }
         // Checked last, so a revocation waits only for the insert and the commit.
         if (issuedBy.apiKeyId !== null && !(await deps.orgs.holdActiveApiKey(issuedBy.apiKeyId, tx))) throw new AppError('AUTH_INVALID');
         await deps.store.issue(

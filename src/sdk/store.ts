@@ -7,6 +7,7 @@
  * Every method takes an optional `Tx` (db/tx.ts), last, to run in a caller's transaction.
  */
 import { randomUUID, type KeyObject } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { blindIndexes } from '../crypto/blind-index';
 import type { FieldCipher } from '../crypto/field-cipher';
@@ -14,6 +15,7 @@ import { SdkToken } from '../db/entities';
 import { pgTextArray } from '../db/sql';
 import { execute, transactionOf, type Tx } from '../db/tx';
 import { isUuid } from '../domain/ids';
+import { unavailable } from '../unavailable';
 
 /**
  * The fields of an SDK token that the token's view and a Connect session share, from a row of
@@ -30,6 +32,13 @@ export function tokenFieldsOf(row: Record<string, unknown>) {
     expiresAt: new Date(row.expires_at as string),
   };
 }
+
+/**
+ * How long a token request waits for its vendor's creations lock (ms): a vendor's concurrent
+ * requests that create orgs or users take it in turn, each for the last statements of its
+ * transaction (docs/limits.md "Organisations and users created by SDK tokens").
+ */
+export const CREATIONS_LOCK_WAIT_MS = 8000;
 
 /** A person of a client org named by an SDK token request (the HR admin), decrypted. */
 export interface SdkUser {
@@ -90,7 +99,10 @@ export interface SdkStore {
    * Counts `made` against vendor `vendorOrgId`'s creations of the last 24 hours, at most `perDay`
    * of each kind, in `tx` (rolled back with it), serialized per vendor by an advisory lock.
    * Returns 0 when recorded, else the seconds until one more of every kind in `made` fits
-   * (nothing recorded). Rows older than a day are deleted on the way.
+   * (nothing recorded). Rows older than a day are deleted on the way. The lock is asked for
+   * without waiting in a statement (a request's statements time out in 1.5 s, and a vendor's
+   * concurrent token requests queue on it): tried again every 20 ms for up to
+   * `CREATIONS_LOCK_WAIT_MS`, past which `SERVICE_UNAVAILABLE` (503 with `Retry-After`) is thrown.
    */
   recordCreations(vendorOrgId: number, made: readonly SdkCreation[], perDay: number, tx: Tx): Promise<number>;
 }
@@ -174,7 +186,15 @@ export function createSdkStore(orm: MikroORM, cipher: FieldCipher, blindKeys: re
     },
     async recordCreations(vendorOrgId, made, perDay, tx) {
       if (made.length === 0) return 0;
-      await sql(`select pg_advisory_xact_lock(hashtext(current_schema() || ':hrx:sdk-creations:' || ?))`, [vendorOrgId], tx);
+      const deadline = Date.now() + CREATIONS_LOCK_WAIT_MS;
+      for (;;) {
+        const [got] = (await sql(`select pg_try_advisory_xact_lock(hashtext(current_schema() || ':hrx:sdk-creations:' || ?)) as ok`, [vendorOrgId], tx)) as {
+          ok: boolean;
+        }[];
+        if (got?.ok) break;
+        if (Date.now() >= deadline) throw unavailable();
+        await sleep(20);
+      }
       await sql(`delete from sdk_creations where vendor_org_id = ? and created_at <= now() - interval '1 day'`, [vendorOrgId], tx);
       let waitSec = 0;
       for (const kind of new Set(made)) {

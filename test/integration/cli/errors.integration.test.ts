@@ -89,7 +89,9 @@ describe('hrx errors in plain words', () => {
     const e = { ...fresh, DATABASE_URL: withPassword(DATABASE_URL) };
     const text = await runHrx(['migrate'], e);
     expect(text.code, text.stderr).toBe(0);
-    const where = `127.0.0.1:5432/test (schema ${fresh.HRX_DB_SCHEMA})`;
+    // The database of the run's DATABASE_URL (CI's is `test`), host and port as it names them.
+    const url = new URL(DATABASE_URL);
+    const where = `${url.hostname}:${url.port || '5432'}${url.pathname} (schema ${fresh.HRX_DB_SCHEMA})`;
     expect(text.stdout).toMatch(new RegExp(`^migrated ${where.replace(/[()]/g, '\\$&')}: applied Migration\\d+`));
     const again = await runHrx(['migrate', '--json'], e);
     expect(JSON.parse(again.stdout)).toEqual({ database: where, applied: [] });
