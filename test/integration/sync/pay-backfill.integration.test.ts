@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payHistory } from '../../../src/hrms/sim/payroll';
-import { dbQuery, storesOf } from '../../support/db';
-import { client, connection, vendor } from '../../support/factories';
+import { dbQuery } from '../../support/db';
+import { client, connection, hrmsAt, vendor } from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 
 const N = 12;
@@ -32,12 +32,7 @@ beforeAll(async () => {
   v = await vendor(app.ctx);
   await connection(app.ctx, v.org.uuid, c.org.uuid);
   await app.ctx.syncQueue.queue.drain(true);
-  await storesOf(app).hrmsConfigs.save({
-    orgId: c.org.id,
-    hrmsId: 'reference',
-    credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, api_key: '', hrms_host: sim.url },
-    apiConfigs: [],
-  });
+  await hrmsAt(app.ctx, c.org.id, sim, creds);
 }, 90_000);
 afterAll(async () => {
   await sim?.close();

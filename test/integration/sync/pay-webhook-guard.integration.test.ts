@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payHistory } from '../../../src/hrms/sim/payroll';
-import { storesOf } from '../../support/db';
 import * as f from '../../support/factories';
 import { call, startSim, startTestApp, type TestApp } from '../../support/harness';
 
@@ -45,12 +44,7 @@ beforeAll(async () => {
   v = await f.vendor(app.ctx);
   await f.connection(app.ctx, v.org.uuid, c.org.uuid);
   await app.ctx.syncQueue.queue.drain(true);
-  await storesOf(app).hrmsConfigs.save({
-    orgId: c.org.id,
-    hrmsId: 'reference',
-    credentials: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret, api_key: '', hrms_host: sim.url },
-    apiConfigs: [],
-  });
+  await f.hrmsAt(app.ctx, c.org.id, sim, creds);
   expect(await app.ctx.services.sync.run(c.org.id, 'test', 'guard-1', { full: true })).toMatchObject({ status: 'succeeded' });
 }, 90_000);
 afterAll(async () => {
