@@ -79,3 +79,21 @@ export function expectSameEmployees(got: PartialEmployeeRecord[], expected: Part
     expect(normalizeRecord(byId.get(e.employeeId)!, 'id'), e.employeeId).toEqual(normalizeRecord(e, 'id'));
   }
 }
+
+/**
+ * "Another client of the same HRMS account": `calls` GETs of `url` (marked `user-agent:
+ * another-client`, so a simulator's own counts can tell them apart), one after another.
+ */
+export async function spendWindow(url: string, calls = 50): Promise<void> {
+  for (let i = 0; i < calls; i++) await fetch(url, { headers: { 'user-agent': 'another-client' } }).then((r) => r.arrayBuffer());
+}
+
+/** The most calls within any `windowMs` (ms) of `at` (sorted instants, ms): a sliding window's count. */
+export function maxInAnyWindow(at: number[], windowMs: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; j < at.length; j++) {
+    while (at[j]! - at[i]! >= windowMs) i++;
+    most = Math.max(most, j - i + 1);
+  }
+  return most;
+}

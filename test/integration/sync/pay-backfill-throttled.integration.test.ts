@@ -15,6 +15,7 @@ import { KekaSim } from '../../../src/hrms/keka/sim/server';
 import * as f from '../../support/factories';
 import { dbQuery, storesOf } from '../../support/db';
 import { startTestApp, type TestApp } from '../../support/harness';
+import { maxInAnyWindow, spendWindow } from '../../support/dialect';
 
 const EMPLOYEES = 10;
 const WINDOW_MS = 6000;
@@ -83,19 +84,7 @@ async function kekaOrg(payHistoryMonths: number, onRegister: (sim: KekaSim) => P
 }
 
 /** "Another client of the same Keka account": spends the simulator's whole window of 50. */
-async function spendWindow(sim: KekaSim): Promise<void> {
-  for (let i = 0; i < 50; i++) await fetch(`${sim.url}/api/v1/hris/employees`, { headers: { 'user-agent': 'another-client' } }).then((r) => r.arrayBuffer());
-}
-
-/** The most calls within any `windowMs` of `at` (sorted instants). */
-function maxInAnyWindow(at: number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; j < at.length; j++) {
-    while (at[j]! - at[i]! >= windowMs) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
+const spendKekaWindow = (sim: KekaSim): Promise<void> => spendWindow(`${sim.url}/api/v1/hris/employees`);
 
 describe('a throttled pay history backfill', () => {
   it('waits out the pay register 429s within the budget, completes with every month, and calls only what the months need', async () => {
@@ -105,7 +94,7 @@ describe('a throttled pay history backfill', () => {
     const withoutHistory = plain.calls.filter((c) => !PAYROLL.test(c.path));
     expect(plain.calls.every((c) => c.status === 200)).toBe(true);
 
-    const t = await kekaOrg(36, spendWindow);
+    const t = await kekaOrg(36, spendKekaWindow);
     const truth = t.sim.expectedPayMonths(24);
     const months = new Set(truth.map((e) => `${e.month.year}-${e.month.month}`));
     expect(months.size).toBe(24);

@@ -16,6 +16,7 @@ import type { DialectSim } from '../../../src/hrms/sim/dialect';
 import * as f from '../../support/factories';
 import { dbQuery, storesOf } from '../../support/db';
 import { startTestApp, type TestApp } from '../../support/harness';
+import { maxInAnyWindow, spendWindow } from '../../support/dialect';
 
 const LIST_PATH = '/api/v1/hris/employees';
 const WINDOW_MS = 6000;
@@ -67,19 +68,7 @@ async function hrmsProxy(sim: DialectSim, onPage: (n: number) => Promise<void>) 
 }
 
 /** "Another client of the same Keka account": spends the simulator's whole window (its count starts at hrx's page 1). */
-async function spendWindow(sim: DialectSim): Promise<void> {
-  for (let i = 0; i < 50; i++) await fetch(`${sim.url}${LIST_PATH}`, { headers: { 'user-agent': 'another-client' } }).then((r) => r.arrayBuffer());
-}
-
-/** The most calls within any `windowMs` of `at` (sorted instants). */
-function maxInAnyWindow(at: number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; j < at.length; j++) {
-    while (at[j]! - at[i]! >= windowMs) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
+const spendKekaWindow = (sim: DialectSim): Promise<void> => spendWindow(`${sim.url}${LIST_PATH}`);
 
 /** A client org syncing from a Keka simulator (40 employees, window `WINDOW_MS`) through a proxy whose page 2 finds the window spent. */
 async function throttledTenant(variants: Record<string, string | number | boolean>, atPage2: (sim: DialectSim) => void = () => undefined) {
@@ -90,7 +79,7 @@ async function throttledTenant(variants: Record<string, string | number | boolea
   });
   const proxy = await hrmsProxy(sim, async (n) => {
     if (n !== 2) return;
-    await spendWindow(sim);
+    await spendKekaWindow(sim);
     atPage2(sim);
   });
   const v = await f.vendor(app.ctx);
