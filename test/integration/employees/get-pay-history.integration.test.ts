@@ -14,6 +14,7 @@ import * as f from '../../support/factories';
 import { dbQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import { call, startTestApp, type TestApp } from '../../support/harness';
+import { consentBody } from '../../support/setups';
 import { startReceiver, type Receiver } from '../../support/receiver';
 
 let app: TestApp;
@@ -165,14 +166,7 @@ describe('pay history: refusals as the plain read', () => {
   it('consent required: none in force, then given, then withdrawn: 403, 200, 403', async () => {
     const missing = plain('Consent not found or expired');
     expectError(await history(consented, 'PAY1'), 403, missing);
-    const now = Date.now();
-    const consent = {
-      org: c.org.uuid,
-      employee_id: 'PAY1',
-      consent_language: 'I agree that my employer shares my pay.',
-      consent_timestamp: new Date(now).toISOString(),
-      consent_expiry: new Date(now + 86_400_000).toISOString(),
-    };
+    const consent = consentBody(c.org.uuid, { employeeId: 'PAY1', language: 'I agree that my employer shares my pay.' });
     expect((await post('/api/v1/employee/consent-data/', consent, consented.apiKey)).status).toBe(200);
     expect((await history(consented, 'PAY1')).body.data.months).toHaveLength(12);
     expect((await post('/api/v1/employee/consent-data/revoke/', { org: c.org.uuid, employee_id: 'PAY1' }, consented.apiKey)).status).toBe(200);

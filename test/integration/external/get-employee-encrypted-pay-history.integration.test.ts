@@ -20,6 +20,7 @@ import { dbQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import * as f from '../../support/factories';
 import { call, startTestApp, type TestApp } from '../../support/harness';
+import { consentBody } from '../../support/setups';
 
 type V2Vendor = Awaited<ReturnType<typeof f.v2Vendor>>;
 let app: TestApp;
@@ -178,14 +179,7 @@ describe('V2 pay history: filtering, consent and refusals as the plain read', ()
   it('consent required: 403 without consent, the months once given, 403 once withdrawn', async () => {
     const missing = plain('Consent not found or expired');
     expectError(await post(consented, await payRequest(consented, connConsented)), 403, missing);
-    const now = Date.now();
-    const consent = {
-      org: c.org.uuid,
-      employee_id: 'PAY1',
-      consent_language: 'I agree that my employer shares my pay.',
-      consent_timestamp: new Date(now).toISOString(),
-      consent_expiry: new Date(now + 86_400_000).toISOString(),
-    };
+    const consent = consentBody(c.org.uuid, { employeeId: 'PAY1', language: 'I agree that my employer shares my pay.' });
     const give = await call(`${app.url}/api/v1/employee/consent-data/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: consented.apiKey },
