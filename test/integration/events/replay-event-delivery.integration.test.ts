@@ -55,6 +55,8 @@ describe('POST /api/vendor/deliveries/{id}/replay/', () => {
     for (const id of [sent.delivery_id, randomUUID(), 'nope']) {
       expectError(await vendorCall(app, v.apiKey, 'POST', `/api/vendor/deliveries/${id}/replay/`), 404, plain('Not found.'));
     }
+    // The receiver has the request before the deliverer records the attempt: wait for the row.
+    await waitFor(async () => ((await status(sent.delivery_id)).status !== 'pending' ? true : null), 10_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(rx.at('/theirs')).toHaveLength(1);
     expect(await status(sent.delivery_id)).toEqual({ status: 'delivered', attempts: 1 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ormQuery } from '../../support/db';
 import { expectError, plain } from '../../support/expect-error';
 import { vendor } from '../../support/factories';
-import { type TestApp } from '../../support/harness';
+import { type TestApp, waitFor } from '../../support/harness';
 import { startReceiver, type Receiver } from '../../support/receiver';
 import { selfServiceApp, vendorCall } from '../../support/self-service';
 
@@ -35,8 +35,10 @@ describe('POST /api/vendor/endpoints/{id}/test/', () => {
     expect(got!.headers['webhook-id']).toBe(res.body.data.event_id);
     const payload = new Webhook(ep.secret).verify(got!.body, got!.headers as Record<string, string>);
     expect(payload).toEqual({ type: 'endpoint.test', timestamp: expect.any(String), data: { endpoint_id: ep.id, vendor_org_id: v.org.uuid } });
-    const [row] = await ormQuery(app, `select status, attempts from event_deliveries where id = ?`, [res.body.data.delivery_id]);
-    expect(row).toEqual({ status: 'delivered', attempts: 1 });
+    // The receiver has the request before the deliverer records the attempt: wait for the row.
+    const delivery = async () => (await ormQuery(app, `select status, attempts from event_deliveries where id = ?`, [res.body.data.delivery_id]))[0];
+    await waitFor(async () => ((await delivery())?.status !== 'pending' ? true : null), 10_000);
+    expect(await delivery()).toEqual({ status: 'delivered', attempts: 1 });
     expect(rx.at('/t2')).toEqual([]);
   });
 
