@@ -29,7 +29,7 @@ const HELP = `npm run bench -- [options]
   --connections N        employee_details: autocannon connections (default 50)
   --duration S           employee_details: measured seconds per server (default 10)
   --warmup S             employee_details: warm-up seconds per server (default 2)
-  --profile              employee_details, external: run the hrx child with --cpu-prof (external: into bench/results/prof-external-*)
+  --profile              employee_details, external, pay_history: run the hrx child with --cpu-prof (into bench/results/prof-*)
   --sync-sizes A,B,...   full_sync: org sizes (default 10000,100000; add 1000000 for a million)
   --with-install         first_read: also time npm ci (in a scratch directory)
   external (encrypted POST /api/external/employee/) takes --employees, --connections, --duration and --warmup too
@@ -235,7 +235,11 @@ export async function main(argv: string[]): Promise<number> {
         },
         log,
       ),
-    pay_history: () => payHistoryBench({ ...load(), employees: num(values.employees, 10_000) }, log),
+    pay_history: () =>
+      payHistoryBench(
+        { ...load(), employees: num(values.employees, 10_000), profileDir: values.profile ? path.join(resultsDir, `prof-pay-${stamp}`) : undefined },
+        log,
+      ),
   };
   for (const name of NAMES) {
     if (only && name !== only) continue;

@@ -11,6 +11,8 @@
  * history, each in a fresh worker process sampled every 100 ms.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { startHrmsSimulator } from '../src/hrms/sim/server';
 import type { Context } from '../src/context';
 import {
@@ -20,6 +22,7 @@ import {
   onCleanup,
   openBenchContext,
   poll,
+  ROOT,
   round,
   rssSampler,
   seedOrgs,
@@ -31,6 +34,7 @@ import {
 } from './lib';
 import { dbQuery } from '../test/support/db';
 import { measureLoad, type LoadFigures } from './load';
+import { summariseProfile, type ProfileSummary } from './profile';
 
 /** One org's first full sync in an `hrx worker` of its own: wall time and the worker's peak RSS. */
 interface WorkerSync {
@@ -98,6 +102,8 @@ export interface PayHistoryOptions {
   connections: number;
   durationSec: number;
   warmupSec: number;
+  /** When set, the hrx child runs with `--cpu-prof` into this directory (both reads in one profile). */
+  profileDir?: string | undefined;
 }
 
 export interface PayHistoryResult {
@@ -124,6 +130,7 @@ export interface PayHistoryResult {
   target: number;
   targetMet: boolean;
   rounds: { plainRps: number; payHistoryRps: number; ratio: number }[];
+  profile?: ProfileSummary;
 }
 
 /** The pay_history / plain ratio the read must reach (docs/benchmarks.md "pay_history"). */
@@ -156,7 +163,12 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child: Child = spawnNode('hrx', ['bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const profArgs: string[] = [];
+  if (o.profileDir) {
+    mkdirSync(o.profileDir, { recursive: true });
+    profArgs.push('--cpu-prof', `--cpu-prof-dir=${o.profileDir}`);
+  }
+  const child: Child = spawnNode('hrx', [...profArgs, 'bin/hrx.js', 'serve'], { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' });
   const rounds: { plain: LoadFigures; pay: LoadFigures; ratio: number }[] = [];
   try {
     await waitForHttp(origin + '/healthz', child, 90_000);
@@ -182,7 +194,9 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
     await child.stop(15_000);
   }
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
+  const profile = o.profileDir ? summariseProfile(o.profileDir) : undefined;
   return {
+    ...(profile ? { profile } : {}),
     employees: o.employees,
     connections: o.connections,
     durationSec: o.durationSec,
@@ -209,7 +223,7 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
 /** The summary lines of {@link payHistoryBench}. */
 export function printPayHistory(r: PayHistoryResult, log: (s: string) => void): void {
   const row = (name: string, f: LoadFigures) =>
-    `  ${name.padEnd(11)} ${String(f.rps).padStart(7)} req/s   p50 ${f.latencyMs.p50} ms   p99 ${f.latencyMs.p99} ms`;
+    `  ${name.padEnd(11)} ${String(f.rps).padStart(7)} req/s   p50 ${f.latencyMs.p50} ms   p99 ${f.latencyMs.p99} ms   hrx CPU ${f.serverCpuMsPerRequest ?? '?'} ms/req   PostgreSQL CPU ${f.postgresCpuMsPerRequest} ms/req   other ${f.otherCpuCores} cores`;
   log(`\npay_history (${r.employees} employees, ${r.payMonthsPerEmployee} pay months each, months=12, ${r.connections} connections, ${r.durationSec} s):`);
   log(row('plain', r.plain));
   log(row('pay_history', r.payHistory));
@@ -217,5 +231,13 @@ export function printPayHistory(r: PayHistoryResult, log: (s: string) => void): 
   log(
     `  pay_backfill_rss/none ${r.rssRatio} (target ≤ ${r.rssTarget}: ${r.rssTargetMet ? 'MET' : 'NOT MET'}): worker peak RSS ${r.backfillRssMiB} MiB with the backfill, ${r.noHistoryRssMiB} MiB without history`,
   );
+  if (r.profile) {
+    log(
+      `  hrx CPU profile ${path.relative(ROOT, r.profile.file)} (${r.profile.totalMs} ms sampled, ${r.profile.idlePct}% idle); project functions by inclusive time:`,
+    );
+    for (const h of r.profile.projectInclusive.slice(0, 16)) log(`    ${String(h.selfPct).padStart(5)}%  ${h.name}`);
+    log('  by module:');
+    for (const h of r.profile.byModule.slice(0, 10)) log(`    ${String(h.selfPct).padStart(5)}%  ${h.name}`);
+  }
   log(`  stored: ${r.payMonths} pay months, ${r.storedBytes} bytes, ${r.bytesPerPayMonth} bytes per pay month (pg_total_relation_size / rows)`);
 }
