@@ -131,6 +131,70 @@ async function fullSyncRemoves({ app, sim, configured, sync }: Pick<ThrottlingSu
  */
 const NO_PAY_HISTORY = { payHistoryMonths: 0 };
 
+/**
+ * Runs `test` on a simulator of the same employees on its own port: its own HRMS tenant, so
+ * its own request budget. The tests that sync an org two or three times use one: on the
+ * shared simulator, the syncs of the tests before them (each full sync reads the employee
+ * pages and the payroll listing) would have spent a 50-a-minute product's budget, and the
+ * run would wait out a window, which is right but takes a minute.
+ */
+async function withOwnTenant(hrmsId: string, startDialect: DialectSimFactory, test: (own: DialectSim) => Promise<void>): Promise<void> {
+  const own = await startDialect({ variants: NO_PAY_HISTORY, employees: EMPLOYEES, seed: `conformance-${hrmsId}` });
+  try {
+    await test(own);
+  } finally {
+    await own.close();
+  }
+}
+
+/**
+ * An incremental sync picks up a change and a removal, or, for a product whose incremental
+ * listings show no removals, the next full sync does (docs/hrms/connectors.md "Full and
+ * incremental syncs"), on `own`, a simulator of its own tenant.
+ */
+async function incrementalPicksUp({
+  app,
+  own,
+  definition,
+  configured,
+  sync,
+}: Pick<ThrottlingSuite, 'app' | 'definition' | 'configured' | 'sync'> & { own: DialectSim }): Promise<void> {
+  const { c } = await configured(own);
+  expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full' });
+  const [changed, gone] = [own.employeeIds()[3]!, own.employeeIds()[7]!];
+  own.change(changed);
+  own.remove(gone);
+  own.resetStats();
+  const outcome = await sync(c.org.id, 'schedule');
+  // A product that cannot list removals (definition.reportsRemovals false) keeps the removed
+  // employee until the next full sync, which finds it (docs/hrms/connectors.md: at least daily).
+  const reports = definition.reportsRemovals !== false;
+  expect(outcome).toMatchObject({ status: 'succeeded', kind: 'incremental', removed: reports ? 1 : 0 });
+  const stored = await storedRecords(app, c.org.id);
+  expect(stored.get(gone)?.removed).toBe(reports);
+  expect(await mismatches(app, c.org.id, own)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - (reports ? 1 : 0) });
+  expect(stored.get(changed)!.record).toEqual(
+    normalizeRecord(
+      own.expected().find((e) => e.employeeId === changed)!,
+      stored.get(changed)!.record.id,
+    ),
+  );
+  // Fewer requests than listing everyone again.
+  expect(own.stats().requests).toBeLessThan(EMPLOYEES / 100);
+  // The runs' kinds as stored (what the next run's plan reads back: the last full run's start).
+  const kinds = async () => (await dbQuery(app, `select kind, status from sync_runs where org_id = $1 order by started_at, id`, [c.org.id])).rows;
+  expect(await kinds()).toEqual([
+    { kind: 'full', status: 'succeeded' },
+    { kind: 'incremental', status: 'succeeded' },
+  ]);
+  if (!reports) {
+    expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full', removed: 1 });
+    expect((await storedRecords(app, c.org.id)).get(gone)?.removed).toBe(true);
+    expect(await mismatches(app, c.org.id, own)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
+    expect((await kinds()).map((r) => r.kind)).toEqual(['full', 'incremental', 'full']);
+  }
+}
+
 for (const [hrmsId, startDialect] of DIALECT_SIMS) {
   describe(`conformance: ${hrmsId}`, () => {
     let app: TestApp;
@@ -159,21 +223,6 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
       });
       expect(res.status).toBe(200);
       return { v, c };
-    }
-    /**
-     * Runs `test` on a simulator of the same employees on its own port: its own HRMS tenant, so
-     * its own request budget. The tests that sync an org two or three times use one: on the
-     * shared simulator, the syncs of the tests before them (each full sync reads the employee
-     * pages and the payroll listing) would have spent a 50-a-minute product's budget, and the
-     * run would wait out a window, which is right but takes a minute.
-     */
-    async function withOwnTenant(test: (own: DialectSim) => Promise<void>): Promise<void> {
-      const own = await startDialect({ variants: NO_PAY_HISTORY, employees: EMPLOYEES, seed: `conformance-${hrmsId}` });
-      try {
-        await test(own);
-      } finally {
-        await own.close();
-      }
     }
     const sync = (orgId: number, trigger: 'setup' | 'schedule') => app.ctx.services.sync.run(orgId, trigger, `conf-${hrmsId}-${++n}`);
 
@@ -251,47 +300,12 @@ for (const [hrmsId, startDialect] of DIALECT_SIMS) {
 
     it('an incremental sync picks up a change and a removal (from the full sync where the product lists none)', async (t) => {
       if (!definition.incremental) return t.skip();
-      await withOwnTenant(async (own) => {
-        const { c } = await configured(own);
-        expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full' });
-        const [changed, gone] = [own.employeeIds()[3]!, own.employeeIds()[7]!];
-        own.change(changed);
-        own.remove(gone);
-        own.resetStats();
-        const outcome = await sync(c.org.id, 'schedule');
-        // A product that cannot list removals (definition.reportsRemovals false) keeps the removed
-        // employee until the next full sync, which finds it (docs/hrms/connectors.md: at least daily).
-        const reports = definition.reportsRemovals !== false;
-        expect(outcome).toMatchObject({ status: 'succeeded', kind: 'incremental', removed: reports ? 1 : 0 });
-        const stored = await storedRecords(app, c.org.id);
-        expect(stored.get(gone)?.removed).toBe(reports);
-        expect(await mismatches(app, c.org.id, own)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - (reports ? 1 : 0) });
-        expect(stored.get(changed)!.record).toEqual(
-          normalizeRecord(
-            own.expected().find((e) => e.employeeId === changed)!,
-            stored.get(changed)!.record.id,
-          ),
-        );
-        // Fewer requests than listing everyone again.
-        expect(own.stats().requests).toBeLessThan(EMPLOYEES / 100);
-        // The runs' kinds as stored (what the next run's plan reads back: the last full run's start).
-        const kinds = async () => (await dbQuery(app, `select kind, status from sync_runs where org_id = $1 order by started_at, id`, [c.org.id])).rows;
-        expect(await kinds()).toEqual([
-          { kind: 'full', status: 'succeeded' },
-          { kind: 'incremental', status: 'succeeded' },
-        ]);
-        if (!reports) {
-          expect(await sync(c.org.id, 'setup')).toMatchObject({ status: 'succeeded', kind: 'full', removed: 1 });
-          expect((await storedRecords(app, c.org.id)).get(gone)?.removed).toBe(true);
-          expect(await mismatches(app, c.org.id, own)).toEqual({ bad: [], first: undefined, live: EMPLOYEES - 1 });
-          expect((await kinds()).map((r) => r.kind)).toEqual(['full', 'incremental', 'full']);
-        }
-      });
+      await withOwnTenant(hrmsId, startDialect, (own) => incrementalPicksUp({ app, own, definition, configured, sync }));
     });
 
     it('a full sync removes an employee the HRMS stops listing (a product that lists no changes)', async (t) => {
       if (definition.incremental) return t.skip();
-      await withOwnTenant((own) => fullSyncRemoves({ app, sim: own, configured, sync }));
+      await withOwnTenant(hrmsId, startDialect, (own) => fullSyncRemoves({ app, sim: own, configured, sync }));
     });
   });
 }
