@@ -49,8 +49,8 @@ const WINDOW_MS = 60_000;
 const ANSWER: DatasetShape = { arrayKey: 'employees', product: 'HiBob' };
 /** `search:<employees already yielded>`. */
 const CURSOR = offsetCursor(['search'] as const, 'the HiBob connector');
-/** HiBob ids are backend ids, decimal digits (H:6242-6243 "3332883884017713238"): anything else names no employee. */
-const ID = /^\d{1,24}$/;
+/** HiBob ids are backend ids, decimal digits without a leading zero (H:6242-6243 "3332883884017713238"): any other spelling names no employee. */
+const ID = /^[1-9]\d{0,23}$/;
 
 /** A search body (H:7708-7773); `humanReadable` is never sent: machine format. */
 interface SearchBody {

@@ -68,6 +68,7 @@ describe('hibob: connector and simulator', () => {
     expect(await connect(sim).getEmployee('3332883884017999999')).toBeNull();
     sim.resetStats();
     expect(await connect(sim).getEmployee('EMP00001')).toBeNull();
+    expect(await connect(sim).getEmployee(`0${active.employeeId}`)).toBeNull();
     expect(sim.stats().requests).toBe(0);
   });
 
