@@ -2,7 +2,8 @@
  * What the Connect page and the docs show for HiBob (src/hrms/hibob/README.md), in HiBob's own
  * words: the API is used through a service user, created in Bob under Settings > Integrations >
  * Automation > Service users, which shows its ID and token once; the service user's permission
- * group decides which employees and fields it may read (https://apidocs.hibob.com/docs/api-service-users).
+ * group decides which employees (by lifecycle status) and which categories of fields it may read
+ * (https://apidocs.hibob.com/docs/api-service-users, https://apidocs.hibob.com/reference/permissions).
  */
 import type { HrmsProductInfo } from '../product-info';
 
@@ -23,7 +24,7 @@ export const HIBOB_PRODUCT: HrmsProductInfo = {
     {
       target: 'client_id',
       label: 'Service user ID',
-      help: 'In Bob, go to Settings > Integrations > Automation > Service users and create a service user (or pick one). Give its permission group access to People data for every employee, including inactive ones. Copy its ID.',
+      help: "In Bob, go to Settings > Integrations > Automation > Service users and create a service user; copy its ID (it starts with SERVICE-). Add it to a permission group whose People's data covers every lifecycle status (Employed, Terminated and the others) with the default employee fields and the Work section.",
       required: true,
       secret: false,
     },
