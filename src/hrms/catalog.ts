@@ -14,6 +14,7 @@ import { product as greythr } from './greythr';
 import { product as darwinbox } from './darwinbox';
 import { product as bamboohr } from './bamboohr';
 import { product as personio } from './personio';
+import { product as adp_wfn } from './adp_wfn';
 
 const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   reference,
@@ -23,6 +24,7 @@ const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   darwinbox,
   bamboohr,
   personio,
+  adp_wfn,
 };
 
 /** Every supported product, in `HRMS_IDS` order. */
