@@ -40,7 +40,7 @@ import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { mapAdpWfnWorker } from './mapping';
 
-/** The most workers one page holds: `$top` at most 100 (ADP's Workers Data Collection guide; the samples page by 5 and 50). */
+/** The most workers one page holds: `$top` at most 100 (known second-hand, not in the samples, which page by 5 and 50: B:323, B:510). */
 export const ADP_WFN_MAX_PAGE = 100;
 /** ADP's API host, shared by every company (so the tenant is the host plus the client id). */
 export const ADP_API_HOST = 'https://api.adp.com';
