@@ -15,6 +15,7 @@ import { product as darwinbox } from './darwinbox';
 import { product as bamboohr } from './bamboohr';
 import { product as personio } from './personio';
 import { product as hibob } from './hibob';
+import { product as adp_wfn } from './adp_wfn';
 
 const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   reference,
@@ -25,6 +26,7 @@ const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   bamboohr,
   personio,
   hibob,
+  adp_wfn,
 };
 
 /** Every supported product, in `HRMS_IDS` order. */

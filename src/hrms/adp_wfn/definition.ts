@@ -1,0 +1,26 @@
+/**
+ * The `adp_wfn` product (src/hrms/adp_wfn/README.md): grant `client_credentials` with `client_id` and
+ * `client_secret`; `hrms_host` = https://api.adp.com (every company's API address); `api_configs`
+ * entry `token` (optional) = the token host, default https://accounts.adp.com.
+ *
+ * Budget: ADP publishes no request limit in its samples, so hrx keeps its own 60 a minute (as for
+ * the other products without one); a 429 is waited out (`Retry-After` when sent). Every company
+ * shares the one API host, so the tenant is the host plus the client id (`tenantByClientId`).
+ * The samples show no change-time filter on `GET /hr/v2/workers`: full syncs only, which find
+ * removed workers themselves.
+ */
+import type { HrmsConnectorDefinition } from '../connector';
+import { productCredentialProblems } from '../product-credentials';
+import { tenantByClientId } from '../tenant';
+import { createAdpWfnConnector } from './connector';
+
+/** ADP Workforce Now's connector definition. */
+export const ADP_WFN_DEFINITION: HrmsConnectorDefinition = {
+  hrmsId: 'adp_wfn',
+  checkCredentials: (access) =>
+    productCredentialProblems(access, { hrmsId: 'adp_wfn', grantType: 'client_credentials', required: ['client_id', 'client_secret'], apiIds: ['token'] }),
+  budget: { requests: 60, windowMs: 60_000 },
+  tenantOf: tenantByClientId,
+  incremental: false,
+  create: createAdpWfnConnector,
+};
