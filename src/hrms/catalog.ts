@@ -14,6 +14,7 @@ import { product as greythr } from './greythr';
 import { product as darwinbox } from './darwinbox';
 import { product as bamboohr } from './bamboohr';
 import { product as personio } from './personio';
+import { product as sap_sf } from './sap_sf';
 
 const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   reference,
@@ -23,6 +24,7 @@ const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   darwinbox,
   bamboohr,
   personio,
+  sap_sf,
 };
 
 /** Every supported product, in `HRMS_IDS` order. */
