@@ -207,10 +207,15 @@ class SapSfConnector implements HrmsConnector {
     }
   }
 
-  /** Live read; null for a 404 and, without a call, for an id that cannot be a `personIdExternal` (blank, longer than 32). */
+  /**
+   * Live read; null for a 404 and, without a call, for an id that cannot be a `personIdExternal`
+   * (blank, spaces at its ends, a control character, longer than 32: docs/hrms/connectors.md
+   * "Employee ids in live reads").
+   */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
-    if (id === '' || id.length > MAX_ID || id !== employeeId) return null;
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    if (id === '' || id.length > MAX_ID || id !== employeeId || /[\u0000-\u001f\u007f]/.test(id)) return null;
     const body = await this.getJson(`PerPerson(${encodeURIComponent(literal(id))})?${PERSON_QUERY}`, 'employee lookup', true);
     if (body === null) return null;
     const person = isObj(body) ? body.d : undefined;

@@ -87,6 +87,8 @@ describe('sap_sf: listing', () => {
     s.resetStats();
     expect(await connect(s).getEmployee('x'.repeat(33))).toBeNull();
     expect(await connect(s).getEmployee(' ')).toBeNull();
+    expect(await connect(s).getEmployee(` ${second!}`)).toBeNull();
+    expect(await connect(s).getEmployee(`${second!}\u0000`)).toBeNull();
     expect(s.stats().requests).toBe(0);
   });
 });

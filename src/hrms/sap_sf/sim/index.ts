@@ -155,14 +155,23 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     if (!f || f.after?.navs.some((n) => n !== '' && !entity.navs.includes(n)) || (order !== null && order !== 'personIdExternal')) {
       return odataError(400, 'COE_BAD_REQUEST', `This simulator models no such $filter or $orderby on ${name}`);
     }
-    // Served indices ascend with personIdExternal (EMP00001, …): key order is that order.
-    const results = staff
-      .served()
-      .filter((i) => !f.ids || f.ids.has(staff.employee(i).employee_code))
-      .flatMap((i) => entity.rows(i))
-      .filter((row) => f.after === undefined || changedAfter(row, f.after.at, f.after.navs))
-      .slice(p.skip, p.skip + p.top)
-      .map((row) => shape(row, entity, q.select, q.expand));
+    // Served indices ascend with personIdExternal (EMP00001, …): key order is that order. Each
+    // person is one row of either entity, so without a change filter a page is sliced before any
+    // employee is generated.
+    const indices = f.ids
+      ? [...f.ids]
+          .map((id) => staff.indexOf(id))
+          .filter((i): i is number => i !== undefined)
+          .sort((a, b) => a - b)
+      : staff.served();
+    const after = f.after;
+    const rows = after
+      ? indices
+          .flatMap((i) => entity.rows(i))
+          .filter((row) => changedAfter(row, after.at, after.navs))
+          .slice(p.skip, p.skip + p.top)
+      : indices.slice(p.skip, p.skip + p.top).flatMap((i) => entity.rows(i));
+    const results = rows.map((row) => shape(row, entity, q.select, q.expand));
     return json(200, { d: { results } });
   }
 
