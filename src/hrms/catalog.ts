@@ -16,6 +16,7 @@ import { product as bamboohr } from './bamboohr';
 import { product as personio } from './personio';
 import { product as hibob } from './hibob';
 import { product as adp_wfn } from './adp_wfn';
+import { product as sap_sf } from './sap_sf';
 
 const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   reference,
@@ -27,6 +28,7 @@ const BY_ID: { readonly [Id in HrmsId]: HrmsProductModule<Id> } = {
   personio,
   hibob,
   adp_wfn,
+  sap_sf,
 };
 
 /** Every supported product, in `HRMS_IDS` order. */

@@ -6,7 +6,7 @@
  * nothing, so `hrx --help` lists the dialects without loading a connector.
  * Adding a product: src/hrms/README.md, "Adding a product".
  */
-export const HRMS_IDS = ['reference', 'keka', 'zoho_people', 'greythr', 'darwinbox', 'bamboohr', 'personio', 'hibob', 'adp_wfn'] as const;
+export const HRMS_IDS = ['reference', 'keka', 'zoho_people', 'greythr', 'darwinbox', 'bamboohr', 'personio', 'hibob', 'adp_wfn', 'sap_sf'] as const;
 
 /** One supported `hrms_id`. */
 export type HrmsId = (typeof HRMS_IDS)[number];

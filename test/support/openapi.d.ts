@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * The employer stores its HRMS credentials (checked with the HRMS first); a full sync is queued at once.
-         * @description The credential is in the body: `client_id`/`client_secret` are the client org's `app_key`/`app_secret`. `hrms_id` names a supported HRMS (`reference`, `keka`, `zoho_people`, `greythr`, `darwinbox`, `bamboohr`, `personio`, `hibob`, `adp_wfn`); `access_credentials` carries what its `grant_type` needs (`client_credentials`: `client_id` + `client_secret`; `api_key`: `api_key`). Posting again replaces the configuration. The credentials are stored encrypted and never echoed.
+         * @description The credential is in the body: `client_id`/`client_secret` are the client org's `app_key`/`app_secret`. `hrms_id` names a supported HRMS (`reference`, `keka`, `zoho_people`, `greythr`, `darwinbox`, `bamboohr`, `personio`, `hibob`, `adp_wfn`, `sap_sf`); `access_credentials` carries what its `grant_type` needs (`client_credentials`: `client_id` + `client_secret`; `api_key`: `api_key`). Posting again replaces the configuration. The credentials are stored encrypted and never echoed.
          */
         post: operations["setupConfig"];
         delete?: never;

@@ -1,0 +1,232 @@
+/**
+ * Connector for `hrms_id` `sap_sf`: SAP SuccessFactors Employee Central over its OData v2 API
+ * (src/hrms/sap_sf/README.md "How hrx reads it"). Every request is an operation of SAP's published
+ * descriptions as openapi/rules.yaml encodes them ("P": Personal Information, "E": Employment
+ * Information; openapi/SOURCE.md), with only the parameters and values they declare.
+ *
+ * Auth: HTTP Basic `<API user>@<company ID>` and the password (`basicAuthentication`, the only
+ * scheme the descriptions list); 401/403 are `HrmsError('auth')`. Root: `{hrms_host}/odata/v2/`
+ * (an `hrms_host` already ending in `/odata/v2` is used as given). JSON is asked with
+ * `Accept: application/json` (the descriptions' `produces`; `$format` is not a parameter they declare).
+ * A read that expands navigations sends no `$select`: the descriptions' `$select` lists only an
+ * entity's own properties, and OData v2 leaves out an expanded navigation that is not selected.
+ *
+ * - Credential check: `GET /PerPerson?$select=personIdExternal&$top=1` (P `listPerPersons`).
+ * - Full listing, a page of persons at a time: `GET /PerPerson?$expand=personalInfoNav,emailNav,
+ *   phoneNav&$orderby=personIdExternal&$top=<size>&$skip=<offset>` (client-side paging with the
+ *   declared `$top`/`$skip`, ordered so that pages do not overlap), then that page's employments:
+ *   `GET /EmpEmployment?$expand=jobInfoNav&$filter=personIdExternal eq '…' or …&$top=1000&$skip=0`
+ *   (E `EmpEmployment`, whose `$expand` offers `jobInfoNav`; P's `PerPerson` offers no
+ *   `employmentNav`). A page shorter than `$top` is the last. Cursor: `person:<persons yielded>`.
+ * - Incremental: each entity keeps its own `lastModifiedDateTime` (a new phone number moves only
+ *   `PerPhone`'s), so the persons changed since a time are those of two filtered lists, each filter
+ *   naming the entity's stamp and its navigations' (a navigation's property in `$filter` selects
+ *   the entities any of whose related rows match): `PerPerson?$select=personIdExternal&$filter=
+ *   lastModifiedDateTime gt datetimeoffset'<UTC>' or personalInfoNav/… or emailNav/… or phoneNav/…`
+ *   and `EmpEmployment?$select=personIdExternal&$filter=lastModifiedDateTime gt … or jobInfoNav/…`.
+ *   Those persons are read `pageSize` at a time as above, by `$filter=personIdExternal eq … or …`.
+ *   Cursor: `changes:<changed ids yielded>`. A deleted person is in no list: removals wait for the
+ *   next full sync (`reportsRemovals: false`).
+ * - Live read: `GET /PerPerson('<id>')?$expand=…` (P `getPerPerson`; 404 is null), then its
+ *   employments as above.
+ * Throttling (429 with `Retry-After`) and 5xx are retried by the shared client.
+ */
+import {
+  HrmsError,
+  type ConnectorFactory,
+  type ConnectorOptions,
+  type EmployeePage,
+  type HrmsAccess,
+  type HrmsConnector,
+  type ListOptions,
+} from '../connector';
+import { offsetCursor } from '../cursor';
+import { basicAuth, HrmsHttpClient } from '../http-client';
+import type { PartialEmployeeRecord } from '../../domain/record';
+import { isObj, text, warnOnce, type FieldWarner, type Obj } from '../decode';
+import { latest, mapSapSfEmployee, odataDate } from './mapping';
+
+/** The most persons one page holds: their ids make the employments' `$filter` (about 40 characters each). */
+export const SAP_SF_MAX_PAGE = 100;
+/** The most rows one answer of employments or of changed ids is asked for; a full answer is followed by the next `$skip`. */
+const TOP = 1000;
+/** The navigations of `PerPerson` and `EmpEmployment` hrx reads (mapping.ts). */
+const PERSON_QUERY = '$expand=personalInfoNav,emailNav,phoneNav';
+const EMPLOYMENT_QUERY = '$expand=jobInfoNav';
+/**
+ * Where a change to what hrx reads shows: each entity keeps its own `lastModifiedDateTime`, and a
+ * filter on a navigation's property selects the entities any of whose related rows match it.
+ */
+const CHANGE_SOURCES: readonly { entity: string; stamps: readonly string[] }[] = [
+  { entity: 'PerPerson', stamps: ['', 'personalInfoNav/', 'emailNav/', 'phoneNav/'] },
+  { entity: 'EmpEmployment', stamps: ['', 'jobInfoNav/'] },
+];
+/** `personIdExternal` is at most 32 characters (P `SFOData.PerPerson`). */
+const MAX_ID = 32;
+
+/** `person:<persons already yielded>` (a full listing), `changes:<changed ids already yielded>` (an incremental one). */
+const CURSOR = offsetCursor(['person', 'changes'] as const, 'the SAP SuccessFactors connector');
+
+/** An OData string literal: in single quotes, a quote doubled. */
+const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** The employment that describes the person now: the open one (no `endDate`), else the latest. */
+function currentEmployment(list: Obj[]): Obj | undefined {
+  const open = list.filter((e) => odataDate(e.endDate) === undefined);
+  return latest(open) ?? latest(list);
+}
+
+/** `personIdExternal eq '…' or …` for `ids`, URL-encoded. */
+const byIds = (ids: readonly string[]): string => encodeURIComponent(ids.map((id) => `personIdExternal eq ${literal(id)}`).join(' or '));
+
+/** The results of an OData collection answer `{d: {results: [...]}}`; `bad_response` for another shape. */
+function collection(body: unknown, what: string): Obj[] {
+  const d = isObj(body) ? body.d : undefined;
+  if (!isObj(d) || !Array.isArray(d.results)) throw new HrmsError('bad_response', `HRMS sent an unexpected shape for ${what}`);
+  return d.results.filter(isObj);
+}
+
+class SapSfConnector implements HrmsConnector {
+  private readonly client: HrmsHttpClient;
+  private readonly warn: FieldWarner;
+
+  constructor(
+    private readonly access: HrmsAccess,
+    options: ConnectorOptions,
+  ) {
+    this.client = new HrmsHttpClient(options, 'hrx-sap-sf-connector');
+    this.warn = warnOnce(options.onWarning);
+  }
+
+  private authorization(): string {
+    const { client_id: company, client_secret: password, api_key: user } = this.access.credentials;
+    if (!company || !password || !user) throw new HrmsError('auth', 'sap_sf needs a company ID, an API user and its password');
+    return basicAuth(`${user}@${company}`, password);
+  }
+
+  /** The API root, `…/odata/v2/`. */
+  private root(): string {
+    const host = this.access.credentials.hrms_host.replace(/\/+$/, '');
+    return /\/odata\/v2$/.test(host) ? `${host}/` : `${host}/odata/v2/`;
+  }
+
+  /** A GET of `path` under the API root, retried; the JSON of a 200, `null` on 404 when `allow404`. */
+  private getJson(path: string, what: string, allow404 = false): Promise<unknown> {
+    const headers = { authorization: this.authorization(), accept: 'application/json' };
+    const url = this.client.url(this.root(), path);
+    return this.client.retriedJson(() => this.client.request(url, what, { headers }), what, { nullOn: allow404 ? [404] : [] });
+  }
+
+  private pageSize(): number {
+    return Math.min(SAP_SF_MAX_PAGE, this.client.opts.pageSize);
+  }
+
+  private today(): string {
+    return new Date().toISOString().slice(0, 10);
+  }
+
+  /** Every row of `path` (a query without `$top`/`$skip`), `TOP` at a time. */
+  private async allRows(path: string, what: string): Promise<Obj[]> {
+    const rows: Obj[] = [];
+    for (let skip = 0; ; skip += TOP) {
+      const page = collection(await this.getJson(`${path}&$top=${TOP}&$skip=${skip}`, what), what);
+      rows.push(...page);
+      if (page.length < TOP) return rows;
+    }
+  }
+
+  /** The employments of `ids`, by person. */
+  private async employments(ids: string[]): Promise<Map<string, Obj[]>> {
+    const byPerson = new Map<string, Obj[]>();
+    if (ids.length === 0) return byPerson;
+    for (const e of await this.allRows(`EmpEmployment?${EMPLOYMENT_QUERY}&$filter=${byIds(ids)}`, 'employments')) {
+      const id = text(e.personIdExternal);
+      if (id !== undefined) byPerson.set(id, [...(byPerson.get(id) ?? []), e]);
+    }
+    return byPerson;
+  }
+
+  /** The ids of the persons any of whose entities hrx reads changed after `since`, sorted. */
+  private async changedIds(since: Date): Promise<string[]> {
+    const at = `datetimeoffset'${since.toISOString().replace(/\.\d{3}Z$/, 'Z')}'`;
+    const ids = new Set<string>();
+    for (const { entity, stamps } of CHANGE_SOURCES) {
+      const filter = encodeURIComponent(stamps.map((nav) => `${nav}lastModifiedDateTime gt ${at}`).join(' or '));
+      for (const row of await this.allRows(`${entity}?$select=personIdExternal&$filter=${filter}`, `changed ${entity}`)) {
+        const id = text(row.personIdExternal);
+        if (id !== undefined) ids.add(id);
+      }
+    }
+    return [...ids].sort();
+  }
+
+  /** `persons` as records, each with its current employment. */
+  private async assemble(persons: Obj[]): Promise<PartialEmployeeRecord[]> {
+    const ids = persons.map((p) => text(p.personIdExternal)).filter((id): id is string => id !== undefined);
+    const employments = await this.employments(ids);
+    const today = this.today();
+    return persons.map((person) => {
+      const id = text(person.personIdExternal);
+      const employment = id === undefined ? undefined : currentEmployment(employments.get(id) ?? []);
+      return mapSapSfEmployee({ person, ...(employment ? { employment } : {}), today }, this.warn);
+    });
+  }
+
+  /** One call: the first person's id, which needs valid credentials and read access to `PerPerson`. */
+  async verifyCredentials(): Promise<void> {
+    collection(await this.getJson('PerPerson?$select=personIdExternal&$top=1', 'credential check'), 'credential check');
+  }
+
+  async *listEmployees(options: ListOptions = {}): AsyncGenerator<EmployeePage> {
+    if (options.since) {
+      yield* this.changes(options.since, options.cursor);
+      return;
+    }
+    let offset = CURSOR.offsetIn(options.cursor, 'person');
+    const size = this.pageSize();
+    for (;;) {
+      const what = `person page ${Math.floor(offset / size) + 1}`;
+      const persons = collection(await this.getJson(`PerPerson?${PERSON_QUERY}&$orderby=personIdExternal&$top=${size}&$skip=${offset}`, what), what);
+      offset += persons.length;
+      const more = persons.length === size;
+      yield { employees: await this.assemble(persons), ...(more ? { next: CURSOR.encode('person', offset) } : {}) };
+      if (!more) return;
+    }
+  }
+
+  /** The persons changed since `since`, read `pageSize` at a time; one empty page when none changed. */
+  private async *changes(since: Date, cursor: string | undefined): AsyncGenerator<EmployeePage> {
+    const skip = CURSOR.offsetIn(cursor, 'changes');
+    const ids = await this.changedIds(since);
+    const size = this.pageSize();
+    for (let at = skip, first = true; at < ids.length || first; at += size, first = false) {
+      const chunk = ids.slice(at, at + size);
+      const persons = chunk.length ? await this.allRows(`PerPerson?${PERSON_QUERY}&$filter=${byIds(chunk)}`, 'changed persons') : [];
+      const next = at + size < ids.length ? CURSOR.encode('changes', at + size) : undefined;
+      yield { employees: await this.assemble(persons), ...(next ? { next } : {}) };
+    }
+  }
+
+  /**
+   * Live read; null for a 404 and, without a call, for an id that cannot be a `personIdExternal`
+   * (blank, spaces at its ends, a control character, longer than 32: docs/hrms/connectors.md
+   * "Employee ids in live reads").
+   */
+  async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
+    const id = employeeId.trim();
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    if (id === '' || id.length > MAX_ID || id !== employeeId || /[\u0000-\u001f\u007f]/.test(id)) return null;
+    const body = await this.getJson(`PerPerson(${encodeURIComponent(literal(id))})?${PERSON_QUERY}`, 'employee lookup', true);
+    if (body === null) return null;
+    const person = isObj(body) ? body.d : undefined;
+    if (!isObj(person)) throw new HrmsError('bad_response', 'HRMS sent an unexpected shape for employee lookup');
+    const [record] = await this.assemble([person]);
+    return record ?? null;
+  }
+}
+
+/**
+ * Builds the connector for `hrms_id` `sap_sf`. Never throws itself: missing credentials are
+ * `HrmsError('auth')`, a refused host `host_not_allowed`, on first use.
+ */
+export const createSapSfConnector: ConnectorFactory = (access, options = {}) => new SapSfConnector(access, options);

@@ -1,0 +1,229 @@
+/**
+ * The SAP SuccessFactors simulator (`hrx hrms-sim --dialect sap_sf`), on the shared kit
+ * (src/hrms/sim/kit/). It answers what SAP's descriptions define, as ../openapi/rules.yaml encodes
+ * them ("P": Personal Information, "E": Employment Information):
+ * - HTTP Basic `<API user>@<company ID>` and the password (`basicAuthentication`); otherwise 401
+ *   with an OData error body `{error: {code, message}}` (P `odata.error`). Every answer is JSON
+ *   when asked with `Accept: application/json` (or `$format=json`); otherwise Atom XML, as the API
+ *   answers by default.
+ * - `GET /odata/v2/PerPerson` (`$expand` of `personalInfoNav`, `emailNav`, `phoneNav`) and
+ *   `GET /odata/v2/EmpEmployment` (`$expand=jobInfoNav`) → `{d: {results}}`, in `personIdExternal`
+ *   order, every person, exited ones included (`EmpEmployment.endDate` set); `$select` of an
+ *   entity's own properties, `$top` (default 20, P `parameters/top`), `$skip`,
+ *   `$orderby=personIdExternal`, and `$filter` either `[<nav>/]lastModifiedDateTime gt
+ *   datetimeoffset'<UTC>'` terms joined by `or` (a navigation's term selects the entities any of
+ *   whose related rows match, as SAP filters on a navigation) or `personIdExternal eq '…' or …`.
+ *   `GET /odata/v2/PerPerson('<id>')` → `{d}`; an unknown id is 404 with the error body.
+ * - Each entity keeps its own `lastModifiedDateTime`: a change (a new mobile number and job title)
+ *   stamps `PerPhone` and `EmpJob` only (rows.ts). A deleted person is in no list.
+ * - A query the simulator does not model (another `$filter`, `$orderby` or `$expand`, a `$select`
+ *   outside the entity) is 400 with the error body, as SAP answers an unknown property
+ *   (`COE_PROPERTY_NOT_FOUND`). Switch `hidden` (comma list of `PerPerson` properties): those are
+ *   unknown to the API user (400 when selected, left out otherwise), as when the role lacks them.
+ * - Throttling (SAP publishes no numbers): past `limitPerMinute` (default 60, hrx's budget)
+ *   requests a minute, or the `rateThrottle` fault: 429 with `Retry-After: retryAfterSec` (default
+ *   1). Faults: latency, 5xx (500). No tokens.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { DialectSim, DialectSimOptions } from '../../sim/dialect';
+import { basicOk, dialectSim, json, Reply, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
+import { BASE_MODIFIED, employment, expected, person } from './rows';
+
+type Obj = Record<string, unknown>;
+
+const COMPANY = 'ACMEINDIA';
+const API_USER = 'hrx_api';
+const PASSWORD = 'sf-sim-password-7c2e';
+
+/** One entity the simulator serves: its rows for person `i` (navigations included) and its navigations' names. */
+interface Entity {
+  rows(i: number): Obj[];
+  navs: readonly string[];
+}
+
+/** An OData error answer (P `odata.error`). */
+const odataError = (status: number, code: string, message: string, headers: Record<string, string> = {}): Reply =>
+  json(status, { error: { code, message } }, headers);
+
+/** The comma-separated values of query parameter `name` (none: empty). */
+const listOf = (url: URL, name: string): string[] => (url.searchParams.get(name) ?? '').split(',').filter(Boolean);
+
+/** `$top` (default 20) and `$skip` (default 0), or a 400. */
+function paging(url: URL): { top: number; skip: number } | Reply {
+  const num = (name: string, dflt: number): number => {
+    const v = url.searchParams.get(name);
+    return v === null ? dflt : /^\d{1,9}$/.test(v) ? Number(v) : Number.NaN;
+  };
+  const top = num('$top', 20);
+  const skip = num('$skip', 0);
+  if (Number.isNaN(top) || Number.isNaN(skip)) return odataError(400, 'COE_BAD_REQUEST', 'Invalid $top or $skip');
+  return { top, skip };
+}
+
+/**
+ * A `$filter` the simulator models: changed after an instant (`lastModifiedDateTime gt
+ * datetimeoffset'<UTC>'`, the entity's own or a navigation's, `nav/lastModifiedDateTime`, joined by
+ * `or`), or one of some persons (`personIdExternal eq '…' or …`); undefined for any other.
+ */
+function filterOf(filter: string | null): { after?: { at: number; navs: string[] }; ids?: Set<string> } | undefined {
+  if (filter === null) return {};
+  const terms = filter.split(/\s+or\s+/);
+  const navs: string[] = [];
+  let at: number | undefined;
+  for (const term of terms) {
+    const changed = /^\s*(?:(\w+)\/)?lastModifiedDateTime\s+gt\s+datetimeoffset'(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)'\s*$/.exec(term);
+    if (!changed || (at !== undefined && at !== Date.parse(changed[2]!))) break;
+    at = Date.parse(changed[2]!);
+    navs.push(changed[1] ?? '');
+  }
+  if (at !== undefined && navs.length === terms.length) return { after: { at, navs } };
+  const ids = new Set<string>();
+  for (const term of terms) {
+    const m = /^\s*personIdExternal\s+eq\s+'((?:[^']|'')*)'\s*$/.exec(term);
+    if (!m) return undefined;
+    ids.add(m[1]!.replace(/''/g, "'"));
+  }
+  return { ids };
+}
+
+/** The milliseconds of an OData `/Date(ms)/`. */
+const msOf = (v: unknown): number => Number(/^\/Date\((-?\d+)/.exec(String(v))?.[1] ?? Number.NaN);
+
+/** Whether `row` (`''`) or any row of one of its navigations `navs` was modified after `at`. */
+function changedAfter(row: Obj, at: number, navs: readonly string[]): boolean {
+  return navs.some((nav) => {
+    if (nav === '') return msOf(row.lastModifiedDateTime) > at;
+    const results = (row[nav] as { results?: Obj[] } | undefined)?.results ?? [];
+    return results.some((r) => msOf(r.lastModifiedDateTime) > at);
+  });
+}
+
+/** Starts the SAP SuccessFactors simulator. */
+export async function startSapSfSim(options: DialectSimOptions): Promise<DialectSim> {
+  const v = options.variants ?? {};
+  const hidden = new Set(typeof v.hidden === 'string' ? v.hidden.split(',').filter(Boolean) : []);
+  const throttling = unpublishedThrottle(v, 60);
+  const core = new SimCore(options, throttling.limit);
+  const staff = new Staff(options.seed, options.employees, { unchangedAt: () => BASE_MODIFIED });
+
+  const personOf = (i: number) => person(staff.employee(i), i, staff.modifiedAt(i));
+  const employmentOf = (i: number): Obj => employment(staff.employee(i), staff.modifiedAt(i));
+  const ENTITIES: Record<string, Entity> = {
+    PerPerson: {
+      rows: (i) => {
+        const { own, navs } = personOf(i);
+        return [
+          {
+            ...Object.fromEntries(Object.entries(own).filter(([k]) => !hidden.has(k))),
+            ...Object.fromEntries(Object.entries(navs).map(([k, r]) => [k, { results: r }])),
+          },
+        ];
+      },
+      navs: ['personalInfoNav', 'emailNav', 'phoneNav'],
+    },
+    EmpEmployment: { rows: (i) => [employmentOf(i)], navs: ['jobInfoNav'] },
+  };
+
+  /** `row` with the `select`ed own properties (all when none) and the `expand`ed navigations only. */
+  function shape(row: Obj, entity: Entity, select: string[], expand: string[]): Obj {
+    const out: Obj = {};
+    for (const [k, val] of Object.entries(row)) {
+      if (entity.navs.includes(k) ? expand.includes(k) : select.length === 0 || select.includes(k)) out[k] = val;
+    }
+    return out;
+  }
+
+  /** The `$select`/`$expand` of a read of `name`, or a 400 naming what the entity does not have. */
+  function query(name: string, entity: Entity, url: URL, sample: Obj): { select: string[]; expand: string[] } | Reply {
+    const select = listOf(url, '$select');
+    const expand = listOf(url, '$expand');
+    const own = Object.keys(sample).filter((k) => !entity.navs.includes(k));
+    const unknown = [...select.filter((s) => !own.includes(s)), ...expand.filter((x) => !entity.navs.includes(x))];
+    if (unknown.length) return odataError(400, 'COE_PROPERTY_NOT_FOUND', `[COE0021]Invalid property names: ${name}/${unknown[0]}.`);
+    return { select, expand };
+  }
+
+  function list(name: string, url: URL): Reply {
+    const entity = ENTITIES[name]!;
+    const first = staff.served()[0];
+    const q = query(name, entity, url, first === undefined ? {} : (entity.rows(first)[0] ?? {}));
+    if (q instanceof Reply) return q;
+    const p = paging(url);
+    if (p instanceof Reply) return p;
+    const f = filterOf(url.searchParams.get('$filter'));
+    const order = url.searchParams.get('$orderby');
+    if (!f || f.after?.navs.some((n) => n !== '' && !entity.navs.includes(n)) || (order !== null && order !== 'personIdExternal')) {
+      return odataError(400, 'COE_BAD_REQUEST', `This simulator models no such $filter or $orderby on ${name}`);
+    }
+    // Served indices ascend with personIdExternal (EMP00001, …): key order is that order. Each
+    // person is one row of either entity, so without a change filter a page is sliced before any
+    // employee is generated.
+    const indices = f.ids
+      ? [...f.ids]
+          .map((id) => staff.indexOf(id))
+          .filter((i): i is number => i !== undefined)
+          .sort((a, b) => a - b)
+      : staff.served();
+    const after = f.after;
+    const rows = after
+      ? indices
+          .flatMap((i) => entity.rows(i))
+          .filter((row) => changedAfter(row, after.at, after.navs))
+          .slice(p.skip, p.skip + p.top)
+      : indices.slice(p.skip, p.skip + p.top).flatMap((i) => entity.rows(i));
+    const results = rows.map((row) => shape(row, entity, q.select, q.expand));
+    return json(200, { d: { results } });
+  }
+
+  function onePerson(url: URL, id: string): Reply {
+    const entity = ENTITIES.PerPerson!;
+    const i = staff.indexOf(id);
+    const row = i === undefined ? undefined : entity.rows(i)[0];
+    const q = query('PerPerson', entity, url, row ?? {});
+    if (q instanceof Reply) return row ? q : odataError(404, 'COE_RESOURCE_NOT_FOUND', 'No PerPerson with that key');
+    if (!row) return odataError(404, 'COE_RESOURCE_NOT_FOUND', 'No PerPerson with that key');
+    return json(200, { d: shape(row, entity, q.select, q.expand) });
+  }
+
+  async function handle(req: IncomingMessage, url: URL): Promise<Reply> {
+    const inWindow = core.window.hit();
+    const m = /^\/odata\/v2\/(\w+)(?:\('((?:[^']|'')*)'\))?$/.exec(decodeURIComponent(url.pathname));
+    const name = m?.[1];
+    if (!m || !name || !Object.hasOwn(ENTITIES, name) || req.method !== 'GET' || (m[2] !== undefined && name !== 'PerPerson')) {
+      return odataError(404, 'COE_RESOURCE_NOT_FOUND', 'Resource not found');
+    }
+    const stop = await core.gate(
+      inWindow,
+      () => core.throttled(throttling.reply({ error: { code: 'TOO_MANY_REQUESTS', message: 'Too many requests' } })),
+      () => odataError(500, 'COE_GENERAL_SERVER_FAILURE', 'Internal server error'),
+    );
+    if (stop) return stop;
+    if (!basicOk(core, req.headers.authorization, `${API_USER}@${COMPANY}`, PASSWORD)) {
+      return odataError(401, 'LGN0022', 'Authentication failed', { 'www-authenticate': 'Basic realm="SuccessFactors"' });
+    }
+    const wantsJson = /application\/json/.test(req.headers.accept ?? '') || url.searchParams.get('$format') === 'json';
+    if (!wantsJson)
+      return new Reply(200, '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"/>', { 'content-type': 'application/atom+xml' });
+    return m[2] === undefined ? list(name, url) : onePerson(url, m[2].replace(/''/g, "'"));
+  }
+
+  const { url } = await core.listen(handle);
+  const today = (): string => new Date().toISOString().slice(0, 10);
+  return dialectSim({
+    hrmsId: 'sap_sf',
+    url,
+    core,
+    staff,
+    issuesTokens: false,
+    secret: PASSWORD,
+    setupWith: (password) => ({
+      access_credentials: { hrms_host: url, grant_type: 'basic', client_id: COMPANY, api_key: API_USER, client_secret: password },
+      api_configs: [],
+    }),
+    expected: (i) => {
+      const e = expected(staff.employee(i), today());
+      if (hidden.has('dateOfBirth')) delete e.dob;
+      return e;
+    },
+  });
+}
