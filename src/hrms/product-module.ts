@@ -35,6 +35,12 @@ export interface HrmsProductModule<Id extends HrmsId = HrmsId> {
    */
   publishedApi?: PublishedApiDescription;
   /**
+   * The ids its live reads take, in words, where its connector takes an id only in the form the
+   * product writes it (docs/hrms/connectors.md "Employee ids in live reads", whose table `npm run
+   * docs` writes from this). `undefined`: the id as the HRMS lists it.
+   */
+  liveReadIds?: string;
+  /**
    * The fewest HRMS requests (token and data) a full sync of `sim`'s employees needs, as the
    * product's paging allows: the `hrms_sync` benchmark's minimum (docs/benchmarks.md). `pageSize`
    * caps a product's largest page at the sync's (HRX_SYNC_BATCH_SIZE). `undefined`: not benched

@@ -8,6 +8,7 @@ import { ADP_WFN_PRODUCT } from './product';
 /** ADP Workforce Now. */
 export const product: HrmsProductModule<'adp_wfn'> = {
   hrmsId: 'adp_wfn',
+  liveReadIds: 'the associate OID: letters and digits only, up to 64',
   definition: ADP_WFN_DEFINITION,
   info: ADP_WFN_PRODUCT,
   startSim: async (options) => (await import('./sim')).startAdpWfnSim(options),

@@ -7,6 +7,7 @@ import { BAMBOOHR_PRODUCT } from './product';
 /** BambooHR. */
 export const product: HrmsProductModule<'bamboohr'> = {
   hrmsId: 'bamboohr',
+  liveReadIds: 'decimal digits without a leading zero (`7`, never `007`), up to 18',
   definition: BAMBOOHR_DEFINITION,
   info: BAMBOOHR_PRODUCT,
   startSim: async (options) => (await import('./sim')).startBambooHrDialect(options),

@@ -7,6 +7,7 @@ import { HIBOB_PRODUCT } from './product';
 /** HiBob. */
 export const product: HrmsProductModule<'hibob'> = {
   hrmsId: 'hibob',
+  liveReadIds: 'decimal digits without a leading zero (its backend ids), up to 24',
   definition: HIBOB_DEFINITION,
   info: HIBOB_PRODUCT,
   startSim: async (options) => (await import('./sim')).startHibobSim(options),

@@ -7,6 +7,7 @@ import { PERSONIO_PRODUCT } from './product';
 /** Personio. */
 export const product: HrmsProductModule<'personio'> = {
   hrmsId: 'personio',
+  liveReadIds: 'decimal digits without a leading zero, up to 18',
   definition: PERSONIO_DEFINITION,
   info: PERSONIO_PRODUCT,
   startSim: async (options) => (await import('./sim/server')).startPersonioSim(options),

@@ -8,6 +8,7 @@ import { SAP_SF_PRODUCT } from './product';
 /** SAP SuccessFactors Employee Central. */
 export const product: HrmsProductModule<'sap_sf'> = {
   hrmsId: 'sap_sf',
+  liveReadIds: 'the `personIdExternal` as listed, up to 32 characters (not blank, no spaces at its ends, no control characters)',
   definition: SAP_SF_DEFINITION,
   info: SAP_SF_PRODUCT,
   startSim: async (options) => (await import('./sim')).startSapSfSim(options),
