@@ -15,6 +15,8 @@
  *   Cursor: `skip:<workers already yielded>` (`offsetCursor`).
  * - Live read: `GET /hr/v2/workers/{associateOID}` → `{workers: [one]}`; 204 and 404 are null.
  * - No change-time filter in the samples: full syncs only (`incremental: false`).
+ * - Pay months: the Payroll Output API v2's completed runs, one request per run (`payroll.ts`;
+ *   README.md "Pay history"); amounts only with the `api_configs` entry `payroll_inr`.
  * - Errors: ADP's `confirmMessage` body (`wfn/hr/Worker-read/errors/…-http-400-response.json`) is
  *   never quoted: a status is answered as every product's (`statusError`): 401/403 `auth` (after
  *   one new token), 429 waits `Retry-After`, 5xx retried.
@@ -31,6 +33,8 @@ import {
   type HrmsAccess,
   type HrmsConnector,
   type ListOptions,
+  type PayMonthsOptions,
+  type PayMonthsPage,
 } from '../connector';
 import { offsetCursor } from '../cursor';
 import { HrmsHttpClient, parseJson, statusError, type HrmsResponse } from '../http-client';
@@ -39,6 +43,7 @@ import { TokenCache } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { mapAdpWfnWorker } from './mapping';
+import { adpPayMonths } from './payroll';
 
 /** The most workers one page holds: `$top` at most 100 (known second-hand, not in the samples, which page by 5 and 50: B:323, B:510). */
 export const ADP_WFN_MAX_PAGE = 100;
@@ -164,6 +169,25 @@ class AdpWfnConnector implements HrmsConnector {
     });
   }
 
+  /** The pay months of the newest `months` months of completed payroll runs (payroll.ts; README.md "Pay history"). */
+  listPayMonths(options: PayMonthsOptions): AsyncGenerator<PayMonthsPage> {
+    return adpPayMonths(
+      {
+        json: (url, what) =>
+          this.client.withRetry(async () => {
+            const res = await this.get(url, what);
+            if (res.statusCode === 204) return undefined;
+            if (res.statusCode !== 200) throw statusError(res.statusCode, what, res.headers['retry-after']);
+            return parseJson(res, what);
+          }),
+        url: (path) => this.client.url(this.creds.hrms_host, path),
+        inr: this.access.apiConfigs.some((a) => a.api_id === ADP_PAYROLL_INR),
+        warn: this.warn,
+      },
+      options,
+    );
+  }
+
   /** Live read by associate OID; null for 204/404 and, without a call, for an id that is no AOID. */
   async getEmployee(employeeId: string): Promise<PartialEmployeeRecord | null> {
     const id = employeeId.trim();
@@ -173,6 +197,9 @@ class AdpWfnConnector implements HrmsConnector {
     return match ? mapAdpWfnWorker(match, this.warn) : null;
   }
 }
+
+/** The `api_configs` entry by which the employer declares its ADP payroll paid in rupees (README.md "Pay history"). */
+export const ADP_PAYROLL_INR = 'payroll_inr';
 
 /** Builds the connector for `hrms_id` `adp_wfn`. Never throws itself: missing credentials are `HrmsError('auth')` on first use. */
 export const createAdpWfnConnector: ConnectorFactory = (access, options = {}) => new AdpWfnConnector(access, options);

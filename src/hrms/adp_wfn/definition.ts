@@ -7,20 +7,27 @@
  * the other products without one); a 429 is waited out (`Retry-After` when sent). Every company
  * shares the one API host, so the tenant is the host plus the client id (`tenantByClientId`).
  * The samples show no change-time filter on `GET /hr/v2/workers`: full syncs only, which find
- * removed workers themselves.
+ * removed workers themselves. Pay history: the Payroll Output API's completed runs (README.md
+ * "Pay history"); `api_configs` entry `payroll_inr` (optional) declares the payroll paid in rupees.
  */
 import type { HrmsConnectorDefinition } from '../connector';
 import { productCredentialProblems } from '../product-credentials';
 import { tenantByClientId } from '../tenant';
-import { createAdpWfnConnector } from './connector';
+import { ADP_PAYROLL_INR, createAdpWfnConnector } from './connector';
 
 /** ADP Workforce Now's connector definition. */
 export const ADP_WFN_DEFINITION: HrmsConnectorDefinition = {
   hrmsId: 'adp_wfn',
   checkCredentials: (access) =>
-    productCredentialProblems(access, { hrmsId: 'adp_wfn', grantType: 'client_credentials', required: ['client_id', 'client_secret'], apiIds: ['token'] }),
+    productCredentialProblems(access, {
+      hrmsId: 'adp_wfn',
+      grantType: 'client_credentials',
+      required: ['client_id', 'client_secret'],
+      apiIds: ['token', ADP_PAYROLL_INR],
+    }),
   budget: { requests: 60, windowMs: 60_000 },
   tenantOf: tenantByClientId,
   incremental: false,
+  payroll: { source: 'ADP Payroll Output API v2 (GET /payroll/v2/payroll-output, then ?level=pay per completed run)' },
   create: createAdpWfnConnector,
 };

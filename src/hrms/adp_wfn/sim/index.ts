@@ -8,6 +8,9 @@
  *   status (a terminated one with `workerDates.terminationDate` and status `Terminated`); past the
  *   last worker HTTP 204 with no body. `GET /hr/v2/workers/{aoid}` → `{workers: [one]}`, 204 for an
  *   unknown one. A refused token: 401 with ADP's `response` body (the samples' 401).
+ * - `GET /payroll/v2/payroll-output` → every payroll run (`payrollOutputs`); with `level=pay` and
+ *   `$filter=itemID eq <id>` → that run with every worker's payments (`./payroll.ts`: a
+ *   `payHistoryMonths` variant, default 36; an unknown item id is 400 `confirmMessage`, as ADP's).
  * - Masked birth dates (`0000-01-01`, the samples' default masking) for every 53rd worker.
  * - Switches: `tokenAnswer: html` (the token endpoint answers an HTML page, as a proxy or a login
  *   page would), `workersStatus: <4xx>` (the listing answers ADP's `confirmMessage` with that status).
@@ -17,6 +20,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { PartialEmployeeRecord } from '../../../domain/record';
+import type { PayMonthEntry } from '../../connector';
 import { employeeCode, type NativeEmployee } from '../../sim/data';
 import type { DialectSim, DialectSimOptions } from '../../sim/dialect';
 import {
@@ -40,7 +44,8 @@ import {
   Tokens,
   unpublishedThrottle,
 } from '../../sim/kit';
-import { ADP_WFN_MAX_PAGE } from '../connector';
+import { ADP_PAYROLL_INR, ADP_WFN_MAX_PAGE } from '../connector';
+import { AdpSimPayroll } from './payroll';
 
 const CLIENT_ID = 'adp-wfn-sim-client';
 const CLIENT_SECRET = 'adp-wfn-sim-secret-7c21';
@@ -156,14 +161,42 @@ function expected(e: NativeEmployee, i: number): PartialEmployeeRecord {
   };
 }
 
+/** The ADP Workforce Now simulator: a dialect simulator with its payroll's ground truth. */
+export interface AdpWfnSim extends DialectSim {
+  /** The pay months a backfill of `months` months must yield (amounts only when `inr`: the `payroll_inr` declaration). */
+  payMonths(months: number, inr: boolean): PayMonthEntry[];
+  /** Data requests a backfill of `months` months costs: the run listing and each run read. */
+  payrollRequests(months: number): number;
+  /** The setup with the employer's declaration that the payroll is paid in rupees (`api_configs` entry `payroll_inr`). */
+  setupInr(): ReturnType<DialectSim['setup']>;
+}
+
 /** Starts the ADP Workforce Now simulator. */
-export async function startAdpWfnSim(options: DialectSimOptions): Promise<DialectSim> {
+export async function startAdpWfnSim(options: DialectSimOptions): Promise<AdpWfnSim> {
   const v = options.variants ?? {};
   const throttling = unpublishedThrottle(v, 60);
   const tokens = new Tokens();
   const core = new SimCore(options, throttling.limit, [tokens]);
   const staff = new Staff(options.seed, options.employees);
   const workersStatus = Number(v.workersStatus ?? 0);
+  const payroll = new AdpSimPayroll(options.seed, options.variants);
+
+  /** The Payroll Output API: the run listing, or one run's payments (`level=pay`, `$filter=itemID eq <id>`). */
+  function payrollOutput(url: URL): Reply {
+    const params = [...url.searchParams.keys()];
+    if (params.length === 0) return json(200, { payrollOutputs: payroll.runs.map((r) => payroll.renderRun(r)) });
+    const filter = /^itemID eq (\S+)$/.exec(url.searchParams.get('$filter') ?? '');
+    if (url.searchParams.get('level') !== 'pay' || !filter || params.some((k) => k !== 'level' && k !== '$filter')) {
+      return confirmMessage(400, 'queryParameter is invalid.');
+    }
+    const run = payroll.run(filter[1]!);
+    if (!run) return confirmMessage(400, 'INFO: Invalid Item ID.');
+    const associatePayments = staff.served().flatMap((i) => {
+      const p = payroll.payment(i, staff.employee(i), run);
+      return p ? [payroll.renderPayment(aoidOf(i), run, p)] : [];
+    });
+    return json(200, { payrollOutputs: [{ ...payroll.renderRun(run), associatePayments }] });
+  }
 
   async function token(req: IncomingMessage, url: URL): Promise<Reply> {
     core.counters.tokenRequests += 1;
@@ -180,7 +213,8 @@ export async function startAdpWfnSim(options: DialectSimOptions): Promise<Dialec
     if (url.pathname === '/auth/oauth/v2/token' && req.method === 'POST') return token(req, url);
     const inWindow = core.window.hit();
     const m = /^\/hr\/v2\/workers(?:\/([^/]+))?$/.exec(url.pathname);
-    if (!m || req.method !== 'GET') return confirmMessage(404, 'Resource not found');
+    const isPayroll = url.pathname === '/payroll/v2/payroll-output';
+    if ((!m && !isPayroll) || req.method !== 'GET') return confirmMessage(404, 'Resource not found');
     const stop = await core.gate(
       inWindow,
       () => core.throttled(throttling.reply({ confirmMessage: { protocolStatusCode: { codeValue: '429' }, requestStatusCode: { codeValue: 'failed' } } })),
@@ -197,6 +231,7 @@ export async function startAdpWfnSim(options: DialectSimOptions): Promise<Dialec
         },
       });
     }
+    if (isPayroll || !m) return payrollOutput(url);
     if (m[1] !== undefined) {
       const c = codeOfAoid(decodeURIComponent(m[1]));
       const i = c === undefined ? undefined : staff.indexOf(c);
@@ -212,19 +247,30 @@ export async function startAdpWfnSim(options: DialectSimOptions): Promise<Dialec
   }
 
   const { url } = await core.listen(handle);
-  return dialectSim({
-    hrmsId: 'adp_wfn',
-    url,
-    core,
-    staff,
-    issuesTokens: true,
-    secret: CLIENT_SECRET,
-    setupWith: (secret) => ({
-      access_credentials: { hrms_host: url, grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: secret },
-      api_configs: [],
-    }),
-    expected: (i) => expected(staff.employee(i), i),
-    idOf: aoidOf,
-    codeOf: (id) => codeOfAoid(id) ?? id,
-  });
+  const sim = dialectSim(
+    {
+      hrmsId: 'adp_wfn',
+      url,
+      core,
+      staff,
+      issuesTokens: true,
+      secret: CLIENT_SECRET,
+      setupWith: (secret) => ({
+        access_credentials: { hrms_host: url, grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: secret },
+        api_configs: [],
+      }),
+      expected: (i) => expected(staff.employee(i), i),
+      idOf: aoidOf,
+      codeOf: (id) => codeOfAoid(id) ?? id,
+    },
+    {
+      payMonths: (months: number, inr: boolean) => payroll.expected(staff.served(), (i) => staff.employee(i), aoidOf, months, inr),
+      payrollRequests: (months: number) => payroll.requestsFor(months),
+      setupInr: () => {
+        const s = sim.setup();
+        return { ...s, api_configs: [...s.api_configs, { api_id: ADP_PAYROLL_INR, access_credentials: { hrms_host: url, grant_type: 'client_credentials' } }] };
+      },
+    },
+  );
+  return sim;
 }
