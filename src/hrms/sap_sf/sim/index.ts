@@ -143,7 +143,48 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     return { select, expand };
   }
 
-  function list(name: string, url: URL): Reply {
+  /** Snapshots of server-side paging by id: the person indices fixed at the first page's request (`paging=snapshot`). */
+  const snapshots = new Map<string, readonly number[]>();
+
+  /**
+   * A page of a snapshot (`paging=snapshot`, `customPageSize` rows, default and at most 1000): the
+   * first request fixes the indices the listing will serve, each `__next` (the same query plus
+   * `$skiptoken`, absolute on the host the client asked) reads the next slice of them. A person
+   * deleted since is left out; one added since is in no page; none is repeated.
+   */
+  function snapshotPage(url: URL, host: string | undefined, indices: readonly number[], entity: Entity, q: { select: string[]; expand: string[] }): Reply {
+    const sizeText = url.searchParams.get('customPageSize');
+    const size = sizeText === null ? 1000 : /^\d{1,4}$/.test(sizeText) ? Number(sizeText) : Number.NaN;
+    if (!(size >= 1 && size <= 1000) || url.searchParams.has('$top') || url.searchParams.has('$skip')) {
+      return odataError(400, 'COE_BAD_REQUEST', 'This simulator models snapshot paging with customPageSize (1 to 1000) and no $top or $skip');
+    }
+    const token = url.searchParams.get('$skiptoken');
+    let snap: string;
+    let at = 0;
+    if (token === null) {
+      snap = String(snapshots.size + 1);
+      snapshots.set(snap, [...indices]);
+    } else {
+      const m = /^(\d{1,9})-(\d{1,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+      if (!m || !snapshots.has(m[1]!)) return odataError(400, 'COE_BAD_REQUEST', 'Invalid $skiptoken');
+      snap = m[1]!;
+      at = Number(m[2]);
+    }
+    const fixed = snapshots.get(snap)!;
+    const rows = fixed
+      .slice(at, at + size)
+      .filter((i) => staff.isServed(i))
+      .flatMap((i) => entity.rows(i));
+    const d: Obj = { results: rows.map((row) => shape(row, entity, q.select, q.expand)) };
+    if (at + size < fixed.length) {
+      const next = new URL(`${url.pathname}${url.search}`, `http://${host ?? 'localhost'}`);
+      next.searchParams.set('$skiptoken', Buffer.from(`${snap}-${at + size}`).toString('base64url'));
+      d.__next = next.href;
+    }
+    return json(200, { d });
+  }
+
+  function list(name: string, url: URL, host: string | undefined): Reply {
     const entity = ENTITIES[name]!;
     const first = staff.served()[0];
     const q = query(name, entity, url, first === undefined ? {} : (entity.rows(first)[0] ?? {}));
@@ -158,12 +199,17 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     // Served indices ascend with personIdExternal (EMP00001, …): key order is that order. Each
     // person is one row of either entity, so without a change filter a page is sliced before any
     // employee is generated.
+    const paged = url.searchParams.get('paging');
+    if ((paged !== null && (paged !== 'snapshot' || f.after)) || (paged === null && url.searchParams.has('$skiptoken'))) {
+      return odataError(400, 'COE_BAD_REQUEST', `This simulator models snapshot paging of ${name} without a change filter only`);
+    }
     const indices = f.ids
       ? [...f.ids]
           .map((id) => staff.indexOf(id))
           .filter((i): i is number => i !== undefined)
           .sort((a, b) => a - b)
       : staff.served();
+    if (paged === 'snapshot') return snapshotPage(url, host, indices, entity, q);
     const after = f.after;
     const rows = after
       ? indices
@@ -204,7 +250,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     const wantsJson = /application\/json/.test(req.headers.accept ?? '') || url.searchParams.get('$format') === 'json';
     if (!wantsJson)
       return new Reply(200, '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"/>', { 'content-type': 'application/atom+xml' });
-    return m[2] === undefined ? list(name, url) : onePerson(url, m[2].replace(/''/g, "'"));
+    return m[2] === undefined ? list(name, url, req.headers.host) : onePerson(url, m[2].replace(/''/g, "'"));
   }
 
   const { url } = await core.listen(handle);
