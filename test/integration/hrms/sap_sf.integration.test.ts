@@ -84,6 +84,24 @@ describe('sap_sf: listing', () => {
     expect(norm(employees)).toEqual(norm(s.expected()));
   });
 
+  it('a person hired mid-listing is in no page of the snapshot and none is repeated; the next full sync lists them', async () => {
+    const s = await startSapSfSim({ employees: 90, seed: 'sap_sf', throttle: false, variants: { pending: 10 } });
+    sim = s;
+    const before = s.employeeIds();
+    expect(before).toHaveLength(80);
+    const seen: string[] = [];
+    let hired = '';
+    for await (const page of connect(s).listEmployees()) {
+      seen.push(...page.employees.map((e) => e.employeeId));
+      if (!hired) hired = s.hire();
+    }
+    expect(seen).toEqual(before);
+    expect(s.employeeIds()).toContain(hired);
+    const again = (await listAll(connect(s))).employees.map((e) => e.employeeId);
+    expect(again).toEqual([...before, hired].sort());
+    expect(norm((await listAll(connect(s))).employees)).toEqual(norm(s.expected()));
+  });
+
   it('resumes at its cursor (the __next link); a cursor it did not make, or a link off hrms_host or off PerPerson, is refused', async () => {
     const s = await start(100);
     const first = await listAll(connect(s));

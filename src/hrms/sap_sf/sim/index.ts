@@ -20,6 +20,8 @@
  *   outside the entity) is 400 with the error body, as SAP answers an unknown property
  *   (`COE_PROPERTY_NOT_FOUND`). Switch `hidden` (comma list of `PerPerson` properties): those are
  *   unknown to the API user (400 when selected, left out otherwise), as when the role lacks them.
+ * - Switch `pending` (a count): the last persons are not hired yet (in no answer, not in the ground
+ *   truth) until `hire()` adds the next of them, so a test can add a person mid-listing.
  * - Throttling (SAP publishes no numbers): past `limitPerMinute` (default 60, hrx's budget)
  *   requests a minute, or the `rateThrottle` fault: 429 with `Retry-After: retryAfterSec` (default
  *   1). Faults: latency, 5xx (500). No tokens.
@@ -99,13 +101,22 @@ function changedAfter(row: Obj, at: number, navs: readonly string[]): boolean {
 }
 
 /** Starts the SAP SuccessFactors simulator. */
-export async function startSapSfSim(options: DialectSimOptions): Promise<DialectSim> {
+export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSim> {
   const v = options.variants ?? {};
   const hidden = new Set(typeof v.hidden === 'string' ? v.hidden.split(',').filter(Boolean) : []);
   const throttling = unpublishedThrottle(v, 60);
   const core = new SimCore(options, throttling.limit);
   const staff = new Staff(options.seed, options.employees, { unchangedAt: () => BASE_MODIFIED });
 
+  // Switch `pending` (a count): the last persons are not hired yet; `hire()` adds the first of them.
+  const pendingCount = typeof v.pending === 'number' && Number.isInteger(v.pending) && v.pending >= 0 ? v.pending : 0;
+  const pending = staff.served().slice(staff.served().length - pendingCount);
+  const held = new Set(pending);
+  const served = (): number[] => staff.served().filter((i) => !held.has(i));
+  const indexOf = (id: string): number | undefined => {
+    const i = staff.indexOf(id);
+    return i === undefined || held.has(i) ? undefined : i;
+  };
   const personOf = (i: number) => person(staff.employee(i), i, staff.modifiedAt(i));
   const employmentOf = (i: number): Obj => employment(staff.employee(i), staff.modifiedAt(i));
   const ENTITIES: Record<string, Entity> = {
@@ -173,7 +184,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     const fixed = snapshots.get(snap)!;
     const rows = fixed
       .slice(at, at + size)
-      .filter((i) => staff.isServed(i))
+      .filter((i) => staff.isServed(i) && !held.has(i))
       .flatMap((i) => entity.rows(i));
     const d: Obj = { results: rows.map((row) => shape(row, entity, q.select, q.expand)) };
     if (at + size < fixed.length) {
@@ -186,7 +197,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
 
   function list(name: string, url: URL, host: string | undefined): Reply {
     const entity = ENTITIES[name]!;
-    const first = staff.served()[0];
+    const first = served()[0];
     const q = query(name, entity, url, first === undefined ? {} : (entity.rows(first)[0] ?? {}));
     if (q instanceof Reply) return q;
     const p = paging(url);
@@ -205,10 +216,10 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     }
     const indices = f.ids
       ? [...f.ids]
-          .map((id) => staff.indexOf(id))
+          .map((id) => indexOf(id))
           .filter((i): i is number => i !== undefined)
           .sort((a, b) => a - b)
-      : staff.served();
+      : served();
     if (paged === 'snapshot') return snapshotPage(url, host, indices, entity, q);
     const after = f.after;
     const rows = after
@@ -223,7 +234,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
 
   function onePerson(url: URL, id: string): Reply {
     const entity = ENTITIES.PerPerson!;
-    const i = staff.indexOf(id);
+    const i = indexOf(id);
     const row = i === undefined ? undefined : entity.rows(i)[0];
     const q = query('PerPerson', entity, url, row ?? {});
     if (q instanceof Reply) return row ? q : odataError(404, 'COE_RESOURCE_NOT_FOUND', 'No PerPerson with that key');
@@ -255,7 +266,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
 
   const { url } = await core.listen(handle);
   const today = (): string => new Date().toISOString().slice(0, 10);
-  return dialectSim({
+  const sim = dialectSim({
     hrmsId: 'sap_sf',
     url,
     core,
@@ -272,4 +283,21 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
       return e;
     },
   });
+  // Ground truth and ids cover the persons hired so far only.
+  const hiredIds = (): Set<string> => new Set(served().map((i) => staff.employee(i).employee_code));
+  const allIds = sim.employeeIds.bind(sim);
+  const allExpected = sim.expected.bind(sim);
+  return Object.assign(sim, {
+    employeeIds: () => (held.size ? allIds().filter((id) => hiredIds().has(id)) : allIds()),
+    expected: () => (held.size ? allExpected().filter((e) => hiredIds().has(e.employeeId)) : allExpected()),
+    hire: (): string => {
+      const i = pending.find((k) => held.has(k));
+      if (i === undefined) throw new RangeError('no pending person left to hire');
+      held.delete(i);
+      return staff.employee(i).employee_code;
+    },
+  });
 }
+
+/** The SAP SuccessFactors simulator: a dialect simulator that can also hire one of its `pending` persons (returns the new id). */
+export type SapSfSim = DialectSim & { hire(): string };
