@@ -12,12 +12,15 @@
  * entity's own properties, and OData v2 leaves out an expanded navigation that is not selected.
  *
  * - Credential check: `GET /PerPerson?$select=personIdExternal&$top=1` (P `listPerPersons`).
- * - Full listing, a page of persons at a time: `GET /PerPerson?$expand=personalInfoNav,emailNav,
- *   phoneNav&$orderby=personIdExternal&$top=<size>&$skip=<offset>` (client-side paging with the
- *   declared `$top`/`$skip`, ordered so that pages do not overlap), then that page's employments:
+ * - Full listing, a page of persons at a time, with SAP's server-side snapshot paging (README
+ *   "How hrx reads it"; openapi/rules.yaml cites SAP's statement): the first page is
+ *   `GET /PerPerson?$expand=personalInfoNav,emailNav,phoneNav&paging=snapshot&customPageSize=<size>`,
+ *   which fixes the result set when it is asked, and each later page is the answer's `d.__next`
+ *   link (carrying a `$skiptoken`), followed only on `hrms_host`'s origin and the `PerPerson` path
+ *   (else `bad_response`); an answer without `__next` is the last. Then that page's employments:
  *   `GET /EmpEmployment?$expand=jobInfoNav&$filter=personIdExternal eq '…' or …&$top=1000&$skip=0`
  *   (E `EmpEmployment`, whose `$expand` offers `jobInfoNav`; P's `PerPerson` offers no
- *   `employmentNav`). A page shorter than `$top` is the last. Cursor: `person:<persons yielded>`.
+ *   `employmentNav`). Cursor: the `__next` link as base64url JSON.
  * - Incremental: each entity keeps its own `lastModifiedDateTime` (a new phone number moves only
  *   `PerPhone`'s), so the persons changed since a time are those of two filtered lists, each filter
  *   naming the entity's stamp and its navigations' (a navigation's property in `$filter` selects
@@ -40,7 +43,8 @@ import {
   type HrmsConnector,
   type ListOptions,
 } from '../connector';
-import { offsetCursor } from '../cursor';
+import { z } from 'zod';
+import { jsonCursor, offsetCursor } from '../cursor';
 import { basicAuth, HrmsHttpClient } from '../http-client';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { isObj, text, warnOnce, type FieldWarner, type Obj } from '../decode';
@@ -64,8 +68,14 @@ const CHANGE_SOURCES: readonly { entity: string; stamps: readonly string[] }[] =
 /** `personIdExternal` is at most 32 characters (P `SFOData.PerPerson`). */
 const MAX_ID = 32;
 
-/** `person:<persons already yielded>` (a full listing), `changes:<changed ids already yielded>` (an incremental one). */
-const CURSOR = offsetCursor(['person', 'changes'] as const, 'the SAP SuccessFactors connector');
+const OF = 'the SAP SuccessFactors connector';
+/** An incremental listing's cursor: `changes:<changed ids already yielded>`. */
+const CURSOR = offsetCursor(['changes'] as const, OF);
+/**
+ * A full listing's cursor: the `__next` link SAP answered (the next page of the snapshot, with its
+ * `$skiptoken`), as base64url JSON; it is followed only on `hrms_host`'s origin and `PerPerson` path.
+ */
+const NEXT_CURSOR = jsonCursor(z.object({ next: z.string().min(1).max(8192) }), OF);
 
 /** An OData string literal: in single quotes, a quote doubled. */
 const literal = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -78,6 +88,15 @@ function currentEmployment(list: Obj[]): Obj | undefined {
 
 /** `personIdExternal eq '…' or …` for `ids`, URL-encoded. */
 const byIds = (ids: readonly string[]): string => encodeURIComponent(ids.map((id) => `personIdExternal eq ${literal(id)}`).join(' or '));
+
+/** The `__next` link of an OData collection answer (server-side paging), undefined on the last page; `bad_response` when not a string. */
+function nextLinkOf(body: unknown, what: string): string | undefined {
+  const d = isObj(body) ? body.d : undefined;
+  const next = isObj(d) ? d.__next : undefined;
+  if (next === undefined || next === null) return undefined;
+  if (typeof next !== 'string' || next.trim() === '') throw new HrmsError('bad_response', `HRMS sent an unexpected shape for ${what}`);
+  return next.trim();
+}
 
 /** The results of an OData collection answer `{d: {results: [...]}}`; `bad_response` for another shape. */
 function collection(body: unknown, what: string): Obj[] {
@@ -112,8 +131,12 @@ class SapSfConnector implements HrmsConnector {
 
   /** A GET of `path` under the API root, retried; the JSON of a 200, `null` on 404 when `allow404`. */
   private getJson(path: string, what: string, allow404 = false): Promise<unknown> {
+    return this.getUrl(this.client.url(this.root(), path), what, allow404);
+  }
+
+  /** A GET of `url` (under the API root), retried; the JSON of a 200, `null` on 404 when `allow404`. */
+  private getUrl(url: URL, what: string, allow404 = false): Promise<unknown> {
     const headers = { authorization: this.authorization(), accept: 'application/json' };
-    const url = this.client.url(this.root(), path);
     return this.client.retriedJson(() => this.client.request(url, what, { headers }), what, { nullOn: allow404 ? [404] : [] });
   }
 
@@ -182,16 +205,34 @@ class SapSfConnector implements HrmsConnector {
       yield* this.changes(options.since, options.cursor);
       return;
     }
-    let offset = CURSOR.offsetIn(options.cursor, 'person');
-    const size = this.pageSize();
-    for (;;) {
-      const what = `person page ${Math.floor(offset / size) + 1}`;
-      const persons = collection(await this.getJson(`PerPerson?${PERSON_QUERY}&$orderby=personIdExternal&$top=${size}&$skip=${offset}`, what), what);
-      offset += persons.length;
-      const more = persons.length === size;
-      yield { employees: await this.assemble(persons), ...(more ? { next: CURSOR.encode('person', offset) } : {}) };
-      if (!more) return;
+    // The first page asks SAP for snapshot paging; each later one is the `__next` link it answered.
+    let page =
+      options.cursor === undefined
+        ? this.client.url(this.root(), `PerPerson?${PERSON_QUERY}&paging=snapshot&customPageSize=${this.pageSize()}`)
+        : this.pageLink(NEXT_CURSOR.decode(options.cursor).next);
+    for (let n = 1; ; n++) {
+      const what = `person page ${n}`;
+      const body = await this.getUrl(page, what);
+      const persons = collection(body, what);
+      const link = nextLinkOf(body, what);
+      const next = link === undefined ? undefined : this.pageLink(link);
+      if (next?.href === page.href) throw new HrmsError('bad_response', 'HRMS pointed to the same page again');
+      yield { employees: await this.assemble(persons), ...(next ? { next: NEXT_CURSOR.encode({ next: next.href }) } : {}) };
+      if (!next) return;
+      page = next;
     }
+  }
+
+  /**
+   * A `__next` link (an answer's or a cursor's) as the URL to ask: only on `hrms_host`'s origin
+   * (else `bad_response`, as every product's page links: `HrmsHttpClient.url`) and only the
+   * `PerPerson` listing under the API root (else `bad_response`), so a link never sends the
+   * credentials elsewhere.
+   */
+  private pageLink(link: string): URL {
+    const url = this.client.url(this.root(), link);
+    if (url.pathname !== this.client.url(this.root(), 'PerPerson').pathname) throw new HrmsError('bad_response', 'HRMS pointed to another resource');
+    return url;
   }
 
   /** The persons changed since `since`, read `pageSize` at a time; one empty page when none changed. */

@@ -20,12 +20,12 @@ export const product: HrmsProductModule<'sap_sf'> = {
     inRepo: "SAP's files carry no licence of their own: hand-encoded rules, each citing its definition, in `openapi/rules.yaml` (+ `SOURCE.md`)",
     operations: ['listPerPersons', 'getPerPerson', 'GET /EmpEmployment'],
   },
-  // Per page of persons: the PerPerson page and its employments (2 requests); a last page that
-  // comes back empty (the count was a multiple of the page) is 1. No token.
+  // Per page of persons: the PerPerson page and its employments (2 requests). Snapshot paging
+  // answers no `__next` on the last page, so no empty page follows; no persons at all is the one
+  // empty PerPerson page (no employments to ask). No token.
   minSyncRequests: (sim, pageSize) => {
     const n = sim.employeeIds().length;
-    const size = pageSize(SAP_SF_MAX_PAGE);
-    return 2 * Math.floor(n / size) + (n % size ? 2 : 1);
+    return n === 0 ? 1 : 2 * Math.ceil(n / pageSize(SAP_SF_MAX_PAGE));
   },
   mapping: SAP_SF_MAPPING,
 };

@@ -1,7 +1,7 @@
 /**
  * SAP SuccessFactors' own behaviour (src/hrms/sap_sf/README.md; SAP's descriptions as
  * src/hrms/sap_sf/openapi/rules.yaml encodes them): the sap_sf connector against its simulator
- * over real HTTP on 127.0.0.1 (no mocks, no database). Paging with `$top`/`$skip`, the two
+ * over real HTTP on 127.0.0.1 (no mocks, no database). Server-side snapshot paging through `__next`, the two
  * requests a page (persons, then their employments), exited employees, live reads, the OData
  * error body, throttling, and an API server that answers HTML. Each request checked against the
  * description: vendor-contract.integration.test.ts; through hrx: conformance.integration.test.ts.
@@ -38,23 +38,40 @@ const norm = (rs: PartialEmployeeRecord[]) => rs.map((r) => normalizeRecord(r, '
 const pageSize = (max: number) => Math.min(max, fast.pageSize!);
 
 describe('sap_sf: listing', () => {
-  it('lists every person in $top/$skip pages with their employments, equal to the ground truth; two requests a page', async () => {
+  it('lists every person in snapshot pages through __next with their employments, equal to the ground truth; two requests a page', async () => {
     const s = await start(90);
     const { pages, employees } = await listAll(connect(s));
     expect(pages.map((p) => p.employees.length)).toEqual([40, 40, 10]);
-    expect(pages.map((p) => p.next)).toEqual(['person:40', 'person:80', undefined]);
+    expect(pages.map((p) => typeof p.next)).toEqual(['string', 'string', 'undefined']);
     expect(norm(employees)).toEqual(norm(s.expected()));
     expect(s.stats().requests).toBe(6);
     expect(await product.minSyncRequests!(s, pageSize)).toBe(6);
   });
 
-  it('a count that is a multiple of the page ends on an empty page: one request more, as minSyncRequests counts', async () => {
+  it('a count that is a multiple of the page ends without an empty page (the last answer has no __next), as minSyncRequests counts', async () => {
     const s = await start(80);
     const { pages, employees } = await listAll(connect(s));
-    expect(pages.map((p) => p.employees.length)).toEqual([40, 40, 0]);
+    expect(pages.map((p) => p.employees.length)).toEqual([40, 40]);
     expect(employees).toHaveLength(80);
-    expect(s.stats().requests).toBe(5);
-    expect(await product.minSyncRequests!(s, pageSize)).toBe(5);
+    expect(s.stats().requests).toBe(4);
+    expect(await product.minSyncRequests!(s, pageSize)).toBe(4);
+  });
+
+  it('the snapshot is fixed at the first page: persons deleted mid-listing shift nothing, every other person is listed exactly once', async () => {
+    const s = await start(120);
+    const ids = s.employeeIds();
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of connect(s).listEmployees()) {
+      seen.push(...page.employees.map((e) => e.employeeId));
+      // After the first page: two persons already listed are deleted (under $top/$skip the next
+      // page would start two persons late and skip two), and one not yet reached.
+      if (++pages === 1) for (const id of [ids[0]!, ids[1]!, ids[100]!]) s.remove(id);
+    }
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(ids.filter((id) => id !== ids[100]));
+    expect(norm(s.expected().filter((e) => seen.includes(e.employeeId)))).toHaveLength(117);
   });
 
   it('exited employees are listed: endDate is their terminationDate, status Inactive; the others are Active without one', async () => {
@@ -67,14 +84,61 @@ describe('sap_sf: listing', () => {
     expect(norm(employees)).toEqual(norm(s.expected()));
   });
 
-  it('resumes at its cursor; a cursor it did not make is refused', async () => {
+  it('a person hired mid-listing is in no page of the snapshot and none is repeated; the next full sync lists them', async () => {
+    const s = await startSapSfSim({ employees: 90, seed: 'sap_sf', throttle: false, variants: { pending: 10 } });
+    sim = s;
+    const before = s.employeeIds();
+    expect(before).toHaveLength(80);
+    const seen: string[] = [];
+    let hired = '';
+    for await (const page of connect(s).listEmployees()) {
+      seen.push(...page.employees.map((e) => e.employeeId));
+      if (!hired) hired = s.hire();
+    }
+    expect(seen).toEqual(before);
+    expect(s.employeeIds()).toContain(hired);
+    const again = (await listAll(connect(s))).employees.map((e) => e.employeeId);
+    expect(again).toEqual([...before, hired].sort());
+    expect(norm((await listAll(connect(s))).employees)).toEqual(norm(s.expected()));
+  });
+
+  it('resumes at its cursor (the __next link); a cursor it did not make, or a link off hrms_host or off PerPerson, is refused', async () => {
     const s = await start(100);
-    const { employees } = await listAll(connect(s), { cursor: 'person:80' });
+    const first = await listAll(connect(s));
+    const cursor = first.pages[1]!.next!;
+    const { employees } = await listAll(connect(s), { cursor });
     expect(employees.map((e) => e.employeeId)).toEqual(s.employeeIds().slice(80));
-    await expect(listAll(connect(s), { cursor: 'page:2' })).rejects.toMatchObject({
+    for (const bad of ['page:2', 'person:80', 'changes:40']) {
+      await expect(listAll(connect(s), { cursor: bad })).rejects.toMatchObject({
+        kind: 'bad_response',
+        message: 'not a cursor of the SAP SuccessFactors connector',
+      });
+    }
+    const link = (next: string) => Buffer.from(JSON.stringify({ next })).toString('base64url');
+    s.resetStats();
+    await expect(listAll(connect(s), { cursor: link('https://evil.example/odata/v2/PerPerson?$skiptoken=x') })).rejects.toMatchObject({
       kind: 'bad_response',
-      message: 'not a cursor of the SAP SuccessFactors connector',
+      message: 'HRMS pointed to another host',
     });
+    await expect(listAll(connect(s), { cursor: link(`${s.url}/odata/v2/EmpEmployment?$skiptoken=x`) })).rejects.toMatchObject({
+      kind: 'bad_response',
+      message: 'HRMS pointed to another resource',
+    });
+    expect(s.stats().requests).toBe(0);
+  });
+
+  it("an answer's __next on another host is bad_response: hrx never follows it", async () => {
+    html = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ d: { results: [], __next: 'http://other.example/odata/v2/PerPerson?$skiptoken=x' } })),
+    );
+    html.listen(0, '127.0.0.1');
+    await once(html, 'listening');
+    const s = await start(1);
+    const setup = s.setup();
+    setup.access_credentials.hrms_host = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
+    await expect(listAll(connect(s, fast, setup))).rejects.toMatchObject({ kind: 'bad_response', message: 'HRMS pointed to another host' });
   });
 
   it('a live read is PerPerson by key and its employment; an unknown id is null, an id no key can be is null without a request', async () => {
@@ -116,6 +180,7 @@ describe('sap_sf: changes', () => {
     const since = new Date(Date.now() - 1_000);
     const changed = s.employeeIds().slice(10, 100);
     for (const id of changed) s.change(id);
+    const first = (await listAll(connect(s))).pages[0]!.next!;
     const { pages, employees } = await listAll(connect(s), { since });
     expect(pages.map((p) => [p.employees.length, p.next])).toEqual([
       [40, 'changes:40'],
@@ -124,7 +189,7 @@ describe('sap_sf: changes', () => {
     ]);
     expect(employees.map((e) => e.employeeId)).toEqual(changed);
     expect((await listAll(connect(s), { since, cursor: 'changes:80' })).employees.map((e) => e.employeeId)).toEqual(changed.slice(80));
-    await expect(listAll(connect(s), { since, cursor: 'person:40' })).rejects.toMatchObject({ kind: 'bad_response' });
+    await expect(listAll(connect(s), { since, cursor: first })).rejects.toMatchObject({ kind: 'bad_response' });
   });
 });
 

@@ -20,6 +20,8 @@
  *   outside the entity) is 400 with the error body, as SAP answers an unknown property
  *   (`COE_PROPERTY_NOT_FOUND`). Switch `hidden` (comma list of `PerPerson` properties): those are
  *   unknown to the API user (400 when selected, left out otherwise), as when the role lacks them.
+ * - Switch `pending` (a count): the last persons are not hired yet (in no answer, not in the ground
+ *   truth) until `hire()` adds the next of them, so a test can add a person mid-listing.
  * - Throttling (SAP publishes no numbers): past `limitPerMinute` (default 60, hrx's budget)
  *   requests a minute, or the `rateThrottle` fault: 429 with `Retry-After: retryAfterSec` (default
  *   1). Faults: latency, 5xx (500). No tokens.
@@ -99,13 +101,22 @@ function changedAfter(row: Obj, at: number, navs: readonly string[]): boolean {
 }
 
 /** Starts the SAP SuccessFactors simulator. */
-export async function startSapSfSim(options: DialectSimOptions): Promise<DialectSim> {
+export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSim> {
   const v = options.variants ?? {};
   const hidden = new Set(typeof v.hidden === 'string' ? v.hidden.split(',').filter(Boolean) : []);
   const throttling = unpublishedThrottle(v, 60);
   const core = new SimCore(options, throttling.limit);
   const staff = new Staff(options.seed, options.employees, { unchangedAt: () => BASE_MODIFIED });
 
+  // Switch `pending` (a count): the last persons are not hired yet; `hire()` adds the first of them.
+  const pendingCount = typeof v.pending === 'number' && Number.isInteger(v.pending) && v.pending >= 0 ? v.pending : 0;
+  const pending = staff.served().slice(staff.served().length - pendingCount);
+  const held = new Set(pending);
+  const served = (): number[] => staff.served().filter((i) => !held.has(i));
+  const indexOf = (id: string): number | undefined => {
+    const i = staff.indexOf(id);
+    return i === undefined || held.has(i) ? undefined : i;
+  };
   const personOf = (i: number) => person(staff.employee(i), i, staff.modifiedAt(i));
   const employmentOf = (i: number): Obj => employment(staff.employee(i), staff.modifiedAt(i));
   const ENTITIES: Record<string, Entity> = {
@@ -143,9 +154,50 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     return { select, expand };
   }
 
-  function list(name: string, url: URL): Reply {
+  /** Snapshots of server-side paging by id: the person indices fixed at the first page's request (`paging=snapshot`). */
+  const snapshots = new Map<string, readonly number[]>();
+
+  /**
+   * A page of a snapshot (`paging=snapshot`, `customPageSize` rows, default and at most 1000): the
+   * first request fixes the indices the listing will serve, each `__next` (the same query plus
+   * `$skiptoken`, absolute on the host the client asked) reads the next slice of them. A person
+   * deleted since is left out; one added since is in no page; none is repeated.
+   */
+  function snapshotPage(url: URL, host: string | undefined, indices: readonly number[], entity: Entity, q: { select: string[]; expand: string[] }): Reply {
+    const sizeText = url.searchParams.get('customPageSize');
+    const size = sizeText === null ? 1000 : /^\d{1,4}$/.test(sizeText) ? Number(sizeText) : Number.NaN;
+    if (!(size >= 1 && size <= 1000) || url.searchParams.has('$top') || url.searchParams.has('$skip')) {
+      return odataError(400, 'COE_BAD_REQUEST', 'This simulator models snapshot paging with customPageSize (1 to 1000) and no $top or $skip');
+    }
+    const token = url.searchParams.get('$skiptoken');
+    let snap: string;
+    let at = 0;
+    if (token === null) {
+      snap = String(snapshots.size + 1);
+      snapshots.set(snap, [...indices]);
+    } else {
+      const m = /^(\d{1,9})-(\d{1,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+      if (!m || !snapshots.has(m[1]!)) return odataError(400, 'COE_BAD_REQUEST', 'Invalid $skiptoken');
+      snap = m[1]!;
+      at = Number(m[2]);
+    }
+    const fixed = snapshots.get(snap)!;
+    const rows = fixed
+      .slice(at, at + size)
+      .filter((i) => staff.isServed(i) && !held.has(i))
+      .flatMap((i) => entity.rows(i));
+    const d: Obj = { results: rows.map((row) => shape(row, entity, q.select, q.expand)) };
+    if (at + size < fixed.length) {
+      const next = new URL(`${url.pathname}${url.search}`, `http://${host ?? 'localhost'}`);
+      next.searchParams.set('$skiptoken', Buffer.from(`${snap}-${at + size}`).toString('base64url'));
+      d.__next = next.href;
+    }
+    return json(200, { d });
+  }
+
+  function list(name: string, url: URL, host: string | undefined): Reply {
     const entity = ENTITIES[name]!;
-    const first = staff.served()[0];
+    const first = served()[0];
     const q = query(name, entity, url, first === undefined ? {} : (entity.rows(first)[0] ?? {}));
     if (q instanceof Reply) return q;
     const p = paging(url);
@@ -158,12 +210,17 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     // Served indices ascend with personIdExternal (EMP00001, …): key order is that order. Each
     // person is one row of either entity, so without a change filter a page is sliced before any
     // employee is generated.
+    const paged = url.searchParams.get('paging');
+    if ((paged !== null && (paged !== 'snapshot' || f.after)) || (paged === null && url.searchParams.has('$skiptoken'))) {
+      return odataError(400, 'COE_BAD_REQUEST', `This simulator models snapshot paging of ${name} without a change filter only`);
+    }
     const indices = f.ids
       ? [...f.ids]
-          .map((id) => staff.indexOf(id))
+          .map((id) => indexOf(id))
           .filter((i): i is number => i !== undefined)
           .sort((a, b) => a - b)
-      : staff.served();
+      : served();
+    if (paged === 'snapshot') return snapshotPage(url, host, indices, entity, q);
     const after = f.after;
     const rows = after
       ? indices
@@ -177,7 +234,7 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
 
   function onePerson(url: URL, id: string): Reply {
     const entity = ENTITIES.PerPerson!;
-    const i = staff.indexOf(id);
+    const i = indexOf(id);
     const row = i === undefined ? undefined : entity.rows(i)[0];
     const q = query('PerPerson', entity, url, row ?? {});
     if (q instanceof Reply) return row ? q : odataError(404, 'COE_RESOURCE_NOT_FOUND', 'No PerPerson with that key');
@@ -204,12 +261,12 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
     const wantsJson = /application\/json/.test(req.headers.accept ?? '') || url.searchParams.get('$format') === 'json';
     if (!wantsJson)
       return new Reply(200, '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"/>', { 'content-type': 'application/atom+xml' });
-    return m[2] === undefined ? list(name, url) : onePerson(url, m[2].replace(/''/g, "'"));
+    return m[2] === undefined ? list(name, url, req.headers.host) : onePerson(url, m[2].replace(/''/g, "'"));
   }
 
   const { url } = await core.listen(handle);
   const today = (): string => new Date().toISOString().slice(0, 10);
-  return dialectSim({
+  const sim = dialectSim({
     hrmsId: 'sap_sf',
     url,
     core,
@@ -226,4 +283,21 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<Dialect
       return e;
     },
   });
+  // Ground truth and ids cover the persons hired so far only.
+  const hiredIds = (): Set<string> => new Set(served().map((i) => staff.employee(i).employee_code));
+  const allIds = sim.employeeIds.bind(sim);
+  const allExpected = sim.expected.bind(sim);
+  return Object.assign(sim, {
+    employeeIds: () => (held.size ? allIds().filter((id) => hiredIds().has(id)) : allIds()),
+    expected: () => (held.size ? allExpected().filter((e) => hiredIds().has(e.employeeId)) : allExpected()),
+    hire: (): string => {
+      const i = pending.find((k) => held.has(k));
+      if (i === undefined) throw new RangeError('no pending person left to hire');
+      held.delete(i);
+      return staff.employee(i).employee_code;
+    },
+  });
 }
+
+/** The SAP SuccessFactors simulator: a dialect simulator that can also hire one of its `pending` persons (returns the new id). */
+export type SapSfSim = DialectSim & { hire(): string };
