@@ -6,6 +6,7 @@
  * invalid-token code) it is forgotten and the call is made once more with a new one. What a second
  * refusal means is the product's to say (src/hrms/README.md, "Shared mechanics").
  */
+import type { HrmsHttpClient, HrmsResponse } from './http-client';
 import type { IssuedToken, TokenCache } from './token-cache';
 
 /** Where a session's tokens come from and where a refused one is forgotten. */
@@ -86,5 +87,18 @@ export class TokenSession {
     const token = await this.token();
     const again = await send(token);
     return { answer: again, token, refused: isRefused(again) };
+  }
+
+  /**
+   * GET `url` through `client` with the token as `Authorization: Bearer` (and `headers`); an HTTP
+   * 401 forgets the token and the call is made once more with a new one (RFC 6750 §3.1
+   * `invalid_token`). The last answer is returned as it is, a second 401 included: the product judges it.
+   */
+  async bearerGet(client: HrmsHttpClient, url: URL, what: string, headers: Record<string, string> = {}): Promise<HrmsResponse> {
+    const sent = await this.send(
+      (token) => client.request(url, what, { headers: { ...headers, authorization: `Bearer ${token}` } }),
+      (res) => res.statusCode === 401,
+    );
+    return sent.answer;
   }
 }

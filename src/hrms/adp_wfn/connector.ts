@@ -62,9 +62,9 @@ const TokenResponse = z.object({ access_token: z.string().min(1), expires_in: z.
 const WorkersResponse = z.object({ workers: z.array(z.unknown()) });
 
 class AdpWfnConnector implements HrmsConnector {
+  private readonly session = new TokenSession(cachedTokens(tokens, { key: () => this.tokenKey(), issue: () => this.requestToken() }));
   private readonly client: HrmsHttpClient;
   private readonly warn: FieldWarner;
-  private readonly session = new TokenSession(cachedTokens(tokens, { key: () => this.tokenKey(), issue: () => this.requestToken() }));
 
   constructor(
     private readonly access: HrmsAccess,
@@ -109,12 +109,8 @@ class AdpWfnConnector implements HrmsConnector {
   }
 
   /** GET with the cached token; a 401 drops it and the call is made once more with a new one. */
-  private async get(url: URL, what: string): Promise<HrmsResponse> {
-    const sent = await this.session.send(
-      (token) => this.client.request(url, what, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
-      (res) => res.statusCode === 401,
-    );
-    return sent.answer;
+  private get(url: URL, what: string): Promise<HrmsResponse> {
+    return this.session.bearerGet(this.client, url, what, { accept: 'application/json' });
   }
 
   /** The `workers` of one answer, retried; `[]` for 204 (and for `emptyOn`'s statuses); `bad_response` for another shape. */

@@ -166,12 +166,8 @@ class KekaConnector implements HrmsConnector {
   }
 
   /** GET with the cached token; a 401 drops it and the call is made once more with a new one. */
-  private async get(url: URL, what: string): Promise<HrmsResponse> {
-    const sent = await this.session.send(
-      (token) => this.client.request(url, what, { headers: { authorization: `Bearer ${token}` } }),
-      (res) => res.statusCode === 401,
-    );
-    return sent.answer;
+  private get(url: URL, what: string): Promise<HrmsResponse> {
+    return this.session.bearerGet(this.client, url, what);
   }
 
   private async page(url: URL, what: string): Promise<Page> {

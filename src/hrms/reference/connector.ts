@@ -117,11 +117,7 @@ class ReferenceConnector implements HrmsConnector {
   /** Authenticated GET; with client credentials a 401 drops the token and is retried once with a new one. */
   private async apiGet(path: string, what: string): Promise<HrmsResponse> {
     if (this.checkGrant() === 'api_key') return this.client.request(this.url(path), what, { headers: { 'x-api-key': this.creds.api_key! } });
-    const sent = await this.session.send(
-      (token) => this.client.request(this.url(path), what, { headers: { authorization: `Bearer ${token}` } }),
-      (res) => res.statusCode === 401,
-    );
-    return sent.answer;
+    return this.session.bearerGet(this.client, this.url(path), what);
   }
 
   /** One attempt, no retries (docs/behaviour.md "Setup config": one call, no retry): a token request, or one 1-item page with an API key. */
