@@ -88,7 +88,7 @@ const IDS_END = '<!-- hrms-live-ids:end -->';
 export function liveReadIdsTable(): string {
   const lines = ['| Product | Ids a live read takes |', '|---|---|'];
   for (const p of HRMS_CATALOG) if (p.liveReadIds) lines.push(`| ${p.info.displayName} | ${cell(p.liveReadIds)} |`);
-  const rest = HRMS_CATALOG.filter((p) => !p.liveReadIds).map((p) => (p.hrmsId === 'reference' ? 'reference' : p.info.displayName));
+  const rest = HRMS_CATALOG.filter((p) => !p.liveReadIds).map((p) => p.info.displayName);
   if (rest.length > 0)
     lines.push(`| ${rest.join(', ')} | the id as the HRMS lists it (any text but blank, dots only or NUL); an answer naming another id is refused by hrx |`);
   return lines.join('\n');

@@ -1,6 +1,6 @@
 /**
  * For every product with a simulator (`DIALECT_SIMS`), through hrx end to end: after a full sync,
- * each employee's stored read (`GET /api/employee_details/{id}`) equals its live read
+ * the stored read (`GET /api/employee_details/{id}`) of every fourth employee equals its live read
  * (`source=hrms`) of the same employee, field by field, apart from hrx's `id` (docs/api.md
  * "Employee details": a live read answers what the stored record would hold). A stored record
  * with a text field fewer than the live read (a listing that carries less than the one-employee
