@@ -5,7 +5,8 @@
  * `GET /api/employee_details/{id}` of the same hrx child, measured alternately (`rounds` times,
  * HRX_BENCH_ROUNDS, default 3) so a slow patch of the machine hits both; the figures are those of
  * the median round by pay_history/plain. Also the stored bytes per pay month
- * (`pg_total_relation_size('pay_months')` over its rows), and the peak RSS of the `hrx worker`
+ * (`pg_total_relation_size('pay_months')` over its rows, and that of `pay_envelopes`, the served
+ * form), and the peak RSS of the `hrx worker`
  * that runs the org's first full sync with the backfill against that of the same sync of the same
  * org (same simulator seed and size, its own schema) from a simulator whose payroll holds no
  * history, each in a fresh worker process sampled every 100 ms.
@@ -123,6 +124,8 @@ export interface PayHistoryResult {
   payMonthsPerEmployee: number;
   storedBytes: number;
   bytesPerPayMonth: number;
+  /** `pg_total_relation_size('pay_envelopes')`: the served form, one envelope per employee. */
+  envelopeBytes: number;
   plain: LoadFigures;
   payHistory: LoadFigures;
   /** pay_history req/s over the plain read's, of the median round; target ≥ 0.8. */
@@ -153,7 +156,11 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
   ).rows.map((r) => r.employee_id);
   if (ids.length !== o.employees) throw new Error(`expected ${o.employees} employees in the store, found ${ids.length}`);
   const stored = (
-    await dbQuery<{ n: number; bytes: string }>(ctx, `select count(*)::int as n, pg_total_relation_size('pay_months'::regclass)::text as bytes from pay_months`)
+    await dbQuery<{ n: number; bytes: string; envelope_bytes: string }>(
+      ctx,
+      `select count(*)::int as n, pg_total_relation_size('pay_months'::regclass)::text as bytes,
+              pg_total_relation_size('pay_envelopes'::regclass)::text as envelope_bytes from pay_months`,
+    )
   ).rows[0]!;
   log(`  seeded ${o.employees} employees (with their pay months backfilled) in ${seedSyncMs} ms: ${stored.n} pay months, ${stored.bytes} bytes`);
   const query = `org=${client.uuid}&vendor_org=${vendor.uuid}`;
@@ -211,6 +218,7 @@ export async function payHistoryBench(o: PayHistoryOptions, log: (s: string) => 
     payMonthsPerEmployee: round(stored.n / o.employees, 2),
     storedBytes: Number(stored.bytes),
     bytesPerPayMonth: stored.n ? round(Number(stored.bytes) / stored.n, 1) : 0,
+    envelopeBytes: Number(stored.envelope_bytes),
     plain: median.plain,
     payHistory: median.pay,
     ratio: round(median.ratio, 3),
@@ -240,4 +248,7 @@ export function printPayHistory(r: PayHistoryResult, log: (s: string) => void): 
     for (const h of r.profile.byModule.slice(0, 10)) log(`    ${String(h.selfPct).padStart(5)}%  ${h.name}`);
   }
   log(`  stored: ${r.payMonths} pay months, ${r.storedBytes} bytes, ${r.bytesPerPayMonth} bytes per pay month (pg_total_relation_size / rows)`);
+  log(
+    `  served form: ${r.envelopeBytes} bytes of pay envelopes, ${r.payMonths ? round(r.envelopeBytes / r.payMonths, 1) : 0} bytes per pay month (pg_total_relation_size('pay_envelopes') / pay months)`,
+  );
 }

@@ -18,17 +18,38 @@ export function notWithdrawnSince(k: string): string {
             and wd.employee_id = ${k}.employee_id and wd.revoked_at is not null and (wd.created_at, wd.id) > (${k}.created_at, ${k}.id))`;
 }
 
+/**
+ * SQL expression: the last successful sync of the org whose id is the expression `orgId`, as the
+ * connection status answers it (docs/api.md "Connection status", `last_successful_sync`): the later of its health row's
+ * `last_success_at` and its newest succeeded sync run. Null when there is none.
+ */
+export function lastSuccessSql(orgId: string): string {
+  return `greatest((select h.last_success_at from org_health h where h.org_id = ${orgId}),
+                   (select max(s.finished_at) from sync_runs s where s.org_id = ${orgId} and s.status = 'succeeded'))`;
+}
+
 /** A PostgreSQL array literal of `items` with every element quoted and escaped. */
 export function pgTextArray(items: readonly string[]): string {
   return `{${items.map((i) => `"${i.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
 /** How `audit_log.data_points` stores `EVERY_DATA_POINT` (src/domain/data-points.ts). */
-const AUDIT_EVERY_DATA_POINT = ['*'];
+const AUDIT_EVERY_DATA_POINT: readonly string[] = Object.freeze(['*']);
 
-/** The `audit_log.data_points` array literal of `points` (`{*}` for `EVERY_DATA_POINT`). */
+/** Literals already made of frozen arrays, by the array. */
+const auditLiterals = new WeakMap<readonly string[], string>();
+
+/**
+ * The `audit_log.data_points` array literal of `points` (`{*}` for `EVERY_DATA_POINT`). Made once
+ * per frozen array (one that cannot change, e.g. the pay read's points of a connection): every
+ * read audits its points, and escaping some 30 names per read showed in the read's profile.
+ */
 export function auditDataPointsLiteral(points: DataPoints): string {
-  return pgTextArray(points === EVERY_DATA_POINT ? AUDIT_EVERY_DATA_POINT : points);
+  const list = points === EVERY_DATA_POINT ? AUDIT_EVERY_DATA_POINT : points;
+  if (!Object.isFrozen(list)) return pgTextArray(list);
+  let literal = auditLiterals.get(list);
+  if (literal === undefined) auditLiterals.set(list, (literal = pgTextArray(list)));
+  return literal;
 }
 
 /** The data points of an `audit_log.data_points` value as read back (`{*}` → `EVERY_DATA_POINT`; null → none). */

@@ -83,6 +83,9 @@ export type MonthlyDetails = {
   paidOn: string | null;
 };
 
+/** One pay month as stored and served (docs/pay-history.md "What is kept"): the `monthly` shape with `month` and `year` set. */
+export type PayMonth = MonthlyDetails & { month: number; year: number };
+
 export type Address = {
   addressPincode: string;
   addressCity: string;

@@ -16,15 +16,16 @@
 import { createHmac } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { queryableOf, type Tx } from '../db/tx';
+import { lastSuccessSql } from '../db/sql';
+import { pgClientOf, type Queryable, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
-import { normalizeRecord, type DeepPartial, type MonthlyDetails } from '../domain/record';
+import { normalizeRecord, type DeepPartial, type MonthlyDetails, type PayMonth } from '../domain/record';
+import { lockPayEnvelopes, writePayEnvelopes } from './pay-envelope';
 
 /** How many months back from an employee's latest pay month are kept (docs/pay-history.md "What is kept"). */
 export const PAY_MONTHS_KEPT = 36;
 
-/** One pay month as stored and served: the `monthly` shape with `month` and `year` set. */
-export type PayMonth = MonthlyDetails & { month: number; year: number };
+export type { PayMonth } from '../domain/record';
 
 /** A pay month to record for one employee (its store row id and HRMS `employeeId`). */
 export interface PayMonthWrite {
@@ -50,7 +51,8 @@ export interface RecordedPayMonth {
 
 export interface PayMonthStore {
   /**
-   * Records `writes` of org `orgId` (the employee rows must exist), in `tx` when given: new months
+   * Records `writes` of org `orgId` (the employee rows must exist), in `tx` when given (else in a
+   * transaction of its own), with each written employee's pay envelope (employees/pay-envelope.ts): new months
    * are inserted, a different value replaces the stored one, an equal one changes nothing; then
    * each written employee keeps only its `PAY_MONTHS_KEPT` newest months. Returns the months
    * recorded (new or corrected) that are still kept, in input order. A month named twice for
@@ -129,8 +131,7 @@ const TRIM_SQL = `delete from pay_months p
  */
 const LATEST_SQL = `select t.ord::int as ord, a.as_of, p.year, p.month, p.value_enc
   from unnest($1::int[], $2::uuid[], $3::int[]) with ordinality as t(org_id, row_id, n, ord)
-  cross join lateral (select greatest((select h.last_success_at from org_health h where h.org_id = t.org_id),
-                        (select max(s.finished_at) from sync_runs s where s.org_id = t.org_id and s.status = 'succeeded')) as as_of) a
+  cross join lateral (select ${lastSuccessSql('t.org_id')} as as_of) a
   left join lateral (select year, month, value_enc from pay_months
                       where employee_row_id = t.row_id and org_id = t.org_id
                       order by year desc, month desc limit t.n) p on true
@@ -182,68 +183,110 @@ export function createPayMonthStore(pool: pg.Pool, cipher: FieldCipher, digestKe
     return { asOf, months };
   }
 
+  /** `record` on `db`, a transaction's connection (the envelopes' locks hold until it ends). */
+  async function recordIn(db: Queryable, orgId: number, writes: readonly PayMonthWrite[], guard?: PayWriteGuard): Promise<RecordedPayMonth[]> {
+    // The later value of a month named twice (ON CONFLICT cannot touch a row twice in one statement).
+    const byKey = new Map<string, PayMonthWrite>();
+    for (const w of writes) byKey.set(key(w.employeeRowId, w.month.year, w.month.month), w);
+    const employeeIds = [...new Set([...byKey.values()].map((w) => w.employeeRowId))];
+    const stored = new Map<string, { digest: string; webhookSeq: bigint | null }>();
+    for (const r of (await db.query(STORED_SQL, [orgId, employeeIds])).rows as {
+      employee_row_id: string;
+      year: number;
+      month: number;
+      value_digest: string;
+      webhook_seq: string | null;
+    }[]) {
+      stored.set(key(r.employee_row_id, r.year, r.month), { digest: r.value_digest, webhookSeq: r.webhook_seq === null ? null : BigInt(r.webhook_seq) });
+    }
+    const mark = guard ? BigInt(guard.writtenUpTo) : null;
+    // What differs from the stored value: only these are encrypted and sent.
+    const changed: { k: string; value: PayMonth; aad: string; json: string; digest: string; id: string }[] = [];
+    for (const [k, w] of byKey) {
+      const before = stored.get(k);
+      // The webhook's later value stands (also rechecked by the statement, on the row).
+      if (mark !== null && before?.webhookSeq != null && before.webhookSeq > mark) continue;
+      const value = normalizePayMonth(w.month);
+      const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
+      const json = JSON.stringify(value);
+      const d = digest(aad, json);
+      if (before?.digest === d) continue; // the same value: nothing to write, no event
+      changed.push({ k, value, aad, json, digest: d, id: w.employeeRowId });
+    }
+    if (changed.length === 0) return [];
+    // The envelopes first, locked in one order by every writer: a concurrent write of the same
+    // employee's months waits here, then merges into this one's result (employees/pay-envelope.ts).
+    const envelopes = await lockPayEnvelopes(
+      db,
+      orgId,
+      changed.map((c) => c.id),
+    );
+    const recorded = new Map<string, boolean>();
+    const written = new Map<string, PayMonth[]>();
+    // Chunk by chunk, from the value to the statement: a payroll page's months are never all
+    // held encrypted at once (docs/sync.md "Memory and throughput").
+    for (let i = 0; i < changed.length; i += PAY_WRITE_CHUNK) {
+      const rows = changed.slice(i, i + PAY_WRITE_CHUNK);
+      const values = new Map(rows.map((r) => [r.k, r.value]));
+      const res = await db.query(UPSERT_SQL, [
+        orgId,
+        rows.map((r) => r.id),
+        rows.map((r) => r.value.year),
+        rows.map((r) => r.value.month),
+        rows.map((r) => cipher.encrypt(r.json, r.aad)),
+        rows.map((r) => r.digest),
+        guard ? guard.writtenUpTo : null,
+      ]);
+      for (const r of res.rows as { employee_row_id: string; year: number; month: number; correction: boolean }[]) {
+        const k = key(r.employee_row_id, r.year, r.month);
+        recorded.set(k, r.correction);
+        const list = written.get(r.employee_row_id) ?? [];
+        list.push(values.get(k)!);
+        written.set(r.employee_row_id, list);
+      }
+    }
+    if (recorded.size === 0) return [];
+    const trimmed = new Map<string, { year: number; month: number }[]>();
+    for (const r of (await db.query(TRIM_SQL, [[...written.keys()], PAY_MONTHS_KEPT])).rows as { employee_row_id: string; year: number; month: number }[]) {
+      recorded.delete(key(r.employee_row_id, r.year, r.month));
+      const list = trimmed.get(r.employee_row_id) ?? [];
+      list.push({ year: r.year, month: r.month });
+      trimmed.set(r.employee_row_id, list);
+    }
+    await writePayEnvelopes(
+      db,
+      cipher,
+      orgId,
+      [...written].map(([employeeRowId, months]) => ({ employeeRowId, written: months, trimmed: trimmed.get(employeeRowId) ?? [] })),
+      envelopes,
+      (id, y, m) => payMonthAad(orgId, id, y, m),
+    );
+    const out: RecordedPayMonth[] = [];
+    for (const [k, w] of byKey) {
+      const correction = recorded.get(k);
+      if (correction === undefined) continue;
+      out.push({ employeeRowId: w.employeeRowId, employeeId: w.employeeId, year: w.month.year, month: w.month.month, correction });
+    }
+    return out;
+  }
+
   return {
     async record(orgId, writes, tx, guard) {
       if (writes.length === 0) return [];
-      // The later value of a month named twice (ON CONFLICT cannot touch a row twice in one statement).
-      const byKey = new Map<string, PayMonthWrite>();
-      for (const w of writes) byKey.set(key(w.employeeRowId, w.month.year, w.month.month), w);
-      const employeeIds = [...new Set([...byKey.values()].map((w) => w.employeeRowId))];
-      const db = await queryableOf(pool, tx);
-      const stored = new Map<string, { digest: string; webhookSeq: bigint | null }>();
-      for (const r of (await db.query(STORED_SQL, [orgId, employeeIds])).rows as {
-        employee_row_id: string;
-        year: number;
-        month: number;
-        value_digest: string;
-        webhook_seq: string | null;
-      }[]) {
-        stored.set(key(r.employee_row_id, r.year, r.month), { digest: r.value_digest, webhookSeq: r.webhook_seq === null ? null : BigInt(r.webhook_seq) });
+      if (tx) return recordIn(await pgClientOf(tx), orgId, writes, guard);
+      // Alone: in a transaction of its own, so the envelopes stay locked until the months are written.
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const out = await recordIn(client, orgId, writes, guard);
+        await client.query('commit');
+        return out;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
       }
-      const mark = guard ? BigInt(guard.writtenUpTo) : null;
-      const pending = [...byKey];
-      const recorded = new Map<string, boolean>();
-      const writtenIds = new Set<string>();
-      // Chunk by chunk, from the value to the statement: a payroll page's months are never all
-      // held encrypted at once (docs/sync.md "Memory and throughput").
-      for (let i = 0; i < pending.length; i += PAY_WRITE_CHUNK) {
-        const rows: { id: string; y: number; m: number; enc: string; digest: string }[] = [];
-        for (const [k, w] of pending.slice(i, i + PAY_WRITE_CHUNK)) {
-          const before = stored.get(k);
-          // The webhook's later value stands (also rechecked by the statement, on the row).
-          if (mark !== null && before?.webhookSeq != null && before.webhookSeq > mark) continue;
-          const value = normalizePayMonth(w.month);
-          const aad = payMonthAad(orgId, w.employeeRowId, value.year, value.month);
-          const json = JSON.stringify(value);
-          const d = digest(aad, json);
-          if (before?.digest === d) continue; // the same value: nothing to write, no event
-          rows.push({ id: w.employeeRowId, y: value.year, m: value.month, enc: cipher.encrypt(json, aad), digest: d });
-        }
-        if (rows.length === 0) continue;
-        const written = await db.query(UPSERT_SQL, [
-          orgId,
-          rows.map((r) => r.id),
-          rows.map((r) => r.y),
-          rows.map((r) => r.m),
-          rows.map((r) => r.enc),
-          rows.map((r) => r.digest),
-          guard ? guard.writtenUpTo : null,
-        ]);
-        for (const r of written.rows as { employee_row_id: string; year: number; month: number; correction: boolean }[]) {
-          recorded.set(key(r.employee_row_id, r.year, r.month), r.correction);
-          writtenIds.add(r.employee_row_id);
-        }
-      }
-      if (recorded.size === 0) return [];
-      const trimmed = await db.query(TRIM_SQL, [[...writtenIds], PAY_MONTHS_KEPT]);
-      for (const r of trimmed.rows as { employee_row_id: string; year: number; month: number }[]) recorded.delete(key(r.employee_row_id, r.year, r.month));
-      const out: RecordedPayMonth[] = [];
-      for (const [k, w] of byKey) {
-        const correction = recorded.get(k);
-        if (correction === undefined) continue;
-        out.push({ employeeRowId: w.employeeRowId, employeeId: w.employeeId, year: w.month.year, month: w.month.month, correction });
-      }
-      return out;
     },
     latestWithAsOf,
     async latestPayMonths(orgId, employeeRowId, n) {

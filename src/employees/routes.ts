@@ -124,11 +124,11 @@ export function employeeRoutes(employees: EmployeeService, updates: EmployeeUpda
       async handler({ params, query: q, principal, requestId }) {
         // As the plain read: the key's org must be `vendor_org` (docs/api.md "Employee details").
         if (principal.orgUuid !== q.vendor_org.toLowerCase()) throw new AppError('AUTH_INVALID');
-        const data = await employees.payHistory(
+        const dataJson = await employees.payHistoryJson(
           { vendorOrgId: principal.orgId, clientOrgUuid: q.org.toLowerCase(), employeeRef: params.id, requestId },
           q.months,
         );
-        return { data };
+        return { dataJson };
       },
     }),
     route({

@@ -11,11 +11,12 @@ import type { HrmsSource } from '../hrms/live-source';
 import { decodeEmployee, maskedAad } from './codec';
 import type { ErasureStore } from './erasure-store';
 import { canonicalEmployeeId, isUsableEmployeeId } from './employee-id';
-import { ALL_DATA_POINTS, EVERY_DATA_POINT, filterRecord, type DataPoints } from '../domain/data-points';
+import { EVERY_DATA_POINT, filterRecord, type DataPoints } from '../domain/data-points';
 import { maskRecord } from '../domain/masking';
 import { normalizeRecord, type EmployeeRecord } from '../domain/record';
 import type { EmployeeStore } from './store';
-import type { PayMonth, PayMonthStore } from './pay-months';
+import type { PayMonthStore } from './pay-months';
+import { newestMonthsJson, openPayEnvelope, PAY_POINTS, projectPayMonth, type PayPoint } from './pay-envelope';
 import { isUuid } from '../domain/ids';
 
 export interface EmployeeServiceDeps {
@@ -57,36 +58,25 @@ export interface ReadQuery {
 
 export type EmployeeService = ReturnType<typeof createEmployeeService>;
 
-/** The `monthly_*` data points (other than `monthly_month`, `monthly_year`) and the path each names in a pay month. */
-const PAY_POINTS: readonly { point: string; path: string[] }[] = ALL_DATA_POINTS.filter(
-  (p) => p.startsWith('monthly_') && p !== 'monthly_month' && p !== 'monthly_year',
-).map((point) => ({ point, path: point.slice('monthly_'.length).split('_') }));
-
 /** The `monthly_*` points a connection sharing `shared` is served of a pay month. */
 function payFieldsOf(shared: ReadonlySet<string> | typeof EVERY_DATA_POINT): typeof PAY_POINTS {
   return shared === EVERY_DATA_POINT ? PAY_POINTS : PAY_POINTS.filter((p) => shared.has(p.point));
 }
 
-/** What a pay history read is audited with: `monthly_month`, `monthly_year` and the pay points served; nothing when none is. */
-function payPointsOf(shared: DataPoints): DataPoints {
-  const fields = payFieldsOf(shared === EVERY_DATA_POINT ? EVERY_DATA_POINT : new Set(shared));
+/** `monthly_month`, `monthly_year` and `fields`' points (none when `fields` is empty). */
+function payPointsOfFields(fields: readonly PayPoint[]): string[] {
   return fields.length === 0 ? [] : ['monthly_month', 'monthly_year', ...fields.map((f) => f.point)];
 }
 
-/** A pay month cut down to `month`, `year` and `fields`, nested as in the record's `monthly`. */
-function projectPayMonth(m: PayMonth, fields: typeof PAY_POINTS): Record<string, unknown> {
-  const out: Record<string, unknown> = { month: m.month, year: m.year };
-  for (const { path } of fields) {
-    let src: unknown = m;
-    let dst = out;
-    for (let i = 0; i < path.length - 1; i++) {
-      src = (src as Record<string, unknown> | undefined)?.[path[i]!];
-      dst = (dst[path[i]!] ??= {}) as Record<string, unknown>;
-    }
-    const leaf = path[path.length - 1]!;
-    dst[leaf] = (src as Record<string, unknown> | undefined)?.[leaf] ?? null;
-  }
-  return out;
+/**
+ * What a read sharing every data point is audited with, frozen (a change would throw), so that
+ * its array literal is made once (db/sql.ts `auditDataPointsLiteral`).
+ */
+const EVERY_PAY_POINT = Object.freeze(payPointsOfFields(PAY_POINTS)) as string[];
+
+/** What a pay history read is audited with: `monthly_month`, `monthly_year` and the pay points served; nothing when none is. */
+function payPointsOf(shared: DataPoints): DataPoints {
+  return shared === EVERY_DATA_POINT ? EVERY_PAY_POINT : payPointsOfFields(payFieldsOf(new Set(shared)));
 }
 
 /** Builds the employee read service. */
@@ -99,7 +89,7 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
    * (404 EMPLOYEE_NOT_FOUND, docs/privacy.md), then fetch the HRMS here, and serve the record only
    * when its canonical `employeeId` is the one asked for (else 404 EMPLOYEE_NOT_FOUND).
    */
-  async function locate(asked: ReadQuery, form: 'full' | 'masked', auditPoints?: (shared: DataPoints) => DataPoints) {
+  async function locate(asked: ReadQuery, form: 'full' | 'masked' | 'pay', auditPoints?: (shared: DataPoints) => DataPoints) {
     // One id for the lookup, the tombstone and the HRMS call (docs/erasure-and-retention.md).
     const q = { ...asked, employeeRef: canonicalEmployeeId(asked.employeeRef) };
     if (!isUuid(q.clientOrgUuid)) throw new AppError('INVALID_ORGANISATION');
@@ -176,24 +166,38 @@ export function createEmployeeService(deps: EmployeeServiceDeps) {
     });
   }
 
+  /**
+   * A pay history read, serialized (docs/pay-history.md "Read"): the checks, errors and audit of
+   * `read` (stored reads only; the audit names the `monthly_*` points served), then `data` as JSON
+   * text. Where the employee's pay envelope is built (employees/pay-envelope.ts) it is the one
+   * source: sliced as it is for a connection sharing every pay point, else parsed and projected;
+   * without one, the months are read from `pay_months`.
+   */
+  async function payHistoryJson(q: Omit<ReadQuery, 'mask' | 'source'>, n: number): Promise<string> {
+    const found = await locate({ ...q, source: 'db', mask: true }, 'pay', payPointsOf);
+    const row = found.row!;
+    const orgId = found.access.clientOrgId;
+    const fields = payFieldsOf(found.shared);
+    let asOf: string | null = row.asOf ?? null;
+    let months: string;
+    if (fields.length === 0) months = '[]';
+    else if (row.payEnc) {
+      months = newestMonthsJson(openPayEnvelope(deps.cipher, row.payEnc, orgId, row.id), n);
+      if (fields.length < PAY_POINTS.length) months = JSON.stringify((JSON.parse(months) as Record<string, unknown>[]).map((m) => projectPayMonth(m, fields)));
+    } else {
+      const stored = await deps.payMonths.latestWithAsOf(orgId, row.id, n);
+      asOf = stored.asOf ? stored.asOf.toISOString() : null;
+      months = JSON.stringify(stored.months.map((m) => projectPayMonth(m, fields)));
+    }
+    return `{"employeeId":${JSON.stringify(row.employeeId)},"as_of":${JSON.stringify(asOf)},"months":${months}}`;
+  }
+
   return {
-    /**
-     * The pay history of one employee for a vendor (docs/pay-history.md "Read"): the same checks,
-     * errors and audit as `read` (stored reads only; the audit names the `monthly_*` points
-     * served), then the `months` newest pay months, newest first, each holding `month`, `year`
-     * and only the `monthly_*` points the connection shares; none shared (but `month` and
-     * `year`): `months` is `[]`.
-     */
+    payHistoryJson,
+
+    /** `payHistoryJson` as an object (the V2 read seals it). */
     async payHistory(q: Omit<ReadQuery, 'mask' | 'source'>, months: number): Promise<PayHistory> {
-      const found = await locate({ ...q, source: 'db', mask: true }, 'masked', payPointsOf);
-      const row = found.row!;
-      const fields = payFieldsOf(found.shared);
-      const { asOf, months: stored } = await deps.payMonths.latestWithAsOf(found.access.clientOrgId, row.id, months);
-      return {
-        employeeId: row.employeeId,
-        as_of: asOf ? asOf.toISOString() : null,
-        months: fields.length === 0 ? [] : stored.map((m) => projectPayMonth(m, fields)),
-      };
+      return JSON.parse(await payHistoryJson(q, months)) as PayHistory;
     },
 
     /**

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
-import { auditDataPointsLiteral, markEstablished, notWithdrawnSince } from '../db/sql';
+import { auditDataPointsLiteral, lastSuccessSql, markEstablished, notWithdrawnSince } from '../db/sql';
 import { queryableOf, type Tx } from '../db/tx';
 import type { FieldCipher } from '../crypto/field-cipher';
 import { byEmployeeId, employeeRowsValues, encodeEmployeeRows, MAX_ROWS_PER_STATEMENT } from './codec';
@@ -36,6 +36,13 @@ export interface StoredEmployeeRow {
   maskedEnc: string | null;
   /** Whether a consent is in force (true when none was asked about). */
   consentOk: boolean;
+  /**
+   * The `pay` form only: the employee's pay envelope (employees/pay-envelope.ts), null when none
+   * is built or consent is not in force; and the org's last successful sync, ISO 8601 UTC with
+   * milliseconds (null when none).
+   */
+  payEnc?: string | null;
+  asOf?: string | null;
 }
 
 /** The audit entry of a read, written by the lookup itself (docs/api.md "Employee details"). */
@@ -55,7 +62,11 @@ export interface EmployeeLookup {
   employeeRef: string;
   /** Vendor org whose consent in force is asked about; null: none is. */
   consentFor: number | null;
-  form: 'full' | 'masked';
+  /**
+   * What the row carries: the record envelope (`full`), the masked one (`masked`), or neither but
+   * the pay envelope and the org's last successful sync (`pay`, the pay history read).
+   */
+  form: 'full' | 'masked' | 'pay';
   /**
    * When given, the same statement writes this audit entry if the employee is found and its
    * consent (when asked about) is in force; the lookup resolves only once it is committed.
@@ -131,15 +142,17 @@ export interface EmployeeStore {
  * finds its employee by `employeeId` or store id, checks consent, and, where asked, writes the
  * read's audit entry (only for found, consented reads) in the same statement, so a read is
  * answered only after its audit entry is committed and a busy API makes one round trip for
- * many reads (bench/: the hottest path of the service).
+ * many reads (bench/: the hottest path of the service). The `pay` form (the pay history read)
+ * carries the employee's pay envelope and the org's last successful sync instead of a record
+ * envelope, so that read too is one round trip (employees/pay-envelope.ts).
  */
 const LOOKUP_SQL = `with t as (
-    select * from unnest($1::int[], $2::text[], $3::uuid[], $4::int[], $5::bool[], $6::uuid[], $7::int[], $8::text[], $9::uuid[], $10::text[])
-      with ordinality as t(org_id, ref, ref_id, consent_for, masked, request_id, actor_org_id, action, connection_id, data_points, ord)
+    select * from unnest($1::int[], $2::text[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::int[], $8::text[], $9::uuid[], $10::text[])
+      with ordinality as t(org_id, ref, ref_id, consent_for, form, request_id, actor_org_id, action, connection_id, data_points, ord)
   ), found as (
     select t.*, e.id, e.employee_id,
-           case when t.masked then e.masked_enc end as masked_enc,
-           case when not t.masked or e.masked_enc is null then e.record_enc end as record_enc,
+           case when t.form = 'masked' then e.masked_enc end as masked_enc,
+           case when t.form = 'full' or (t.form = 'masked' and e.masked_enc is null) then e.record_enc end as record_enc,
            (t.consent_for is null or exists (
               select 1 from consents k where k.vendor_org_id = t.consent_for and k.client_org_id = t.org_id
                  and k.employee_id = e.employee_id and k.revoked_at is null and k.consent_expiry > now()
@@ -156,7 +169,12 @@ const LOOKUP_SQL = `with t as (
     select f.request_id, f.actor_org_id, f.action, f.org_id, f.connection_id, f.employee_id, f.data_points::text[]
       from found f where f.action is not null and f.consent_ok
   )
-  select f.ord::int as ord, f.id, f.employee_id, f.masked_enc, f.record_enc, f.consent_ok from found f`;
+  select f.ord::int as ord, f.id, f.employee_id, f.masked_enc, f.record_enc, f.consent_ok,
+         case when f.form = 'pay' and f.consent_ok then (select p.value_enc from pay_envelopes p where p.employee_row_id = f.id) end as pay_enc,
+         -- As the answer writes it (ISO 8601 UTC, milliseconds): no Date made and formatted per read.
+         case when f.form = 'pay' then to_char(date_trunc('milliseconds', ${lastSuccessSql('f.org_id')}) at time zone 'UTC',
+                                               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end as as_of
+    from found f`;
 
 /**
  * Runs a batch of lookups as one statement; one entry per lookup, in order (an `Error` for a
@@ -201,7 +219,7 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
     items.map((i) => i.employeeRef),
     items.map((i) => (isUuid(i.employeeRef) ? i.employeeRef : null)),
     items.map((i) => i.consentFor),
-    items.map((i) => i.form === 'masked'),
+    items.map((i) => i.form),
     items.map((i) => i.audit?.requestId ?? null),
     items.map((i) => i.audit?.actorOrgId ?? null),
     items.map((i) => i.audit?.action ?? null),
@@ -222,6 +240,8 @@ async function lookupBatch(pool: pg.Pool, items: readonly EmployeeLookup[]): Pro
       recordEnc: r.record_enc as string | null,
       maskedEnc: r.masked_enc as string | null,
       consentOk: r.consent_ok === true,
+      payEnc: (r.pay_enc as string | null) ?? null,
+      asOf: (r.as_of as string | null) ?? null,
     };
   }
   return out;

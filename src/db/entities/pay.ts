@@ -1,6 +1,6 @@
 /**
  * Entities of pay history (docs/pay-history.md). Table layout is fixed by
- * `Migration20261206010000`; this schema must match it. The value is an envelope
+ * `Migration20261206010000` and `Migration20261206090000`; this schema must match them. The value is an envelope
  * (employees/pay-months.ts), never clear text.
  */
 import { EntitySchema } from '@mikro-orm/core';
@@ -32,4 +32,24 @@ export const PayMonthSchema = new EntitySchema<PayMonth>({
   },
 });
 
-export const PAY_ENTITIES = [PayMonthSchema];
+/** One employee's pay months in their served form, one envelope (employees/pay-envelope.ts); derived from `pay_months`. */
+export class PayEnvelope {
+  employeeRowId!: string;
+  orgId!: number;
+  /** Envelope of the served months, bound to the employee row; null until built. */
+  valueEnc: string | null = null;
+  builtAt: Date | null = null;
+}
+
+export const PayEnvelopeSchema = new EntitySchema<PayEnvelope>({
+  class: PayEnvelope,
+  tableName: 'pay_envelopes',
+  properties: {
+    employeeRowId: { type: 'uuid', primary: true },
+    orgId: { type: 'integer' },
+    valueEnc: { type: 'text', nullable: true },
+    builtAt: { type: 'Date', columnType: 'timestamptz(3)', nullable: true },
+  },
+});
+
+export const PAY_ENTITIES = [PayMonthSchema, PayEnvelopeSchema];

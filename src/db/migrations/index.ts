@@ -36,6 +36,7 @@ import { Migration20261206050000 } from './Migration20261206050000';
 import { Migration20261206060000 } from './Migration20261206060000';
 import { Migration20261206070000 } from './Migration20261206070000';
 import { Migration20261206071500 } from './Migration20261206071500';
+import { Migration20261206090000 } from './Migration20261206090000';
 import type { MigrationKeys } from './keys';
 
 export const migrationsList = (keys: MigrationKeys | null) => [
@@ -72,4 +73,5 @@ export const migrationsList = (keys: MigrationKeys | null) => [
   { name: 'Migration20261206060000', class: Migration20261206060000 },
   { name: 'Migration20261206070000', class: Migration20261206070000 },
   { name: 'Migration20261206071500', class: Migration20261206071500 },
+  { name: 'Migration20261206090000', class: Migration20261206090000 },
 ];

@@ -3,8 +3,8 @@
  * "Erasing an employee"): an employee with 14 pay months (pushed through the update webhook, with
  * `employee.pay_recorded` events in the outbox) is erased with its id spelled with a no-break
  * space; then the pay history read answers 404 under 4 spellings of the id, `pay_months` holds
- * nothing of its row, a `pg_dump` of the schema holds neither its row id nor its id in any pay or
- * event table, and every pay month left (another employee's) decrypts to none of its amounts.
+ * nothing of its row, a `pg_dump` of the schema holds neither its row id (held before by
+ * `pay_months` and `pay_envelopes`) nor its id in any pay or event table, and every pay month left (another employee's) decrypts to none of its amounts.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -67,7 +67,7 @@ afterAll(async () => app?.stop());
 describe('pay history after erasure', () => {
   it('before: every spelling reads the 14 months, and the outbox names the employee', async () => {
     for (const s of SPELLINGS) expect((await history(s)).body.data?.months).toHaveLength(14);
-    expect(tablesHolding(await pgDump(), rowId)).toContain('pay_months');
+    expect(tablesHolding(await pgDump(), rowId)).toEqual(expect.arrayContaining(['pay_months', 'pay_envelopes']));
     expect(tablesHolding(await pgDump(), `"${ID}"`)).toContain('events');
   });
 
