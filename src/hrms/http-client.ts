@@ -11,7 +11,8 @@
 import got, { type OptionsInit } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HrmsError, type ConnectorOptions } from './connector';
+import { HrmsError, HrmsFieldError, type ConnectorOptions } from './connector';
+import type { ClientCertificate } from './tls-client';
 import { HostNotAllowedError, isHostNotAllowed } from '../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
 
@@ -37,6 +38,14 @@ export const CONNECTOR_DEFAULTS = {
 export const TOKEN_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const RETRYABLE = new Set(['rate_limited', 'unavailable']);
+
+/**
+ * OpenSSL's codes (as node names them) of a TLS alert the server sends over the client's
+ * certificate (RFC 8446 §4.4.2.4, §6.2): `certificate_required`, `bad_certificate`,
+ * `certificate_expired|revoked|unknown`, `unsupported_certificate`, `unknown_ca`, `access_denied`.
+ */
+const CLIENT_CERTIFICATE_REFUSED =
+  /^ERR_SSL_(TLSV13_ALERT_CERTIFICATE_REQUIRED|SSLV3_ALERT_(BAD_CERTIFICATE|UNSUPPORTED_CERTIFICATE|CERTIFICATE_(EXPIRED|REVOKED|UNKNOWN))|TLSV1_ALERT_(UNKNOWN_CA|ACCESS_DENIED))$/;
 
 /** One HRMS answer: status, headers and the (decompressed, size-capped) body as text. */
 export interface HrmsResponse {
@@ -146,10 +155,16 @@ export function resolveOptions(options: ConnectorOptions): ResolvedConnectorOpti
 export class HrmsHttpClient {
   readonly opts: ResolvedConnectorOptions;
 
-  /** @param userAgent sent as `User-Agent`, e.g. `hrx-<hrms_id>-connector` */
+  /**
+   * @param userAgent sent as `User-Agent`, e.g. `hrx-<hrms_id>-connector`
+   * @param clientCertificate presented on every request (mutual TLS; src/hrms/tls-client.ts), through
+   *   the host policy's agents too (node's https agent takes the request's `cert`/`key` and keeps
+   *   sockets of another certificate apart). The server is still checked against the system's CAs.
+   */
   constructor(
     options: ConnectorOptions,
     private readonly userAgent: string,
+    private readonly clientCertificate?: ClientCertificate,
   ) {
     this.opts = resolveOptions(options);
   }
@@ -295,6 +310,7 @@ export class HrmsHttpClient {
     const policy = this.opts.hostPolicy;
     return {
       ...(policy ? { dnsLookup: policy.lookup, agent: { http: policy.agent.http, https: policy.agent.https } } : {}),
+      ...(this.clientCertificate ? { https: { certificate: this.clientCertificate.cert, key: this.clientCertificate.key } } : {}),
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', 'user-agent': this.userAgent, ...init.headers },
       ...(init.form ? { form: init.form } : {}),
@@ -313,8 +329,19 @@ export class HrmsHttpClient {
     if (isResponseTooLarge(err)) return new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
     if (this.opts.signal?.aborted) return this.opts.signal.reason ?? err;
     const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && CLIENT_CERTIFICATE_REFUSED.test(code)) return this.certificateRefused(what);
     const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
     return new HrmsError('unavailable', `HRMS unreachable on ${what} (${tag})`);
+  }
+
+  /**
+   * The HRMS ended the TLS handshake over the client certificate (none presented, or one it does
+   * not accept): never retried, and setup-config names the certificate field (the Connect page marks it).
+   */
+  private certificateRefused(what: string): HrmsFieldError {
+    return this.clientCertificate
+      ? new HrmsFieldError('access_credentials.tls_client_cert', `the HRMS did not accept this TLS client certificate on ${what}`)
+      : new HrmsFieldError('access_credentials.tls_client_cert', `the HRMS asks for a TLS client certificate on ${what}: enter it with its private key`);
   }
 
   /**
