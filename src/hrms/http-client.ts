@@ -11,8 +11,8 @@
 import got, { type OptionsInit } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HrmsError, HrmsFieldError, type ConnectorOptions } from './connector';
-import type { ClientCertificate } from './tls-client';
+import { HrmsError, type ConnectorOptions } from './connector';
+import { certificateRefusal, type ClientCertificate } from './tls-client';
 import { HostNotAllowedError, isHostNotAllowed } from '../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
 
@@ -38,14 +38,6 @@ export const CONNECTOR_DEFAULTS = {
 export const TOKEN_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 const RETRYABLE = new Set(['rate_limited', 'unavailable']);
-
-/**
- * OpenSSL's codes (as node names them) of a TLS alert the server sends over the client's
- * certificate (RFC 8446 §4.4.2.4, §6.2): `certificate_required`, `bad_certificate`,
- * `certificate_expired|revoked|unknown`, `unsupported_certificate`, `unknown_ca`, `access_denied`.
- */
-const CLIENT_CERTIFICATE_REFUSED =
-  /^ERR_SSL_(TLSV13_ALERT_CERTIFICATE_REQUIRED|SSLV3_ALERT_(BAD_CERTIFICATE|UNSUPPORTED_CERTIFICATE|CERTIFICATE_(EXPIRED|REVOKED|UNKNOWN))|TLSV1_ALERT_(UNKNOWN_CA|ACCESS_DENIED))$/;
 
 /** One HRMS answer: status, headers and the (decompressed, size-capped) body as text. */
 export interface HrmsResponse {
@@ -329,19 +321,10 @@ export class HrmsHttpClient {
     if (isResponseTooLarge(err)) return new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
     if (this.opts.signal?.aborted) return this.opts.signal.reason ?? err;
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && CLIENT_CERTIFICATE_REFUSED.test(code)) return this.certificateRefused(what);
+    const refused = certificateRefusal(code, this.clientCertificate !== undefined, what);
+    if (refused) return refused;
     const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
     return new HrmsError('unavailable', `HRMS unreachable on ${what} (${tag})`);
-  }
-
-  /**
-   * The HRMS ended the TLS handshake over the client certificate (none presented, or one it does
-   * not accept): never retried, and setup-config names the certificate field (the Connect page marks it).
-   */
-  private certificateRefused(what: string): HrmsFieldError {
-    return this.clientCertificate
-      ? new HrmsFieldError('access_credentials.tls_client_cert', `the HRMS did not accept this TLS client certificate on ${what}`)
-      : new HrmsFieldError('access_credentials.tls_client_cert', `the HRMS asks for a TLS client certificate on ${what}: enter it with its private key`);
   }
 
   /**

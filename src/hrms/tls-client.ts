@@ -6,7 +6,7 @@
  * never quote a value (a private key must not reach a response or a log line).
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import type { CredentialProblem, HrmsCredentials } from './connector';
+import { HrmsFieldError, type CredentialProblem, type HrmsCredentials } from './connector';
 
 /** A client certificate and its private key, PEM, as the HTTP client presents them. */
 export interface ClientCertificate {
@@ -65,6 +65,27 @@ export function clientCertificateProblems(c: HrmsCredentials, now = new Date()):
   }
   if (cert && key && !cert.checkPrivateKey(key)) problems.push({ field: KEY, message: 'is not the private key of tls_client_cert' });
   return problems;
+}
+
+/**
+ * OpenSSL's codes (as node names them) of a TLS alert the server sends over the client's
+ * certificate (RFC 8446 §4.4.2.4, §6.2): `certificate_required`, `bad_certificate`,
+ * `certificate_expired|revoked|unknown`, `unsupported_certificate`, `unknown_ca`, `access_denied`.
+ */
+const CLIENT_CERTIFICATE_REFUSED =
+  /^ERR_SSL_(TLSV13_ALERT_CERTIFICATE_REQUIRED|SSLV3_ALERT_(BAD_CERTIFICATE|UNSUPPORTED_CERTIFICATE|CERTIFICATE_(EXPIRED|REVOKED|UNKNOWN))|TLSV1_ALERT_(UNKNOWN_CA|ACCESS_DENIED))$/;
+
+/**
+ * The error of a failed exchange of `what` whose transport error `code` says the HRMS ended the
+ * TLS handshake over the client certificate (none `presented`, or one it does not accept), else
+ * undefined. An `HrmsFieldError`: never retried, setup-config names the certificate field (the
+ * Connect page marks it), a sync stops as for refused credentials.
+ */
+export function certificateRefusal(code: unknown, presented: boolean, what: string): HrmsFieldError | undefined {
+  if (typeof code !== 'string' || !CLIENT_CERTIFICATE_REFUSED.test(code)) return undefined;
+  return presented
+    ? new HrmsFieldError(CERT, `the HRMS did not accept this TLS client certificate on ${what}`)
+    : new HrmsFieldError(CERT, `the HRMS asks for a TLS client certificate on ${what}: enter it with its private key`);
 }
 
 /** YYYY-MM-DD of an X509Certificate date (`Dec  6 13:15:00 2026 GMT`). */

@@ -41,14 +41,10 @@ export const accessCredentialsSchema = z
       .max(64 * 1024)
       .optional()
       .meta({ description: 'The private key of `tls_client_cert`, unencrypted PEM (`-----BEGIN PRIVATE KEY-----`). Stored encrypted, never echoed.' }),
-    payroll_currency: z
-      .string()
-      .max(16)
-      .optional()
-      .meta({
-        description:
-          "The currency the HRMS's payroll pays in (ISO 4217), on the products whose page offers it: only `INR` is accepted (hrx stores pay amounts only in rupees).",
-      }),
+    payroll_currency: z.string().max(16).optional().meta({
+      description:
+        "The currency the HRMS's payroll pays in (ISO 4217), on the products whose page offers it: only `INR` is accepted (hrx stores pay amounts only in rupees).",
+    }),
   })
   .meta({ id: 'AccessCredentials', description: 'HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs.' });
 

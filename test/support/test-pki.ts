@@ -49,7 +49,22 @@ export function makeTestPki(): TestPki {
     const issue = (name: string, days: string, ext?: string): TestCert => {
       ssl('req', ...newKey, '-keyout', at(`${name}.key`), '-out', at(`${name}.csr`), '-subj', `/CN=hrx test ${name}`);
       const extArgs = ext ? (writeFileSync(at(`${name}.ext`), ext), ['-extfile', at(`${name}.ext`)]) : [];
-      ssl('x509', '-req', '-in', at(`${name}.csr`), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at(`${name}.pem`), '-days', days, ...extArgs);
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        at(`${name}.csr`),
+        '-CA',
+        at('ca.pem'),
+        '-CAkey',
+        at('ca.key'),
+        '-CAcreateserial',
+        '-out',
+        at(`${name}.pem`),
+        '-days',
+        days,
+        ...extArgs,
+      );
       return { cert: readFileSync(at(`${name}.pem`), 'utf8'), key: readFileSync(at(`${name}.key`), 'utf8') };
     };
     const server = issue('server', '2', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');

@@ -82,7 +82,11 @@ describe('adp_wfn: the client certificate at setup-config', () => {
     const cases: [Record<string, string>, string, string | RegExp][] = [
       [{ ...good, tls_client_cert: 'not a certificate' }, 'access_credentials.tls_client_cert', 'must be a PEM certificate (-----BEGIN CERTIFICATE-----)'],
       [{ ...good, tls_client_cert: garbled }, 'access_credentials.tls_client_cert', 'is not a readable PEM certificate'],
-      [{ ...good, tls_client_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }, 'access_credentials.tls_client_key', 'is not a readable PEM private key'],
+      [
+        { ...good, tls_client_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' },
+        'access_credentials.tls_client_key',
+        'is not a readable PEM private key',
+      ],
       [{ ...good, tls_client_key: pki.strayKey }, 'access_credentials.tls_client_key', 'is not the private key of tls_client_cert'],
       [{ tls_client_cert: pki.expired.cert, tls_client_key: pki.expired.key }, 'access_credentials.tls_client_cert', /^expired on \d{4}-\d\d-\d\d$/],
       [{ tls_client_cert: pki.client.cert }, 'access_credentials.tls_client_key', 'required with tls_client_cert'],
@@ -105,9 +109,13 @@ describe('adp_wfn: the client certificate at setup-config', () => {
 
   it('a product that takes no certificate refuses one, naming the field', () => {
     const ok = { hrms_host: 'https://api.adp.com', grant_type: 'client_credentials', client_id: 'id-1', client_secret: 's' };
-    expect(ADP_WFN_DEFINITION.checkCredentials({ credentials: { ...ok, tls_client_cert: pki.client.cert, tls_client_key: pki.client.key }, apiConfigs: [] })).toEqual([]);
+    expect(
+      ADP_WFN_DEFINITION.checkCredentials({ credentials: { ...ok, tls_client_cert: pki.client.cert, tls_client_key: pki.client.key }, apiConfigs: [] }),
+    ).toEqual([]);
     const keka = connectorFor('keka');
-    expect(keka?.checkCredentials({ credentials: { ...ok, grant_type: 'kekaapi', api_key: 'k', tls_client_cert: pki.client.cert }, apiConfigs: [] })).toContainEqual({
+    expect(
+      keka?.checkCredentials({ credentials: { ...ok, grant_type: 'kekaapi', api_key: 'k', tls_client_cert: pki.client.cert }, apiConfigs: [] }),
+    ).toContainEqual({
       field: 'access_credentials.tls_client_cert',
       message: 'not used by keka',
     });

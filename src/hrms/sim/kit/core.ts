@@ -101,7 +101,11 @@ export class SimCore {
   }
 
   /** Serves `route` (every request counted) on `at` (default: the options' host and port). */
-  listen(route: SimRoute, fallback?: Reply, at: { host?: string | undefined; port?: number | undefined; tls?: SimTls | undefined } = this.opts): Promise<{ url: string }> {
+  listen(
+    route: SimRoute,
+    fallback?: Reply,
+    at: { host?: string | undefined; port?: number | undefined; tls?: SimTls | undefined } = this.opts,
+  ): Promise<{ url: string }> {
     return this.http.listen(route, at, fallback, () => {
       this.counters.requests += 1;
     });
