@@ -43,7 +43,7 @@ export function productCredentialProblems(access: HrmsAccess, rule: ProductCrede
     if (!c[field]?.trim()) problems.push({ field: `access_credentials.${field}`, message: `required for ${rule.hrmsId}` });
   }
   problems.push(...enumLabelProblems(access, rule.hrmsId, rule.enumLabelProblems));
-  problems.push(...optionalFieldProblems(access, rule));
+  problems.push(...optionalFieldProblems(access, rule.hrmsId, rule.optional));
   const seen = new Set<string>();
   access.apiConfigs.forEach((a, i) => {
     if (!rule.apiIds.includes(a.api_id)) {
@@ -73,13 +73,16 @@ export function enumLabelProblems(access: HrmsAccess, hrmsId: string, check?: Pr
   return problems;
 }
 
-/** The problems of the optional fields (`rule.optional`): refused where not taken, a client certificate checked. */
-function optionalFieldProblems(access: HrmsAccess, rule: ProductCredentialRule): CredentialProblem[] {
-  const taken = rule.optional ?? [];
+/**
+ * The problems of the optional fields ({@link OptionalCredentialField}): each given but not in
+ * `taken` is "not used by" `hrmsId` (every product's check calls this, so none stores a field it
+ * ignores); a client certificate taken is checked; none is taken in an `api_configs` entry.
+ */
+export function optionalFieldProblems(access: HrmsAccess, hrmsId: string, taken: readonly OptionalCredentialField[] = []): CredentialProblem[] {
   const given = (c: HrmsCredentials, f: OptionalCredentialField): boolean => c[f] !== undefined && c[f].trim() !== '';
   const problems: CredentialProblem[] = OPTIONAL_FIELDS.filter((f) => !taken.includes(f) && given(access.credentials, f)).map((f) => ({
     field: `access_credentials.${f}`,
-    message: `not used by ${rule.hrmsId}`,
+    message: `not used by ${hrmsId}`,
   }));
   if (TLS_CLIENT_FIELDS.some((f) => taken.includes(f))) problems.push(...clientCertificateProblems(access.credentials));
   access.apiConfigs.forEach((a, i) => {

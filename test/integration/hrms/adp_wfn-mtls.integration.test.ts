@@ -13,7 +13,8 @@ import { Writable } from 'node:stream';
 import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADP_WFN_DEFINITION } from '../../../src/hrms/adp_wfn/definition';
-import { connectorFor } from '../../../src/hrms/registry';
+import { hrmsProduct } from '../../../src/hrms/products';
+import { connectorFor, SUPPORTED_HRMS } from '../../../src/hrms/registry';
 import { createLogger } from '../../../src/logger';
 import { startAdpWfnSim, type AdpWfnSim } from '../../../src/hrms/adp_wfn/sim';
 import { dbQuery } from '../../support/db';
@@ -107,18 +108,19 @@ describe('adp_wfn: the client certificate at setup-config', () => {
     expect(s.stats().requests).toBe(0);
   });
 
-  it('a product that takes no certificate refuses one, naming the field', () => {
+  it('every other product refuses a certificate and a payroll currency, naming the field', () => {
     const ok = { hrms_host: 'https://api.adp.com', grant_type: 'client_credentials', client_id: 'id-1', client_secret: 's' };
     expect(
       ADP_WFN_DEFINITION.checkCredentials({ credentials: { ...ok, tls_client_cert: pki.client.cert, tls_client_key: pki.client.key }, apiConfigs: [] }),
     ).toEqual([]);
-    const keka = connectorFor('keka');
-    expect(
-      keka?.checkCredentials({ credentials: { ...ok, grant_type: 'kekaapi', api_key: 'k', tls_client_cert: pki.client.cert }, apiConfigs: [] }),
-    ).toContainEqual({
-      field: 'access_credentials.tls_client_cert',
-      message: 'not used by keka',
-    });
+    for (const id of SUPPORTED_HRMS.filter((h) => h !== 'adp_wfn')) {
+      const grant = hrmsProduct(id)!.grantType;
+      const credentials = { ...ok, grant_type: grant, api_key: 'k', tls_client_cert: pki.client.cert, tls_client_key: pki.client.key, payroll_currency: 'INR' };
+      const fields = connectorFor(id)!
+        .checkCredentials({ credentials, apiConfigs: [] })
+        .map((p) => `${p.field}: ${p.message}`);
+      expect(fields, id).toContain(`access_credentials.tls_client_cert: not used by ${id}`);
+    }
   });
 });
 
