@@ -20,6 +20,19 @@ export interface HrmsCredentials {
    * product field, code → hrx word. The setup-config counterpart of `ConnectorOptions.enumLabels`.
    */
   enum_labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * The TLS client certificate hrx presents to the HRMS (mutual TLS, RFC 8446 §4.4.2), PEM; with
+   * `tls_client_key`. Only the products whose page says so take it (src/hrms/tls-client.ts checks it).
+   */
+  tls_client_cert?: string;
+  /** The private key of `tls_client_cert`, PEM (PKCS#8 or PKCS#1/SEC1), unencrypted. A secret. */
+  tls_client_key?: string;
+  /**
+   * The currency the HRMS's payroll pays in, as the employer declares it (ISO 4217): hrx stores pay
+   * amounts only in rupees (docs/hrms/connectors.md "Values keep their meaning"), so only the
+   * products whose page offers it take it, and only `INR`.
+   */
+  payroll_currency?: string;
 }
 
 /** One `api_configs` entry of setup-config: another endpoint of the same HRMS, named by `api_id` (docs/hrms/connectors.md). */

@@ -12,6 +12,7 @@ import got, { type OptionsInit } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HrmsError, type ConnectorOptions } from './connector';
+import { certificateRefusal, type ClientCertificate } from './tls-client';
 import { HostNotAllowedError, isHostNotAllowed } from '../outbound/host-policy';
 import { DEFAULT_MAX_RESPONSE_BYTES, isResponseTooLarge, requestBounded } from '../outbound/bounded-response';
 
@@ -146,10 +147,16 @@ export function resolveOptions(options: ConnectorOptions): ResolvedConnectorOpti
 export class HrmsHttpClient {
   readonly opts: ResolvedConnectorOptions;
 
-  /** @param userAgent sent as `User-Agent`, e.g. `hrx-<hrms_id>-connector` */
+  /**
+   * @param userAgent sent as `User-Agent`, e.g. `hrx-<hrms_id>-connector`
+   * @param clientCertificate presented on every request (mutual TLS; src/hrms/tls-client.ts), through
+   *   the host policy's agents too (node's https agent takes the request's `cert`/`key` and keeps
+   *   sockets of another certificate apart). The server is still checked against the system's CAs.
+   */
   constructor(
     options: ConnectorOptions,
     private readonly userAgent: string,
+    private readonly clientCertificate?: ClientCertificate,
   ) {
     this.opts = resolveOptions(options);
   }
@@ -295,6 +302,7 @@ export class HrmsHttpClient {
     const policy = this.opts.hostPolicy;
     return {
       ...(policy ? { dnsLookup: policy.lookup, agent: { http: policy.agent.http, https: policy.agent.https } } : {}),
+      ...(this.clientCertificate ? { https: { certificate: this.clientCertificate.cert, key: this.clientCertificate.key } } : {}),
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', 'user-agent': this.userAgent, ...init.headers },
       ...(init.form ? { form: init.form } : {}),
@@ -313,6 +321,8 @@ export class HrmsHttpClient {
     if (isResponseTooLarge(err)) return new HrmsError('bad_response', `HRMS response to ${what} exceeds ${maxBytes} bytes`);
     if (this.opts.signal?.aborted) return this.opts.signal.reason ?? err;
     const code = (err as { code?: unknown }).code;
+    const refused = certificateRefusal(code, this.clientCertificate !== undefined, what);
+    if (refused) return refused;
     const tag = typeof code === 'string' && /^[A-Z_]{2,40}$/.test(code) ? code : 'network error';
     return new HrmsError('unavailable', `HRMS unreachable on ${what} (${tag})`);
   }

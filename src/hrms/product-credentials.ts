@@ -6,6 +6,14 @@
  */
 import type { CredentialProblem, HrmsAccess, HrmsCredentials } from './connector';
 import type { GrantType } from './grant-types';
+import { clientCertificateProblems, TLS_CLIENT_FIELDS } from './tls-client';
+
+/**
+ * The optional `access_credentials` fields only some products take: a TLS client certificate
+ * (`tls_client_cert` with `tls_client_key`, src/hrms/tls-client.ts) and `payroll_currency`.
+ */
+export type OptionalCredentialField = (typeof TLS_CLIENT_FIELDS)[number] | 'payroll_currency';
+const OPTIONAL_FIELDS: readonly OptionalCredentialField[] = [...TLS_CLIENT_FIELDS, 'payroll_currency'];
 
 /** What one product requires. */
 export interface ProductCredentialRule {
@@ -15,6 +23,11 @@ export interface ProductCredentialRule {
   required: readonly (keyof Pick<HrmsCredentials, 'client_id' | 'client_secret' | 'api_key'>)[];
   /** The `api_id`s the product's `api_configs` may carry. */
   apiIds: readonly string[];
+  /**
+   * The optional fields the product takes (in the main `access_credentials` only); any other given
+   * is "not used by" it. A TLS client certificate is checked here; `payroll_currency`'s values are the product's.
+   */
+  optional?: readonly OptionalCredentialField[];
   /** The problems of `access_credentials.enum_labels` (given); absent: the product takes none. */
   enumLabelProblems?: (labels: NonNullable<HrmsCredentials['enum_labels']>) => CredentialProblem[];
 }
@@ -30,6 +43,7 @@ export function productCredentialProblems(access: HrmsAccess, rule: ProductCrede
     if (!c[field]?.trim()) problems.push({ field: `access_credentials.${field}`, message: `required for ${rule.hrmsId}` });
   }
   problems.push(...enumLabelProblems(access, rule.hrmsId, rule.enumLabelProblems));
+  problems.push(...optionalFieldProblems(access, rule.hrmsId, rule.optional));
   const seen = new Set<string>();
   access.apiConfigs.forEach((a, i) => {
     if (!rule.apiIds.includes(a.api_id)) {
@@ -54,6 +68,26 @@ export function enumLabelProblems(access: HrmsAccess, hrmsId: string, check?: Pr
   access.apiConfigs.forEach((a, i) => {
     if (a.access_credentials.enum_labels !== undefined) {
       problems.push({ field: `api_configs.${i}.access_credentials.enum_labels`, message: 'only in the main access_credentials' });
+    }
+  });
+  return problems;
+}
+
+/**
+ * The problems of the optional fields ({@link OptionalCredentialField}): each given but not in
+ * `taken` is "not used by" `hrmsId` (every product's check calls this, so none stores a field it
+ * ignores); a client certificate taken is checked; none is taken in an `api_configs` entry.
+ */
+export function optionalFieldProblems(access: HrmsAccess, hrmsId: string, taken: readonly OptionalCredentialField[] = []): CredentialProblem[] {
+  const given = (c: HrmsCredentials, f: OptionalCredentialField): boolean => c[f] !== undefined && c[f].trim() !== '';
+  const problems: CredentialProblem[] = OPTIONAL_FIELDS.filter((f) => !taken.includes(f) && given(access.credentials, f)).map((f) => ({
+    field: `access_credentials.${f}`,
+    message: `not used by ${hrmsId}`,
+  }));
+  if (TLS_CLIENT_FIELDS.some((f) => taken.includes(f))) problems.push(...clientCertificateProblems(access.credentials));
+  access.apiConfigs.forEach((a, i) => {
+    for (const f of OPTIONAL_FIELDS) {
+      if (given(a.access_credentials, f)) problems.push({ field: `api_configs.${i}.access_credentials.${f}`, message: 'only in the main access_credentials' });
     }
   });
   return problems;

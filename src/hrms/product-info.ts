@@ -10,7 +10,14 @@ import type { GrantType } from './grant-types';
  * (whose `hrms_host` defaults to the main `hrms_host` when the product has no field for it).
  */
 export type HrmsFieldTarget =
-  'hrms_host' | 'client_id' | 'client_secret' | 'api_key' | `api_configs.${string}.${'hrms_host' | 'client_id' | 'client_secret' | 'api_key'}`;
+  | 'hrms_host'
+  | 'client_id'
+  | 'client_secret'
+  | 'api_key'
+  | 'tls_client_cert'
+  | 'tls_client_key'
+  | 'payroll_currency'
+  | `api_configs.${string}.${'hrms_host' | 'client_id' | 'client_secret' | 'api_key'}`;
 
 /** One input of the product's form. */
 export interface HrmsFieldInfo {
@@ -25,6 +32,11 @@ export interface HrmsFieldInfo {
   secret: boolean;
   /** Example value, e.g. `https://acme.hrms.example`. */
   placeholder?: string;
+  /**
+   * A value of several lines, pasted whole (a PEM certificate or key): a text area, its line
+   * breaks kept. A secret one is emptied once sent, as a password field is.
+   */
+  multiline?: boolean;
 }
 
 /** A supported HRMS product (docs/hrms/connectors.md). */

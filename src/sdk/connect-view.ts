@@ -32,7 +32,8 @@ export interface ConnectHrmsProduct {
   hrms_id: string;
   display_name: string;
   grant_type: string;
-  fields: { target: HrmsFieldTarget; label: string; help: string; required: boolean; secret: boolean; placeholder: string | null }[];
+  /** `multiline`: a text area (a PEM certificate or key), line breaks kept. */
+  fields: { target: HrmsFieldTarget; label: string; help: string; required: boolean; secret: boolean; placeholder: string | null; multiline: boolean }[];
 }
 
 /** What the Connect page shows (`GET /api/sdk/connect/`). Fields up to `proof` are the first version's. */
@@ -120,6 +121,7 @@ export function productView(p: HrmsProductInfo): ConnectHrmsProduct {
       required: f.required,
       secret: f.secret,
       placeholder: f.placeholder ?? null,
+      multiline: f.multiline === true,
     })),
   };
 }

@@ -89,6 +89,7 @@ const sessionSchema = z.strictObject({
             required: z.boolean(),
             secret: z.boolean(),
             placeholder: z.string().nullable(),
+            multiline: z.boolean().meta({ description: 'A value of several lines (a PEM certificate or key): a text area, line breaks kept.' }),
           }),
         ),
       }),

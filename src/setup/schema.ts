@@ -28,6 +28,23 @@ export const accessCredentialsSchema = z
         description:
           'Label tables for enumerations a product sends as numbers without published meanings (only products whose page, listed in docs/hrms/README.md, says they take them): per product field, code → hrx word, e.g. `{"gender": {"0": "Male", "1": "Female"}}`.',
       }),
+    tls_client_cert: z
+      .string()
+      .max(64 * 1024)
+      .optional()
+      .meta({
+        description:
+          'The TLS client certificate hrx presents to the HRMS on every request (mutual TLS), PEM (`-----BEGIN CERTIFICATE-----`), with `tls_client_key`; only products whose page says they take it. Checked at setup: readable, not expired, matching the key. Stored encrypted, never echoed.',
+      }),
+    tls_client_key: z
+      .string()
+      .max(64 * 1024)
+      .optional()
+      .meta({ description: 'The private key of `tls_client_cert`, unencrypted PEM (`-----BEGIN PRIVATE KEY-----`). Stored encrypted, never echoed.' }),
+    payroll_currency: z.string().max(16).optional().meta({
+      description:
+        "The currency the HRMS's payroll pays in (ISO 4217), on the products whose page offers it: only `INR` is accepted (hrx stores pay amounts only in rupees).",
+    }),
   })
   .meta({ id: 'AccessCredentials', description: 'HRMS credentials: `hrms_host` (the HRMS base URL), `grant_type`, and what that grant type needs.' });
 

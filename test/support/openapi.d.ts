@@ -1067,6 +1067,12 @@ export interface components {
                     [key: string]: string;
                 };
             };
+            /** @description The TLS client certificate hrx presents to the HRMS on every request (mutual TLS), PEM (`-----BEGIN CERTIFICATE-----`), with `tls_client_key`; only products whose page says they take it. Checked at setup: readable, not expired, matching the key. Stored encrypted, never echoed. */
+            tls_client_cert?: string;
+            /** @description The private key of `tls_client_cert`, unencrypted PEM (`-----BEGIN PRIVATE KEY-----`). Stored encrypted, never echoed. */
+            tls_client_key?: string;
+            /** @description The currency the HRMS's payroll pays in (ISO 4217), on the products whose page offers it: only `INR` is accepted (hrx stores pay amounts only in rupees). */
+            payroll_currency?: string;
         };
         /** @description The full employee record. Text without a value is `NOT AVAILABLE`; money without a value is `null`; a data point the connection does not share carries its empty value. */
         EmployeeRecord: {
@@ -5981,6 +5987,8 @@ export interface operations {
                                         required: boolean;
                                         secret: boolean;
                                         placeholder: string | null;
+                                        /** @description A value of several lines (a PEM certificate or key): a text area, line breaks kept. */
+                                        multiline: boolean;
                                     }[];
                                 }[];
                             };

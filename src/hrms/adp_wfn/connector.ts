@@ -20,8 +20,10 @@
  * - Errors: ADP's `confirmMessage` body (`wfn/hr/Worker-read/errors/…-http-400-response.json`) is
  *   never quoted: a status is answered as every product's (`statusError`): 401/403 `auth` (after
  *   one new token), 429 waits `Retry-After`, 5xx retried.
- * - ADP's production API asks for the partner's client certificate (mutual TLS), which hrx's HTTP
- *   client does not present: README.md "Mutual TLS".
+ * - Mutual TLS: ADP's production hosts ask for the client certificate ADP issued (README.md "Mutual
+ *   TLS"); given (`tls_client_cert`, `tls_client_key`), the HTTP client presents it on every
+ *   request, token requests included. A handshake ADP ends over the certificate is an
+ *   `HrmsFieldError` naming `access_credentials.tls_client_cert`.
  */
 import { z } from 'zod';
 import {
@@ -39,6 +41,7 @@ import {
 import { offsetCursor } from '../cursor';
 import { HrmsHttpClient, parseJson, statusError, type HrmsResponse } from '../http-client';
 import { isObj, warnOnce, type FieldWarner } from '../decode';
+import { clientCertificateOf } from '../tls-client';
 import { TokenCache } from '../token-cache';
 import { cachedTokens, TokenSession } from '../token-session';
 import type { PartialEmployeeRecord } from '../../domain/record';
@@ -70,7 +73,7 @@ class AdpWfnConnector implements HrmsConnector {
     private readonly access: HrmsAccess,
     options: ConnectorOptions,
   ) {
-    this.client = new HrmsHttpClient(options, 'hrx-adp-wfn-connector');
+    this.client = new HrmsHttpClient(options, 'hrx-adp-wfn-connector', clientCertificateOf(access.credentials));
     this.warn = warnOnce(options.onWarning);
   }
 
@@ -177,7 +180,7 @@ class AdpWfnConnector implements HrmsConnector {
             return parseJson(res, what);
           }),
         url: (path) => this.client.url(this.creds.hrms_host, path),
-        inr: this.access.apiConfigs.some((a) => a.api_id === ADP_PAYROLL_INR),
+        inr: paysInRupees(this.access),
         warn: this.warn,
       },
       options,
@@ -194,8 +197,16 @@ class AdpWfnConnector implements HrmsConnector {
   }
 }
 
-/** The `api_configs` entry by which the employer declares its ADP payroll paid in rupees (README.md "Pay history"). */
+/**
+ * The `api_configs` entry by which the employer declares its ADP payroll paid in rupees (README.md
+ * "Pay history"); kept for the setups made with it. The Connect page's field is `payroll_currency`.
+ */
 export const ADP_PAYROLL_INR = 'payroll_inr';
+
+/** Whether the employer declared its ADP payroll paid in rupees: `payroll_currency` `INR` or the `payroll_inr` entry. */
+export function paysInRupees(access: HrmsAccess): boolean {
+  return access.credentials.payroll_currency?.trim().toUpperCase() === 'INR' || access.apiConfigs.some((a) => a.api_id === ADP_PAYROLL_INR);
+}
 
 /** Builds the connector for `hrms_id` `adp_wfn`. Never throws itself: missing credentials are `HrmsError('auth')` on first use. */
 export const createAdpWfnConnector: ConnectorFactory = (access, options = {}) => new AdpWfnConnector(access, options);

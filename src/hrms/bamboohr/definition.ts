@@ -1,6 +1,6 @@
 /** The `bamboohr` product (docs/hrms/connectors.md): `grant_type` `api_key`, the API key in `access_credentials.api_key`, no `api_configs`. */
 import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition } from '../connector';
-import { enumLabelProblems } from '../product-credentials';
+import { enumLabelProblems, optionalFieldProblems } from '../product-credentials';
 import { tenantByHost } from '../tenant';
 import { createBambooHrConnector } from './connector';
 
@@ -10,6 +10,7 @@ function checkBambooHr(access: HrmsAccess): CredentialProblem[] {
   if (access.credentials.grant_type !== 'api_key') problems.push({ field: 'access_credentials.grant_type', message: 'must be api_key for bamboohr' });
   if (!access.credentials.api_key) problems.push({ field: 'access_credentials.api_key', message: 'required for bamboohr' });
   problems.push(...enumLabelProblems({ ...access, apiConfigs: [] }, 'bamboohr'));
+  problems.push(...optionalFieldProblems(access, 'bamboohr'));
   access.apiConfigs.forEach((_, i) => problems.push({ field: `api_configs.${i}`, message: 'bamboohr takes no api_configs' }));
   return problems;
 }

@@ -5,7 +5,7 @@
  * whose `api_key` is the payroll API key that salaries are read with (`payroll.ts`).
  */
 import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition } from '../connector';
-import { enumLabelProblems } from '../product-credentials';
+import { enumLabelProblems, optionalFieldProblems } from '../product-credentials';
 import { tenantByHost } from '../tenant';
 import { createDarwinboxConnector, DARWINBOX_DATASETS, DARWINBOX_PAYROLL } from './connector';
 
@@ -20,6 +20,7 @@ function checkDarwinbox(access: HrmsAccess): CredentialProblem[] {
   if (!c.client_secret) problems.push({ field: 'access_credentials.client_secret', message: `${REQUIRED} (the API user's password)` });
   if (!c.api_key) problems.push({ field: 'access_credentials.api_key', message: REQUIRED });
   problems.push(...enumLabelProblems(access, 'darwinbox'));
+  problems.push(...optionalFieldProblems(access, 'darwinbox'));
   access.apiConfigs.forEach((a, i) => {
     const payroll = a.api_id === DARWINBOX_PAYROLL;
     if (!payroll && !(DARWINBOX_DATASETS as readonly string[]).includes(a.api_id)) {

@@ -3,7 +3,7 @@
  * simulator (`src/hrms/sim/`). OAuth2 client credentials or an API key.
  */
 import type { CredentialProblem, HrmsAccess, HrmsConnectorDefinition, HrmsCredentials } from '../connector';
-import { enumLabelProblems } from '../product-credentials';
+import { enumLabelProblems, optionalFieldProblems } from '../product-credentials';
 import { tenantByHost } from '../tenant';
 import { createReferenceConnector } from './connector';
 
@@ -28,6 +28,7 @@ export const REFERENCE_DEFINITION: HrmsConnectorDefinition = {
       grantProblem(access.credentials, 'access_credentials') ??
       access.apiConfigs.map((a, i) => grantProblem(a.access_credentials, `api_configs.${i}.access_credentials`)).find(Boolean) ??
       enumLabelProblems(access, 'reference')[0] ??
+      optionalFieldProblems(access, 'reference')[0] ??
       null;
     return first ? [first] : [];
   },

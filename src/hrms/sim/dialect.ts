@@ -10,6 +10,7 @@
  */
 import type { PartialEmployeeRecord } from '../../domain/record';
 import type { HrmsApiConfig, HrmsCredentials } from '../connector';
+import type { SimTls } from './listen';
 
 /** Options every dialect simulator takes. */
 export interface DialectSimOptions {
@@ -31,6 +32,8 @@ export interface DialectSimOptions {
   limit?: { requests: number; windowMs: number };
   /** Product-specific switches for what the research says is `?` or inferred (each simulator documents its own). */
   variants?: Record<string, string | number | boolean>;
+  /** Serve HTTPS (a product whose simulator listens through the kit's `SimCore.listen`); with `clientCa`, require a client certificate. */
+  tls?: SimTls;
 }
 
 /** Faults that can be switched while the simulator runs. */

@@ -1,5 +1,6 @@
 /** Serving a simulator's request handler on a real port, and counting its requests (every simulator: reference and dialects). */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../config';
 
@@ -12,13 +13,27 @@ export interface SimListener {
   close(this: void): Promise<void>;
 }
 
-/** Listens with `handle` on `port` (default: any free one) of `host` (default 127.0.0.1). */
+/**
+ * HTTPS for a simulator (tests of mutual TLS): the server's certificate and key (PEM), and with
+ * `clientCa` a client certificate signed by it is required of every connection (the handshake
+ * fails without one).
+ */
+export interface SimTls {
+  cert: string;
+  key: string;
+  clientCa?: string;
+}
+
+/** Listens with `handle` on `port` (default: any free one) of `host` (default 127.0.0.1); HTTPS with `tls`. */
 export async function listenSim(
   handle: (req: IncomingMessage, res: ServerResponse) => void,
-  opts: { port?: number; host?: string; beforeClose?: () => void } = {},
+  opts: { port?: number; host?: string; beforeClose?: () => void; tls?: SimTls | undefined } = {},
 ): Promise<SimListener> {
   const host = opts.host ?? '127.0.0.1';
-  const server = createServer(handle);
+  const tls = opts.tls;
+  const server = tls
+    ? createTlsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handle)
+    : createServer(handle);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
@@ -35,7 +50,7 @@ export async function listenSim(
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {

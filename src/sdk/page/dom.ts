@@ -21,6 +21,12 @@ const typed =
     return e;
   };
 export const input = typed(HTMLInputElement);
+export const textarea = typed(HTMLTextAreaElement);
+/** A text input or a text area (a multi-line field) by id. */
+export function entry(id: string): HTMLInputElement | HTMLTextAreaElement {
+  const e = $(id);
+  return e instanceof HTMLTextAreaElement ? e : input(id);
+}
 export const button = typed(HTMLButtonElement);
 export const select = typed(HTMLSelectElement);
 export const anchor = typed(HTMLAnchorElement);
@@ -164,7 +170,7 @@ export function general(err: CallError): string {
 }
 
 /** A form control and the message to show under it. */
-export type Problem = [HTMLInputElement | HTMLSelectElement, string];
+export type Problem = [HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, string];
 
 /** Clears every field error inside `scope`. */
 export function clearErrors(scope: HTMLElement): void {

@@ -2,7 +2,7 @@
 // fields (src/hrms/products.ts through the view), the setup-config body they make, and which
 // field a refusal points at.
 import type { ConnectHrmsProduct } from '../connect-view';
-import { $, current, el, input, org, select, type CallError, type Problem } from './dom';
+import { $, current, el, entry, org, select, type CallError, type Problem } from './dom';
 
 type Field = ConnectHrmsProduct['fields'][number];
 
@@ -29,10 +29,13 @@ export function buildFields(): void {
         { class: 'field' },
         el('label', { for: id, text: f.label + (f.required ? '' : ' (optional)') }),
         el('p', { class: 'help', id: id + '-help', text: f.help }),
-        el('input', {
+        el(f.multiline ? 'textarea' : 'input', {
           id,
           name: f.target,
-          type: f.secret ? 'password' : 'text',
+          // A text area has no password kind: a secret one is emptied once sent (main.ts).
+          type: f.multiline ? null : f.secret ? 'password' : 'text',
+          rows: f.multiline ? 6 : null,
+          class: f.multiline ? 'pem' : null,
           inputmode: host ? 'url' : null,
           autocomplete: 'off',
           spellcheck: 'false',
@@ -53,7 +56,7 @@ export function hrmsBody(p: ConnectHrmsProduct): { problems: Problem[]; order: s
   const apis = new Map<string, Record<string, string>>();
   const problems: Problem[] = [];
   for (const f of p.fields) {
-    const field = input(fid(f));
+    const field = entry(fid(f));
     let v = field.value.trim();
     if (!v) {
       if (f.required) problems.push([field, 'Enter the ' + f.label.charAt(0).toLowerCase() + f.label.slice(1) + '.']);
@@ -89,15 +92,15 @@ export function hrmsBody(p: ConnectHrmsProduct): { problems: Problem[]; order: s
 
 /** `[input, text]` pairs for a refused HRMS step, or null when no field is to blame. */
 export function hrmsFailure(err: CallError, p: ConnectHrmsProduct, order: string[]): Problem[] | null {
-  const fieldOf = (target: string): HTMLInputElement | null => {
+  const fieldOf = (target: string): HTMLInputElement | HTMLTextAreaElement | null => {
     const f = p.fields.find((x) => x.target === target);
-    return f ? input(fid(f)) : null;
+    return f ? entry(fid(f)) : null;
   };
   const host = fieldOf('hrms_host');
   const secrets = p.fields.filter((f) => f.secret);
-  const secret = secrets[0] ? input(fid(secrets[0])) : host;
+  const secret = secrets[0] ? entry(fid(secrets[0])) : host;
   const names = secrets.map((f) => f.label.toLowerCase()).join(' and ') || 'the details';
-  const on = (field: HTMLInputElement | null, text: string): Problem[] | null => (field ? [[field, text]] : null);
+  const on = (field: HTMLInputElement | HTMLTextAreaElement | null, text: string): Problem[] | null => (field ? [[field, text]] : null);
   if (err.status === 400 && /^HRMS credentials rejected: /.test(err.message)) {
     const reason = err.message.slice('HRMS credentials rejected: '.length);
     if (/host not allowed/.test(reason))

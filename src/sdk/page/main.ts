@@ -16,6 +16,7 @@ import {
   clock,
   current,
   general,
+  entry,
   input,
   invalid,
   org,
@@ -163,7 +164,7 @@ onSubmit('hrms-form', () =>
     try {
       const replacing = view.reauth;
       const d = await call<{ proven: boolean }>('POST', '/hrms/', body);
-      for (const f of p.fields) if (f.secret) input(fid(f)).value = '';
+      for (const f of p.fields) if (f.secret) entry(fid(f)).value = '';
       await refresh();
       say('hrms-status', '', '');
       if (replacing) {

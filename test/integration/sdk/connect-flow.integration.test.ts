@@ -64,7 +64,15 @@ const products = SUPPORTED_HRMS.map((id) => hrmsProduct(id)!).map((p) => ({
   hrms_id: p.hrmsId,
   display_name: p.displayName,
   grant_type: p.grantType,
-  fields: p.fields.map((x) => ({ target: x.target, label: x.label, help: x.help, required: x.required, secret: x.secret, placeholder: x.placeholder ?? null })),
+  fields: p.fields.map((x) => ({
+    target: x.target,
+    label: x.label,
+    help: x.help,
+    required: x.required,
+    secret: x.secret,
+    placeholder: x.placeholder ?? null,
+    multiline: x.multiline === true,
+  })),
 }));
 const connectionRow = async (id: string) =>
   (await dbQuery(app, `select status, shared_data_points, not_shared_data_points, not_requested_data_points from connections where id = $1`, [id])).rows[0];

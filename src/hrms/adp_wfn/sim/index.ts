@@ -14,6 +14,8 @@
  * - Masked birth dates (`0000-01-01`, the samples' default masking) for every 53rd worker.
  * - Switches: `tokenAnswer: html` (the token endpoint answers an HTML page, as a proxy or a login
  *   page would), `workersStatus: <4xx>` (the listing answers ADP's `confirmMessage` with that status).
+ * - Mutual TLS: with `DialectSimOptions.tls` (a server certificate and `clientCa`) it serves HTTPS
+ *   and the handshake requires a client certificate signed by `clientCa`, as ADP's production hosts do.
  * - Throttling (no published numbers): past `limitPerMinute` (default 60, hrx's budget) requests a
  *   minute, or the `rateThrottle` fault: 429 `confirmMessage` with `Retry-After: retryAfterSec`
  *   (default 1). Faults: latency, 5xx (500 `confirmMessage`), token expiry after N calls.

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DialectFaults, DialectSimOptions, DialectSimStats } from '../dialect';
-import { requestCounter } from '../listen';
+import { requestCounter, type SimTls } from '../listen';
 import { json, SimHttp, type Reply, type SimRoute } from './http';
 import type { Tokens } from './staff';
 
@@ -101,7 +101,11 @@ export class SimCore {
   }
 
   /** Serves `route` (every request counted) on `at` (default: the options' host and port). */
-  listen(route: SimRoute, fallback?: Reply, at: { host?: string | undefined; port?: number | undefined } = this.opts): Promise<{ url: string }> {
+  listen(
+    route: SimRoute,
+    fallback?: Reply,
+    at: { host?: string | undefined; port?: number | undefined; tls?: SimTls | undefined } = this.opts,
+  ): Promise<{ url: string }> {
     return this.http.listen(route, at, fallback, () => {
       this.counters.requests += 1;
     });

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { listenSim, type SimListener } from '../listen';
+import { listenSim, type SimListener, type SimTls } from '../listen';
 
 /** A response a route returns or throws: status, body text, headers. */
 export class Reply extends Error {
@@ -95,7 +95,12 @@ export class SimHttp {
    * runs first for every request (counting). A route that fails with anything but a `Reply` is
    * answered `fallback`, or its connection is cut when there is none.
    */
-  async listen(route: SimRoute, at: { host?: string | undefined; port?: number | undefined }, fallback?: Reply, onRequest?: () => void): Promise<SimListener> {
+  async listen(
+    route: SimRoute,
+    at: { host?: string | undefined; port?: number | undefined; tls?: SimTls | undefined },
+    fallback?: Reply,
+    onRequest?: () => void,
+  ): Promise<SimListener> {
     const listener = await listenSim(
       (req, res) => {
         onRequest?.();
@@ -108,7 +113,7 @@ export class SimHttp {
             else if (reply) send(res, reply);
           });
       },
-      { ...(at.host ? { host: at.host } : {}), ...(at.port !== undefined ? { port: at.port } : {}), beforeClose: () => this.aborter.abort() },
+      { ...(at.host ? { host: at.host } : {}), ...(at.port !== undefined ? { port: at.port } : {}), tls: at.tls, beforeClose: () => this.aborter.abort() },
     );
     this.listeners.push(listener);
     return listener;
