@@ -56,13 +56,25 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 const instant = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
+ * `text` as a PEM block with its lines restored: a key pasted into a one-line form field loses
+ * its line breaks (or has them turned into spaces), which Node's PEM reader refuses. Text that is
+ * no PEM block is returned as it is.
+ */
+export function pemLines(text: string): string {
+  const m = /^\s*-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\s]+)-----END \1-----\s*$/.exec(text);
+  if (!m) return text;
+  const body = m[2]!.replace(/\s+/g, '');
+  return `-----BEGIN ${m[1]}-----\n${body.replace(/.{1,64}/g, '$&\n')}-----END ${m[1]}-----\n`;
+}
+
+/**
  * The private key of `pem`, or why it cannot sign SAP's assertion: not a PEM private key, not
  * RSA, or shorter than {@link MIN_RSA_BITS}. The reason never quotes the key.
  */
 export function samlSigningKey(pem: string): KeyObject | string {
   let key: KeyObject;
   try {
-    key = createPrivateKey({ key: pem, format: 'pem' });
+    key = createPrivateKey({ key: pemLines(pem), format: 'pem' });
   } catch {
     return 'must be a PEM private key (-----BEGIN PRIVATE KEY----- or -----BEGIN RSA PRIVATE KEY-----), unencrypted';
   }
@@ -102,7 +114,7 @@ export function signedAssertion(a: AssertionInput): string {
     `<saml2:AttributeStatement><saml2:Attribute Name="api_key"><saml2:AttributeValue xsi:type="xs:string">${esc(a.apiKey)}</saml2:AttributeValue></saml2:Attribute></saml2:AttributeStatement>` +
     `</saml2:Assertion>`;
   const sig = new SignedXml({
-    privateKey: typeof a.privateKey === 'string' ? createPrivateKey(a.privateKey) : a.privateKey,
+    privateKey: typeof a.privateKey === 'string' ? createPrivateKey(pemLines(a.privateKey)) : a.privateKey,
     signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: EXC_C14N,
   });
