@@ -99,12 +99,12 @@ export interface AssertionInput {
   ttlMs?: number;
 }
 
-/** The signed SAML 2.0 assertion SAP's `/oauth/token` takes, as XML text (see the module comment). */
-export function signedAssertion(a: AssertionInput): string {
+/** The SAML 2.0 assertion SAP's `/oauth/token` takes, unsigned, as XML text (see the module comment). */
+export function assertionXml(a: Omit<AssertionInput, 'privateKey'>): string {
   const now = a.now ?? Date.now();
   const until = instant(now + (a.ttlMs ?? ASSERTION_TTL_MS));
   const issued = instant(now);
-  const xml =
+  return (
     `<saml2:Assertion xmlns:saml2="${NS.saml}" xmlns:xs="${NS.xs}" xmlns:xsi="${NS.xsi}" ID="_${randomUUID()}" IssueInstant="${issued}" Version="2.0">` +
     `<saml2:Issuer>${esc(a.apiKey)}</saml2:Issuer>` +
     `<saml2:Subject><saml2:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified">${esc(a.userId)}</saml2:NameID>` +
@@ -112,9 +112,18 @@ export function signedAssertion(a: AssertionInput): string {
     `<saml2:Conditions NotBefore="${instant(now - 60_000)}" NotOnOrAfter="${until}"><saml2:AudienceRestriction><saml2:Audience>${SAP_SF_AUDIENCE}</saml2:Audience></saml2:AudienceRestriction></saml2:Conditions>` +
     `<saml2:AuthnStatement AuthnInstant="${issued}" SessionIndex="_${randomUUID()}"><saml2:AuthnContext><saml2:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml2:AuthnContextClassRef></saml2:AuthnContext></saml2:AuthnStatement>` +
     `<saml2:AttributeStatement><saml2:Attribute Name="api_key"><saml2:AttributeValue xsi:type="xs:string">${esc(a.apiKey)}</saml2:AttributeValue></saml2:Attribute></saml2:AttributeStatement>` +
-    `</saml2:Assertion>`;
+    `</saml2:Assertion>`
+  );
+}
+
+/**
+ * `xml` (an `Assertion` root with an `Issuer`) with an enveloped XML-DSig signature by `privateKey`:
+ * RSA-SHA256, SHA-256 digest, exclusive c14n, referencing the root's `ID`, placed right after the
+ * `Issuer` as SAML's schema orders it (SAML 2.0 Core §2.3.3). Throws xml-crypto's error on XML it cannot sign.
+ */
+export function signXml(xml: string, privateKey: KeyObject | string): string {
   const sig = new SignedXml({
-    privateKey: typeof a.privateKey === 'string' ? createPrivateKey(pemLines(a.privateKey)) : a.privateKey,
+    privateKey: typeof privateKey === 'string' ? createPrivateKey(pemLines(privateKey)) : privateKey,
     signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: EXC_C14N,
   });
@@ -123,10 +132,12 @@ export function signedAssertion(a: AssertionInput): string {
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', EXC_C14N],
     digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
   });
-  // SAML's schema puts the signature right after the Issuer (SAML 2.0 Core §2.3.3).
   sig.computeSignature(xml, { location: { reference: "/*/*[local-name(.)='Issuer']", action: 'after' } });
   return sig.getSignedXml();
 }
+
+/** The signed assertion SAP's `/oauth/token` takes, as XML text. */
+export const signedAssertion = (a: AssertionInput): string => signXml(assertionXml(a), a.privateKey);
 
 /** The parts of a `saml2_bearer` setup the token request needs; `auth` when one is missing. */
 function samlParts(access: HrmsAccess): { company: string; user: string; apiKey: string; pem: string } {
