@@ -91,11 +91,11 @@ const sessionSchema = z.strictObject({
         hrms_id: z.string(),
         display_name: z.string(),
         grant_type: z.string(),
-        grant_label: z.string().nullable().describe('The product\'s words for the sign-in of `grant_type` and `fields`; null when it offers no other.'),
+        grant_label: z.string().nullable().describe("The product's words for the sign-in of `grant_type` and `fields`; null when it offers no other."),
         fields: z.array(connectField),
         other_grants: z
           .array(z.strictObject({ grant_type: z.string(), label: z.string(), fields: z.array(connectField) }))
-          .describe('The other sign-ins the product offers (empty for most): each its own `grant_type` and fields, the employer\'s choice.'),
+          .describe("The other sign-ins the product offers (empty for most): each its own `grant_type` and fields, the employer's choice."),
       }),
     ),
   }),

@@ -26,7 +26,11 @@ function checkSapSf(access: HrmsAccess): CredentialProblem[] {
   const key = pem?.trim() ? samlSigningKey(pem) : undefined;
   if (typeof key === 'string') problems.push({ field: 'access_credentials.client_secret', message: `${key} (the OAuth client's private key)` });
   const i = access.apiConfigs.findIndex((a) => a.api_id === OAUTH_API_ID);
-  if (i < 0) problems.push({ field: 'api_configs', message: `needs an ${OAUTH_API_ID} entry (its access_credentials.client_id is the API key) for grant_type saml2_bearer` });
+  if (i < 0)
+    problems.push({
+      field: 'api_configs',
+      message: `needs an ${OAUTH_API_ID} entry (its access_credentials.client_id is the API key) for grant_type saml2_bearer`,
+    });
   else if (!access.apiConfigs[i]!.access_credentials.client_id?.trim()) {
     problems.push({ field: `api_configs.${i}.access_credentials.client_id`, message: 'required for sap_sf (the API key of the OAuth client application)' });
   }

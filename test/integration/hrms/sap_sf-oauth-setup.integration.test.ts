@@ -48,10 +48,7 @@ function withKey(key: string) {
   return { ...s, access_credentials: { ...s.access_credentials, client_secret: key } };
 }
 const pem = (type: 'rsa' | 'ec', bits = 2048): string =>
-  (type === 'rsa'
-    ? generateKeyPairSync('rsa', { modulusLength: bits }).privateKey
-    : generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
-  )
+  (type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: bits }).privateKey : generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey)
     .export({ type: 'pkcs8', format: 'pem' })
     .toString();
 /** A run of the key's base64 body: present in any text that quotes the key. */
@@ -87,7 +84,7 @@ describe('setup-config for sap_sf with grant_type saml2_bearer', () => {
     expect(JSON.stringify(res.body)).not.toContain(keyPart(sim.wrongSetup().access_credentials.client_secret!));
   });
 
-  it('the simulator\'s key (pasted on one line, as a form field keeps it): configured, stored encrypted, a full sync over OAuth; no secret in answers or logs', async () => {
+  it("the simulator's key (pasted on one line, as a form field keeps it): configured, stored encrypted, a full sync over OAuth; no secret in answers or logs", async () => {
     const c = await client(app.ctx, `SF OAuth ${++n}`);
     // A sync runs for an org some vendor is connected with.
     await connection(app.ctx, (await vendor(app.ctx, `SF OAuth vendor ${n}`)).org.uuid, c.org.uuid);

@@ -49,7 +49,13 @@ async function tokenCall(s: DialectSim, xml: string, form: Record<string, string
   const res = await fetch(`${s.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ company_id: p.company, client_id: p.apiKey, grant_type: SAML2_BEARER, assertion: Buffer.from(xml).toString('base64'), ...form }),
+    body: new URLSearchParams({
+      company_id: p.company,
+      client_id: p.apiKey,
+      grant_type: SAML2_BEARER,
+      assertion: Buffer.from(xml).toString('base64'),
+      ...form,
+    }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -72,7 +78,7 @@ function unsigned(s: DialectSim, now = Date.now()): string {
 }
 
 describe('sap_sf OAuth: the simulator checks the assertion', () => {
-  it('a good signed assertion gets SAP\'s token JSON; the token reads OData, Basic does not', async () => {
+  it("a good signed assertion gets SAP's token JSON; the token reads OData, Basic does not", async () => {
     const s = await start(3);
     const good = await tokenCall(s, signXml(unsigned(s), partsOf(s.setup()).pem));
     expect(good.status).toBe(200);
@@ -141,7 +147,9 @@ describe('sap_sf OAuth: the connector', () => {
     let issued = 0;
     const host = await fakeServer((_req, res) => {
       issued += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: `bogus-${issued}`, token_type: 'Bearer', expires_in: 3600 }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ access_token: `bogus-${issued}`, token_type: 'Bearer', expires_in: 3600 }));
     });
     const err = await connect(pointedAt(s.setup(), host))
       .getEmployee(s.employeeIds()[0]!)

@@ -61,7 +61,8 @@ const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
 });
 /** The HRMS step's products as the view serves them (src/hrms/products.ts), one per supported connector. */
 type Fields = NonNullable<ReturnType<typeof hrmsProduct>>['fields'];
-const fieldsOf = (fs: Fields) => fs.map((x) => ({ target: x.target, label: x.label, help: x.help, required: x.required, secret: x.secret, placeholder: x.placeholder ?? null }));
+const fieldsOf = (fs: Fields) =>
+  fs.map((x) => ({ target: x.target, label: x.label, help: x.help, required: x.required, secret: x.secret, placeholder: x.placeholder ?? null }));
 const products = SUPPORTED_HRMS.map((id) => hrmsProduct(id)!).map((p) => ({
   hrms_id: p.hrmsId,
   display_name: p.displayName,

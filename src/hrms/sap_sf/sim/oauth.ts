@@ -100,7 +100,8 @@ export function tokenRefusal(form: URLSearchParams, reg: SamlRegistration, now =
   if (Array.isArray(signed)) return { status: 401, error: 'invalid_grant', reason: signed[0]! };
   const doc = parse(signed);
   const root = doc?.documentElement;
-  if (!doc || !root || root.namespaceURI !== SAML || root.localName !== 'Assertion') return { status: 401, error: 'invalid_grant', reason: 'the signature does not cover the assertion' };
+  if (!doc || !root || root.namespaceURI !== SAML || root.localName !== 'Assertion')
+    return { status: 401, error: 'invalid_grant', reason: 'the signature does not cover the assertion' };
   const refuse = (reason: string): TokenRefusal => ({ status: 401, error: 'invalid_grant', reason });
   const audiences = all(doc, SAML, 'Audience').map((a) => textOf(a));
   if (!audiences.includes(AUDIENCE)) return refuse('audience');
