@@ -47,7 +47,7 @@ export function productCredentialProblems(access: HrmsAccess, rule: ProductCrede
  * The problems of `access` for a product that speaks several grant types (`rules`, one per grant
  * type, the usual first): those of the rule of `access_credentials.grant_type`; for another
  * grant type, the usual rule's, its grant problem naming every grant type the product speaks
- * (`must be basic or saml2_bearer for sap_sf`).
+ * (`must be basic or saml2_bearer for <hrms_id>`).
  */
 export function grantRuleProblems(access: HrmsAccess, rules: readonly [ProductCredentialRule, ...ProductCredentialRule[]]): CredentialProblem[] {
   const rule = rules.find((r) => r.grantType === access.credentials.grant_type);
