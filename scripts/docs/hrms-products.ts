@@ -33,9 +33,14 @@ export function hrmsProductsSection(): string {
     "An employer connects its HRMS once, by `POST /api/webhook/v1/setup-config/` (with its app key and secret) or in the Connect page's HRMS step, which asks for the same fields in the product's own words. hrx checks the credentials with the HRMS before it stores them (encrypted) and queues a full sync. For each product: what the employer enters, where it goes in setup-config, and where to find it in the product's admin screens. Each product's page (listed in [docs/hrms](docs/hrms/README.md)) says what hrx maps and what it does not.",
   ];
   for (const p of HRMS_PRODUCTS.filter((x) => x.hrmsId !== 'reference')) {
-    lines.push('', `### ${p.displayName}`, '', `\`hrms_id\`: \`${p.hrmsId}\`; \`access_credentials.grant_type\`: \`${p.grantType}\`.`, '');
-    lines.push('| Field | In setup-config | Where to find it |', '|---|---|---|');
-    for (const f of p.fields) lines.push(`| ${cell(f.label)}${f.required ? '' : ' (optional)'} | ${place(f)} | ${cell(f.help)} |`);
+    const grants = [{ grantType: p.grantType, label: p.grantLabel, fields: p.fields }, ...(p.otherGrants ?? [])];
+    lines.push('', `### ${p.displayName}`);
+    for (const g of grants) {
+      const named = grants.length > 1 ? `${g.label ?? g.grantType}: ` : '';
+      lines.push('', `${named}\`hrms_id\`: \`${p.hrmsId}\`; \`access_credentials.grant_type\`: \`${g.grantType}\`.`, '');
+      lines.push('| Field | In setup-config | Where to find it |', '|---|---|---|');
+      for (const f of g.fields) lines.push(`| ${cell(f.label)}${f.required ? '' : ' (optional)'} | ${place(f)} | ${cell(f.help)} |`);
+    }
   }
   lines.push(END);
   return lines.join('\n');

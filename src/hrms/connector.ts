@@ -10,7 +10,7 @@ import type { HostPolicy } from '../outbound/host-policy';
 export interface HrmsCredentials {
   /** Base URL of the HRMS, e.g. `http://127.0.0.1:9100`. */
   hrms_host: string;
-  /** The product's grant (docs/behaviour.md "Sync", docs/hrms/connectors.md): `client_credentials`, `api_key`, `kekaapi`, `basic`, `refresh_token`. */
+  /** The product's grant (docs/behaviour.md "Sync", docs/hrms/connectors.md): `client_credentials`, `api_key`, `kekaapi`, `basic`, `refresh_token`, `saml2_bearer`. */
   grant_type: string;
   client_id?: string;
   client_secret?: string;

@@ -18,6 +18,11 @@ export const GRANT_TYPES = [
   'kekaapi',
   /** HTTP Basic (RFC 7617) user and password in `client_id` and `client_secret`, plus an `api_key`. */
   'basic',
+  /**
+   * OAuth 2.0 with a SAML 2.0 bearer assertion the client signs (RFC 7522): the signing key (PEM)
+   * in `client_secret`, the other parts as the product's page says (SAP SuccessFactors).
+   */
+  'saml2_bearer',
 ] as const;
 
 /** One grant type. */

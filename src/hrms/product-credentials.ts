@@ -58,6 +58,22 @@ export function productCredentialProblems(access: HrmsAccess, rule: ProductCrede
 }
 
 /**
+ * The problems of `access` for a product that speaks several grant types (`rules`, one per grant
+ * type, the usual first): those of the rule of `access_credentials.grant_type`; for another
+ * grant type, the usual rule's, its grant problem naming every grant type the product speaks
+ * (`must be basic or saml2_bearer for <hrms_id>`).
+ */
+export function grantRuleProblems(access: HrmsAccess, rules: readonly [ProductCredentialRule, ...ProductCredentialRule[]]): CredentialProblem[] {
+  const rule = rules.find((r) => r.grantType === access.credentials.grant_type);
+  if (rule) return productCredentialProblems(access, rule);
+  const names = rules.map((r) => r.grantType);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` : names[0];
+  return productCredentialProblems(access, rules[0]).map((p) =>
+    p.field === 'access_credentials.grant_type' ? { ...p, message: `must be ${list} for ${rules[0].hrmsId}` } : p,
+  );
+}
+
+/**
  * The problems of `enum_labels`: refused in `api_configs` entries, and in the main
  * `access_credentials` unless the product checks them (`check`); a product without label tables
  * answers "not used by" it rather than ignoring them.

@@ -39,6 +39,14 @@ export interface HrmsFieldInfo {
   multiline?: boolean;
 }
 
+/** Another way of signing in a product offers: its own `grant_type` and fields (docs/hrms/connectors.md). */
+export interface HrmsGrantChoice {
+  grantType: GrantType;
+  /** The product's words for it, e.g. "OAuth 2.0 with a SAML assertion" (SAP SuccessFactors). */
+  label: string;
+  fields: readonly HrmsFieldInfo[];
+}
+
 /** A supported HRMS product (docs/hrms/connectors.md). */
 export interface HrmsProductInfo {
   /** The `hrms_id` of setup-config, as `HRMS_IDS` (hrms-ids.ts) names it. */
@@ -48,4 +56,8 @@ export interface HrmsProductInfo {
   /** The `grant_type` every setup-config for this product carries (docs/hrms/connectors.md). */
   grantType: GrantType;
   fields: readonly HrmsFieldInfo[];
+  /** The product's words for the sign-in of `grantType` and `fields`; given when it offers others. */
+  grantLabel?: string;
+  /** The other sign-ins it offers (absent: only `grantType`); the Connect page lets the employer choose. */
+  otherGrants?: readonly HrmsGrantChoice[];
 }

@@ -6,7 +6,7 @@
  */
 import type { ConnectionDecider, ConnectionStatus, Connection, Org } from '../db/entities';
 import { dataPointLabel, DATA_POINT_CATEGORIES, ALWAYS_SHARED_LABELS, type DataPointCategory } from '../domain/data-point-labels';
-import type { HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
+import type { HrmsFieldInfo, HrmsFieldTarget, HrmsProductInfo } from '../hrms/products';
 import { requestSplit, dataPointLists } from '../connections/requested-points';
 
 /** The three data point lists of a connection (docs/api.md "Vendor connections"). */
@@ -27,13 +27,30 @@ export interface RequestedDataPoint {
   required: boolean;
 }
 
-/** An HRMS product of the HRMS step (src/hrms/products.ts), as the page builds its form. */
+/** One input of a product's form, in wire form. */
+/** One field of a sign-in; `multiline`: a text area (a PEM certificate or key), line breaks kept. */
+export type ConnectHrmsField = {
+  target: HrmsFieldTarget;
+  label: string;
+  help: string;
+  required: boolean;
+  secret: boolean;
+  placeholder: string | null;
+  multiline: boolean;
+};
+
+/**
+ * An HRMS product of the HRMS step (src/hrms/products.ts), as the page builds its form:
+ * `grant_type` and `fields` of its usual sign-in (named `grant_label`, null when it offers no
+ * other), and `other_grants`, the other sign-ins it offers (empty for most), the employer's choice.
+ */
 export interface ConnectHrmsProduct {
   hrms_id: string;
   display_name: string;
   grant_type: string;
-  /** `multiline`: a text area (a PEM certificate or key), line breaks kept. */
-  fields: { target: HrmsFieldTarget; label: string; help: string; required: boolean; secret: boolean; placeholder: string | null; multiline: boolean }[];
+  grant_label: string | null;
+  fields: ConnectHrmsField[];
+  other_grants: { grant_type: string; label: string; fields: ConnectHrmsField[] }[];
 }
 
 /** What the Connect page shows (`GET /api/sdk/connect/`). Fields up to `proof` are the first version's. */
@@ -114,17 +131,22 @@ export function productView(p: HrmsProductInfo): ConnectHrmsProduct {
     hrms_id: p.hrmsId,
     display_name: p.displayName,
     grant_type: p.grantType,
-    fields: p.fields.map((f) => ({
-      target: f.target,
-      label: f.label,
-      help: f.help,
-      required: f.required,
-      secret: f.secret,
-      placeholder: f.placeholder ?? null,
-      multiline: f.multiline === true,
-    })),
+    grant_label: p.grantLabel ?? null,
+    fields: p.fields.map(fieldView),
+    other_grants: (p.otherGrants ?? []).map((g) => ({ grant_type: g.grantType, label: g.label, fields: g.fields.map(fieldView) })),
   };
 }
+
+/** The wire form of one field. */
+const fieldView = (f: HrmsFieldInfo): ConnectHrmsField => ({
+  target: f.target,
+  label: f.label,
+  help: f.help,
+  required: f.required,
+  secret: f.secret,
+  placeholder: f.placeholder ?? null,
+  multiline: f.multiline === true,
+});
 
 /** Everything the view is made of, loaded by the flow. */
 export interface ViewInput {

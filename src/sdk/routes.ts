@@ -58,6 +58,17 @@ const listsSchema = {
 const outcomeSchema = z
   .strictObject({ connection_id: z.string().uuid(), status: z.enum(['approved', 'rejected']), ...listsSchema })
   .meta({ id: 'ConnectOutcome' });
+/** One input of an HRMS product's form on the Connect page (src/hrms/product-info.ts). */
+const connectField = z.strictObject({
+  target: z.string(),
+  label: z.string(),
+  help: z.string(),
+  required: z.boolean(),
+  secret: z.boolean(),
+  placeholder: z.string().nullable(),
+  multiline: z.boolean().meta({ description: 'A value of several lines (a PEM certificate or key): a text area, line breaks kept.' }),
+});
+
 const sessionSchema = z.strictObject({
   connection_id: z.string().uuid(),
   status: z.enum(['pending', 'approved', 'rejected', 'terminated']),
@@ -81,17 +92,11 @@ const sessionSchema = z.strictObject({
         hrms_id: z.string(),
         display_name: z.string(),
         grant_type: z.string(),
-        fields: z.array(
-          z.strictObject({
-            target: z.string(),
-            label: z.string(),
-            help: z.string(),
-            required: z.boolean(),
-            secret: z.boolean(),
-            placeholder: z.string().nullable(),
-            multiline: z.boolean().meta({ description: 'A value of several lines (a PEM certificate or key): a text area, line breaks kept.' }),
-          }),
-        ),
+        grant_label: z.string().nullable().describe("The product's words for the sign-in of `grant_type` and `fields`; null when it offers no other."),
+        fields: z.array(connectField),
+        other_grants: z
+          .array(z.strictObject({ grant_type: z.string(), label: z.string(), fields: z.array(connectField) }))
+          .describe("The other sign-ins the product offers (empty for most): each its own `grant_type` and fields, the employer's choice."),
       }),
     ),
   }),

@@ -120,6 +120,7 @@ function credentialMaterial(c: HrmsCredentials): string[] {
     case 'refresh_token':
     case 'kekaapi':
     case 'basic':
+    case 'saml2_bearer':
       return all;
     default:
       return unreachable(grant);

@@ -5980,6 +5980,8 @@ export interface operations {
                                     hrms_id: string;
                                     display_name: string;
                                     grant_type: string;
+                                    /** @description The product's words for the sign-in of `grant_type` and `fields`; null when it offers no other. */
+                                    grant_label: string | null;
                                     fields: {
                                         target: string;
                                         label: string;
@@ -5989,6 +5991,21 @@ export interface operations {
                                         placeholder: string | null;
                                         /** @description A value of several lines (a PEM certificate or key): a text area, line breaks kept. */
                                         multiline: boolean;
+                                    }[];
+                                    /** @description The other sign-ins the product offers (empty for most): each its own `grant_type` and fields, the employer's choice. */
+                                    other_grants: {
+                                        grant_type: string;
+                                        label: string;
+                                        fields: {
+                                            target: string;
+                                            label: string;
+                                            help: string;
+                                            required: boolean;
+                                            secret: boolean;
+                                            placeholder: string | null;
+                                            /** @description A value of several lines (a PEM certificate or key): a text area, line breaks kept. */
+                                            multiline: boolean;
+                                        }[];
                                     }[];
                                 }[];
                             };

@@ -4,8 +4,10 @@
  * descriptions as openapi/rules.yaml encodes them ("P": Personal Information, "E": Employment
  * Information; openapi/SOURCE.md), with only the parameters and values they declare.
  *
- * Auth: HTTP Basic `<API user>@<company ID>` and the password (`basicAuthentication`, the only
- * scheme the descriptions list); 401/403 are `HrmsError('auth')`. Root: `{hrms_host}/odata/v2/`
+ * Auth: `grant_type` `basic`: HTTP Basic `<API user>@<company ID>` and the password
+ * (`basicAuthentication`, the scheme the descriptions list); `saml2_bearer`: a Bearer token from
+ * SAP's `/oauth/token` for a SAML assertion hrx signs (oauth.ts), cached per process and renewed
+ * once on a 401 (`TokenSession`); 401/403 are `HrmsError('auth')`. Root: `{hrms_host}/odata/v2/`
  * (an `hrms_host` already ending in `/odata/v2` is used as given). JSON is asked with
  * `Accept: application/json` (the descriptions' `produces`; `$format` is not a parameter they declare).
  * A read that expands navigations sends no `$select`: the descriptions' `$select` lists only an
@@ -45,7 +47,9 @@ import {
 } from '../connector';
 import { z } from 'zod';
 import { jsonCursor, offsetCursor } from '../cursor';
-import { basicAuth, HrmsHttpClient } from '../http-client';
+import { basicAuth, HrmsHttpClient, type HrmsResponse } from '../http-client';
+import { TokenSession } from '../token-session';
+import { sapSfTokens } from './oauth';
 import type { PartialEmployeeRecord } from '../../domain/record';
 import { isObj, text, warnOnce, type FieldWarner, type Obj } from '../decode';
 import { latest, mapSapSfEmployee, odataDate } from './mapping';
@@ -108,6 +112,8 @@ function collection(body: unknown, what: string): Obj[] {
 class SapSfConnector implements HrmsConnector {
   private readonly client: HrmsHttpClient;
   private readonly warn: FieldWarner;
+  /** The OAuth session of a `saml2_bearer` setup; undefined for `basic`. */
+  private readonly session: TokenSession | undefined;
 
   constructor(
     private readonly access: HrmsAccess,
@@ -115,6 +121,7 @@ class SapSfConnector implements HrmsConnector {
   ) {
     this.client = new HrmsHttpClient(options, 'hrx-sap-sf-connector');
     this.warn = warnOnce(options.onWarning);
+    this.session = access.credentials.grant_type === 'saml2_bearer' ? new TokenSession(sapSfTokens(this.client, access)) : undefined;
   }
 
   private authorization(): string {
@@ -136,8 +143,14 @@ class SapSfConnector implements HrmsConnector {
 
   /** A GET of `url` (under the API root), retried; the JSON of a 200, `null` on 404 when `allow404`. */
   private getUrl(url: URL, what: string, allow404 = false): Promise<unknown> {
-    const headers = { authorization: this.authorization(), accept: 'application/json' };
-    return this.client.retriedJson(() => this.client.request(url, what, { headers }), what, { nullOn: allow404 ? [404] : [] });
+    return this.client.retriedJson(() => this.send(url, what), what, { nullOn: allow404 ? [404] : [] });
+  }
+
+  /** One GET: with the OAuth token (a 401 renews it once) or with HTTP Basic. */
+  private send(url: URL, what: string): Promise<HrmsResponse> {
+    const accept = { accept: 'application/json' };
+    if (this.session) return this.session.bearerGet(this.client, url, what, accept);
+    return this.client.request(url, what, { headers: { ...accept, authorization: this.authorization() } });
   }
 
   private pageSize(): number {

@@ -6,20 +6,52 @@ import { $, current, el, entry, org, select, type CallError, type Problem } from
 
 type Field = ConnectHrmsProduct['fields'][number];
 
-/** The product chosen in the select (else the first). */
-export function product(): ConnectHrmsProduct {
+/** The product chosen in the select (else the first), as offered: every sign-in it has. */
+function offered(): ConnectHrmsProduct {
   const products = current().hrms.products;
   const p = products.find((x) => x.hrms_id === select('hrms_id').value) ?? products[0];
   if (!p) throw new Error('no HRMS product');
   return p;
 }
+
+/** The id of the sign-in choice, shown only for a product that offers several sign-ins. */
+const GRANT_CHOICE = 'hrms-grant';
+
+/** The product chosen, with the `grant_type` and fields of the sign-in chosen (its usual one unless another is). */
+export function product(): ConnectHrmsProduct {
+  const p = offered();
+  const chosen = document.getElementById(GRANT_CHOICE);
+  const other = chosen instanceof HTMLSelectElement ? p.other_grants.find((g) => g.grant_type === chosen.value) : undefined;
+  return other ? { ...p, grant_type: other.grant_type, fields: other.fields } : p;
+}
 /** The element id of a field: its target with dots as dashes. */
 export const fid = (f: Field): string => f.target.replace(/\./g, '-');
 
-/** Replaces the form's fields with those of the chosen product. */
-export function buildFields(): void {
+/** The sign-in choice of a product that offers several (its usual sign-in first), rebuilding the fields on change. */
+function grantChoice(p: ConnectHrmsProduct, value: string): HTMLElement {
+  const choice = el(
+    'select',
+    { id: GRANT_CHOICE, name: 'grant_type', 'aria-describedby': GRANT_CHOICE + '-help' },
+    el('option', { value: p.grant_type, text: p.grant_label ?? p.grant_type }),
+    ...p.other_grants.map((g) => el('option', { value: g.grant_type, text: g.label })),
+  );
+  choice.value = value;
+  choice.addEventListener('change', () => buildFields(choice.value));
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: GRANT_CHOICE, text: 'Sign-in method' }),
+    el('p', { class: 'help', id: GRANT_CHOICE + '-help', text: 'How hrx signs in to ' + p.display_name + '; the fields below follow your choice.' }),
+    choice,
+  );
+}
+
+/** Replaces the form's fields with those of the chosen product (and of `grant`, its sign-in, when it offers several). */
+export function buildFields(grant?: string): void {
   const box = $('hrms-fields');
+  const p = offered();
   box.replaceChildren();
+  if (p.other_grants.length) box.append(grantChoice(p, grant ?? p.grant_type));
   for (const f of product().fields) {
     const id = fid(f);
     const host = f.target.endsWith('hrms_host');

@@ -270,7 +270,7 @@ describe('sap_sf: bad input', () => {
   it('setup-config names each missing field; one budget per company on a shared API server', () => {
     const d = product.definition;
     expect(d.checkCredentials({ credentials: { hrms_host: 'https://api4.successfactors.com', grant_type: 'api_key' }, apiConfigs: [] })).toEqual([
-      { field: 'access_credentials.grant_type', message: 'must be basic for sap_sf' },
+      { field: 'access_credentials.grant_type', message: 'must be basic or saml2_bearer for sap_sf' },
       { field: 'access_credentials.client_id', message: 'required for sap_sf' },
       { field: 'access_credentials.api_key', message: 'required for sap_sf' },
       { field: 'access_credentials.client_secret', message: 'required for sap_sf' },

@@ -60,11 +60,9 @@ const hrmsBody = (secret = simCreds.clientSecret, host = sim.url) => ({
   access_credentials: { grant_type: 'client_credentials', client_id: simCreds.clientId, client_secret: secret, hrms_host: host },
 });
 /** The HRMS step's products as the view serves them (src/hrms/products.ts), one per supported connector. */
-const products = SUPPORTED_HRMS.map((id) => hrmsProduct(id)!).map((p) => ({
-  hrms_id: p.hrmsId,
-  display_name: p.displayName,
-  grant_type: p.grantType,
-  fields: p.fields.map((x) => ({
+type Fields = NonNullable<ReturnType<typeof hrmsProduct>>['fields'];
+const fieldsOf = (fs: Fields) =>
+  fs.map((x) => ({
     target: x.target,
     label: x.label,
     help: x.help,
@@ -72,7 +70,14 @@ const products = SUPPORTED_HRMS.map((id) => hrmsProduct(id)!).map((p) => ({
     secret: x.secret,
     placeholder: x.placeholder ?? null,
     multiline: x.multiline === true,
-  })),
+  }));
+const products = SUPPORTED_HRMS.map((id) => hrmsProduct(id)!).map((p) => ({
+  hrms_id: p.hrmsId,
+  display_name: p.displayName,
+  grant_type: p.grantType,
+  grant_label: p.grantLabel ?? null,
+  fields: fieldsOf(p.fields),
+  other_grants: (p.otherGrants ?? []).map((g) => ({ grant_type: g.grantType, label: g.label, fields: fieldsOf(g.fields) })),
 }));
 const connectionRow = async (id: string) =>
   (await dbQuery(app, `select status, shared_data_points, not_shared_data_points, not_requested_data_points from connections where id = $1`, [id])).rows[0];

@@ -26,9 +26,11 @@
  *   requests a minute, or the `rateThrottle` fault: 429 with `Retry-After: retryAfterSec` (default
  *   1). Faults: latency, 5xx (500). No tokens.
  */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DialectSim, DialectSimOptions } from '../../sim/dialect';
-import { basicOk, dialectSim, json, Reply, SimCore, Staff, unpublishedThrottle } from '../../sim/kit';
+import { basicOk, bearerToken, dialectSim, formParams, json, Reply, SimCore, Staff, tokenOk, Tokens, unpublishedThrottle } from '../../sim/kit';
+import { tokenRefusal, type SamlRegistration } from './oauth';
 import { BASE_MODIFIED, employment, expected, person } from './rows';
 
 type Obj = Record<string, unknown>;
@@ -36,6 +38,16 @@ type Obj = Record<string, unknown>;
 const COMPANY = 'ACMEINDIA';
 const API_USER = 'hrx_api';
 const PASSWORD = 'sf-sim-password-7c2e';
+/** The OAuth client application's API key (switch `oauth`). */
+const API_KEY = 'NjM0ZWRmYzA1ZDVkNTRiYzYxYTc3OGY2YjM2OA';
+/** SAP's token lifetime in seconds (24 hours less a second, as RFC 6749 §5.1 `expires_in`). */
+const TOKEN_TTL_S = 86_399;
+
+/** A fresh RSA key pair as the OAuth client's: the PEM private key the employer keeps, the public key of the certificate SAP keeps. */
+function rsaPair(): { privatePem: string; publicKey: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey };
+}
 
 /** One entity the simulator serves: its rows for person `i` (navigations included) and its navigations' names. */
 interface Entity {
@@ -105,7 +117,13 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSi
   const v = options.variants ?? {};
   const hidden = new Set(typeof v.hidden === 'string' ? v.hidden.split(',').filter(Boolean) : []);
   const throttling = unpublishedThrottle(v, 60);
-  const core = new SimCore(options, throttling.limit);
+  // Switch `oauth`: the company signs in with OAuth 2.0 and a SAML assertion only (Basic is off).
+  const oauth = v.oauth === true;
+  const registered = oauth ? rsaPair() : undefined;
+  const stranger = oauth ? rsaPair() : undefined;
+  const registration: SamlRegistration | undefined = registered && { companyId: COMPANY, apiKey: API_KEY, userId: API_USER, publicKey: registered.publicKey };
+  const tokens = new Tokens();
+  const core = new SimCore(options, throttling.limit, [tokens]);
   const staff = new Staff(options.seed, options.employees, { unchangedAt: () => BASE_MODIFIED });
 
   // Switch `pending` (a count): the last persons are not hired yet; `hire()` adds the first of them.
@@ -242,7 +260,25 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSi
     return json(200, { d: shape(row, entity, q.select, q.expand) });
   }
 
+  /** `POST /oauth/token` (./oauth.ts): a 24-hour Bearer token for a good signed assertion, else the RFC 6749 §5.2 error. */
+  async function token(req: IncomingMessage, url: URL, reg: SamlRegistration): Promise<Reply> {
+    core.counters.tokenRequests += 1;
+    const refusal = tokenRefusal(await formParams(req, url), reg);
+    if (refusal) {
+      core.counters.authFailures += 1;
+      return json(refusal.status, { error: refusal.error, error_description: refusal.reason });
+    }
+    return json(200, { access_token: tokens.issue(TOKEN_TTL_S * 1000), token_type: 'Bearer', expires_in: TOKEN_TTL_S }, { 'cache-control': 'no-store' });
+  }
+
+  /** Whether the call's credentials are good: the Bearer token of `/oauth/token` under switch `oauth`, else HTTP Basic. */
+  const signedIn = (authorization: string | undefined): boolean =>
+    oauth ? tokenOk(core, tokens, bearerToken(authorization)) : basicOk(core, authorization, `${API_USER}@${COMPANY}`, PASSWORD);
+
   async function handle(req: IncomingMessage, url: URL): Promise<Reply> {
+    if (url.pathname === '/oauth/token' && registration) {
+      return req.method === 'POST' ? token(req, url, registration) : json(405, { error: 'invalid_request' });
+    }
     const inWindow = core.window.hit();
     const m = /^\/odata\/v2\/(\w+)(?:\('((?:[^']|'')*)'\))?$/.exec(decodeURIComponent(url.pathname));
     const name = m?.[1];
@@ -255,8 +291,8 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSi
       () => odataError(500, 'COE_GENERAL_SERVER_FAILURE', 'Internal server error'),
     );
     if (stop) return stop;
-    if (!basicOk(core, req.headers.authorization, `${API_USER}@${COMPANY}`, PASSWORD)) {
-      return odataError(401, 'LGN0022', 'Authentication failed', { 'www-authenticate': 'Basic realm="SuccessFactors"' });
+    if (!signedIn(req.headers.authorization)) {
+      return odataError(401, 'LGN0022', 'Authentication failed', { 'www-authenticate': oauth ? 'Bearer' : 'Basic realm="SuccessFactors"' });
     }
     const wantsJson = /application\/json/.test(req.headers.accept ?? '') || url.searchParams.get('$format') === 'json';
     if (!wantsJson)
@@ -271,12 +307,20 @@ export async function startSapSfSim(options: DialectSimOptions): Promise<SapSfSi
     url,
     core,
     staff,
-    issuesTokens: false,
-    secret: PASSWORD,
-    setupWith: (password) => ({
-      access_credentials: { hrms_host: url, grant_type: 'basic', client_id: COMPANY, api_key: API_USER, client_secret: password },
-      api_configs: [],
-    }),
+    issuesTokens: oauth,
+    secret: registered?.privatePem ?? PASSWORD,
+    // Under `oauth` the wrong secret is a well-formed key the company never registered.
+    ...(stranger ? { wrongSecret: stranger.privatePem } : {}),
+    setupWith: (secret) =>
+      oauth
+        ? {
+            access_credentials: { hrms_host: url, grant_type: 'saml2_bearer', client_id: COMPANY, api_key: API_USER, client_secret: secret },
+            api_configs: [{ api_id: 'oauth', access_credentials: { hrms_host: url, grant_type: 'saml2_bearer', client_id: API_KEY } }],
+          }
+        : {
+            access_credentials: { hrms_host: url, grant_type: 'basic', client_id: COMPANY, api_key: API_USER, client_secret: secret },
+            api_configs: [],
+          },
     expected: (i) => {
       const e = expected(staff.employee(i), today());
       if (hidden.has('dateOfBirth')) delete e.dob;
