@@ -68,7 +68,9 @@ describe('sync jobs on the dashboard', () => {
         if (!job) return null;
         const state = await job.getState();
         if (state === 'active' && typeof job.progress === 'object') seen.push(job.progress as { pages: number; employees: number });
-        return state === 'completed' ? job : null;
+        // Fetched again once completed: `job` was read before `getState`, so a job that ended in
+        // between still holds its last active progress and no return value.
+        return state === 'completed' ? ((await jobOf(orgId)) ?? null) : null;
       },
       60_000,
       50,
@@ -85,7 +87,8 @@ describe('sync jobs on the dashboard', () => {
     await app.ctx.syncQueue.syncNow(orgId, 'test');
     const job = await waitFor(async () => {
       const j = await jobOf(orgId);
-      return j && (await j.getState()) === 'failed' ? j : null;
+      // Fetched again once failed (as above: `j` may predate the failure, without its reason).
+      return j && (await j.getState()) === 'failed' ? ((await jobOf(orgId)) ?? null) : null;
     }, 60_000);
     const [run] = (await dbQuery(app, `select id, status, error from sync_runs where org_id = $1`, [orgId])).rows;
     expect(run.status).toBe('failed');
