@@ -71,6 +71,8 @@ describe('reference payroll backfill', () => {
     expect(months.length).toBe(12);
     const record = await call(`${app.url}/api/employee_details/${id}?org=${c.org.uuid}&vendor_org=${v.org.uuid}`, { headers: { username: v.apiKey } });
     expect(months[0]).toStrictEqual(record.body.data.salaryDetails.monthly);
-    expect(res.body.data.as_of).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // `as_of`: the org's last succeeded sync, ISO 8601 UTC to the millisecond (as a Date would print it).
+    const [last] = (await dbQuery(app, `select max(finished_at) as at from sync_runs where org_id = $1 and status = 'succeeded'`, [c.org.id])).rows;
+    expect(res.body.data.as_of).toBe((last.at as Date).toISOString());
   });
 });
